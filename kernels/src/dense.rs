@@ -1,0 +1,41 @@
+//! Dense kernels over whole weight vectors: the O(n) passes the learners make once at the end.
+
+use crate::scalar;
+
+/// x ← a·x.
+#[inline]
+pub fn scale(a: f64, x: &mut [f64]) {
+    scalar::scale(a, x)
+}
+
+/// y ← a·x + b·y. Panics if lengths differ.
+#[inline]
+pub fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
+    scalar::axpby(a, x, b, y)
+}
+
+/// Σ x_i·y_i. Panics if lengths differ.
+#[inline]
+pub fn dot(x: &[f64], y: &[f64]) -> f64 {
+    scalar::dense_dot(x, y)
+}
+
+/// Σ x_i².
+#[inline]
+pub fn norm2(x: &[f64]) -> f64 {
+    scalar::norm2(x)
+}
+
+/// out_i = α·(h·vu_i[0] − vu_i[1]) + β·xbar_i — the averaged-iterate recovery
+/// (MATH.md §3–§4) from interleaved `[v_i, u_i]`. With `xbar = None` the β term is absent.
+#[inline]
+pub fn rescale_average(
+    alpha: f64,
+    h: f64,
+    vu: &[[f64; 2]],
+    beta: f64,
+    xbar: Option<&[f64]>,
+    out: &mut [f64],
+) {
+    scalar::rescale_average(alpha, h, vu, beta, xbar, out)
+}

@@ -1,0 +1,103 @@
+//! Portable reference kernels: plain loops, one accumulator, no `unsafe`.
+//!
+//! These define the results every vectorized path must reproduce (up to summation order).
+
+use crate::Values;
+
+#[inline]
+fn check_len(idx: &[u32], val: Values<'_>) {
+    if let Some(n) = val.len() {
+        assert_eq!(n, idx.len(), "index and value slices differ in length");
+    }
+}
+
+/// See [`crate::sparse::dot`].
+pub fn dot(w: &[f64], idx: &[u32], val: Values<'_>) -> f64 {
+    check_len(idx, val);
+    match val {
+        Values::Ones => idx.iter().map(|&i| w[i as usize]).sum(),
+        Values::F32(v) => idx
+            .iter()
+            .zip(v)
+            .map(|(&i, &x)| w[i as usize] * f64::from(x))
+            .sum(),
+        Values::F64(v) => idx.iter().zip(v).map(|(&i, &x)| w[i as usize] * x).sum(),
+    }
+}
+
+/// See [`crate::sparse::axpy`].
+pub fn axpy(a: f64, idx: &[u32], val: Values<'_>, w: &mut [f64]) {
+    check_len(idx, val);
+    for (k, &i) in idx.iter().enumerate() {
+        w[i as usize] += a * val.get(k);
+    }
+}
+
+/// See [`crate::sparse::dot_first`].
+pub fn dot_first(vu: &[[f64; 2]], idx: &[u32], val: Values<'_>) -> f64 {
+    check_len(idx, val);
+    idx.iter()
+        .enumerate()
+        .map(|(k, &i)| vu[i as usize][0] * val.get(k))
+        .sum()
+}
+
+/// See [`crate::sparse::axpy2`].
+pub fn axpy2(a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &mut [[f64; 2]]) {
+    check_len(idx, val);
+    for (k, &i) in idx.iter().enumerate() {
+        let x = val.get(k);
+        let pair = &mut vu[i as usize];
+        pair[0] += a * x;
+        pair[1] += b * x;
+    }
+}
+
+/// See [`crate::dense::scale`].
+pub fn scale(a: f64, x: &mut [f64]) {
+    x.iter_mut().for_each(|xi| *xi *= a);
+}
+
+/// See [`crate::dense::axpby`].
+pub fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
+    assert_eq!(x.len(), y.len(), "axpby: lengths differ");
+    y.iter_mut()
+        .zip(x)
+        .for_each(|(yi, &xi)| *yi = a * xi + b * *yi);
+}
+
+/// See [`crate::dense::dot`].
+pub fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len(), "dot: lengths differ");
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
+}
+
+/// See [`crate::dense::norm2`].
+pub fn norm2(x: &[f64]) -> f64 {
+    x.iter().map(|a| a * a).sum()
+}
+
+/// See [`crate::dense::rescale_average`].
+pub fn rescale_average(
+    alpha: f64,
+    h: f64,
+    vu: &[[f64; 2]],
+    beta: f64,
+    xbar: Option<&[f64]>,
+    out: &mut [f64],
+) {
+    assert_eq!(vu.len(), out.len(), "rescale_average: lengths differ");
+    match xbar {
+        None => out
+            .iter_mut()
+            .zip(vu)
+            .for_each(|(o, p)| *o = alpha * (h * p[0] - p[1])),
+        Some(xbar) => {
+            assert_eq!(xbar.len(), out.len(), "rescale_average: lengths differ");
+            out.iter_mut()
+                .zip(vu)
+                .zip(xbar)
+                .for_each(|((o, p), &m)| *o = alpha * (h * p[0] - p[1]) + beta * m)
+        }
+    }
+}

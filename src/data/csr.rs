@@ -1,0 +1,235 @@
+//! In-memory compressed sparse rows, and the [`Examples`] trait every learner reads through.
+
+use sparselin_kernels::Values;
+
+/// One labeled example: strictly increasing column indices and their values.
+#[derive(Clone, Copy, Debug)]
+pub struct Row<'a> {
+    /// The label y (±1 for classification, real for regression).
+    pub label: f64,
+    /// Column indices, 0-based, strictly increasing, each `< n_features`.
+    pub indices: &'a [u32],
+    /// Values parallel to `indices`.
+    pub values: Values<'a>,
+}
+
+impl Row<'_> {
+    /// Number of stored entries (k).
+    #[inline]
+    pub fn nnz(&self) -> usize {
+        self.indices.len()
+    }
+}
+
+/// Random access to validated rows: what every learner and evaluator consumes.
+///
+/// Implementations guarantee the invariants of [`Row`] for every `i < n_rows()`, so that
+/// consumers never see an out-of-range index.
+pub trait Examples: Sync {
+    /// Number of rows (m).
+    fn n_rows(&self) -> usize;
+    /// Number of features (n); every index is below it.
+    fn n_features(&self) -> usize;
+    /// Row `i`; panics if `i >= n_rows()`.
+    fn row(&self, i: usize) -> Row<'_>;
+    /// Total stored entries.
+    fn nnz(&self) -> u64;
+}
+
+/// Owned value storage of a [`CsrMatrix`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueVec {
+    /// Binary data: every stored entry is 1.0.
+    Ones,
+    /// Single precision.
+    F32(Vec<f32>),
+    /// Double precision.
+    F64(Vec<f64>),
+}
+
+impl ValueVec {
+    fn len(&self) -> Option<usize> {
+        match self {
+            ValueVec::Ones => None,
+            ValueVec::F32(v) => Some(v.len()),
+            ValueVec::F64(v) => Some(v.len()),
+        }
+    }
+
+    /// Borrow entries `start..end`.
+    #[inline]
+    pub fn slice(&self, start: usize, end: usize) -> Values<'_> {
+        match self {
+            ValueVec::Ones => Values::Ones,
+            ValueVec::F32(v) => Values::F32(&v[start..end]),
+            ValueVec::F64(v) => Values::F64(&v[start..end]),
+        }
+    }
+}
+
+/// Why a set of CSR arrays was refused.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum CsrError {
+    /// `offsets` must have `labels.len() + 1` entries.
+    #[error("{offsets} row offsets for {rows} rows (expected rows + 1)")]
+    OffsetCount { rows: usize, offsets: usize },
+    /// Offsets must start at 0, never decrease, and end at the number of entries.
+    #[error("row {row}: offsets {start}..{end} are not within 0..={nnz} and increasing")]
+    BadOffsets {
+        row: usize,
+        start: u64,
+        end: u64,
+        nnz: usize,
+    },
+    /// Values must be parallel to indices.
+    #[error("{values} values for {indices} indices")]
+    ValueCount { indices: usize, values: usize },
+    /// Indices must be strictly increasing within a row and below the feature count.
+    #[error("row {row}: index {index} is out of order or not below {n_features}")]
+    BadIndex {
+        row: usize,
+        index: u32,
+        n_features: usize,
+    },
+}
+
+/// An owned, validated CSR matrix with labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsrMatrix {
+    labels: Vec<f64>,
+    offsets: Vec<u64>,
+    indices: Vec<u32>,
+    values: ValueVec,
+    n_features: usize,
+}
+
+impl CsrMatrix {
+    /// Build from raw arrays, checking every invariant of [`Row`] (O(nnz)).
+    pub fn new(
+        labels: Vec<f64>,
+        offsets: Vec<u64>,
+        indices: Vec<u32>,
+        values: ValueVec,
+        n_features: usize,
+    ) -> Result<Self, CsrError> {
+        validate(&labels, &offsets, &indices, &values, n_features)?;
+        Ok(CsrMatrix {
+            labels,
+            offsets,
+            indices,
+            values,
+            n_features,
+        })
+    }
+
+    /// Labels, one per row.
+    pub fn labels(&self) -> &[f64] {
+        &self.labels
+    }
+
+    /// Row offsets (`n_rows + 1` entries).
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// All column indices, row after row.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// All values, row after row.
+    pub fn values(&self) -> &ValueVec {
+        &self.values
+    }
+
+    /// The same rows with a larger declared feature count (e.g. from a dataset's metadata,
+    /// when the largest index seen in a file is below the true dimension).
+    pub fn with_n_features(self, n_features: usize) -> Result<Self, CsrError> {
+        CsrMatrix::new(
+            self.labels,
+            self.offsets,
+            self.indices,
+            self.values,
+            n_features,
+        )
+    }
+}
+
+fn validate(
+    labels: &[f64],
+    offsets: &[u64],
+    indices: &[u32],
+    values: &ValueVec,
+    n_features: usize,
+) -> Result<(), CsrError> {
+    if offsets.len() != labels.len() + 1 {
+        return Err(CsrError::OffsetCount {
+            rows: labels.len(),
+            offsets: offsets.len(),
+        });
+    }
+    if let Some(n) = values.len() {
+        if n != indices.len() {
+            return Err(CsrError::ValueCount {
+                indices: indices.len(),
+                values: n,
+            });
+        }
+    }
+    let nnz = indices.len();
+    if offsets[0] != 0 || offsets[labels.len()] != nnz as u64 {
+        return Err(CsrError::BadOffsets {
+            row: 0,
+            start: offsets[0],
+            end: offsets[labels.len()],
+            nnz,
+        });
+    }
+    for (row, pair) in offsets.windows(2).enumerate() {
+        let (start, end) = (pair[0], pair[1]);
+        if start > end || end > nnz as u64 {
+            return Err(CsrError::BadOffsets {
+                row,
+                start,
+                end,
+                nnz,
+            });
+        }
+        let mut previous: Option<u32> = None;
+        for &index in &indices[start as usize..end as usize] {
+            if index as usize >= n_features || previous.is_some_and(|p| p >= index) {
+                return Err(CsrError::BadIndex {
+                    row,
+                    index,
+                    n_features,
+                });
+            }
+            previous = Some(index);
+        }
+    }
+    Ok(())
+}
+
+impl Examples for CsrMatrix {
+    fn n_rows(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> Row<'_> {
+        let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        Row {
+            label: self.labels[i],
+            indices: &self.indices[start..end],
+            values: self.values.slice(start, end),
+        }
+    }
+
+    fn nnz(&self) -> u64 {
+        self.indices.len() as u64
+    }
+}

@@ -1,0 +1,242 @@
+//! LIBSVM / SVMlight text: `label idx:val idx:val ... # comment`.
+//!
+//! Labels are ±1, 0/1 or real and are kept as written. `qid:` tokens and `#` comments are
+//! accepted and ignored, blank lines are skipped. Indices are 1-based unless
+//! [`ParseOptions::zero_based`]; within a row they are sorted, duplicates merged (values added)
+//! and zero values dropped, so every parsed row satisfies the invariants of [`Row`](super::Row).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+
+use super::csr::{CsrMatrix, ValueVec};
+
+/// Precision the parsed values are stored in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValueType {
+    /// `f32`, the shard format's default.
+    #[default]
+    F32,
+    /// `f64`, exact for references computed in double precision.
+    F64,
+}
+
+/// How to read the text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions {
+    /// Indices in the file start at 0 instead of 1.
+    pub zero_based: bool,
+    /// Storage precision of the values.
+    pub value_type: ValueType,
+    /// Declared feature count; `None` takes the largest index seen plus one.
+    pub n_features: Option<usize>,
+}
+
+/// A malformed input, located as `file:line:column` (1-based line and column).
+#[derive(Debug, thiserror::Error)]
+pub enum LibsvmError {
+    /// The text itself is malformed.
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: String,
+        line: u64,
+        column: usize,
+        message: String,
+    },
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
+/// Read a whole LIBSVM file into memory; gzip input is recognized by its magic bytes.
+pub fn read_file(path: &Path, options: ParseOptions) -> Result<CsrMatrix, LibsvmError> {
+    let name = path.display().to_string();
+    let io = |source| LibsvmError::Io {
+        file: name.clone(),
+        source,
+    };
+    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    if gzip {
+        read(BufReader::new(MultiGzDecoder::new(file)), &name, options)
+    } else {
+        read(file, &name, options)
+    }
+}
+
+/// Read LIBSVM text from any reader; `name` is used in error messages.
+pub fn read<R: Read>(
+    reader: R,
+    name: &str,
+    options: ParseOptions,
+) -> Result<CsrMatrix, LibsvmError> {
+    let mut reader = BufReader::new(reader);
+    let mut labels = Vec::new();
+    let mut offsets = vec![0u64];
+    let mut indices = Vec::new();
+    let mut values = Vec::new();
+    let mut entries = Vec::new();
+    let mut line = String::new();
+    let mut line_no = 0u64;
+    loop {
+        line.clear();
+        let read = reader
+            .read_line(&mut line)
+            .map_err(|source| LibsvmError::Io {
+                file: name.to_string(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        let Some(label) =
+            parse_line(&line, options.zero_based, &mut entries).map_err(|(column, message)| {
+                LibsvmError::Syntax {
+                    file: name.to_string(),
+                    line: line_no,
+                    column,
+                    message,
+                }
+            })?
+        else {
+            continue;
+        };
+        labels.push(label);
+        for &(index, value) in &entries {
+            indices.push(index);
+            values.push(value);
+        }
+        offsets.push(indices.len() as u64);
+    }
+    let seen = indices.iter().max().map_or(0, |&m| m as usize + 1);
+    let n_features = match options.n_features {
+        Some(n) if n < seen => {
+            return Err(LibsvmError::Syntax {
+                file: name.to_string(),
+                line: line_no,
+                column: 1,
+                message: format!(
+                    "index {} is beyond the declared {n} features",
+                    seen - 1 + usize::from(!options.zero_based)
+                ),
+            });
+        }
+        Some(n) => n,
+        None => seen,
+    };
+    let values = match options.value_type {
+        ValueType::F32 => ValueVec::F32(values.iter().map(|&v| v as f32).collect()),
+        ValueType::F64 => ValueVec::F64(values),
+    };
+    Ok(CsrMatrix::new(labels, offsets, indices, values, n_features)
+        .expect("parser output satisfies CSR invariants"))
+}
+
+/// Parse one line into `entries` (sorted, merged, zeros dropped) and return its label, or
+/// `None` for a blank or comment-only line. Errors carry the 1-based column and a message.
+pub fn parse_line(
+    line: &str,
+    zero_based: bool,
+    entries: &mut Vec<(u32, f64)>,
+) -> Result<Option<f64>, (usize, String)> {
+    entries.clear();
+    let content = line.split('#').next().unwrap_or("");
+    let mut tokens = tokens_with_columns(content);
+    let Some((column, label_text)) = tokens.next() else {
+        return Ok(None);
+    };
+    let label: f64 = parse_finite(label_text)
+        .ok_or((column, format!("label '{label_text}' is not a number")))?;
+    for (column, token) in tokens {
+        if token.starts_with("qid:") {
+            continue;
+        }
+        let (index_text, value_text) = token
+            .split_once(':')
+            .ok_or((column, format!("expected index:value, found '{token}'")))?;
+        let raw: u64 = index_text.parse().map_err(|_| {
+            (
+                column,
+                format!("index '{index_text}' is not a non-negative integer"),
+            )
+        })?;
+        let index = if zero_based {
+            raw
+        } else {
+            raw.checked_sub(1).ok_or((
+                column,
+                "index 0 in a 1-based file (use --zero-based)".to_string(),
+            ))?
+        };
+        let index =
+            u32::try_from(index).map_err(|_| (column, format!("index {raw} exceeds 2^32 − 1")))?;
+        let value = parse_finite(value_text).ok_or((
+            column + index_text.len() + 1,
+            format!("value '{value_text}' is not a finite number"),
+        ))?;
+        entries.push((index, value));
+    }
+    if !entries.is_sorted_by_key(|e| e.0) {
+        entries.sort_by_key(|e| e.0);
+    }
+    entries.dedup_by(|later, kept| {
+        if later.0 == kept.0 {
+            kept.1 += later.1;
+            true
+        } else {
+            false
+        }
+    });
+    entries.retain(|e| e.1 != 0.0);
+    Ok(Some(label))
+}
+
+fn parse_finite(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Whitespace-separated tokens with their 1-based byte column.
+fn tokens_with_columns(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_ascii_whitespace()
+        .map(move |token| (token.as_ptr() as usize - text.as_ptr() as usize + 1, token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Examples;
+
+    #[test]
+    fn sorts_merges_and_drops_zeros() {
+        let text = "+1 3:1.5 1:2 3:0.5 qid:7 5:0 # comment\n\n# only a comment\n-1 2:1\n";
+        let m = read(text.as_bytes(), "t", ParseOptions::default()).unwrap();
+        assert_eq!(m.n_rows(), 2);
+        let r = m.row(0);
+        assert_eq!(r.label, 1.0);
+        assert_eq!(r.indices, &[0, 2]);
+        assert_eq!(r.values, crate::data::Values::F32(&[2.0, 2.0]));
+        assert_eq!(m.n_features(), 3);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let err = read(
+            "1 1:2\n-1 4:x\n".as_bytes(),
+            "f.svm",
+            ParseOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f.svm:2:6: value 'x' is not a finite number"
+        );
+        let err = read("1 0:2\n".as_bytes(), "f.svm", ParseOptions::default()).unwrap_err();
+        assert!(err.to_string().starts_with("f.svm:1:3: index 0"), "{err}");
+    }
+}

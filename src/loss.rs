@@ -1,0 +1,247 @@
+//! Loss functions ℓ(p, y) and their derivatives in the prediction p (MATH.md §1).
+//!
+//! Classification losses expect y ∈ {−1, +1}; [`Loss::target`] maps a stored label to the y
+//! a loss works with (labels > 0 become +1, the rest −1, so 0/1 files work as expected).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A convex loss in the prediction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Loss {
+    /// ½(p − y)².
+    Squared,
+    /// |p − y|.
+    Absolute,
+    /// max(0, 1 − yp).
+    Hinge,
+    /// log(1 + e^(−yp)), computed without overflow for any margin.
+    Log,
+    /// max(0, 1 − yp)².
+    SquaredHinge,
+    /// Hinge smoothed quadratically on [0, 1] (Huberized): 1/2 − z for z ≤ 0,
+    /// ½(1 − z)² for 0 < z < 1, 0 for z ≥ 1, with z = yp.
+    SmoothHinge,
+    /// max(0, |p − y| − ε), the support-vector regression loss.
+    EpsilonInsensitive(f64),
+}
+
+impl Loss {
+    /// True for losses whose labels are classes ±1.
+    pub fn is_classification(self) -> bool {
+        matches!(
+            self,
+            Loss::Hinge | Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge
+        )
+    }
+
+    /// The y this loss works with for a stored label.
+    #[inline]
+    pub fn target(self, label: f64) -> f64 {
+        if self.is_classification() {
+            if label > 0.0 { 1.0 } else { -1.0 }
+        } else {
+            label
+        }
+    }
+
+    /// ℓ(p, y).
+    #[inline]
+    pub fn value(self, p: f64, y: f64) -> f64 {
+        match self {
+            Loss::Squared => 0.5 * (p - y) * (p - y),
+            Loss::Absolute => (p - y).abs(),
+            Loss::Hinge => (1.0 - y * p).max(0.0),
+            Loss::Log => {
+                let z = y * p;
+                (-z).max(0.0) + (-z.abs()).exp().ln_1p()
+            }
+            Loss::SquaredHinge => {
+                let slack = (1.0 - y * p).max(0.0);
+                slack * slack
+            }
+            Loss::SmoothHinge => {
+                let z = y * p;
+                if z >= 1.0 {
+                    0.0
+                } else if z <= 0.0 {
+                    0.5 - z
+                } else {
+                    0.5 * (1.0 - z) * (1.0 - z)
+                }
+            }
+            Loss::EpsilonInsensitive(eps) => ((p - y).abs() - eps).max(0.0),
+        }
+    }
+
+    /// ℓ'(p, y), the derivative in p (a subgradient where ℓ has a kink: the one-sided value
+    /// the seed uses, 0 at ties).
+    #[inline]
+    pub fn derivative(self, p: f64, y: f64) -> f64 {
+        match self {
+            Loss::Squared => p - y,
+            Loss::Absolute => sign(p - y),
+            Loss::Hinge => {
+                if y * p < 1.0 {
+                    -y
+                } else {
+                    0.0
+                }
+            }
+            Loss::Log => {
+                let z = y * p;
+                if z >= 0.0 {
+                    let e = (-z).exp();
+                    -y * e / (1.0 + e)
+                } else {
+                    -y / (1.0 + z.exp())
+                }
+            }
+            Loss::SquaredHinge => {
+                let slack = 1.0 - y * p;
+                if slack > 0.0 { -2.0 * y * slack } else { 0.0 }
+            }
+            Loss::SmoothHinge => {
+                let z = y * p;
+                if z >= 1.0 {
+                    0.0
+                } else if z <= 0.0 {
+                    -y
+                } else {
+                    -y * (1.0 - z)
+                }
+            }
+            Loss::EpsilonInsensitive(eps) => {
+                let r = p - y;
+                if r.abs() > eps { sign(r) } else { 0.0 }
+            }
+        }
+    }
+
+    /// Whether ℓ is differentiable everywhere (L-BFGS applies) or piecewise linear.
+    pub fn is_smooth(self) -> bool {
+        matches!(
+            self,
+            Loss::Squared | Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge
+        )
+    }
+}
+
+#[inline]
+fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Loss::Squared => f.write_str("squared"),
+            Loss::Absolute => f.write_str("absolute"),
+            Loss::Hinge => f.write_str("hinge"),
+            Loss::Log => f.write_str("log"),
+            Loss::SquaredHinge => f.write_str("squared-hinge"),
+            Loss::SmoothHinge => f.write_str("smooth-hinge"),
+            Loss::EpsilonInsensitive(eps) => write!(f, "epsilon-insensitive:{eps}"),
+        }
+    }
+}
+
+impl FromStr for Loss {
+    type Err = String;
+
+    /// Names as printed by `Display`; `epsilon-insensitive` takes ε after a colon (default 0.1).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (name, parameter) = match s.split_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (s, None),
+        };
+        let loss = match name {
+            "squared" => Loss::Squared,
+            "absolute" => Loss::Absolute,
+            "hinge" => Loss::Hinge,
+            "log" | "logistic" => Loss::Log,
+            "squared-hinge" => Loss::SquaredHinge,
+            "smooth-hinge" => Loss::SmoothHinge,
+            "epsilon-insensitive" => {
+                let eps = match parameter {
+                    None => 0.1,
+                    Some(p) => p
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|e| *e >= 0.0 && e.is_finite())
+                        .ok_or_else(|| format!("ε '{p}' is not a non-negative number"))?,
+                };
+                return Ok(Loss::EpsilonInsensitive(eps));
+            }
+            _ => {
+                return Err(format!(
+                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε])"
+                ));
+            }
+        };
+        match parameter {
+            None => Ok(loss),
+            Some(_) => Err(format!("loss '{name}' takes no parameter")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Loss; 7] = [
+        Loss::Squared,
+        Loss::Absolute,
+        Loss::Hinge,
+        Loss::Log,
+        Loss::SquaredHinge,
+        Loss::SmoothHinge,
+        Loss::EpsilonInsensitive(0.1),
+    ];
+
+    #[test]
+    fn derivative_matches_finite_differences_away_from_kinks() {
+        for loss in ALL {
+            for &y in &[-1.0, 1.0, 0.3] {
+                for &p in &[-2.7, -0.55, 0.45, 0.77, 1.9, 3.3] {
+                    let h = 1e-6;
+                    let numeric = (loss.value(p + h, y) - loss.value(p - h, y)) / (2.0 * h);
+                    let analytic = loss.derivative(p, y);
+                    assert!(
+                        (numeric - analytic).abs() < 1e-5,
+                        "{loss} p={p} y={y}: {numeric} vs {analytic}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn log_loss_is_stable_for_huge_margins() {
+        for &p in &[1e300, -1e300, 700.0, -700.0, 1e-300] {
+            for &y in &[-1.0, 1.0] {
+                let v = Loss::Log.value(p, y);
+                let d = Loss::Log.derivative(p, y);
+                assert!(v.is_finite() && d.is_finite(), "p={p} y={y}: {v} {d}");
+                assert!(v >= 0.0 && d.abs() <= 1.0);
+            }
+        }
+        assert_eq!(Loss::Log.value(-1e300, 1.0), 1e300);
+        assert_eq!(Loss::Log.derivative(1e300, 1.0), 0.0);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for loss in ALL {
+            assert_eq!(loss.to_string().parse::<Loss>().unwrap(), loss);
+        }
+        assert!("nope".parse::<Loss>().is_err());
+    }
+}
