@@ -1,0 +1,135 @@
+//! AERR (Algorithm 1) and AESVR (Algorithm 4: AERR with GenEst's φ̃) in O(k log d) per
+//! example (MATH.md §8, "Making them O(k log d) per example").
+//!
+//! w = s·ω with a scalar s, so the projection onto the ball ‖w‖₂ ≤ B rescales s only; j is
+//! drawn from a sum tree over ω_j² whose root is ‖ω‖²; w̄ is kept lazily ([`LazyAverage`]).
+//! When the lazy sum must be flushed, s is folded into ω (ω ← s·ω, s = 1) and the tree rebuilt.
+
+use super::access::Attributes;
+use super::draws::Draws;
+use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
+use super::genest::{ERF_TERMS, erf_coefficients};
+use super::lazy_average::{FLUSH_RATIO, LazyAverage};
+use super::sum_tree::SumTree;
+use super::{AttributeLearner, initial_weights};
+
+/// AERR / AESVR with a scale factor, a sum tree and a lazy average.
+pub struct Aerr {
+    omega: Vec<f64>,
+    s: f64,
+    tree: SumTree,
+    average: LazyAverage,
+    radius: f64,
+    eta: f64,
+    k: usize,
+    phi: Phi,
+    coefficients: [f64; ERF_TERMS],
+    draws: Draws,
+    projections: u64,
+}
+
+/// Draws j with probability ω_j²/‖ω‖² (= w_j²/‖w‖²); c_j = ‖w‖²/w_j = s‖ω‖²/ω_j.
+pub struct TreeSampler<'a> {
+    tree: &'a SumTree,
+    omega: &'a [f64],
+    s: f64,
+}
+
+impl<'a> TreeSampler<'a> {
+    /// The sampler of w = s·ω, `tree` holding the sampling weights of ω.
+    pub fn new(tree: &'a SumTree, omega: &'a [f64], s: f64) -> Self {
+        TreeSampler { tree, omega, s }
+    }
+}
+
+impl InnerProductSampler for TreeSampler<'_> {
+    #[inline]
+    fn draw(&self, u: f64) -> Option<(usize, f64)> {
+        let j = self.tree.find(u)?;
+        Some((j, self.s * self.tree.total() / self.omega[j]))
+    }
+}
+
+impl Aerr {
+    /// d features, k attributes per example, ‖w‖₂ ≤ `radius`, step `eta`, φ̃ of `phi`
+    /// (`Phi::Squared`: AERR; `Phi::Smoothed`: AESVR).
+    pub fn new(d: usize, k: usize, radius: f64, eta: f64, phi: Phi, seed: u64) -> Self {
+        Self::with_flush_ratio(d, k, radius, eta, phi, seed, FLUSH_RATIO)
+    }
+
+    /// As [`Aerr::new`] with another flush threshold S/s (tests use a small one to exercise
+    /// flushes and folds).
+    pub fn with_flush_ratio(
+        d: usize,
+        k: usize,
+        radius: f64,
+        eta: f64,
+        phi: Phi,
+        seed: u64,
+        flush_ratio: f64,
+    ) -> Self {
+        let omega = initial_weights(d, radius);
+        let tree = SumTree::new(omega.iter().map(|x| x * x));
+        Aerr {
+            omega,
+            s: 1.0,
+            tree,
+            average: LazyAverage::new(d, flush_ratio),
+            radius,
+            eta,
+            k,
+            phi,
+            coefficients: erf_coefficients(),
+            draws: Draws::new(seed),
+            projections: 0,
+        }
+    }
+
+    /// Steps whose v left the ball (projections), and flushes of the lazy average (folds).
+    pub fn counters(&self) -> (u64, u64) {
+        (self.projections, self.average.flushes())
+    }
+}
+
+impl AttributeLearner for Aerr {
+    fn step(&mut self, ex: &mut Attributes<'_>) {
+        if self.average.needs_flush(self.s) {
+            self.average.flush(&self.omega);
+            for o in &mut self.omega {
+                *o *= self.s;
+            }
+            self.s = 1.0;
+            self.tree = SumTree::new(self.omega.iter().map(|x| x * x));
+        }
+        self.average.begin(self.s);
+        let sampler = TreeSampler::new(&self.tree, &self.omega, self.s);
+        let g = gradient_estimate(
+            &self.phi,
+            &self.coefficients,
+            self.k,
+            &sampler,
+            ex,
+            &mut self.draws,
+        );
+        // v = w − ηg̃ touches k coordinates of ω: ω_i −= ηg̃_i/s.
+        for (i, gi) in g {
+            self.average.touch(i, self.omega[i]);
+            self.omega[i] -= self.eta * gi / self.s;
+            self.tree.set(i, self.omega[i] * self.omega[i]);
+        }
+        // Projection onto ‖w‖₂ ≤ B: s ← s·min(1, B/‖v‖).
+        let norm_v = self.s * self.tree.total().sqrt();
+        if norm_v > self.radius {
+            self.s *= self.radius / norm_v;
+            self.projections += 1;
+        }
+    }
+
+    fn average(&self) -> Vec<f64> {
+        self.average.average(&self.omega)
+    }
+
+    fn current(&self) -> Vec<f64> {
+        self.omega.iter().map(|o| o * self.s).collect()
+    }
+}
