@@ -11,6 +11,7 @@
 
 pub mod dense;
 pub mod dispatch;
+pub mod mmap;
 pub mod scalar;
 pub mod sparse;
 

@@ -1,7 +1,29 @@
 //! Everything that reads, writes or produces training data.
+//!
+//! * [`open_examples`] — the entry point for learner inputs (dataset directory or text).
+//! * [`csr`] — rows, the [`Examples`] trait, the owned [`CsrMatrix`].
+//! * [`libsvm`] — LIBSVM / SVMlight text: the simple reference reader; [`chunk`] is the fast
+//!   chunk parser, [`convert`] streams text into a dataset, [`export`] writes it back.
+//! * [`shard`] — one binary CSR shard (memory-mapped, zero-copy).
+//! * [`dataset`] — a directory of shards with a manifest; [`writer`] builds one atomically.
 
+pub mod chunk;
+pub mod convert;
 pub mod csr;
+pub mod dataset;
+pub mod error;
+pub mod export;
 pub mod libsvm;
+pub mod shard;
+pub mod source;
+pub mod stats;
+pub mod synth;
+pub mod writer;
 
 pub use csr::{CsrError, CsrMatrix, Examples, Row, ValueVec};
+pub use dataset::{Dataset, DatasetExamples, Manifest};
+pub use error::DataError;
+pub use shard::{Shard, ShardParts, ValueKind};
+pub use source::{ExampleSet, open_examples};
 pub use sparselin_kernels::Values;
+pub use writer::{DatasetWriter, FinishOptions};

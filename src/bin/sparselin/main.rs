@@ -5,6 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod convert;
+mod export;
+mod generate;
+mod info;
+mod verify;
+
 /// Linear learning on large sparse data.
 #[derive(Parser)]
 #[command(name = "sparselin", version, about, propagate_version = true)]
@@ -14,11 +20,28 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Convert LIBSVM text into a dataset directory of binary shards.
+    Convert(convert::Args),
+    /// Summarize a dataset: rows, columns, nnz per row, labels, shards.
+    Info(info::Args),
+    /// Verify every checksum and row invariant of a dataset.
+    Verify(verify::Args),
+    /// Write a dataset back as LIBSVM text.
+    Export(export::Args),
+    /// Generate a reproducible synthetic corpus.
+    Gen(generate::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result: anyhow::Result<()> = match cli.command {};
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Convert(args) => convert::run(args),
+        Command::Info(args) => info::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Gen(args) => generate::run(args),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

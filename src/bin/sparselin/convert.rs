@@ -1,0 +1,106 @@
+//! `sparselin convert`: LIBSVM text → dataset directory of binary shards.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use sparselin::data::convert::{ConvertOptions, Storage, convert};
+use sparselin::data::libsvm::ValueType;
+
+/// Stream a LIBSVM/SVMlight text file into a dataset directory (shards + manifest.json).
+#[derive(clap::Args)]
+pub struct Args {
+    /// Input text, optionally gzip-compressed; `-` reads standard input.
+    input: PathBuf,
+    /// Output dataset directory; must not exist (written under a temporary name, renamed at
+    /// the end, so an error leaves nothing behind).
+    output: PathBuf,
+    /// Indices in the text start at 0 (default: 1-based).
+    #[arg(long)]
+    zero_based: bool,
+    /// Storage precision of the values.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    values: Precision,
+    /// Binary storage (no value section, every entry reads 1.0): `auto` when every value is
+    /// 1, `yes` to force it (values are dropped), `no` to always keep values.
+    #[arg(long, value_enum, default_value_t = Binary::Auto)]
+    binary: Binary,
+    /// Rows per shard (shards are the unit of parallel and out-of-core work).
+    #[arg(long, default_value_t = 1 << 17)]
+    rows_per_shard: usize,
+    /// Declared column count (default: largest index seen); an index beyond it is an error.
+    #[arg(long)]
+    features: Option<usize>,
+    /// Renumber features by descending frequency (hot weights share cache lines); the
+    /// permutation is kept in the manifest and models are written in original ids.
+    #[arg(long)]
+    renumber: bool,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Value precision on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Precision {
+    F32,
+    F64,
+}
+
+/// Binary storage choice on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Binary {
+    Auto,
+    Yes,
+    No,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let options = ConvertOptions {
+        zero_based: args.zero_based,
+        value_type: match args.values {
+            Precision::F32 => ValueType::F32,
+            Precision::F64 => ValueType::F64,
+        },
+        storage: match args.binary {
+            Binary::Auto => Storage::Auto,
+            Binary::Yes => Storage::Binary,
+            Binary::No => Storage::Values,
+        },
+        rows_per_shard: args.rows_per_shard,
+        n_features: args.features,
+        renumber_by_frequency: args.renumber,
+        ..ConvertOptions::default()
+    };
+    let start = Instant::now();
+    let summary = convert(&args.input, &args.output, &options)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mb_per_s = summary.text_bytes as f64 / 1e6 / seconds.max(1e-9);
+    if args.json {
+        let json = serde_json::json!({
+            "output": args.output.display().to_string(),
+            "rows": summary.rows,
+            "columns": summary.columns,
+            "nnz": summary.nnz,
+            "shards": summary.shards,
+            "value_type": summary.value_type.to_string(),
+            "text_bytes": summary.text_bytes,
+            "seconds": seconds,
+            "mb_per_s": mb_per_s,
+        });
+        println!("{json}");
+    } else {
+        println!(
+            "{}: {} rows, {} columns, {} nnz, {} values, {} shards ({:.1} MB of text in {:.2} s, {:.0} MB/s)",
+            args.output.display(),
+            summary.rows,
+            summary.columns,
+            summary.nnz,
+            summary.value_type,
+            summary.shards,
+            summary.text_bytes as f64 / 1e6,
+            seconds,
+            mb_per_s
+        );
+    }
+    Ok(())
+}

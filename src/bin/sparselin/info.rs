@@ -1,0 +1,68 @@
+//! `sparselin info`: what a dataset holds.
+
+use std::path::PathBuf;
+
+use sparselin::data::Dataset;
+use sparselin::data::stats::summarize;
+
+/// Rows, columns, non-zeros, non-zeros per row, label balance and shards of a dataset.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Dataset directory.
+    dir: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let dataset = Dataset::open(&args.dir)?;
+    let s = summarize(&dataset);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+        return Ok(());
+    }
+    println!("dataset    {}", args.dir.display());
+    println!("rows       {}", s.rows);
+    println!("columns    {}", s.columns);
+    println!("nnz        {}", s.nnz);
+    println!(
+        "values     {}{}",
+        s.value_type,
+        if s.renumbered {
+            " (features renumbered by frequency)"
+        } else {
+            ""
+        }
+    );
+    let d = &s.nnz_per_row;
+    println!(
+        "nnz/row    mean {:.2}, min {}, median {}, p90 {}, p99 {}, max {}",
+        d.mean, d.min, d.p50, d.p90, d.p99, d.max
+    );
+    match &s.labels.counts {
+        Some(counts) => {
+            let parts: Vec<String> = counts
+                .iter()
+                .map(|(y, n)| format!("{y}: {n} ({:.1}%)", 100.0 * *n as f64 / s.rows as f64))
+                .collect();
+            println!("labels     {}", parts.join(", "));
+        }
+        None => println!(
+            "labels     real, min {}, max {}, mean {:.4}",
+            s.labels.min, s.labels.max, s.labels.mean
+        ),
+    }
+    println!("shards     {}", s.shards.len());
+    for shard in &s.shards {
+        println!(
+            "  {}  rows {}..{}  nnz {}  {} bytes",
+            shard.file,
+            shard.first_row,
+            shard.first_row + shard.rows,
+            shard.nnz,
+            shard.bytes
+        );
+    }
+    Ok(())
+}

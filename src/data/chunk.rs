@@ -1,0 +1,237 @@
+//! The fast LIBSVM parser: one newline-aligned chunk of text at a time, no allocation per
+//! token or per line, numbers parsed straight from bytes.
+//!
+//! It accepts exactly what [`libsvm::parse_line`](super::libsvm::parse_line) — the simple
+//! reference parser — accepts and produces the same rows (the property tests hold the two
+//! together). On a malformed line it stops and asks the reference parser to describe the
+//! problem, so both report the same `line:column: message`.
+//!
+//! Floats are parsed with `fast-float2` (Eisel–Lemire, correctly rounded, no allocation):
+//! `str::parse::<f64>` needs a validated `&str` per token and is several times slower, and a
+//! hand-written correctly rounded parser is exactly the kind of code a well-kept crate
+//! should provide.
+
+use super::libsvm::parse_line;
+
+/// Rows parsed from one chunk, in CSR form with `f64` values (cast when stored).
+#[derive(Clone, Debug, Default)]
+pub struct ChunkRows {
+    /// One label per row.
+    pub labels: Vec<f64>,
+    /// Row offsets into `indices`, `labels.len() + 1` of them, starting at 0.
+    pub offsets: Vec<u64>,
+    /// Column indices (0-based), strictly increasing within each row.
+    pub indices: Vec<u32>,
+    /// Values parallel to `indices`, never zero.
+    pub values: Vec<f64>,
+    /// Newlines in the chunk (lines consumed, including blank and comment lines).
+    pub lines: u64,
+    /// Every stored value equals 1.0.
+    pub all_ones: bool,
+    /// Largest index seen plus one (0 when there are no entries).
+    pub columns: usize,
+}
+
+/// A malformed line inside a chunk: 1-based line within the chunk, column and message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkError {
+    /// Line number counted from the chunk's first line (1-based).
+    pub line: u64,
+    /// 1-based byte column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c)
+}
+
+/// Parse every line of `text` (which should end at a line boundary; a final line without a
+/// newline is parsed too).
+pub fn parse_chunk(text: &[u8], zero_based: bool) -> Result<ChunkRows, ChunkError> {
+    let mut out = ChunkRows {
+        offsets: vec![0],
+        all_ones: true,
+        ..ChunkRows::default()
+    };
+    let mut scratch: Vec<(u32, f64)> = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(end) => (&rest[..end], &rest[end + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        out.lines += 1;
+        if parse_one(line, zero_based, &mut out, &mut scratch).is_none() {
+            return Err(describe(line, zero_based, out.lines));
+        }
+        rest = next;
+    }
+    Ok(out)
+}
+
+/// Ask the reference parser what is wrong with `line`.
+fn describe(line: &[u8], zero_based: bool, line_no: u64) -> ChunkError {
+    let (column, message) = match std::str::from_utf8(line) {
+        Ok(text) => match parse_line(text, zero_based, &mut Vec::new()) {
+            Err(e) => e,
+            Ok(_) => (1, "malformed line".to_string()),
+        },
+        Err(e) => (e.valid_up_to() + 1, "invalid UTF-8".to_string()),
+    };
+    ChunkError {
+        line: line_no,
+        column,
+        message,
+    }
+}
+
+/// Parse a non-negative integer token (optional leading `+`, as `u64::from_str` allows).
+#[inline]
+fn parse_index(token: &[u8]) -> Option<u64> {
+    let digits = token.strip_prefix(b"+").unwrap_or(token);
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// A finite float filling the whole token.
+#[inline]
+fn parse_float(token: &[u8]) -> Option<f64> {
+    match fast_float2::parse_partial::<f64, _>(token) {
+        Ok((v, used)) if used == token.len() && v.is_finite() => Some(v),
+        _ => None,
+    }
+}
+
+/// Parse one line into `out`; `None` if it is malformed (nothing is appended then).
+#[inline]
+fn parse_one(
+    line: &[u8],
+    zero_based: bool,
+    out: &mut ChunkRows,
+    scratch: &mut Vec<(u32, f64)>,
+) -> Option<()> {
+    let content = match memchr::memchr(b'#', line) {
+        Some(hash) => &line[..hash],
+        None => line,
+    };
+    let mut tokens = content.split(|&b| is_space(b)).filter(|t| !t.is_empty());
+    let Some(label_token) = tokens.next() else {
+        return Some(()); // blank or comment-only line
+    };
+    let label = parse_float(label_token)?;
+    let row_start = out.indices.len();
+    let mut sorted = true;
+    let mut previous: Option<u32> = None;
+    let ok = (|| {
+        for token in tokens {
+            if token.starts_with(b"qid:") {
+                continue;
+            }
+            let colon = memchr::memchr(b':', token)?;
+            let raw = parse_index(&token[..colon])?;
+            let index = if zero_based { raw } else { raw.checked_sub(1)? };
+            let index = u32::try_from(index).ok()?;
+            let value = parse_float(&token[colon + 1..])?;
+            sorted &= previous.is_none_or(|p| p < index);
+            previous = Some(index);
+            out.indices.push(index);
+            out.values.push(value);
+        }
+        Some(())
+    })();
+    if ok.is_none() {
+        out.indices.truncate(row_start);
+        out.values.truncate(row_start);
+        return None;
+    }
+    if sorted {
+        drop_zeros(out, row_start);
+    } else {
+        normalize(out, row_start, scratch);
+    }
+    out.all_ones &= out.values[row_start..].iter().all(|&v| v == 1.0);
+    if let Some(&last) = out.indices[row_start..].last() {
+        out.columns = out.columns.max(last as usize + 1);
+    }
+    out.labels.push(label);
+    out.offsets.push(out.indices.len() as u64);
+    Some(())
+}
+
+/// Remove explicit zeros from the row starting at `start` (already strictly increasing).
+fn drop_zeros(out: &mut ChunkRows, start: usize) {
+    if out.values[start..].contains(&0.0) {
+        let mut kept = start;
+        for k in start..out.values.len() {
+            if out.values[k] != 0.0 {
+                out.indices[kept] = out.indices[k];
+                out.values[kept] = out.values[k];
+                kept += 1;
+            }
+        }
+        out.indices.truncate(kept);
+        out.values.truncate(kept);
+    }
+}
+
+/// Sort the row starting at `start` (stable), merge duplicates by adding their values in
+/// order and drop zeros: the reference parser's rules.
+fn normalize(out: &mut ChunkRows, start: usize, scratch: &mut Vec<(u32, f64)>) {
+    scratch.clear();
+    scratch.extend(
+        out.indices[start..]
+            .iter()
+            .copied()
+            .zip(out.values[start..].iter().copied()),
+    );
+    scratch.sort_by_key(|e| e.0);
+    scratch.dedup_by(|later, kept| {
+        if later.0 == kept.0 {
+            kept.1 += later.1;
+            true
+        } else {
+            false
+        }
+    });
+    out.indices.truncate(start);
+    out.values.truncate(start);
+    for &(j, v) in scratch.iter().filter(|e| e.1 != 0.0) {
+        out.indices.push(j);
+        out.values.push(v);
+    }
+}
+
+/// Split `text` into about `pieces` parts, each ending just after a newline (the last one
+/// at the end of `text`).
+pub fn split_at_newlines(text: &[u8], pieces: usize) -> Vec<&[u8]> {
+    let target = text.len().div_ceil(pieces.max(1)).max(1);
+    let mut parts = Vec::with_capacity(pieces);
+    let mut rest = text;
+    while rest.len() > target {
+        match memchr::memchr(b'\n', &rest[target..]) {
+            Some(k) => {
+                let (head, tail) = rest.split_at(target + k + 1);
+                parts.push(head);
+                rest = tail;
+            }
+            None => break,
+        }
+    }
+    if !rest.is_empty() {
+        parts.push(rest);
+    }
+    parts
+}

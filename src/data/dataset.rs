@@ -1,0 +1,314 @@
+//! A dataset: a directory of binary CSR shards plus `manifest.json`.
+//!
+//! [`Dataset::open`] reads the manifest and maps every shard, checking headers and bounds
+//! only (cost independent of the data size). [`Dataset::into_examples`] then checks the row
+//! invariants of every shard once, in parallel, and hands out a [`DatasetExamples`] that
+//! learners read through the [`Examples`] trait with global row indices.
+//! [`DatasetWriter`] builds a dataset under a temporary name and renames it into place.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::csr::{Examples, Row};
+use super::error::DataError;
+use super::shard::{Shard, ValueKind};
+
+/// Name of the manifest inside a dataset directory.
+pub const MANIFEST: &str = "manifest.json";
+/// Value of [`Manifest::format`].
+pub const FORMAT_NAME: &str = "sparselin-dataset";
+/// Manifest version this build reads and writes.
+pub const MANIFEST_VERSION: u32 = 1;
+
+/// One shard as listed in the manifest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardEntry {
+    /// File name inside the dataset directory (no path separators).
+    pub file: String,
+    /// Global index of the shard's first row.
+    pub first_row: u64,
+    /// Rows in the shard.
+    pub rows: u64,
+    /// Stored entries in the shard.
+    pub nnz: u64,
+    /// File length in bytes.
+    pub bytes: u64,
+}
+
+/// The content of `manifest.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    /// Always [`MANIFEST_VERSION`].
+    pub version: u32,
+    /// Total rows.
+    pub rows: u64,
+    /// Column count; every index is below it.
+    pub columns: u64,
+    /// Total stored entries.
+    pub nnz: u64,
+    /// Storage of the values in every shard.
+    pub value_type: ValueKind,
+    /// The shards in row order; their row ranges are contiguous from 0.
+    pub shards: Vec<ShardEntry>,
+    /// Internal column index → original 0-based feature id, when features were renumbered
+    /// (by descending frequency) at conversion. A model's weights are written back in
+    /// original ids through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_permutation: Option<Vec<u32>>,
+    /// Rows in which each internal column is non-zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column_frequencies: Option<Vec<u64>>,
+    /// Mean of each internal column over all rows (zeros included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column_means: Option<Vec<f64>>,
+}
+
+/// An open dataset: manifest plus mapped, header-validated shards.
+#[derive(Debug)]
+pub struct Dataset {
+    dir: PathBuf,
+    manifest: Manifest,
+    shards: Vec<Shard>,
+}
+
+impl Dataset {
+    /// Open the dataset in `dir`: parse the manifest, map every shard and check that headers
+    /// and manifest agree. Reads no row data.
+    pub fn open(dir: &Path) -> Result<Dataset, DataError> {
+        let manifest_path = dir.join(MANIFEST);
+        let text = std::fs::read(&manifest_path).map_err(|e| DataError::io(&manifest_path, e))?;
+        let manifest: Manifest = serde_json::from_slice(&text)
+            .map_err(|e| DataError::invalid(&manifest_path, format!("bad manifest: {e}")))?;
+        check_manifest(&manifest).map_err(|m| DataError::invalid(&manifest_path, m))?;
+        let shards = manifest
+            .shards
+            .iter()
+            .map(|entry| {
+                let path = dir.join(&entry.file);
+                let shard = Shard::open(&path)?;
+                let h = shard.header();
+                let agrees = h.n_rows as u64 == entry.rows
+                    && h.nnz as u64 == entry.nnz
+                    && h.n_features as u64 == manifest.columns
+                    && h.value_kind == manifest.value_type
+                    && shard.file_len() as u64 == entry.bytes;
+                if !agrees {
+                    return Err(DataError::invalid(
+                        &path,
+                        format!(
+                            "shard header ({} rows, {} nnz, {} columns, {}, {} bytes) disagrees with {MANIFEST}",
+                            h.n_rows,
+                            h.nnz,
+                            h.n_features,
+                            h.value_kind,
+                            shard.file_len()
+                        ),
+                    ));
+                }
+                Ok(shard)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+            manifest,
+            shards,
+        })
+    }
+
+    /// The directory the dataset was opened from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The parsed manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The shards, in row order.
+    pub fn shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    /// Internal column index → original feature id, if features were renumbered.
+    pub fn feature_permutation(&self) -> Option<&[u32]> {
+        self.manifest.feature_permutation.as_deref()
+    }
+
+    /// The full integrity pass: every section checksum and every row invariant of every
+    /// shard (in parallel over shards). Reports the first failing shard in row order.
+    pub fn verify(&self) -> Result<(), DataError> {
+        let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
+        results.into_iter().collect()
+    }
+
+    /// Check the row invariants of every shard (in parallel, once) and return the validated
+    /// row view. Checksums are not recomputed (that is [`Dataset::verify`]).
+    pub fn into_examples(self) -> Result<DatasetExamples, DataError> {
+        let results: Vec<_> = self.shards.par_iter().map(Shard::check_rows).collect();
+        results.into_iter().collect::<Result<(), _>>()?;
+        let starts = self
+            .manifest
+            .shards
+            .iter()
+            .map(|s| s.first_row as usize)
+            .collect();
+        // Fixed rows per shard (all but the last equal) allows locating a row by division.
+        let rows_per_shard = match self.manifest.shards.split_last() {
+            Some((_, [])) => Some(usize::MAX),
+            Some((last, init)) => {
+                let r = init[0].rows;
+                (r > 0 && init.iter().all(|s| s.rows == r) && last.rows <= r).then_some(r as usize)
+            }
+            None => None,
+        };
+        Ok(DatasetExamples {
+            n_features: self.manifest.columns as usize,
+            starts,
+            rows_per_shard,
+            dataset: self,
+        })
+    }
+}
+
+fn check_manifest(m: &Manifest) -> Result<(), String> {
+    if m.format != FORMAT_NAME {
+        return Err(format!(
+            "format is '{}', expected '{FORMAT_NAME}'",
+            m.format
+        ));
+    }
+    if m.version != MANIFEST_VERSION {
+        return Err(format!(
+            "unsupported manifest version {} (this build reads version {MANIFEST_VERSION})",
+            m.version
+        ));
+    }
+    let (mut rows, mut nnz) = (0u64, 0u64);
+    for s in &m.shards {
+        if s.file.is_empty() || s.file.contains(['/', '\\']) || s.file.starts_with('.') {
+            return Err(format!("shard file name '{}' is not a plain name", s.file));
+        }
+        if s.first_row != rows {
+            return Err(format!(
+                "shard {} starts at row {}, expected {rows}",
+                s.file, s.first_row
+            ));
+        }
+        rows = rows.checked_add(s.rows).ok_or("row count overflows")?;
+        nnz = nnz.checked_add(s.nnz).ok_or("nnz overflows")?;
+    }
+    if rows != m.rows || nnz != m.nnz {
+        return Err(format!(
+            "shards hold {rows} rows and {nnz} entries, manifest says {} and {}",
+            m.rows, m.nnz
+        ));
+    }
+    if usize::try_from(m.columns).is_err() || m.columns > u64::from(u32::MAX) + 1 {
+        return Err(format!("{} columns do not fit u32 indices", m.columns));
+    }
+    let columns = m.columns as usize;
+    if let Some(p) = &m.feature_permutation {
+        let mut seen = vec![false; columns];
+        for &id in p {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => {
+                    return Err(format!(
+                        "feature_permutation is not a permutation of 0..{columns}"
+                    ));
+                }
+            }
+        }
+        if p.len() != columns {
+            return Err(format!(
+                "feature_permutation has {} entries for {columns} columns",
+                p.len()
+            ));
+        }
+    }
+    let lengths = [
+        m.column_frequencies.as_ref().map(Vec::len),
+        m.column_means.as_ref().map(Vec::len),
+    ];
+    if lengths.iter().flatten().any(|&n| n != columns) {
+        return Err(format!("column statistics do not have {columns} entries"));
+    }
+    Ok(())
+}
+
+/// A dataset whose rows have all been validated: random access by global row index.
+#[derive(Debug)]
+pub struct DatasetExamples {
+    dataset: Dataset,
+    starts: Vec<usize>,
+    rows_per_shard: Option<usize>,
+    n_features: usize,
+}
+
+impl DatasetExamples {
+    /// The underlying dataset (manifest, shards, permutation).
+    pub fn dataset(&self) -> &Dataset {
+        &self.dataset
+    }
+
+    /// The same rows with a larger declared column count (e.g. a model's), which keeps every
+    /// index below it. Fewer columns than the dataset has is an error.
+    pub fn with_n_features(mut self, n_features: usize) -> Result<Self, DataError> {
+        if n_features < self.dataset.manifest.columns as usize {
+            return Err(DataError::invalid(
+                &self.dataset.dir,
+                format!(
+                    "dataset has {} columns, more than the {n_features} requested",
+                    self.dataset.manifest.columns
+                ),
+            ));
+        }
+        self.n_features = n_features;
+        Ok(self)
+    }
+
+    /// Global row ranges of the shards, the natural unit of parallel work.
+    pub fn shard_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let m = &self.dataset.manifest;
+        m.shards
+            .iter()
+            .map(|s| s.first_row as usize..(s.first_row + s.rows) as usize)
+            .collect()
+    }
+
+    /// (shard, row within it) of global row `i`.
+    #[inline]
+    fn locate(&self, i: usize) -> (usize, usize) {
+        let shard = match self.rows_per_shard {
+            Some(r) => i / r,
+            None => self.starts.partition_point(|&s| s <= i) - 1,
+        };
+        (shard, i - self.starts[shard])
+    }
+}
+
+impl Examples for DatasetExamples {
+    fn n_rows(&self) -> usize {
+        self.dataset.manifest.rows as usize
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> Row<'_> {
+        assert!(i < self.n_rows(), "row {i} of {}", self.n_rows());
+        let (shard, local) = self.locate(i);
+        self.dataset.shards[shard].row(local)
+    }
+
+    fn nnz(&self) -> u64 {
+        self.dataset.manifest.nnz
+    }
+}

@@ -1,0 +1,47 @@
+//! The one error type of the data layer: every variant names the file it is about.
+
+use std::path::Path;
+
+use super::libsvm::LibsvmError;
+
+/// Why data could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// An operating-system error on a file or directory.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A shard, manifest or dataset that is malformed, truncated or corrupted.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file or directory.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Malformed LIBSVM text (`file:line:column: what`).
+    #[error(transparent)]
+    Text(#[from] LibsvmError),
+}
+
+impl DataError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        DataError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    /// `path` is malformed, for the reason in `message`.
+    pub fn invalid(path: &Path, message: impl Into<String>) -> Self {
+        DataError::Invalid {
+            path: path.display().to_string(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Dataset → LIBSVM text (`sparselin export`), and the number formatting that makes
+//! convert → export → convert lossless.
+//!
+//! Indices are written 1-based in original feature ids (a renumbered dataset is mapped back
+//! through its permutation). Labels and `f64` values use Rust's shortest round-trip decimal.
+//! An `f32` value is written as its shortest `f32` decimal when reading that decimal back the
+//! way the parser does (to `f64`, then rounded to `f32`) gives the same `f32`, and otherwise
+//! as the exact `f64` decimal of the value: either way the text reads back bit for bit.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use rayon::prelude::*;
+use sparselin_kernels::Values;
+
+use super::csr::Row;
+use super::dataset::Dataset;
+use super::error::DataError;
+
+/// Rows formatted per parallel task.
+const BLOCK_ROWS: usize = 4096;
+
+/// Append the text of an `f32` value that reads back exactly (see the module docs).
+pub fn push_f32(out: &mut Vec<u8>, value: f32) {
+    let start = out.len();
+    write!(out, "{value}").expect("writing to a Vec cannot fail");
+    let reads_back = fast_float2::parse::<f64, _>(&out[start..]).is_ok_and(|v| v as f32 == value);
+    if !reads_back {
+        out.truncate(start);
+        write!(out, "{}", f64::from(value)).expect("writing to a Vec cannot fail");
+    }
+}
+
+/// Append one row as a LIBSVM line (1-based indices, mapped through `permutation` when
+/// given, which re-sorts them).
+pub fn push_row(
+    out: &mut Vec<u8>,
+    row: &Row<'_>,
+    permutation: Option<&[u32]>,
+    scratch: &mut Vec<(u32, usize)>,
+) {
+    write!(out, "{}", row.label).expect("writing to a Vec cannot fail");
+    scratch.clear();
+    scratch.extend(row.indices.iter().enumerate().map(|(k, &j)| {
+        let original = permutation.map_or(j, |p| p[j as usize]);
+        (original, k)
+    }));
+    if permutation.is_some() {
+        scratch.sort_unstable_by_key(|e| e.0);
+    }
+    for &(j, k) in scratch.iter() {
+        write!(out, " {}:", u64::from(j) + 1).expect("writing to a Vec cannot fail");
+        match row.values {
+            Values::Ones => out.push(b'1'),
+            Values::F32(v) => push_f32(out, v[k]),
+            Values::F64(v) => write!(out, "{}", v[k]).expect("writing to a Vec cannot fail"),
+        }
+    }
+    out.push(b'\n');
+}
+
+/// Write every row of the dataset at `dir` as LIBSVM text to `output` (`-` for standard
+/// output). A file is written under a temporary name and renamed at the end. Returns the
+/// bytes written.
+pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
+    let dataset = Dataset::open(dir)?;
+    let permutation = dataset.feature_permutation().map(<[u32]>::to_vec);
+    let examples = dataset.into_examples()?;
+    let shards = examples.dataset().shards();
+    let to_stdout = output == Path::new("-");
+    let tmp = output.with_file_name(format!(
+        ".{}.tmp-{}",
+        output
+            .file_name()
+            .map_or("export".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
+    let target = if to_stdout { Path::new("-") } else { &tmp };
+    let io = |e| DataError::io(if to_stdout { output } else { &tmp }, e);
+    let sink: Box<dyn Write> = if to_stdout {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(File::create(target).map_err(io)?)
+    };
+    let mut sink = BufWriter::with_capacity(1 << 20, sink);
+    let mut written = 0u64;
+    let result = (|| {
+        for shard in shards {
+            let n = shard.header().n_rows;
+            let blocks: Vec<Vec<u8>> = (0..n.div_ceil(BLOCK_ROWS))
+                .into_par_iter()
+                .map(|b| {
+                    let (mut out, mut scratch) = (Vec::new(), Vec::new());
+                    for i in b * BLOCK_ROWS..n.min((b + 1) * BLOCK_ROWS) {
+                        push_row(
+                            &mut out,
+                            &shard.row(i),
+                            permutation.as_deref(),
+                            &mut scratch,
+                        );
+                    }
+                    out
+                })
+                .collect();
+            for block in blocks {
+                sink.write_all(&block).map_err(io)?;
+                written += block.len() as u64;
+            }
+        }
+        sink.flush().map_err(io)
+    })();
+    drop(sink);
+    if let Err(e) = result {
+        if !to_stdout {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return Err(e);
+    }
+    if !to_stdout {
+        std::fs::rename(&tmp, output).map_err(|e| DataError::io(output, e))?;
+    }
+    Ok(written)
+}

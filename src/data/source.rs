@@ -1,0 +1,82 @@
+//! [`open_examples`]: one entry point for learner inputs, whatever their form.
+
+use std::path::Path;
+
+use super::csr::{CsrMatrix, Examples, Row};
+use super::dataset::{Dataset, DatasetExamples};
+use super::error::DataError;
+use super::libsvm::{self, ParseOptions};
+
+/// Validated examples from a dataset directory or a LIBSVM text file.
+#[derive(Debug)]
+pub enum ExampleSet {
+    /// Memory-mapped binary shards (`sparselin convert` / `gen` output).
+    Dataset(DatasetExamples),
+    /// LIBSVM text parsed into memory.
+    Matrix(CsrMatrix),
+}
+
+/// Open `path` for training, prediction or evaluation: a dataset directory (shards and a
+/// manifest; its rows are validated once, in parallel) or a LIBSVM text file, optionally
+/// gzip-compressed, or `-` for standard input (read into memory).
+///
+/// `options.n_features`, when given, declares the column count (e.g. a model's) and must not
+/// be below the data's. `zero_based` and `value_type` apply to text only: a dataset keeps
+/// the value type it was converted with.
+pub fn open_examples(path: &Path, options: ParseOptions) -> Result<ExampleSet, DataError> {
+    if path.is_dir() {
+        let examples = Dataset::open(path)?.into_examples()?;
+        return Ok(ExampleSet::Dataset(match options.n_features {
+            Some(n) => examples.with_n_features(n)?,
+            None => examples,
+        }));
+    }
+    let matrix = if path == Path::new("-") {
+        libsvm::read(std::io::stdin().lock(), "<stdin>", options)?
+    } else {
+        libsvm::read_file(path, options)?
+    };
+    Ok(ExampleSet::Matrix(matrix))
+}
+
+impl ExampleSet {
+    /// Internal column index → original feature id, when the dataset's features were
+    /// renumbered; `None` means the identity. Model writers map weights back through it.
+    pub fn feature_permutation(&self) -> Option<&[u32]> {
+        match self {
+            ExampleSet::Dataset(d) => d.dataset().feature_permutation(),
+            ExampleSet::Matrix(_) => None,
+        }
+    }
+}
+
+impl Examples for ExampleSet {
+    fn n_rows(&self) -> usize {
+        match self {
+            ExampleSet::Dataset(d) => d.n_rows(),
+            ExampleSet::Matrix(m) => m.n_rows(),
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        match self {
+            ExampleSet::Dataset(d) => d.n_features(),
+            ExampleSet::Matrix(m) => m.n_features(),
+        }
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> Row<'_> {
+        match self {
+            ExampleSet::Dataset(d) => d.row(i),
+            ExampleSet::Matrix(m) => m.row(i),
+        }
+    }
+
+    fn nnz(&self) -> u64 {
+        match self {
+            ExampleSet::Dataset(d) => d.nnz(),
+            ExampleSet::Matrix(m) => m.nnz(),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Summary statistics of a dataset (`sparselin info`).
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::dataset::Dataset;
+
+/// Distribution of non-zeros per row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NnzDistribution {
+    /// Smallest row.
+    pub min: u64,
+    /// Median row.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Largest row.
+    pub max: u64,
+    /// Mean non-zeros per row.
+    pub mean: f64,
+}
+
+/// Labels: the count of each distinct value when there are few (classification), or their
+/// range and mean (regression).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LabelSummary {
+    /// (label, rows) for each distinct label, when there are at most 16 of them.
+    pub counts: Option<Vec<(f64, u64)>>,
+    /// Smallest label.
+    pub min: f64,
+    /// Largest label.
+    pub max: f64,
+    /// Mean label.
+    pub mean: f64,
+}
+
+/// One shard as reported.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShardSummary {
+    /// File name.
+    pub file: String,
+    /// First global row.
+    pub first_row: u64,
+    /// Rows.
+    pub rows: u64,
+    /// Stored entries.
+    pub nnz: u64,
+    /// File length.
+    pub bytes: u64,
+}
+
+/// Everything `sparselin info` prints.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DatasetSummary {
+    /// Rows.
+    pub rows: u64,
+    /// Columns.
+    pub columns: u64,
+    /// Stored entries.
+    pub nnz: u64,
+    /// Value storage (`ones`, `f32`, `f64`).
+    pub value_type: String,
+    /// Whether features were renumbered by frequency.
+    pub renumbered: bool,
+    /// Non-zeros per row.
+    pub nnz_per_row: NnzDistribution,
+    /// Labels.
+    pub labels: LabelSummary,
+    /// Shards.
+    pub shards: Vec<ShardSummary>,
+}
+
+/// Summarize `dataset` (reads the row offsets and labels of every shard, not the indices).
+pub fn summarize(dataset: &Dataset) -> DatasetSummary {
+    let mut lengths: Vec<u64> = dataset
+        .shards()
+        .par_iter()
+        .flat_map_iter(|s| s.offsets().windows(2).map(|w| w[1].saturating_sub(w[0])))
+        .collect();
+    lengths.sort_unstable();
+    let quantile = |q: f64| {
+        let k = ((lengths.len() as f64 - 1.0) * q).round() as usize;
+        lengths.get(k).copied().unwrap_or(0)
+    };
+    let m = dataset.manifest();
+    let nnz_per_row = NnzDistribution {
+        min: quantile(0.0),
+        p50: quantile(0.5),
+        p90: quantile(0.9),
+        p99: quantile(0.99),
+        max: quantile(1.0),
+        mean: m.nnz as f64 / m.rows.max(1) as f64,
+    };
+    let mut counts: Vec<(f64, u64)> = Vec::new();
+    let (mut min, mut max, mut sum) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
+    let mut few = true;
+    for &y in dataset.shards().iter().flat_map(|s| s.labels()) {
+        min = min.min(y);
+        max = max.max(y);
+        sum += y;
+        if few {
+            let full = counts.len() >= 16;
+            match counts.iter_mut().find(|c| c.0 == y) {
+                Some(c) => c.1 += 1,
+                None if !full => counts.push((y, 1)),
+                None => few = false,
+            }
+        }
+    }
+    counts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let labels = LabelSummary {
+        counts: few.then_some(counts),
+        min: if m.rows == 0 { 0.0 } else { min },
+        max: if m.rows == 0 { 0.0 } else { max },
+        mean: sum / m.rows.max(1) as f64,
+    };
+    DatasetSummary {
+        rows: m.rows,
+        columns: m.columns,
+        nnz: m.nnz,
+        value_type: m.value_type.to_string(),
+        renumbered: m.feature_permutation.is_some(),
+        nnz_per_row,
+        labels,
+        shards: m
+            .shards
+            .iter()
+            .map(|s| ShardSummary {
+                file: s.file.clone(),
+                first_row: s.first_row,
+                rows: s.rows,
+                nnz: s.nnz,
+                bytes: s.bytes,
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,418 @@
+//! A reproducible synthetic corpus shaped like text classification data (`sparselin gen`).
+//!
+//! Each row draws its length from a log-normal around the preset's mean, then draws feature
+//! ids from a Zipf law over the columns (id 0 most frequent); a feature drawn c times gets
+//! term frequency 1 + ln c, times an idf weight ln(1 + 1/(k̄·p_j)) from its Zipf probability
+//! p_j — tf-idf-like values — and the row is L2-normalized. Labels come from a planted linear
+//! model w* (standard normal weights): classification y = sign(w*·x + b) with each label
+//! flipped with probability `label_noise` (b centers the margins so classes are balanced);
+//! regression y = w*·x + σ·ε.
+//!
+//! Every row has its own generator, seeded from (seed, split, row index) with
+//! `rand_xoshiro`, so the corpus is identical whatever the thread count or shard size, and
+//! shards are produced one at a time: the corpus never needs to fit in memory.
+
+use std::path::{Path, PathBuf};
+
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use sparselin_kernels::Values;
+
+use super::csr::Row;
+use super::error::DataError;
+use super::export::push_row;
+use super::shard::{ShardParts, ValueKind};
+use super::writer::{DatasetWriter, FinishOptions};
+
+/// Classification (±1 labels) or regression (real labels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Labels ±1 from the sign of the planted margin, with flips.
+    Classification,
+    /// Labels are the planted margin plus Gaussian noise.
+    Regression,
+}
+
+/// Everything that determines a corpus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusSpec {
+    /// Training rows.
+    pub train_rows: u64,
+    /// Test rows.
+    pub test_rows: u64,
+    /// Columns.
+    pub n_features: usize,
+    /// Mean distinct non-zeros per row.
+    pub mean_nnz: f64,
+    /// Zipf exponent of the feature frequencies.
+    pub zipf_exponent: f64,
+    /// Classification or regression.
+    pub task: Task,
+    /// Classification: probability of flipping a label. Regression: noise std-dev σ.
+    pub label_noise: f64,
+    /// Seed of every random draw.
+    pub seed: u64,
+    /// Rows per shard.
+    pub rows_per_shard: usize,
+}
+
+/// The named presets of `sparselin gen`.
+pub const PRESETS: [&str; 4] = ["small", "small-regression", "rcv1-like", "large"];
+
+impl CorpusSpec {
+    /// A named preset (see [`PRESETS`]), seed 1.
+    pub fn preset(name: &str) -> Option<CorpusSpec> {
+        let base = CorpusSpec {
+            train_rows: 781_265,
+            test_rows: 23_149,
+            n_features: 47_236,
+            mean_nnz: 76.0,
+            zipf_exponent: 1.0,
+            task: Task::Classification,
+            label_noise: 0.05,
+            seed: 1,
+            rows_per_shard: 1 << 17,
+        };
+        let small = CorpusSpec {
+            train_rows: 2_000,
+            test_rows: 500,
+            n_features: 1_000,
+            mean_nnz: 20.0,
+            rows_per_shard: 512,
+            ..base.clone()
+        };
+        match name {
+            "rcv1-like" => Some(base),
+            "large" => Some(CorpusSpec {
+                train_rows: 100_000_000,
+                test_rows: 100_000,
+                ..base
+            }),
+            "small" => Some(small),
+            "small-regression" => Some(CorpusSpec {
+                task: Task::Regression,
+                label_noise: 0.1,
+                ..small
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Which part of the corpus a row belongs to (part of its seed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Training rows.
+    Train,
+    /// Test rows.
+    Test,
+}
+
+/// Precomputed tables of a spec: Zipf CDF, idf weights, planted model.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    spec: CorpusSpec,
+    cdf: Vec<f64>,
+    idf: Vec<f64>,
+    planted: Vec<f64>,
+    bias: f64,
+}
+
+/// A uniform draw in [0, 1).
+fn uniform(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    let u = 1.0 - uniform(rng);
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * uniform(rng)).cos()
+}
+
+/// SplitMix-style mixing of several words into one seed.
+fn mix(words: &[u64]) -> u64 {
+    words.iter().fold(0x9e37_79b9_7f4a_7c15, |h, &w| {
+        let mut z = (h ^ w).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
+}
+
+/// One generated row, owned.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GenRow {
+    /// The label.
+    pub label: f64,
+    /// Strictly increasing column ids.
+    pub indices: Vec<u32>,
+    /// L2-normalized tf-idf values.
+    pub values: Vec<f32>,
+}
+
+impl Generator {
+    /// Build the tables of `spec` (O(n_features)).
+    pub fn new(spec: &CorpusSpec) -> Generator {
+        let n = spec.n_features.max(1);
+        let weights: Vec<f64> = (1..=n)
+            .map(|r| (r as f64).powf(-spec.zipf_exponent))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut acc = 0.0;
+        let cdf = weights
+            .iter()
+            .map(|w| {
+                acc += w / total;
+                acc
+            })
+            .collect();
+        let idf = weights
+            .iter()
+            .map(|w| (1.0 + 1.0 / (spec.mean_nnz * w / total)).ln())
+            .collect();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(&[spec.seed, 0x0070_6c61_6e74_6564]));
+        let planted = (0..n).map(|_| normal(&mut rng)).collect();
+        let mut generator = Generator {
+            spec: spec.clone(),
+            cdf,
+            idf,
+            planted,
+            bias: 0.0,
+        };
+        // Center the margins on a fixed sample so the two classes are about balanced.
+        let mut margins: Vec<f64> = (0..1001u64)
+            .map(|i| generator.margin_of(&generator.features(u64::MAX - i, Split::Train)))
+            .collect();
+        margins.sort_by(f64::total_cmp);
+        generator.bias = -margins[500];
+        generator
+    }
+
+    /// The spec this generator draws from.
+    pub fn spec(&self) -> &CorpusSpec {
+        &self.spec
+    }
+
+    /// The planted weights w*.
+    pub fn planted(&self) -> &[f64] {
+        &self.planted
+    }
+
+    fn rng(&self, row: u64, split: Split) -> Xoshiro256PlusPlus {
+        let tag = match split {
+            Split::Train => 1,
+            Split::Test => 2,
+        };
+        Xoshiro256PlusPlus::seed_from_u64(mix(&[self.spec.seed, tag, row]))
+    }
+
+    /// Features and values of row `row` (no label), plus its generator for the label draw.
+    fn features(&self, row: u64, split: Split) -> (GenRow, Xoshiro256PlusPlus) {
+        let mut rng = self.rng(row, split);
+        let n = self.cdf.len();
+        let sigma = 0.5f64;
+        let mu = self.spec.mean_nnz.ln() - sigma * sigma / 2.0;
+        let k = ((mu + sigma * normal(&mut rng)).exp().round() as usize).clamp(1, n);
+        // Draw until k distinct features (a Zipf head repeats often; repeats become tf).
+        let mut drawn: Vec<u32> = Vec::with_capacity(2 * k);
+        let (mut distinct, mut attempts) = (0, 0);
+        while distinct < k && attempts < 8 * k {
+            for _ in distinct..k {
+                let u = uniform(&mut rng);
+                drawn.push(self.cdf.partition_point(|&c| c <= u).min(n - 1) as u32);
+                attempts += 1;
+            }
+            drawn.sort_unstable();
+            distinct = drawn.chunk_by(|a, b| a == b).count();
+        }
+        let mut out = GenRow::default();
+        let mut raw = Vec::with_capacity(drawn.len());
+        for run in drawn.chunk_by(|a, b| a == b) {
+            let j = run[0];
+            out.indices.push(j);
+            raw.push((1.0 + (run.len() as f64).ln()) * self.idf[j as usize]);
+        }
+        let norm = raw.iter().map(|v| v * v).sum::<f64>().sqrt();
+        out.values = raw.iter().map(|v| (v / norm) as f32).collect();
+        (out, rng)
+    }
+
+    fn margin_of(&self, row: &(GenRow, Xoshiro256PlusPlus)) -> f64 {
+        let r = &row.0;
+        r.indices
+            .iter()
+            .zip(&r.values)
+            .map(|(&j, &v)| self.planted[j as usize] * f64::from(v))
+            .sum()
+    }
+
+    /// Row `row` of `split`, label included.
+    pub fn row(&self, row: u64, split: Split) -> GenRow {
+        let drawn = self.features(row, split);
+        let margin = self.margin_of(&drawn) + self.bias;
+        let (mut out, mut rng) = drawn;
+        out.label = match self.spec.task {
+            Task::Classification => {
+                let y = if margin >= 0.0 { 1.0 } else { -1.0 };
+                if uniform(&mut rng) < self.spec.label_noise {
+                    -y
+                } else {
+                    y
+                }
+            }
+            Task::Regression => margin + self.spec.label_noise * normal(&mut rng),
+        };
+        out
+    }
+}
+
+/// Rows generated per parallel task.
+const BLOCK_ROWS: u64 = 2048;
+
+/// Write `rows` rows of `split` as a dataset at `dir`, and as LIBSVM text at `text` if given
+/// (both under temporary names until complete). Shard by shard: memory holds one shard.
+pub fn write_split(
+    generator: &Generator,
+    split: Split,
+    rows: u64,
+    dir: &Path,
+    text: Option<&Path>,
+) -> Result<(), DataError> {
+    let spec = generator.spec();
+    let mut writer = DatasetWriter::create(dir, ValueKind::F32)?;
+    let mut text_out = text.map(TextOut::create).transpose()?;
+    let rps = spec.rows_per_shard.max(1) as u64;
+    let mut start = 0u64;
+    while start < rows || start == 0 {
+        let end = (start + rps).min(rows);
+        let blocks: Vec<Vec<GenRow>> = (start..end)
+            .step_by(BLOCK_ROWS as usize)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|b| {
+                (b..end.min(b + BLOCK_ROWS))
+                    .map(|i| generator.row(i, split))
+                    .collect()
+            })
+            .collect();
+        let (mut labels, mut offsets, mut indices, mut values) =
+            (Vec::new(), vec![0u64], Vec::new(), Vec::new());
+        for row in blocks.iter().flatten() {
+            labels.push(row.label);
+            indices.extend_from_slice(&row.indices);
+            values.extend_from_slice(&row.values);
+            offsets.push(indices.len() as u64);
+        }
+        writer.write_shard(&ShardParts {
+            labels: &labels,
+            offsets: &offsets,
+            indices: &indices,
+            values: Values::F32(&values),
+            n_features: spec.n_features,
+        })?;
+        if let Some(out) = text_out.as_mut() {
+            out.write_rows(&blocks)?;
+        }
+        if end == rows {
+            break;
+        }
+        start = end;
+    }
+    writer.finish(FinishOptions {
+        columns: Some(spec.n_features),
+        column_statistics: true,
+        ..FinishOptions::default()
+    })?;
+    if let Some(out) = text_out {
+        out.finish()?;
+    }
+    Ok(())
+}
+
+/// LIBSVM text written under a temporary name, renamed by [`TextOut::finish`].
+struct TextOut {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    done: bool,
+}
+
+impl TextOut {
+    fn create(path: &Path) -> Result<TextOut, DataError> {
+        let name = path
+            .file_name()
+            .map_or("text".into(), |n| n.to_string_lossy());
+        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let file = std::fs::File::create(&tmp).map_err(|e| DataError::io(&tmp, e))?;
+        Ok(TextOut {
+            path: path.to_path_buf(),
+            tmp,
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            done: false,
+        })
+    }
+
+    fn write_rows(&mut self, blocks: &[Vec<GenRow>]) -> Result<(), DataError> {
+        use std::io::Write;
+        let texts: Vec<Vec<u8>> = blocks
+            .par_iter()
+            .map(|block| {
+                let (mut out, mut scratch) = (Vec::new(), Vec::new());
+                for r in block {
+                    let row = Row {
+                        label: r.label,
+                        indices: &r.indices,
+                        values: Values::F32(&r.values),
+                    };
+                    push_row(&mut out, &row, None, &mut scratch);
+                }
+                out
+            })
+            .collect();
+        for t in texts {
+            self.file
+                .write_all(&t)
+                .map_err(|e| DataError::io(&self.tmp, e))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), DataError> {
+        use std::io::Write;
+        self.file.flush().map_err(|e| DataError::io(&self.tmp, e))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| DataError::io(&self.path, e))?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for TextOut {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Generate the corpus of `spec`: `out/train` and `out/test` dataset directories, and
+/// `{text_prefix}.train.svm` / `.test.svm` LIBSVM text when `text_prefix` is given.
+pub fn generate(
+    spec: &CorpusSpec,
+    out: &Path,
+    text_prefix: Option<&Path>,
+) -> Result<(), DataError> {
+    let generator = Generator::new(spec);
+    for (split, rows, name) in [
+        (Split::Train, spec.train_rows, "train"),
+        (Split::Test, spec.test_rows, "test"),
+    ] {
+        let text = text_prefix.map(|p| {
+            let mut s = p.as_os_str().to_owned();
+            s.push(format!(".{name}.svm"));
+            PathBuf::from(s)
+        });
+        write_split(&generator, split, rows, &out.join(name), text.as_deref())?;
+    }
+    Ok(())
+}

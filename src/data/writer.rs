@@ -1,0 +1,294 @@
+//! Building a dataset directory shard by shard, published atomically.
+//!
+//! Shards are written into a hidden temporary directory next to the destination; only
+//! [`DatasetWriter::finish`] renames it into place, after the manifest is written. An error
+//! or a dropped writer removes the temporary directory, so a failed conversion or generation
+//! never leaves a half-written dataset behind.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use sparselin_kernels::Values;
+
+use super::dataset::{FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, ShardEntry};
+use super::error::DataError;
+use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
+
+/// What [`DatasetWriter::finish`] does before publishing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FinishOptions {
+    /// Declared column count; `None` takes the largest count any shard was written with.
+    pub columns: Option<usize>,
+    /// Renumber features by descending frequency (ties by original id) and record the
+    /// permutation in the manifest.
+    pub renumber_by_frequency: bool,
+    /// Store the data as all-ones (drop the value sections). The caller asserts every stored
+    /// value is 1.0 (it tracks that while writing).
+    pub drop_values: bool,
+    /// Record per-column frequencies and means in the manifest.
+    pub column_statistics: bool,
+}
+
+/// Writes shards into a temporary directory and publishes them as a dataset.
+#[derive(Debug)]
+pub struct DatasetWriter {
+    dir: PathBuf,
+    tmp: PathBuf,
+    value_kind: ValueKind,
+    shards: Vec<ShardEntry>,
+    rows: u64,
+    nnz: u64,
+    max_columns: usize,
+    published: bool,
+}
+
+impl DatasetWriter {
+    /// Start a dataset that will appear at `dir` (which must not exist yet) with values
+    /// stored as `value_kind`.
+    pub fn create(dir: &Path, value_kind: ValueKind) -> Result<Self, DataError> {
+        if dir.exists() {
+            return Err(DataError::invalid(
+                dir,
+                "already exists (remove it or choose another output)",
+            ));
+        }
+        let name = dir
+            .file_name()
+            .ok_or_else(|| DataError::invalid(dir, "output must name a directory"))?;
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        let parent = parent.unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
+        let tmp = parent.join(format!(
+            ".{}.tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(|e| DataError::io(&tmp, e))?;
+        }
+        std::fs::create_dir(&tmp).map_err(|e| DataError::io(&tmp, e))?;
+        Ok(DatasetWriter {
+            dir: dir.to_path_buf(),
+            tmp,
+            value_kind,
+            shards: Vec::new(),
+            rows: 0,
+            nnz: 0,
+            max_columns: 0,
+            published: false,
+        })
+    }
+
+    /// The temporary directory the shards go to until [`DatasetWriter::finish`].
+    pub fn temporary_dir(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Append one shard. Its values must be of the writer's value kind and its rows must
+    /// satisfy the row invariants for `parts.n_features` columns.
+    pub fn write_shard(&mut self, parts: &ShardParts<'_>) -> Result<(), DataError> {
+        let file = format!("shard-{:06}.csr", self.shards.len());
+        let path = self.tmp.join(&file);
+        if ValueKind::of(&parts.values) != self.value_kind {
+            return Err(DataError::invalid(
+                &path,
+                format!(
+                    "{} values in a dataset of {}",
+                    ValueKind::of(&parts.values),
+                    self.value_kind
+                ),
+            ));
+        }
+        let bytes = write_shard(&path, parts)?;
+        let (rows, nnz) = (parts.labels.len() as u64, parts.indices.len() as u64);
+        self.shards.push(ShardEntry {
+            file,
+            first_row: self.rows,
+            rows,
+            nnz,
+            bytes,
+        });
+        self.rows += rows;
+        self.nnz += nnz;
+        self.max_columns = self.max_columns.max(parts.n_features);
+        Ok(())
+    }
+
+    /// Apply `options`, write the manifest and rename the directory into place.
+    pub fn finish(mut self, options: FinishOptions) -> Result<Manifest, DataError> {
+        let columns = options.columns.unwrap_or(self.max_columns);
+        if columns < self.max_columns {
+            return Err(DataError::invalid(
+                &self.dir,
+                format!(
+                    "data has {} columns, more than the declared {columns}",
+                    self.max_columns
+                ),
+            ));
+        }
+        let paths: Vec<PathBuf> = self.shards.iter().map(|s| self.tmp.join(&s.file)).collect();
+        let stats = if options.column_statistics || options.renumber_by_frequency {
+            Some(column_statistics(&paths, columns)?)
+        } else {
+            None
+        };
+        let permutation = match (&stats, options.renumber_by_frequency) {
+            (Some((freq, _)), true) => {
+                let mut order: Vec<u32> = (0..columns as u32).collect();
+                order.sort_by_key(|&j| (std::cmp::Reverse(freq[j as usize]), j));
+                Some(order)
+            }
+            _ => None,
+        };
+        let drop_values = options.drop_values && self.value_kind != ValueKind::Ones;
+        if permutation.is_some() || drop_values {
+            let inverse = permutation.as_ref().map(|p| {
+                let mut inv = vec![0u32; columns];
+                for (new, &orig) in p.iter().enumerate() {
+                    inv[orig as usize] = new as u32;
+                }
+                inv
+            });
+            let sizes: Vec<u64> = paths
+                .par_iter()
+                .map(|path| rewrite(path, inverse.as_deref(), drop_values, columns))
+                .collect::<Result<_, _>>()?;
+            for (entry, bytes) in self.shards.iter_mut().zip(sizes) {
+                entry.bytes = bytes;
+            }
+            if drop_values {
+                self.value_kind = ValueKind::Ones;
+            }
+        } else {
+            // Shards were written with the column count known so far; make them agree.
+            for path in &paths {
+                set_columns(path, columns)?;
+            }
+        }
+        let (column_frequencies, column_means) = match stats {
+            Some((freq, sums)) => {
+                let order = permutation
+                    .clone()
+                    .unwrap_or_else(|| (0..columns as u32).collect());
+                let rows = self.rows.max(1) as f64;
+                let freq = order.iter().map(|&j| freq[j as usize]).collect();
+                let means = order.iter().map(|&j| sums[j as usize] / rows).collect();
+                (Some(freq), Some(means))
+            }
+            None => (None, None),
+        };
+        let keep_stats = options.column_statistics;
+        let manifest = Manifest {
+            format: FORMAT_NAME.to_string(),
+            version: MANIFEST_VERSION,
+            rows: self.rows,
+            columns: columns as u64,
+            nnz: self.nnz,
+            value_type: self.value_kind,
+            shards: std::mem::take(&mut self.shards),
+            feature_permutation: permutation,
+            column_frequencies: column_frequencies.filter(|_| keep_stats),
+            column_means: column_means.filter(|_| keep_stats),
+        };
+        let manifest_path = self.tmp.join(MANIFEST);
+        let json = serde_json::to_vec(&manifest).map_err(|e| {
+            DataError::invalid(&manifest_path, format!("cannot serialize manifest: {e}"))
+        })?;
+        std::fs::write(&manifest_path, json).map_err(|e| DataError::io(&manifest_path, e))?;
+        std::fs::rename(&self.tmp, &self.dir).map_err(|e| DataError::io(&self.dir, e))?;
+        self.published = true;
+        Ok(manifest)
+    }
+}
+
+impl Drop for DatasetWriter {
+    fn drop(&mut self) {
+        if !self.published {
+            // Best effort: the directory is hidden and named for this process anyway.
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// Per-column (number of rows where non-zero, sum of values) over the shards, reduced in
+/// shard order so the result does not depend on the thread count.
+fn column_statistics(paths: &[PathBuf], columns: usize) -> Result<(Vec<u64>, Vec<f64>), DataError> {
+    let partial: Vec<(Vec<u64>, Vec<f64>)> = paths
+        .par_iter()
+        .map(|path| {
+            let shard = Shard::open(path)?;
+            let (mut freq, mut sums) = (vec![0u64; columns], vec![0f64; columns]);
+            let values = shard.values();
+            for (k, &j) in shard.indices().iter().enumerate() {
+                freq[j as usize] += 1;
+                sums[j as usize] += values.get(k);
+            }
+            Ok((freq, sums))
+        })
+        .collect::<Result<_, DataError>>()?;
+    let (mut freq, mut sums) = (vec![0u64; columns], vec![0f64; columns]);
+    for (f, s) in partial {
+        freq.iter_mut().zip(f).for_each(|(a, b)| *a += b);
+        sums.iter_mut().zip(s).for_each(|(a, b)| *a += b);
+    }
+    Ok((freq, sums))
+}
+
+/// Rewrite one shard with indices mapped through `inverse` (original → new id, rows
+/// re-sorted) and/or without its value section; returns the new file length.
+fn rewrite(
+    path: &Path,
+    inverse: Option<&[u32]>,
+    drop_values: bool,
+    columns: usize,
+) -> Result<u64, DataError> {
+    let shard = Shard::open(path)?;
+    let (labels, offsets) = (shard.labels(), shard.offsets());
+    let mut indices = Vec::with_capacity(shard.indices().len());
+    let mut values = Vec::with_capacity(if drop_values { 0 } else { indices.capacity() });
+    let mut pairs: Vec<(u32, f64)> = Vec::new();
+    for i in 0..labels.len() {
+        let row = shard.row(i);
+        pairs.clear();
+        pairs.extend(
+            row.indices
+                .iter()
+                .enumerate()
+                .map(|(k, &j)| (inverse.map_or(j, |inv| inv[j as usize]), row.values.get(k))),
+        );
+        pairs.sort_unstable_by_key(|p| p.0);
+        indices.extend(pairs.iter().map(|p| p.0));
+        values.extend(pairs.iter().map(|p| p.1));
+    }
+    let (f32s, f64s): (Vec<f32>, Vec<f64>);
+    let values = match (drop_values, shard.header().value_kind) {
+        (true, _) | (false, ValueKind::Ones) => Values::Ones,
+        (false, ValueKind::F32) => {
+            f32s = values.iter().map(|&v| v as f32).collect();
+            Values::F32(&f32s)
+        }
+        (false, ValueKind::F64) => {
+            f64s = values;
+            Values::F64(&f64s)
+        }
+    };
+    let new_path = path.with_extension("rewrite");
+    let bytes = write_shard(
+        &new_path,
+        &ShardParts {
+            labels,
+            offsets,
+            indices: &indices,
+            values,
+            n_features: columns,
+        },
+    )?;
+    drop(shard);
+    std::fs::rename(&new_path, path).map_err(|e| DataError::io(path, e))?;
+    Ok(bytes)
+}

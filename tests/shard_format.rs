@@ -1,0 +1,280 @@
+//! Binary shards and datasets: round trips, and refusal of truncated, corrupted or
+//! wrong-version files (never a panic, never an out-of-bounds read; the error names the file).
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use sparselin::data::shard::{self, HEADER_LEN};
+use sparselin::data::{
+    CsrMatrix, Dataset, DatasetWriter, Examples, FinishOptions, Shard, ShardParts, ValueKind,
+    ValueVec, Values,
+};
+
+/// A random valid CSR matrix with values of the given kind.
+fn csr(kind: ValueKind) -> impl Strategy<Value = CsrMatrix> {
+    (1usize..40, 0usize..25).prop_flat_map(move |(n_features, n_rows)| {
+        let row = (
+            -3i32..4,
+            proptest::collection::btree_map(0..n_features as u32, -4.0f64..4.0, 0..8),
+        );
+        proptest::collection::vec(row, n_rows).prop_map(move |rows| {
+            let (mut labels, mut offsets, mut indices, mut values) =
+                (vec![], vec![0u64], vec![], vec![]);
+            for (label, entries) in rows {
+                labels.push(f64::from(label));
+                for (j, v) in entries {
+                    indices.push(j);
+                    values.push(if v == 0.0 { 0.5 } else { v });
+                }
+                offsets.push(indices.len() as u64);
+            }
+            let values = match kind {
+                ValueKind::Ones => ValueVec::Ones,
+                ValueKind::F32 => ValueVec::F32(values.iter().map(|&v| v as f32).collect()),
+                ValueKind::F64 => ValueVec::F64(values),
+            };
+            CsrMatrix::new(labels, offsets, indices, values, n_features).unwrap()
+        })
+    })
+}
+
+fn kind_and_csr() -> impl Strategy<Value = (ValueKind, CsrMatrix)> {
+    prop_oneof![
+        Just(ValueKind::Ones),
+        Just(ValueKind::F32),
+        Just(ValueKind::F64)
+    ]
+    .prop_flat_map(|k| (Just(k), csr(k)))
+}
+
+/// Write `m` as a dataset with `rows_per_shard`.
+fn write_dataset(m: &CsrMatrix, dir: &Path, rows_per_shard: usize, kind: ValueKind) {
+    let mut writer = DatasetWriter::create(dir, kind).unwrap();
+    let n = m.n_rows();
+    let mut start = 0;
+    while start < n || (n == 0 && start == 0) {
+        let end = (start + rows_per_shard).min(n);
+        let offsets: Vec<u64> = m.offsets()[start..=end]
+            .iter()
+            .map(|o| o - m.offsets()[start])
+            .collect();
+        let (a, b) = (m.offsets()[start] as usize, m.offsets()[end] as usize);
+        writer
+            .write_shard(&ShardParts {
+                labels: &m.labels()[start..end],
+                offsets: &offsets,
+                indices: &m.indices()[a..b],
+                values: m.values().slice(a, b),
+                n_features: m.n_features(),
+            })
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+        start = end;
+    }
+    writer
+        .finish(FinishOptions {
+            columns: Some(m.n_features()),
+            column_statistics: true,
+            ..FinishOptions::default()
+        })
+        .unwrap();
+}
+
+fn assert_same(a: &dyn Examples, b: &dyn Examples) {
+    assert_eq!(a.n_rows(), b.n_rows());
+    assert_eq!(a.n_features(), b.n_features());
+    assert_eq!(a.nnz(), b.nnz());
+    for i in 0..a.n_rows() {
+        let (x, y) = (a.row(i), b.row(i));
+        assert_eq!(x.label, y.label, "row {i}");
+        assert_eq!(x.indices, y.indices, "row {i}");
+        assert_eq!(x.values, y.values, "row {i}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn dataset_round_trip((kind, m) in kind_and_csr(), rows_per_shard in 1usize..9) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ds");
+        write_dataset(&m, &dir, rows_per_shard, kind);
+        let dataset = Dataset::open(&dir).unwrap();
+        dataset.verify().unwrap();
+        let examples = dataset.into_examples().unwrap();
+        assert_same(&examples, &m);
+    }
+}
+
+fn sample_shard(dir: &Path) -> PathBuf {
+    let path = dir.join("s.csr");
+    shard::write_shard(
+        &path,
+        &ShardParts {
+            labels: &[1.0, -1.0, 1.0],
+            offsets: &[0, 2, 2, 5],
+            indices: &[0, 3, 1, 2, 7],
+            values: Values::F32(&[0.5, 1.5, 2.0, -1.0, 3.0]),
+            n_features: 8,
+        },
+    )
+    .unwrap();
+    path
+}
+
+/// Open and fully verify; the error must name the file.
+fn open_and_verify(path: &Path) -> Result<(), String> {
+    let result = Shard::open(path).and_then(|s| s.verify());
+    result.map_err(|e| {
+        let message = e.to_string();
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        message
+    })
+}
+
+#[test]
+fn every_flipped_byte_is_detected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = sample_shard(tmp.path());
+    let good = std::fs::read(&path).unwrap();
+    open_and_verify(&path).unwrap();
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        std::fs::write(&path, &bad).unwrap();
+        assert!(
+            open_and_verify(&path).is_err(),
+            "flip at byte {at} undetected"
+        );
+    }
+}
+
+#[test]
+fn every_truncation_is_refused_at_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = sample_shard(tmp.path());
+    let good = std::fs::read(&path).unwrap();
+    for len in 0..good.len() {
+        std::fs::write(&path, &good[..len]).unwrap();
+        let err = Shard::open(&path).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "length {len}: {err}");
+    }
+    let mut longer = good.clone();
+    longer.extend_from_slice(&[0; 64]);
+    std::fs::write(&path, &longer).unwrap();
+    assert!(Shard::open(&path).is_err());
+}
+
+#[test]
+fn wrong_version_and_magic_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = sample_shard(tmp.path());
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    bad[8..12].copy_from_slice(&7u32.to_le_bytes());
+    std::fs::write(&path, &bad).unwrap();
+    let err = Shard::open(&path).unwrap_err().to_string();
+    assert!(err.contains("unsupported shard format version 7"), "{err}");
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    std::fs::write(&path, &bad).unwrap();
+    let err = Shard::open(&path).unwrap_err().to_string();
+    assert!(err.contains("bad magic"), "{err}");
+}
+
+#[test]
+fn out_of_order_rows_are_refused_before_use() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let mut writer = DatasetWriter::create(&dir, ValueKind::Ones).unwrap();
+    let parts = ShardParts {
+        labels: &[1.0],
+        offsets: &[0, 2],
+        indices: &[3, 1],
+        values: Values::Ones,
+        n_features: 4,
+    };
+    writer.write_shard(&parts).unwrap();
+    writer.finish(FinishOptions::default()).unwrap();
+    let err = Dataset::open(&dir).unwrap().into_examples().unwrap_err();
+    assert!(err.to_string().contains("strictly increasing"), "{err}");
+}
+
+#[test]
+fn manifest_and_shards_must_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = CsrMatrix::new(
+        vec![1.0, -1.0, 1.0],
+        vec![0, 1, 2, 3],
+        vec![0, 1, 2],
+        ValueVec::F32(vec![1.0, 2.0, 3.0]),
+        3,
+    )
+    .unwrap();
+    let dir = tmp.path().join("ds");
+    write_dataset(&m, &dir, 2, ValueKind::F32);
+    assert_eq!(HEADER_LEN % 64, 0);
+    std::fs::remove_file(dir.join("shard-000001.csr")).unwrap();
+    let err = Dataset::open(&dir).unwrap_err().to_string();
+    assert!(err.contains("shard-000001.csr"), "{err}");
+    let manifest = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("\"rows\":3", "\"rows\":4")).unwrap();
+    let err = Dataset::open(&dir).unwrap_err().to_string();
+    assert!(err.contains("manifest.json"), "{err}");
+}
+
+#[test]
+fn dropped_writer_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let writer = DatasetWriter::create(&dir, ValueKind::F32).unwrap();
+    let parts = ShardParts {
+        labels: &[1.0],
+        offsets: &[0, 1],
+        indices: &[0],
+        values: Values::F32(&[2.0]),
+        n_features: 1,
+    };
+    let mut writer = writer;
+    writer.write_shard(&parts).unwrap();
+    drop(writer);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn renumbering_keeps_rows_up_to_the_permutation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let mut writer = DatasetWriter::create(&dir, ValueKind::F64).unwrap();
+    writer
+        .write_shard(&ShardParts {
+            labels: &[1.0, -1.0],
+            offsets: &[0, 2, 4],
+            indices: &[0, 2, 1, 2],
+            values: Values::F64(&[0.25, 0.5, 0.75, 1.25]),
+            n_features: 3,
+        })
+        .unwrap();
+    writer
+        .finish(FinishOptions {
+            renumber_by_frequency: true,
+            column_statistics: true,
+            ..FinishOptions::default()
+        })
+        .unwrap();
+    let ds = Dataset::open(&dir).unwrap();
+    ds.verify().unwrap();
+    assert_eq!(ds.feature_permutation(), Some(&[2u32, 0, 1][..]));
+    assert_eq!(ds.manifest().column_frequencies, Some(vec![2, 1, 1]));
+    let ex = ds.into_examples().unwrap();
+    let r = ex.row(0);
+    assert_eq!(r.indices, &[0, 1]);
+    assert_eq!(r.values, Values::F64(&[0.5, 0.25]));
+    let r = ex.row(1);
+    assert_eq!(r.indices, &[0, 2]);
+    assert_eq!(r.values, Values::F64(&[1.25, 0.75]));
+}
