@@ -1,15 +1,20 @@
 //! The `sparselin` command line: argument parsing, progress and error reporting only.
 //! Each subcommand lives in its own module; all the work is done by the library.
 
-use std::process::ExitCode;
-
-use clap::{Parser, Subcommand};
-
 mod convert;
+mod eval;
 mod export;
 mod generate;
 mod info;
+mod input;
+mod predict;
+mod trace;
+mod train;
 mod verify;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
 
 /// Linear learning on large sparse data.
 #[derive(Parser)]
@@ -31,6 +36,12 @@ enum Command {
     Export(export::Args),
     /// Generate a reproducible synthetic corpus.
     Gen(generate::Args),
+    /// Train a linear model.
+    Train(train::Args),
+    /// Print a model's predictions (labels or values, or raw scores) for every row of a file.
+    Predict(predict::Args),
+    /// Evaluate a model on labeled data: objective, error rate, AUC, log loss, RMSE.
+    Eval(eval::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +52,9 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args),
         Command::Export(args) => export::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Train(args) => train::run(args),
+        Command::Predict(args) => predict::run(args),
+        Command::Eval(args) => eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

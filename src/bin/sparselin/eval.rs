@@ -1,0 +1,62 @@
+//! `sparselin eval MODEL DATA`: the metrics that fit the model's loss.
+
+use std::path::PathBuf;
+
+use sparselin::data::Examples;
+use sparselin::metrics::{Evaluation, evaluate};
+use sparselin::model::Model;
+
+use crate::input::read_examples;
+
+/// Arguments of `sparselin eval`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A model file written by `sparselin train`.
+    model: PathBuf,
+    /// Labeled data: a dataset directory or a LIBSVM file.
+    data: PathBuf,
+    /// Print the metrics as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Evaluate and print.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let model = Model::load(&args.model)?;
+    let data = read_examples(&args.data, None)?;
+    let weights = model.weights_for(data.n_features(), data.feature_permutation())?;
+    let evaluation = evaluate(
+        model.loss,
+        model.info.lambda,
+        model.info.regularize_bias,
+        &weights,
+        model.bias,
+        &data,
+    );
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&evaluation)?);
+    } else {
+        print!("{}", describe(&evaluation));
+    }
+    Ok(())
+}
+
+/// The metrics as `name value` lines.
+pub fn describe(e: &Evaluation) -> String {
+    let mut out = format!(
+        "rows {}\nobjective {:.10}\nmean_loss {:.10}\n",
+        e.rows, e.objective, e.mean_loss
+    );
+    let optional = [
+        ("error_rate", e.error_rate),
+        ("auc", e.auc),
+        ("log_loss", e.log_loss),
+        ("rmse", e.rmse),
+    ];
+    for (name, value) in optional {
+        if let Some(v) = value {
+            out.push_str(&format!("{name} {v:.6}\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,104 @@
+//! The per-epoch training trace: a CSV file and an SVG plot of objective and test error
+//! against training time.
+
+use std::path::Path;
+
+use anyhow::Context;
+use plotters::prelude::*;
+use sparselin::model::write_atomically;
+
+/// The state after one epoch.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TraceRow {
+    /// Epochs completed (fractional for a last partial epoch).
+    pub epochs: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Training seconds so far (evaluation excluded).
+    pub seconds: f64,
+    /// F(w, b) on the training data.
+    pub train_objective: f64,
+    /// F(w, b) on the test data.
+    pub test_objective: Option<f64>,
+    /// Test error rate (classification) or RMSE (regression).
+    pub test_error: Option<f64>,
+}
+
+/// Write the trace as CSV (empty cells for absent values), atomically.
+pub fn write_csv(path: &Path, rows: &[TraceRow]) -> anyhow::Result<()> {
+    let mut text = String::from("epochs,steps,seconds,train_objective,test_objective,test_error\n");
+    let cell = |v: Option<f64>| v.map(|x| format!("{x:.12e}")).unwrap_or_default();
+    for r in rows {
+        text.push_str(&format!(
+            "{},{},{:.6},{:.12e},{},{}\n",
+            r.epochs,
+            r.steps,
+            r.seconds,
+            r.train_objective,
+            cell(r.test_objective),
+            cell(r.test_error)
+        ));
+    }
+    Ok(write_atomically(path, text.as_bytes())?)
+}
+
+/// Plot objective (left) and test error (right, if any) against seconds as an SVG, atomically.
+pub fn write_plot(path: &Path, rows: &[TraceRow], error_name: &str) -> anyhow::Result<()> {
+    let mut svg = String::new();
+    draw(&mut svg, rows, error_name)
+        .map_err(|e| anyhow::anyhow!("{}: plotting: {e}", path.display()))?;
+    write_atomically(path, svg.as_bytes()).with_context(|| "writing the plot".to_string())
+}
+
+/// A named curve and its colour.
+type Series<'a> = (&'a str, Vec<(f64, f64)>, RGBColor);
+
+fn draw(
+    svg: &mut String,
+    rows: &[TraceRow],
+    error_name: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::with_string(svg, (1000, 420)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((1, 2));
+    let t_max = rows.iter().map(|r| r.seconds).fold(1e-9, f64::max);
+    let series: [Series<'_>; 2] = [
+        (
+            "objective (train)",
+            rows.iter()
+                .map(|r| (r.seconds, r.train_objective))
+                .collect(),
+            BLUE,
+        ),
+        (
+            error_name,
+            rows.iter()
+                .filter_map(|r| r.test_error.map(|e| (r.seconds, e)))
+                .collect(),
+            RED,
+        ),
+    ];
+    for (panel, (name, points, color)) in panels.iter().zip(series) {
+        if points.is_empty() {
+            continue;
+        }
+        let lo = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let hi = points.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-6).max(1e-12);
+        let mut chart = ChartBuilder::on(panel)
+            .caption(name, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..t_max * 1.02, (lo - pad)..(hi + pad))?;
+        chart
+            .configure_mesh()
+            .x_desc("seconds")
+            .y_desc(name)
+            .draw()?;
+        chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    root.present()?;
+    Ok(())
+}

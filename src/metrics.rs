@@ -1,0 +1,200 @@
+//! How good a linear model is on a data set: the objective F(w, b) of MATH.md §1, and the
+//! usual test metrics (error rate, AUC, log loss, RMSE).
+//!
+//! Scores are computed row-parallel (rayon) into a vector and every sum is taken serially in
+//! row order, so results do not depend on the thread count.
+
+use rayon::prelude::*;
+use sparselin_kernels::{dense, sparse};
+
+use crate::data::Examples;
+use crate::loss::Loss;
+
+/// w·x_i + b for every row. Panics on an index ≥ `weights.len()` (check the feature count).
+pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
+    (0..data.n_rows())
+        .into_par_iter()
+        .map(|i| {
+            let row = data.row(i);
+            sparse::dot(weights, row.indices, row.values) + bias
+        })
+        .collect()
+}
+
+/// The stored labels, row by row.
+pub fn labels<E: Examples>(data: &E) -> Vec<f64> {
+    (0..data.n_rows()).map(|i| data.row(i).label).collect()
+}
+
+/// (1/m) Σ ℓ(p_i, y_i), labels mapped by [`Loss::target`].
+pub fn mean_loss(loss: Loss, scores: &[f64], labels: &[f64]) -> f64 {
+    let sum: f64 = scores
+        .iter()
+        .zip(labels)
+        .map(|(&p, &y)| loss.value(p, loss.target(y)))
+        .sum();
+    sum / scores.len().max(1) as f64
+}
+
+/// F(w, b) = (1/m) Σ ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1); without the b² term
+/// when the bias is not regularized.
+pub fn objective<E: Examples>(
+    loss: Loss,
+    lambda: f64,
+    regularize_bias: bool,
+    weights: &[f64],
+    bias: f64,
+    data: &E,
+) -> f64 {
+    let p = scores(weights, bias, data);
+    let b2 = if regularize_bias { bias * bias } else { 0.0 };
+    mean_loss(loss, &p, &labels(data)) + 0.5 * lambda * (dense::norm2(weights) + b2)
+}
+
+/// Fraction of rows whose sign of score (0 counts as +1) differs from the class (label > 0).
+pub fn error_rate(scores: &[f64], labels: &[f64]) -> f64 {
+    let wrong = scores
+        .iter()
+        .zip(labels)
+        .filter(|&(&p, &y)| (p >= 0.0) != (y > 0.0))
+        .count();
+    wrong as f64 / scores.len().max(1) as f64
+}
+
+/// Area under the ROC curve of the scores for classes label > 0 vs the rest (ties count half,
+/// via average ranks); `None` if one class is absent.
+pub fn auc(scores: &[f64], labels: &[f64]) -> Option<f64> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let positives = labels.iter().filter(|&&y| y > 0.0).count() as f64;
+    let negatives = scores.len() as f64 - positives;
+    if positives == 0.0 || negatives == 0.0 {
+        return None;
+    }
+    let mut rank_sum = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && scores[order[end]] == scores[order[start]] {
+            end += 1;
+        }
+        // Ranks start+1..=end share their average.
+        let rank = (start + 1 + end) as f64 / 2.0;
+        let tied_positives = order[start..end]
+            .iter()
+            .filter(|&&i| labels[i] > 0.0)
+            .count();
+        rank_sum += rank * tied_positives as f64;
+        start = end;
+    }
+    Some((rank_sum - positives * (positives + 1.0) / 2.0) / (positives * negatives))
+}
+
+/// Mean negative log-likelihood of the classes under P(y = +1) = 1/(1 + e^(−score)).
+pub fn log_loss(scores: &[f64], labels: &[f64]) -> f64 {
+    mean_loss(Loss::Log, scores, labels)
+}
+
+/// Root mean squared error of the scores against the labels.
+pub fn rmse(scores: &[f64], labels: &[f64]) -> f64 {
+    (2.0 * mean_loss(Loss::Squared, scores, labels)).sqrt()
+}
+
+/// The metrics that fit a loss, on one data set.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Evaluation {
+    /// Rows evaluated.
+    pub rows: usize,
+    /// F(w, b) with the model's loss and λ.
+    pub objective: f64,
+    /// (1/m) Σ ℓ without the regularizer.
+    pub mean_loss: f64,
+    /// Classification: error rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_rate: Option<f64>,
+    /// Classification: AUC (absent when one class is missing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auc: Option<f64>,
+    /// Log loss (only for models trained with it: other scores are not log-odds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_loss: Option<f64>,
+    /// Regression: RMSE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rmse: Option<f64>,
+}
+
+/// Evaluate (w, b) on `data` with the metrics that fit `loss`.
+pub fn evaluate<E: Examples>(
+    loss: Loss,
+    lambda: f64,
+    regularize_bias: bool,
+    weights: &[f64],
+    bias: f64,
+    data: &E,
+) -> Evaluation {
+    let p = scores(weights, bias, data);
+    let y = labels(data);
+    let mean = mean_loss(loss, &p, &y);
+    let b2 = if regularize_bias { bias * bias } else { 0.0 };
+    let classification = loss.is_classification();
+    Evaluation {
+        rows: p.len(),
+        objective: mean + 0.5 * lambda * (dense::norm2(weights) + b2),
+        mean_loss: mean,
+        error_rate: classification.then(|| error_rate(&p, &y)),
+        auc: if classification { auc(&p, &y) } else { None },
+        log_loss: (loss == Loss::Log).then(|| log_loss(&p, &y)),
+        rmse: (!classification).then(|| rmse(&p, &y)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, ValueVec};
+
+    fn data() -> CsrMatrix {
+        // rows: [1, 0], [0, 2], [1, 1] with labels +1, -1, +1
+        CsrMatrix::new(
+            vec![1.0, -1.0, 1.0],
+            vec![0, 1, 2, 4],
+            vec![0, 1, 0, 1],
+            ValueVec::F64(vec![1.0, 2.0, 1.0, 1.0]),
+            2,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn objective_by_hand() {
+        let d = data();
+        // w = (1, -1), b = 0.5: scores 1.5, -1.5, 0.5; hinge 0, 0, 0.5 → mean 1/6.
+        let f = objective(Loss::Hinge, 0.1, true, &[1.0, -1.0], 0.5, &d);
+        assert!((f - (0.5 / 3.0 + 0.05 * (2.0 + 0.25))).abs() < 1e-15);
+        let f = objective(Loss::Hinge, 0.1, false, &[1.0, -1.0], 0.5, &d);
+        assert!((f - (0.5 / 3.0 + 0.05 * 2.0)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn auc_counts_ties_half_and_error_rate_counts_signs() {
+        let y = [1.0, -1.0, 1.0, -1.0];
+        assert_eq!(auc(&[0.9, 0.1, 0.8, 0.2], &y), Some(1.0));
+        assert_eq!(auc(&[0.1, 0.9, 0.2, 0.8], &y), Some(0.0));
+        assert_eq!(auc(&[0.5, 0.5, 0.5, 0.5], &y), Some(0.5));
+        assert_eq!(auc(&[0.5, 0.5, 0.9, 0.1], &y), Some(0.875));
+        assert_eq!(auc(&[1.0, 2.0], &[1.0, 1.0]), None);
+        assert_eq!(error_rate(&[0.0, -0.1, -3.0, 2.0], &y), 0.5);
+    }
+
+    #[test]
+    fn regression_and_log_metrics() {
+        assert!((rmse(&[1.0, 3.0], &[0.0, 0.0]) - 5f64.sqrt()).abs() < 1e-15);
+        assert!((log_loss(&[0.0], &[1.0]) - 2f64.ln()).abs() < 1e-15);
+        let e = evaluate(Loss::Squared, 0.0, true, &[0.0, 0.0], 0.0, &data());
+        assert!(e.error_rate.is_none() && e.auc.is_none() && e.rmse.is_some());
+        let e = evaluate(Loss::Log, 0.0, true, &[1.0, -1.0], 0.5, &data());
+        assert_eq!(e.error_rate, Some(0.0));
+        assert_eq!(e.auc, Some(1.0));
+        assert_eq!(e.log_loss, Some(e.mean_loss));
+    }
+}

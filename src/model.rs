@@ -1,0 +1,427 @@
+//! A trained linear model w·x + b: prediction, and the model file.
+//!
+//! File format (version 1, little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `SPLNMODL` |
+//! | 4 | format version (u32) |
+//! | 4 | weight precision: 0 = f64, 1 = f32 |
+//! | 8 | feature count n (u64) |
+//! | 8 | bias b (f64) |
+//! | 4 | header length L (u32) |
+//! | L | header: JSON with the loss and the [`TrainingInfo`] |
+//! | 8n or 4n | the weights w_0 … w_{n−1} |
+//! | 4 | CRC-32 (crc32fast) of every byte before it |
+//!
+//! Files are written to a temporary name in the target directory and renamed into place, so a
+//! reader never sees a half-written model. Weights are indexed by the feature ids of the data
+//! they were trained on (0-based; the LIBSVM text's ids minus one).
+
+use std::borrow::Cow;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sparselin_kernels::sparse;
+
+use crate::data::Row;
+use crate::loss::Loss;
+
+const MAGIC: &[u8; 8] = b"SPLNMODL";
+/// The model file format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+const FIXED_HEADER: usize = 8 + 4 + 4 + 8 + 8 + 4;
+
+/// How the weights are stored on disk (in memory they are always f64).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// Exact.
+    #[default]
+    F64,
+    /// Half the size; weights rounded to the nearest f32.
+    F32,
+}
+
+/// How a model was trained: enough to reproduce it and to compute its objective.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainingInfo {
+    /// The algorithm's name (`asgd`, `sublbfgs`, …).
+    pub algorithm: String,
+    /// λ of the objective.
+    pub lambda: f64,
+    /// Whether (λ/2)b² is in the objective.
+    pub regularize_bias: bool,
+    /// Algorithm-specific settings and results (steps, t₀, seed, iterations, …).
+    #[serde(default)]
+    pub details: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The JSON header of a model file.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    loss: String,
+    info: TrainingInfo,
+}
+
+/// A linear model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// w, one weight per feature.
+    pub weights: Vec<f64>,
+    /// b.
+    pub bias: f64,
+    /// The loss it was trained with (decides whether predictions are labels or values).
+    pub loss: Loss,
+    /// How it was trained.
+    pub info: TrainingInfo,
+}
+
+/// Why a model could not be used, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is not a model, is damaged, or is from an incompatible version.
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+    /// The data has features the model has no weights for.
+    #[error(
+        "the model has {model} features but the data has {data}: it was trained on different data"
+    )]
+    FeatureCount { model: usize, data: usize },
+}
+
+impl Model {
+    /// Number of features n.
+    pub fn n_features(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// An error unless the model can score data with `n_features` features.
+    pub fn check_fits(&self, n_features: usize) -> Result<(), ModelError> {
+        if n_features > self.weights.len() {
+            return Err(ModelError::FeatureCount {
+                model: self.weights.len(),
+                data: n_features,
+            });
+        }
+        Ok(())
+    }
+
+    /// The weights in the column numbering of data with `n_features` columns and the given
+    /// feature permutation (internal column → original id; `None` = identity), checking that
+    /// the model covers every column. Models are stored in original feature ids.
+    pub fn weights_for(
+        &self,
+        n_features: usize,
+        permutation: Option<&[u32]>,
+    ) -> Result<Cow<'_, [f64]>, ModelError> {
+        self.check_fits(n_features)?;
+        Ok(match permutation {
+            None => Cow::Borrowed(&self.weights),
+            Some(p) => {
+                let mut w = vec![0.0; n_features];
+                for (j, &original) in p.iter().enumerate().take(n_features) {
+                    w[j] =
+                        *self
+                            .weights
+                            .get(original as usize)
+                            .ok_or(ModelError::FeatureCount {
+                                model: self.weights.len(),
+                                data: original as usize + 1,
+                            })?;
+                }
+                Cow::Owned(w)
+            }
+        })
+    }
+
+    /// The score w·x + b (panics on an index ≥ n: call [`Model::check_fits`] first).
+    #[inline]
+    pub fn score(&self, x: Row<'_>) -> f64 {
+        sparse::dot(&self.weights, x.indices, x.values) + self.bias
+    }
+
+    /// What the model predicts for a score: the class ±1 for classification losses (a score
+    /// of exactly 0 counts as +1), the score itself for regression.
+    pub fn prediction(&self, score: f64) -> f64 {
+        if self.loss.is_classification() {
+            if score >= 0.0 { 1.0 } else { -1.0 }
+        } else {
+            score
+        }
+    }
+
+    /// The file's bytes (see the module documentation).
+    pub fn to_bytes(&self, precision: Precision) -> Vec<u8> {
+        let header = serde_json::to_vec(&Header {
+            loss: self.loss.to_string(),
+            info: self.info.clone(),
+        })
+        .expect("the header is plain data");
+        let width = match precision {
+            Precision::F64 => 8,
+            Precision::F32 => 4,
+        };
+        let mut out =
+            Vec::with_capacity(FIXED_HEADER + header.len() + width * self.weights.len() + 4);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&u32::from(precision == Precision::F32).to_le_bytes());
+        out.extend_from_slice(&(self.weights.len() as u64).to_le_bytes());
+        out.extend_from_slice(&self.bias.to_le_bytes());
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        for &w in &self.weights {
+            match precision {
+                Precision::F64 => out.extend_from_slice(&w.to_le_bytes()),
+                Precision::F32 => out.extend_from_slice(&(w as f32).to_le_bytes()),
+            }
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Parse a model file's bytes; `path` names it in errors.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model, ModelError> {
+        let bad = |message: String| ModelError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        if bytes.len() < FIXED_HEADER + 4 || &bytes[..8] != MAGIC {
+            return Err(bad("not a sparselin model file".into()));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "model format version {version}, this build reads version {FORMAT_VERSION}"
+            )));
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().unwrap()) {
+            return Err(bad(
+                "checksum mismatch: the file is damaged or truncated".into()
+            ));
+        }
+        let width = match u32_at(12) {
+            0 => 8,
+            1 => 4,
+            p => return Err(bad(format!("unknown weight precision code {p}"))),
+        };
+        let n = u64_at(16);
+        let bias = f64::from_bits(u64_at(24));
+        let header_len = u32_at(32) as usize;
+        let weights_at = FIXED_HEADER + header_len;
+        let expected = (n as u128) * width as u128 + weights_at as u128;
+        if expected != body.len() as u128 {
+            return Err(bad(format!(
+                "{} bytes of header and weights, expected {expected} for {n} features",
+                body.len()
+            )));
+        }
+        let header: Header = serde_json::from_slice(&body[FIXED_HEADER..weights_at])
+            .map_err(|e| bad(format!("bad header: {e}")))?;
+        let loss = header
+            .loss
+            .parse::<Loss>()
+            .map_err(|e| bad(format!("bad header: {e}")))?;
+        let weights = body[weights_at..]
+            .chunks_exact(width)
+            .map(|c| match width {
+                8 => f64::from_le_bytes(c.try_into().unwrap()),
+                _ => f64::from(f32::from_le_bytes(c.try_into().unwrap())),
+            })
+            .collect();
+        Ok(Model {
+            weights,
+            bias,
+            loss,
+            info: header.info,
+        })
+    }
+
+    /// Write the model file atomically.
+    pub fn save(&self, path: &Path, precision: Precision) -> Result<(), ModelError> {
+        write_atomically(path, &self.to_bytes(precision))
+    }
+
+    /// Read a model file, checking magic, version, size and checksum.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let bytes = fs::read(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Model::from_bytes(&bytes, path)
+    }
+
+    /// A human-readable text form: settings, then `feature weight` lines for the non-zero
+    /// weights with 1-based feature ids, as in LIBSVM text.
+    pub fn to_readable(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "# sparselin model (format version {FORMAT_VERSION})\n"
+        ));
+        out.push_str(&format!("loss {}\n", self.loss));
+        out.push_str(&format!("algorithm {}\n", self.info.algorithm));
+        out.push_str(&format!("lambda {:e}\n", self.info.lambda));
+        out.push_str(&format!("regularize_bias {}\n", self.info.regularize_bias));
+        for (key, value) in &self.info.details {
+            out.push_str(&format!("{key} {value}\n"));
+        }
+        out.push_str(&format!("n_features {}\n", self.weights.len()));
+        out.push_str(&format!("bias {:e}\n", self.bias));
+        out.push_str("# feature weight (1-based ids, non-zero weights only)\n");
+        for (j, &w) in self.weights.iter().enumerate() {
+            if w != 0.0 {
+                out.push_str(&format!("{} {w:e}\n", j + 1));
+            }
+        }
+        out
+    }
+
+    /// Write [`Model::to_readable`] atomically.
+    pub fn save_readable(&self, path: &Path) -> Result<(), ModelError> {
+        write_atomically(path, self.to_readable().as_bytes())
+    }
+}
+
+/// Weights indexed by a dataset's internal columns, re-indexed by original feature ids
+/// (`permutation[j]` = original id of column j, a permutation of 0..n).
+pub fn weights_to_original(weights: &[f64], permutation: &[u32]) -> Vec<f64> {
+    let mut out = vec![0.0; weights.len()];
+    for (j, &original) in permutation.iter().enumerate() {
+        out[original as usize] = weights[j];
+    }
+    out
+}
+
+/// Write `bytes` to a temporary file beside `path`, flush it to disk, then rename it over
+/// `path`: readers see the old file or the new one, never a mix.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
+    let io = |source| ModelError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io(std::io::Error::other("not a file name")))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".tmp{}", std::process::id()));
+    let temp = path.with_file_name(temp_name);
+    let result = fs::File::create(&temp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result.map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Model {
+        let mut details = serde_json::Map::new();
+        details.insert("steps".into(), 1234.into());
+        Model {
+            weights: vec![0.5, 0.0, -1.0 / 3.0, 1e-300],
+            bias: -0.25,
+            loss: Loss::EpsilonInsensitive(0.2),
+            info: TrainingInfo {
+                algorithm: "asgd".into(),
+                lambda: 1e-4,
+                regularize_bias: true,
+                details,
+            },
+        }
+    }
+
+    #[test]
+    fn round_trips_exactly_in_f64_and_rounded_in_f32() {
+        let m = model();
+        let path = Path::new("m");
+        assert_eq!(
+            Model::from_bytes(&m.to_bytes(Precision::F64), path).unwrap(),
+            m
+        );
+        let back = Model::from_bytes(&m.to_bytes(Precision::F32), path).unwrap();
+        assert_eq!(back.weights[2], f64::from(-1.0f32 / 3.0));
+        assert_eq!(back.weights[3], 0.0);
+        assert_eq!(back.bias, m.bias);
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_a_reason() {
+        let bytes = model().to_bytes(Precision::F64);
+        let path = Path::new("m.model");
+        let err = |b: &[u8]| Model::from_bytes(b, path).unwrap_err().to_string();
+        let mut flipped = bytes.clone();
+        flipped[FIXED_HEADER + 3] ^= 1;
+        assert!(err(&flipped).contains("checksum"), "{}", err(&flipped));
+        assert!(err(&bytes[..bytes.len() - 9]).contains("checksum"));
+        assert!(err(b"hello world, not a model at all").contains("not a sparselin model"));
+        let mut future = bytes.clone();
+        future[8] = 9;
+        assert!(err(&future).contains("version 9"));
+        assert!(err(&future).starts_with("m.model: "));
+    }
+
+    #[test]
+    fn save_is_atomic_and_readable_export_lists_nonzero_weights() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.model");
+        let m = model();
+        m.save(&path, Precision::F64).unwrap();
+        assert_eq!(Model::load(&path).unwrap(), m);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+        let text = m.to_readable();
+        assert!(
+            text.contains("\n1 5e-1\n") && text.contains("\n3 -3.333"),
+            "{text}"
+        );
+        assert!(!text.contains("\n2 "));
+        assert!(text.contains("steps 1234"));
+        let missing = dir.path().join("no/such/dir/x.model");
+        assert!(m.save(&missing, Precision::F64).is_err());
+    }
+
+    #[test]
+    fn feature_count_mismatch_is_a_clear_error() {
+        let m = model();
+        assert!(m.check_fits(4).is_ok() && m.check_fits(2).is_ok());
+        let e = m.check_fits(5).unwrap_err().to_string();
+        assert!(e.contains("4 features") && e.contains("has 5"), "{e}");
+        assert_eq!(m.prediction(-0.1), -0.1);
+    }
+
+    #[test]
+    fn permuted_columns_map_to_and_from_original_ids() {
+        let internal = [10.0, 20.0, 30.0];
+        let permutation = [2u32, 0, 1]; // column 0 is original feature 2, ...
+        let original = weights_to_original(&internal, &permutation);
+        assert_eq!(original, [20.0, 30.0, 10.0]);
+        let mut m = model();
+        m.weights = original;
+        assert_eq!(*m.weights_for(3, Some(&permutation)).unwrap(), internal);
+        assert_eq!(*m.weights_for(2, None).unwrap(), m.weights[..]);
+        assert!(m.weights_for(3, Some(&[0, 1, 7])).is_err());
+    }
+}

@@ -1,0 +1,75 @@
+//! ASGD with gradient sums (MATH.md §3, Algorithm 2): averaged iterates, still O(k) per step.
+//!
+//! Besides v and a of Algorithm 1 it keeps the harmonic gradient sum u_t = Σ_{j≤t} h'_{j−1} g_j x_{π_j}
+//! and ā_t = Σ_{j≤t} h'_{j−1} g_j, so that after T steps
+//! w̄_T = −(h'_T v_T − u_T)/(λ(T − t_a + 1)) and b̄_T = −(h'_T a_T − ā_T)/(λ(T − t_a + 1)).
+//! v and u are interleaved as `[v_i, u_i]` pairs: one cache line serves both in a step.
+
+use sparselin_kernels::{dense, sparse};
+
+use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
+use crate::data::Row;
+use crate::loss::Loss;
+
+/// State of Algorithm 2.
+pub struct Asgd {
+    loss: Loss,
+    schedule: Schedule,
+    /// [v_i, u_i]: the gradient sum and the harmonic gradient sum.
+    vu: Vec<[f64; 2]>,
+    bias: BiasTerm,
+    /// h'_{t−1}.
+    h: RunningHarmonic,
+}
+
+impl Asgd {
+    /// A fresh learner over `n_features` features.
+    pub fn new(n_features: usize, loss: Loss, schedule: Schedule, regularize_bias: bool) -> Asgd {
+        Asgd {
+            loss,
+            schedule,
+            vu: vec![[0.0; 2]; n_features],
+            bias: BiasTerm::new(regularize_bias),
+            h: RunningHarmonic::new(&schedule),
+        }
+    }
+}
+
+impl Learner for Asgd {
+    #[inline]
+    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+        let divisor = self.schedule.divisor(t - 1);
+        let vx = sparse::dot_first(&self.vu, x.indices, x.values);
+        let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
+        let g = self.loss.derivative(p, y);
+        let h = self.h.value();
+        // v += g·x; u += h'_{t−1}·g·x (one fused pass over the pairs).
+        sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        self.bias
+            .update_averaged(g, self.schedule.eta(t), h, self.h.count(t));
+        self.h.advance(t);
+        p
+    }
+
+    fn snapshot(&self, t: u64) -> Snapshot {
+        let divisor = self.schedule.divisor(t);
+        let scale = if divisor == 0.0 { 0.0 } else { -1.0 / divisor };
+        let weights = self.vu.iter().map(|pair| scale * pair[0]).collect();
+        let last = Iterate {
+            weights,
+            bias: self.bias.value(divisor),
+        };
+        let count = self.h.count(t);
+        let averaged = (count > 0).then(|| {
+            let divisor = self.schedule.lambda * count as f64;
+            let h = self.h.value();
+            let mut weights = vec![0.0; self.vu.len()];
+            dense::rescale_average(-1.0 / divisor, h, &self.vu, 0.0, None, &mut weights);
+            Iterate {
+                weights,
+                bias: self.bias.averaged(h, divisor),
+            }
+        });
+        Snapshot { last, averaged }
+    }
+}

@@ -1,0 +1,86 @@
+//! The bias b of the online learners, regularized (the seed's objective, MATH.md §1) or not.
+//!
+//! Regularized, the bias follows Lemma 1 like the weights: b_t = −a_t/(λ(t + t₀)) with
+//! a_t = Σ g_i, and its average is b̄_T = −(h'_T a_T − ā_T)/(λ(T − t_a + 1)) (MATH.md §3).
+//! Unregularized, there is no shrinkage to fold into a sum: b_t = b_{t−1} − η_t g_t and its
+//! average is kept as a running mean. Both are O(1) per step.
+
+/// The bias's running state.
+#[derive(Clone, Copy, Debug)]
+pub enum BiasTerm {
+    /// (λ/2)b² is part of the objective.
+    Regularized {
+        /// a_t = Σ_{i≤t} g_i.
+        a: f64,
+        /// ā_t = Σ_{i≤t} h'_{i−1} g_i.
+        a_bar: f64,
+    },
+    /// b is not penalized.
+    Free {
+        /// b_t itself.
+        b: f64,
+        /// The mean of b_{t_a}, …, b_t.
+        b_bar: f64,
+    },
+}
+
+impl BiasTerm {
+    /// b_0 = 0.
+    pub fn new(regularized: bool) -> BiasTerm {
+        if regularized {
+            BiasTerm::Regularized { a: 0.0, a_bar: 0.0 }
+        } else {
+            BiasTerm::Free { b: 0.0, b_bar: 0.0 }
+        }
+    }
+
+    /// b_t, given `divisor` = λ(t + t₀) (b_0 = 0 when the divisor is 0).
+    #[inline]
+    pub fn value(&self, divisor: f64) -> f64 {
+        match *self {
+            BiasTerm::Regularized { a, .. } => {
+                if divisor == 0.0 {
+                    0.0
+                } else {
+                    -a / divisor
+                }
+            }
+            BiasTerm::Free { b, .. } => b,
+        }
+    }
+
+    /// Step t with loss derivative `g` and step size `eta` = η_t, not averaged.
+    #[inline]
+    pub fn update(&mut self, g: f64, eta: f64) {
+        match self {
+            BiasTerm::Regularized { a, .. } => *a += g,
+            BiasTerm::Free { b, .. } => *b -= eta * g,
+        }
+    }
+
+    /// Step t of an averaged learner: `h_prev` = h'_{t−1} and `count` = t − t_a + 1, the number
+    /// of iterates averaged after this step (0 before t_a).
+    #[inline]
+    pub fn update_averaged(&mut self, g: f64, eta: f64, h_prev: f64, count: u64) {
+        match self {
+            BiasTerm::Regularized { a, a_bar } => {
+                *a += g;
+                *a_bar += h_prev * g;
+            }
+            BiasTerm::Free { b, b_bar } => {
+                *b -= eta * g;
+                if count > 0 {
+                    *b_bar += (*b - *b_bar) / count as f64;
+                }
+            }
+        }
+    }
+
+    /// b̄_T, given h'_T and `divisor` = λ(T − t_a + 1).
+    pub fn averaged(&self, h: f64, divisor: f64) -> f64 {
+        match *self {
+            BiasTerm::Regularized { a, a_bar } => -(h * a - a_bar) / divisor,
+            BiasTerm::Free { b_bar, .. } => b_bar,
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! CASGD (MATH.md §4, Algorithm 3): ASGD on implicitly centered data, still O(k) per step.
+//!
+//! Training on x − x̄ would make every example dense. Instead the sums stay over the raw x:
+//! w_t = −(v_t − a_t x̄)/(λ(t + t₀)), and the projection sum z_t = v_t·x̄ = Σ g_i q_{π_i} with
+//! q_i = x_i·x̄ (precomputed once, O(mk)) gives the implicit bias b'_t = b_t − w_t·x̄, so the
+//! model predicts w·x + b' on raw data and nothing about x̄ is stored with it.
+//!
+//! Accuracy: b' = −(a(1 + ‖x̄‖²) − z)/(λ(t + t₀)) cancels a·‖x̄‖² against z, which are huge for
+//! raw, unscaled features. We accumulate instead the projection sum of the *centered*
+//! examples, z̃_t = z_t − a_t‖x̄‖² = Σ g_i (q_{π_i} − ‖x̄‖²) (and ζ̃ = ζ − ā‖x̄‖² likewise):
+//! b' = −(a − z̃)/(λ(t + t₀)) has no such cancellation. Same O(1) per step.
+
+use sparselin_kernels::{dense, sparse};
+
+use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
+use crate::data::{Examples, Row};
+use crate::loss::Loss;
+
+/// State of Algorithm 3.
+pub struct Casgd {
+    loss: Loss,
+    schedule: Schedule,
+    /// [v_i, u_i] over the raw examples.
+    vu: Vec<[f64; 2]>,
+    /// x̄, the mean example (absent entries count as 0).
+    x_bar: Vec<f64>,
+    /// ‖x̄‖².
+    x_bar_norm2: f64,
+    /// q_i = x_i·x̄ for every example i.
+    q: Vec<f64>,
+    /// a_t = Σ g_i and ā_t = Σ h'_{i−1} g_i (they center the weights whatever the bias does).
+    a: f64,
+    a_bar: f64,
+    /// z̃_t = Σ g_i (q_{π_i} − ‖x̄‖²) and ζ̃_t = Σ h'_{i−1} g_i (q_{π_i} − ‖x̄‖²).
+    z: f64,
+    zeta: f64,
+    /// The bias b in centered coordinates.
+    bias: BiasTerm,
+    h: RunningHarmonic,
+}
+
+impl Casgd {
+    /// Set-up: x̄ and every q_i in one O(mk + n) pass over `data`.
+    pub fn new<E: Examples>(
+        data: &E,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Casgd {
+        let n = data.n_features();
+        let m = data.n_rows();
+        let mut x_bar = vec![0.0; n];
+        for i in 0..m {
+            let row = data.row(i);
+            sparse::axpy(1.0, row.indices, row.values, &mut x_bar);
+        }
+        if m > 0 {
+            dense::scale(1.0 / m as f64, &mut x_bar);
+        }
+        let q = (0..m)
+            .map(|i| {
+                let row = data.row(i);
+                sparse::dot(&x_bar, row.indices, row.values)
+            })
+            .collect();
+        Casgd {
+            loss,
+            schedule,
+            vu: vec![[0.0; 2]; n],
+            x_bar_norm2: dense::norm2(&x_bar),
+            x_bar,
+            q,
+            a: 0.0,
+            a_bar: 0.0,
+            z: 0.0,
+            zeta: 0.0,
+            bias: BiasTerm::new(regularize_bias),
+            h: RunningHarmonic::new(&schedule),
+        }
+    }
+}
+
+impl Casgd {
+    /// The bias b' = −(a·r − z̃)/(λ(t + t₀)) + b_free after t steps, or its average: r = 1 and
+    /// b_free = 0 for a regularized bias (b = −a/(λ(t + t₀)), Lemma 1); r = 0 and b_free = b
+    /// (or b̄) for a free one.
+    #[inline]
+    fn regularized_bias(&self) -> f64 {
+        match self.bias {
+            BiasTerm::Regularized { .. } => 1.0,
+            BiasTerm::Free { .. } => 0.0,
+        }
+    }
+}
+
+impl Learner for Casgd {
+    #[inline]
+    fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+        let q = self.q[i];
+        let divisor = self.schedule.divisor(t - 1);
+        let vx = sparse::dot_first(&self.vu, x.indices, x.values);
+        // p_t = w_{t−1}·x + b'_{t−1} = −(v·x − a q + a − z̃)/(λ(t − 1 + t₀)) (+ b_{t−1} if free).
+        let r = self.regularized_bias();
+        let free_bias = match self.bias {
+            BiasTerm::Regularized { .. } => 0.0,
+            BiasTerm::Free { b, .. } => b,
+        };
+        let p = if divisor == 0.0 {
+            0.0
+        } else {
+            -(vx - self.a * q + self.a * r - self.z) / divisor
+        } + free_bias;
+        let g = self.loss.derivative(p, y);
+        let h = self.h.value();
+        sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        let q_centered = q - self.x_bar_norm2;
+        self.a += g;
+        self.a_bar += h * g;
+        self.z += g * q_centered;
+        self.zeta += h * g * q_centered;
+        self.bias
+            .update_averaged(g, self.schedule.eta(t), h, self.h.count(t));
+        self.h.advance(t);
+        p
+    }
+
+    fn snapshot(&self, t: u64) -> Snapshot {
+        let divisor = self.schedule.divisor(t);
+        let r = self.regularized_bias();
+        let last = if divisor == 0.0 {
+            Iterate {
+                weights: vec![0.0; self.vu.len()],
+                bias: 0.0,
+            }
+        } else {
+            // w_T = −(v_T − a_T x̄)/(λ(T + t₀)), b'_T = b_T − w_T·x̄ = −(a_T − z̃_T)/(λ(T + t₀)).
+            let weights = self
+                .vu
+                .iter()
+                .zip(&self.x_bar)
+                .map(|(pair, &m)| -(pair[0] - self.a * m) / divisor)
+                .collect();
+            let free_bias = match self.bias {
+                BiasTerm::Regularized { .. } => 0.0,
+                BiasTerm::Free { b, .. } => b,
+            };
+            Iterate {
+                weights,
+                bias: -(self.a * r - self.z) / divisor + free_bias,
+            }
+        };
+        let count = self.h.count(t);
+        let averaged = (count > 0).then(|| {
+            // w̄_T = −[(h v − u) − (h a − ā) x̄]/(λ(T − t_a + 1)) and
+            // b̄'_T = b̄_T − w̄_T·x̄ = −[(h a − ā) − (h z̃ − ζ̃)]/(λ(T − t_a + 1)).
+            let divisor = self.schedule.lambda * count as f64;
+            let h = self.h.value();
+            let centering = h * self.a - self.a_bar;
+            let mut weights = vec![0.0; self.vu.len()];
+            dense::rescale_average(
+                -1.0 / divisor,
+                h,
+                &self.vu,
+                centering / divisor,
+                Some(&self.x_bar),
+                &mut weights,
+            );
+            let free_bias = match self.bias {
+                BiasTerm::Regularized { .. } => 0.0,
+                BiasTerm::Free { .. } => self.bias.averaged(h, divisor),
+            };
+            Iterate {
+                weights,
+                bias: -(r * centering - (h * self.z - self.zeta)) / divisor + free_bias,
+            }
+        });
+        Snapshot { last, averaged }
+    }
+}

@@ -1,0 +1,310 @@
+//! Configuration and the training loop shared by every online learner.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
+use crate::data::Examples;
+use crate::loss::Loss;
+
+/// Which online learner to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Algorithm 1, O(k) per step; outputs the last iterate.
+    Sgd,
+    /// Algorithm 2, O(k) per step; outputs the averaged iterate.
+    Asgd,
+    /// Algorithm 3, O(k) per step; outputs the averaged iterate with the implicit bias.
+    Casgd,
+    /// The O(n)-per-step baseline of [`Algorithm::Sgd`].
+    NaiveSgd,
+    /// The O(n)-per-step baseline of [`Algorithm::Asgd`].
+    NaiveAsgd,
+    /// The O(n)-per-step baseline of [`Algorithm::Casgd`].
+    NaiveCasgd,
+}
+
+impl Algorithm {
+    /// Every algorithm, fast ones first.
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Sgd,
+        Algorithm::Asgd,
+        Algorithm::Casgd,
+        Algorithm::NaiveSgd,
+        Algorithm::NaiveAsgd,
+        Algorithm::NaiveCasgd,
+    ];
+
+    /// The name used on the command line and in model files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Sgd => "sgd",
+            Algorithm::Asgd => "asgd",
+            Algorithm::Casgd => "casgd",
+            Algorithm::NaiveSgd => "naive-sgd",
+            Algorithm::NaiveAsgd => "naive-asgd",
+            Algorithm::NaiveCasgd => "naive-casgd",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| format!("unknown online algorithm '{s}'"))
+    }
+}
+
+/// When training stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// After exactly T steps.
+    Steps(u64),
+    /// After E passes' worth of steps (E·m).
+    Epochs(u64),
+}
+
+/// Everything that determines a run: same config and data, same model, bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// The loss ℓ.
+    pub loss: Loss,
+    /// λ > 0.
+    pub lambda: f64,
+    /// Step-size offset t₀ ≥ 0; `None` picks [`default_t0`].
+    pub t0: Option<f64>,
+    /// First averaged step t_a ≥ 1.
+    pub average_start: u64,
+    /// Whether (λ/2)b² is in the objective (the seed's objective has it).
+    pub regularize_bias: bool,
+    /// The visiting order.
+    pub sampling: Sampling,
+    /// Seed of the sampler.
+    pub seed: u64,
+    /// When to stop.
+    pub stop: Stop,
+}
+
+/// A configuration that cannot be run on the given data.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    /// λ must be positive and finite.
+    #[error("lambda must be a positive finite number, got {0}")]
+    Lambda(f64),
+    /// t₀ must be non-negative and finite.
+    #[error("t0 must be a non-negative finite number, got {0}")]
+    T0(f64),
+    /// There is nothing to learn from.
+    #[error("the training data has no rows")]
+    NoRows,
+    /// Zero steps requested.
+    #[error("training needs at least one step")]
+    NoSteps,
+    /// Averaging would start after the last step (or at step 0).
+    #[error("average start {start} is not within 1..={steps} (the number of steps)")]
+    AverageStart { start: u64, steps: u64 },
+}
+
+/// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).
+///
+/// The scale is the squared row norm the first steps will meet: the largest one for squared
+/// and squared-hinge loss, whose gradients grow with the residual so that a single step with
+/// η‖x‖² > 2 diverges; the mean one for the Lipschitz losses (hinge, log, absolute, smooth
+/// hinge, ε-insensitive), where an oversized step cannot diverge but only wastes steps undoing
+/// it, and the typical row is what should move by about one unit of margin.
+pub fn default_t0<E: Examples>(data: &E, loss: Loss, lambda: f64) -> f64 {
+    let (mut max, mut sum) = (0.0f64, 0.0f64);
+    for i in 0..data.n_rows() {
+        let row = data.row(i);
+        let norm2: f64 = (0..row.nnz()).map(|k| row.values.get(k).powi(2)).sum();
+        max = max.max(norm2);
+        sum += norm2;
+    }
+    let scale = match loss {
+        Loss::Squared | Loss::SquaredHinge => max,
+        _ => sum / data.n_rows().max(1) as f64,
+    };
+    Schedule::default_t0(lambda, scale)
+}
+
+/// A finished run.
+#[derive(Clone, Debug)]
+pub struct Fit {
+    /// The final iterates; [`Snapshot::output`] is the model.
+    pub snapshot: Snapshot,
+    /// The schedule used (t₀ resolved).
+    pub schedule: Schedule,
+    /// Steps taken (T).
+    pub steps: u64,
+    /// Wall-clock seconds spent in the steps and the final O(n) recovery (set-up and
+    /// observers excluded).
+    pub seconds: f64,
+}
+
+/// The state at the end of an epoch (every m steps, and after the last step).
+pub struct EpochEnd<'a> {
+    /// Epochs completed, fractional for a last partial one.
+    pub epochs: f64,
+    /// Steps taken so far.
+    pub steps: u64,
+    /// Training seconds so far (observers excluded).
+    pub seconds: f64,
+    /// The iterates now.
+    pub snapshot: &'a Snapshot,
+}
+
+/// Receives progress while [`fit`] runs.
+pub trait Observer {
+    /// Every [`PROGRESS_INTERVAL`] steps: steps done, and the mean loss ℓ(p_t, y) over a
+    /// sample (every 64th) of the steps since the last call, a cheap objective estimate.
+    fn progress(&mut self, _steps: u64, _mean_loss: f64) {}
+    /// Whether [`Observer::epoch_end`] is wanted (it costs an O(n) snapshot per epoch).
+    fn wants_epochs(&self) -> bool {
+        false
+    }
+    /// After each epoch, if [`Observer::wants_epochs`].
+    fn epoch_end(&mut self, _end: &EpochEnd<'_>) {}
+}
+
+/// An observer that ignores everything.
+impl Observer for () {}
+
+/// Steps between two [`Observer::progress`] calls.
+pub const PROGRESS_INTERVAL: u64 = 1 << 16;
+
+/// Train `algorithm` on `data` as `config` says.
+pub fn fit<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    observer: &mut dyn Observer,
+) -> Result<Fit, ConfigError> {
+    let m = data.n_rows();
+    if !(config.lambda > 0.0 && config.lambda.is_finite()) {
+        return Err(ConfigError::Lambda(config.lambda));
+    }
+    if m == 0 {
+        return Err(ConfigError::NoRows);
+    }
+    let t0 = match config.t0 {
+        Some(t0) if t0 >= 0.0 && t0.is_finite() => t0,
+        Some(t0) => return Err(ConfigError::T0(t0)),
+        None => default_t0(data, config.loss, config.lambda),
+    };
+    let steps = match config.stop {
+        Stop::Steps(t) => t,
+        Stop::Epochs(e) => e.saturating_mul(m as u64),
+    };
+    if steps == 0 {
+        return Err(ConfigError::NoSteps);
+    }
+    let averaged = !matches!(algorithm, Algorithm::Sgd | Algorithm::NaiveSgd);
+    if averaged && !(1..=steps).contains(&config.average_start) {
+        return Err(ConfigError::AverageStart {
+            start: config.average_start,
+            steps,
+        });
+    }
+    let schedule = Schedule {
+        lambda: config.lambda,
+        t0,
+        average_start: config.average_start.max(1),
+    };
+    let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
+    let naive = |kind| Naive::new(data, kind, loss, schedule, reg);
+    let run = Run {
+        config,
+        schedule,
+        steps,
+    };
+    Ok(match algorithm {
+        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
+        Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg), observer),
+        Algorithm::Casgd => run.drive(data, Casgd::new(data, loss, schedule, reg), observer),
+        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd), observer),
+        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd), observer),
+        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd), observer),
+    })
+}
+
+/// A validated run.
+struct Run<'a> {
+    config: &'a Config,
+    schedule: Schedule,
+    steps: u64,
+}
+
+impl Run<'_> {
+    /// The loop: T steps in epochs of m, the sampler choosing each example.
+    fn drive<E: Examples, L: Learner>(
+        &self,
+        data: &E,
+        mut learner: L,
+        observer: &mut dyn Observer,
+    ) -> Fit {
+        let m = data.n_rows() as u64;
+        let loss = self.config.loss;
+        let mut sampler = Sampler::new(self.config.sampling, data.n_rows(), self.config.seed);
+        let wants_epochs = observer.wants_epochs();
+        let (mut loss_sum, mut loss_count) = (0.0, 0u64);
+        let mut seconds = 0.0;
+        let mut t = 0u64;
+        while t < self.steps {
+            let start = Instant::now();
+            let epoch_end = (t + m).min(self.steps);
+            while t < epoch_end {
+                t += 1;
+                let i = sampler.next();
+                let row = data.row(i);
+                let y = loss.target(row.label);
+                let p = learner.step(i, row, y, t);
+                if t % 64 == 0 {
+                    loss_sum += loss.value(p, y);
+                    loss_count += 1;
+                }
+                if t % PROGRESS_INTERVAL == 0 {
+                    observer.progress(t, loss_sum / loss_count.max(1) as f64);
+                    (loss_sum, loss_count) = (0.0, 0);
+                }
+            }
+            seconds += start.elapsed().as_secs_f64();
+            if wants_epochs && t < self.steps {
+                let snapshot = learner.snapshot(t);
+                observer.epoch_end(&EpochEnd {
+                    epochs: t as f64 / m as f64,
+                    steps: t,
+                    seconds,
+                    snapshot: &snapshot,
+                });
+            }
+        }
+        let start = Instant::now();
+        let snapshot = learner.snapshot(t);
+        seconds += start.elapsed().as_secs_f64();
+        if wants_epochs {
+            observer.epoch_end(&EpochEnd {
+                epochs: t as f64 / m as f64,
+                steps: t,
+                seconds,
+                snapshot: &snapshot,
+            });
+        }
+        Fit {
+            snapshot,
+            schedule: self.schedule,
+            steps: t,
+            seconds,
+        }
+    }
+}

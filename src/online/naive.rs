@@ -1,0 +1,130 @@
+//! The O(Tn) baselines (MATH.md §5): SGD, ASGD and CASGD written literally.
+//!
+//! Every step copies the example into a dense vector (centered for CASGD: x − x̄, dense),
+//! shrinks all of [w, b] by 1 − 1/(t + t₀) and adds −η_t g_t [x, 1]; the averaged learners
+//! then update the dense running mean w̄ ← w̄ + (w − w̄)/(t − t_a + 1). They exist to be the
+//! correctness oracle of the O(k) learners (same loss, sampler and schedule, hence the same
+//! steps) and the baseline of the cost comparison; their cost grows as T·n.
+
+use sparselin_kernels::{dense, sparse};
+
+use super::{Iterate, Learner, Schedule, Snapshot};
+use crate::data::{Examples, Row};
+use crate::loss::Loss;
+
+/// Which of the three algorithms the baseline runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NaiveKind {
+    /// Algorithm 1 without the gradient sum.
+    Sgd,
+    /// Algorithm 2 with a dense running average.
+    Asgd,
+    /// Algorithm 3 on explicitly centered, dense examples.
+    Casgd,
+}
+
+/// Dense state of a baseline.
+pub struct Naive {
+    loss: Loss,
+    schedule: Schedule,
+    regularize_bias: bool,
+    kind: NaiveKind,
+    /// x̄ (CASGD only).
+    x_bar: Vec<f64>,
+    w: Vec<f64>,
+    b: f64,
+    w_bar: Vec<f64>,
+    b_bar: f64,
+    /// Dense copy of the current example.
+    x: Vec<f64>,
+}
+
+impl Naive {
+    /// A fresh baseline; CASGD computes x̄ from `data` (O(mk + n)).
+    pub fn new<E: Examples>(
+        data: &E,
+        kind: NaiveKind,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Naive {
+        let n = data.n_features();
+        let mut x_bar = Vec::new();
+        if kind == NaiveKind::Casgd {
+            x_bar = vec![0.0; n];
+            for i in 0..data.n_rows() {
+                let row = data.row(i);
+                sparse::axpy(1.0, row.indices, row.values, &mut x_bar);
+            }
+            dense::scale(1.0 / data.n_rows().max(1) as f64, &mut x_bar);
+        }
+        let averaged = kind != NaiveKind::Sgd;
+        Naive {
+            loss,
+            schedule,
+            regularize_bias,
+            kind,
+            x_bar,
+            w: vec![0.0; n],
+            b: 0.0,
+            w_bar: if averaged { vec![0.0; n] } else { Vec::new() },
+            b_bar: 0.0,
+            x: vec![0.0; n],
+        }
+    }
+
+    /// The model on raw data: for CASGD b' = b − w·x̄ (MATH.md §4).
+    fn raw(&self, w: &[f64], b: f64) -> Iterate {
+        let bias = if self.kind == NaiveKind::Casgd {
+            b - dense::dot(w, &self.x_bar)
+        } else {
+            b
+        };
+        Iterate {
+            weights: w.to_vec(),
+            bias,
+        }
+    }
+}
+
+impl Learner for Naive {
+    fn step(&mut self, _i: usize, row: Row<'_>, y: f64, t: u64) -> f64 {
+        // Dense (centered) copy of the example.
+        if self.kind == NaiveKind::Casgd {
+            self.x.copy_from_slice(&self.x_bar);
+            dense::scale(-1.0, &mut self.x);
+        } else {
+            self.x.fill(0.0);
+        }
+        sparse::axpy(1.0, row.indices, row.values, &mut self.x);
+
+        let p = dense::dot(&self.w, &self.x) + self.b;
+        let g = self.loss.derivative(p, y);
+        let eta = self.schedule.eta(t);
+        // [w, b] ← (1 − ηλ)[w, b] − η g [x, 1], with ηλ = 1/(t + t₀).
+        let shrink = 1.0 - 1.0 / (t as f64 + self.schedule.t0);
+        dense::axpby(-eta * g, &self.x, shrink, &mut self.w);
+        self.b = if self.regularize_bias {
+            shrink * self.b - eta * g
+        } else {
+            self.b - eta * g
+        };
+
+        let start = self.schedule.average_start;
+        if self.kind != NaiveKind::Sgd && t >= start {
+            let c = (t - start + 1) as f64;
+            dense::axpby(1.0 / c, &self.w, 1.0 - 1.0 / c, &mut self.w_bar);
+            self.b_bar += (self.b - self.b_bar) / c;
+        }
+        p
+    }
+
+    fn snapshot(&self, t: u64) -> Snapshot {
+        let averaged = (self.kind != NaiveKind::Sgd && t >= self.schedule.average_start)
+            .then(|| self.raw(&self.w_bar, self.b_bar));
+        Snapshot {
+            last: self.raw(&self.w, self.b),
+            averaged,
+        }
+    }
+}

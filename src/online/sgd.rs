@@ -1,0 +1,64 @@
+//! SGD with the gradient sum (MATH.md §2, Algorithm 1): O(k) per step.
+//!
+//! v_t = Σ_{i≤t} g_i x_{π_i}, a_t = Σ_{i≤t} g_i and Lemma 1: [w_t, b_t] = −[v_t, a_t]/(λ(t + t₀)).
+//! Each step is one sparse dot and one sparse axpy over the example's k entries; the weights
+//! are recovered once, at the end, by one dense rescale.
+
+use sparselin_kernels::{dense, sparse};
+
+use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
+use crate::data::Row;
+use crate::loss::Loss;
+
+/// State of Algorithm 1.
+pub struct Sgd {
+    loss: Loss,
+    schedule: Schedule,
+    /// v: the gradient sum, dense, updated sparsely.
+    v: Vec<f64>,
+    /// a: Σ g_i, the bias's gradient sum (regularized bias) or the bias itself (see [`BiasTerm`]).
+    bias: BiasTerm,
+}
+
+impl Sgd {
+    /// A fresh learner over `n_features` features (w_0 = 0, b_0 = 0).
+    pub fn new(n_features: usize, loss: Loss, schedule: Schedule, regularize_bias: bool) -> Sgd {
+        Sgd {
+            loss,
+            schedule,
+            v: vec![0.0; n_features],
+            bias: BiasTerm::new(regularize_bias),
+        }
+    }
+}
+
+impl Learner for Sgd {
+    #[inline]
+    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+        // p_t = −(v_{t−1}·x + a_{t−1})/(λ(t − 1 + t₀)); p_1 = 0 when t₀ = 0 (w_0 = 0).
+        let divisor = self.schedule.divisor(t - 1);
+        let vx = sparse::dot(&self.v, x.indices, x.values);
+        let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
+        let g = self.loss.derivative(p, y);
+        sparse::axpy(g, x.indices, x.values, &mut self.v);
+        self.bias.update(g, self.schedule.eta(t));
+        p
+    }
+
+    fn snapshot(&self, t: u64) -> Snapshot {
+        let divisor = self.schedule.divisor(t);
+        let mut weights = self.v.clone();
+        if divisor == 0.0 {
+            weights.fill(0.0);
+        } else {
+            dense::scale(-1.0 / divisor, &mut weights);
+        }
+        Snapshot {
+            last: Iterate {
+                weights,
+                bias: self.bias.value(divisor),
+            },
+            averaged: None,
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `sparselin train / predict / eval` end to end on a small file.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Separable data: the label is the sign of feature 1 minus feature 2.
+fn write_data(path: &Path, rows: usize, features: usize) {
+    let mut s = String::new();
+    for i in 0..rows {
+        let (a, b) = ((i % 7) as f64 / 7.0, (i % 5) as f64 / 5.0);
+        let y = if a > b { "+1" } else { "-1" };
+        s.push_str(&format!("{y} 1:{a} 2:{b} {}:1\n", 3 + i % (features - 2)));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn train_predict_eval_and_their_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300, 10);
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "casgd",
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-3",
+        "--epochs",
+        "4",
+        "--sampling",
+        "permutation",
+        "-o",
+        &p("m.model"),
+        "--test",
+        &p("train.svm"),
+        "--json",
+        "--trace",
+        &p("trace.csv"),
+        "--readable",
+        &p("m.txt"),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["algorithm"], "casgd");
+    assert_eq!(summary["details"]["steps"], 1200);
+    assert!(
+        summary["test"]["error_rate"].as_f64().unwrap() < 0.2,
+        "{summary}"
+    );
+    let trace = std::fs::read_to_string(p("trace.csv")).unwrap();
+    assert_eq!(
+        trace.lines().count(),
+        5,
+        "header + one line per epoch:\n{trace}"
+    );
+    assert!(
+        std::fs::read_to_string(p("m.txt"))
+            .unwrap()
+            .contains("loss log")
+    );
+
+    let eval = sparselin(&["eval", &p("m.model"), &p("train.svm"), "--json"]);
+    assert!(eval.status.success(), "{}", text(&eval));
+    let metrics: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+    assert_eq!(metrics["error_rate"], summary["test"]["error_rate"]);
+    assert!(metrics["log_loss"].is_number() && metrics["auc"].is_number());
+
+    let predict = sparselin(&["predict", &p("m.model"), &p("train.svm")]);
+    assert!(predict.status.success());
+    let labels: Vec<&str> = std::str::from_utf8(&predict.stdout)
+        .unwrap()
+        .lines()
+        .collect();
+    assert_eq!(labels.len(), 300);
+    assert!(labels.iter().all(|l| *l == "1" || *l == "-1"));
+
+    // Data with more features than the model: a clear error, non-zero exit.
+    write_data(Path::new(&p("wide.svm")), 20, 40);
+    let wide = sparselin(&["eval", &p("m.model"), &p("wide.svm")]);
+    assert!(!wide.status.success());
+    assert!(
+        text(&wide).contains("the model has 10 features"),
+        "{}",
+        text(&wide)
+    );
+
+    // A damaged model file is refused, naming the file.
+    let mut bytes = std::fs::read(p("m.model")).unwrap();
+    bytes[60] ^= 0xff;
+    std::fs::write(p("bad.model"), bytes).unwrap();
+    let bad = sparselin(&["predict", &p("bad.model"), &p("train.svm")]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad).contains("bad.model") && text(&bad).contains("checksum"),
+        "{}",
+        text(&bad)
+    );
+
+    // A bad configuration: non-zero exit, no model written.
+    let zero = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--lambda",
+        "0",
+        "-o",
+        &p("z.model"),
+    ]);
+    assert!(!zero.status.success() && text(&zero).contains("lambda"));
+    assert!(!Path::new(&p("z.model")).exists());
+}
+
+#[test]
+fn a_model_trained_on_a_renumbered_dataset_is_written_in_original_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 200, 12);
+    let convert = sparselin(&[
+        "convert",
+        &p("train.svm"),
+        &p("ds"),
+        "--renumber",
+        "--values",
+        "f64",
+    ]);
+    assert!(convert.status.success(), "{}", text(&convert));
+    let train = |input: &str, model: &str| {
+        let out = sparselin(&[
+            "train",
+            input,
+            "--algo",
+            "asgd",
+            "--epochs",
+            "2",
+            "--sampling",
+            "file-order",
+            "--lambda",
+            "1e-2",
+            "-o",
+            model,
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    train(&p("ds"), &p("ds.model"));
+    train(&p("train.svm"), &p("text.model"));
+    // Same rows in the same order: the same model, once mapped back to original ids, up to
+    // rounding: renumbering reorders the entries within a row, hence each dot's summation
+    // order, and 400 steps amplify that to ~1e-8 (a wrong mapping is off by O(1)).
+    let scores = |model: &str, data: &str| -> Vec<f64> {
+        let out = sparselin(&["predict", "--scores", model, data]);
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect()
+    };
+    let reference = scores(&p("text.model"), &p("train.svm"));
+    for (model, data) in [
+        ("ds.model", "train.svm"),
+        ("ds.model", "ds"),
+        ("text.model", "ds"),
+    ] {
+        let got = scores(&p(model), &p(data));
+        for (a, b) in got.iter().zip(&reference) {
+            assert!(
+                (a - b).abs() <= 1e-6 * b.abs().max(1.0),
+                "{model} on {data}: {a} vs {b}"
+            );
+        }
+    }
+}

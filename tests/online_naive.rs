@@ -1,0 +1,199 @@
+//! The O(k) learners against their literal O(Tn) baselines (MATH.md §5): given the same
+//! config (hence the same sampler and steps), the final (w, b) and (w̄, b̄) agree to 1e-9
+//! relative for every learner × loss × t₀ × t_a × bias regularization, CASGD's implicit bias
+//! included. Also: same seed, same model bit for bit; a different seed, a different one.
+
+use sparselin::data::{CsrMatrix, ValueVec};
+use sparselin::loss::Loss;
+use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit};
+
+/// A small random sparse problem: m rows, n features, ~k non-zeros each, values in [−1, 1]
+/// scaled so ‖x‖² ≈ 1, with a dense-ish feature 0 (so x̄ is not tiny) and real labels
+/// (classification losses read their sign).
+fn problem(m: usize, n: usize, k: usize, seed: u64) -> CsrMatrix {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+    for _ in 0..m {
+        let mut row: Vec<u32> = (0..k).map(|_| (next() * n as f64) as u32).collect();
+        row.push(0);
+        row.sort_unstable();
+        row.dedup();
+        let scale = 1.0 / (row.len() as f64).sqrt();
+        for &j in &row {
+            indices.push(j);
+            values.push(if j == 0 {
+                0.8
+            } else {
+                (2.0 * next() - 1.0) * scale * 1.7
+            });
+        }
+        offsets.push(indices.len() as u64);
+        labels.push(4.0 * next() - 1.5);
+    }
+    CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
+}
+
+const LOSSES: [Loss; 7] = [
+    Loss::Squared,
+    Loss::Absolute,
+    Loss::Hinge,
+    Loss::Log,
+    Loss::SquaredHinge,
+    Loss::SmoothHinge,
+    Loss::EpsilonInsensitive(0.3),
+];
+
+/// ‖a − b‖∞ relative to the larger of ‖b‖∞ and |b's bias|.
+fn relative_difference(fast: &Iterate, naive: &Iterate) -> f64 {
+    let scale = naive
+        .weights
+        .iter()
+        .fold(naive.bias.abs(), |s, w| s.max(w.abs()));
+    let diff = fast
+        .weights
+        .iter()
+        .zip(&naive.weights)
+        .fold((fast.bias - naive.bias).abs(), |d, (a, b)| {
+            d.max((a - b).abs())
+        });
+    diff / scale
+}
+
+fn config(loss: Loss, t0: f64, ta: u64, regularize_bias: bool) -> Config {
+    Config {
+        loss,
+        lambda: 0.05,
+        t0: Some(t0),
+        average_start: ta,
+        regularize_bias,
+        sampling: Sampling::Uniform,
+        seed: 42,
+        stop: Stop::Steps(3000),
+    }
+}
+
+#[test]
+fn fast_learners_match_their_baselines_step_for_step() {
+    let data = problem(150, 40, 6, 1);
+    let pairs = [
+        (Algorithm::Sgd, Algorithm::NaiveSgd),
+        (Algorithm::Asgd, Algorithm::NaiveAsgd),
+        (Algorithm::Casgd, Algorithm::NaiveCasgd),
+    ];
+    let mut worst = 0.0f64;
+    let mut cases = 0;
+    for (fast, naive) in pairs {
+        for loss in LOSSES {
+            for t0 in [0.0, 7.5] {
+                for ta in [1, 1201] {
+                    for regularize_bias in [true, false] {
+                        let c = config(loss, t0, ta, regularize_bias);
+                        let a = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
+                        let b = fit(&data, naive, &c, &mut ()).unwrap().snapshot;
+                        let what = format!("{fast} {loss} t0={t0} ta={ta} bias={regularize_bias}");
+                        let last = relative_difference(&a.last, &b.last);
+                        assert!(last <= 1e-9, "{what}: last iterates differ by {last:e}");
+                        assert!(a.last.weights.iter().any(|&w| w != 0.0), "{what}: w = 0");
+                        worst = worst.max(last);
+                        match (&a.averaged, &b.averaged) {
+                            (Some(x), Some(y)) => {
+                                let avg = relative_difference(x, y);
+                                assert!(avg <= 1e-9, "{what}: averages differ by {avg:e}");
+                                worst = worst.max(avg);
+                            }
+                            (None, None) => assert_eq!(fast, Algorithm::Sgd),
+                            _ => panic!("{what}: only one side averaged"),
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(cases, 3 * 7 * 2 * 2 * 2);
+    println!("worst relative difference over {cases} cases: {worst:e}");
+}
+
+#[test]
+fn averaging_from_a_later_start_differs_from_averaging_everything() {
+    let data = problem(100, 30, 5, 2);
+    let early = fit(
+        &data,
+        Algorithm::Asgd,
+        &config(Loss::Hinge, 3.0, 1, true),
+        &mut (),
+    )
+    .unwrap();
+    let late = fit(
+        &data,
+        Algorithm::Asgd,
+        &config(Loss::Hinge, 3.0, 2001, true),
+        &mut (),
+    )
+    .unwrap();
+    assert_eq!(early.snapshot.last, late.snapshot.last);
+    assert_ne!(early.snapshot.averaged, late.snapshot.averaged);
+}
+
+#[test]
+fn same_seed_same_model_bit_for_bit() {
+    let data = problem(200, 50, 6, 3);
+    for sampling in [
+        Sampling::Uniform,
+        Sampling::Permutation,
+        Sampling::FileOrder,
+    ] {
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            let mut c = config(Loss::Log, 10.0, 1, true);
+            c.sampling = sampling;
+            c.stop = Stop::Epochs(3);
+            let a = fit(&data, algorithm, &c, &mut ()).unwrap().snapshot;
+            let b = fit(&data, algorithm, &c, &mut ()).unwrap().snapshot;
+            assert_eq!(a, b, "{algorithm} {sampling}");
+            c.seed += 1;
+            let other = fit(&data, algorithm, &c, &mut ()).unwrap().snapshot;
+            assert_eq!(
+                other == a,
+                sampling == Sampling::FileOrder,
+                "{algorithm} {sampling}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let data = problem(10, 5, 2, 4);
+    let mut c = config(Loss::Hinge, 1.0, 1, true);
+    c.lambda = 0.0;
+    assert_eq!(
+        fit(&data, Algorithm::Sgd, &c, &mut ()).unwrap_err(),
+        ConfigError::Lambda(0.0)
+    );
+    let mut c = config(Loss::Hinge, -1.0, 1, true);
+    assert_eq!(
+        fit(&data, Algorithm::Sgd, &c, &mut ()).unwrap_err(),
+        ConfigError::T0(-1.0)
+    );
+    c.t0 = None;
+    c.average_start = 3001;
+    let err = fit(&data, Algorithm::Asgd, &c, &mut ()).unwrap_err();
+    assert_eq!(
+        err,
+        ConfigError::AverageStart {
+            start: 3001,
+            steps: 3000
+        }
+    );
+    c.stop = Stop::Epochs(0);
+    assert_eq!(
+        fit(&data, Algorithm::Sgd, &c, &mut ()).unwrap_err(),
+        ConfigError::NoSteps
+    );
+}
