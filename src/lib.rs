@@ -17,3 +17,4 @@ pub mod model;
 pub mod online;
 
 pub use sparselin_kernels as kernels;
+pub mod batch;

@@ -1,0 +1,243 @@
+//! L-BFGS (MATH.md §7): the inverse-Hessian estimate B from the last M pairs (s, y), applied
+//! by the two-loop recursion, and the quasi-Newton solver for smooth losses with a strong-Wolfe
+//! line search. With a weak-Wolfe search and the loss's own derivative at kinks, the same
+//! solver is the "plain BFGS on a non-smooth objective" baseline of the slides.
+
+use std::collections::VecDeque;
+
+use sparselin_kernels::dense;
+
+use super::line_search::{self, Step};
+use super::objective::Objective;
+use super::{Options, Progress, Solution, Stop, Tracker};
+use crate::data::Examples;
+
+/// The L-BFGS inverse-Hessian estimate B.
+pub struct Memory {
+    capacity: usize,
+    /// Pairs (s_t, y_t, 1/⟨s_t, y_t⟩), oldest first.
+    pairs: VecDeque<(Vec<f64>, Vec<f64>, f64)>,
+    /// B₀ = scale·I when fixed; otherwise B₀ = (⟨s, y⟩/⟨y, y⟩)I from the newest pair (and I
+    /// while the memory is empty).
+    fixed_scale: Option<f64>,
+}
+
+impl Memory {
+    /// An empty memory of `capacity` pairs (at least one).
+    pub fn new(capacity: usize, fixed_scale: Option<f64>) -> Self {
+        Memory {
+            capacity: capacity.max(1),
+            pairs: VecDeque::new(),
+            fixed_scale,
+        }
+    }
+
+    /// Number of stored pairs.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no pair is stored (B = B₀).
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Forget every pair.
+    pub fn clear(&mut self) {
+        self.pairs.clear();
+    }
+
+    /// Store (s, y) if ⟨s, y⟩ > 0 (otherwise B would lose positive definiteness); returns
+    /// whether it was stored. The oldest pair is dropped beyond the capacity.
+    pub fn push(&mut self, s: Vec<f64>, y: Vec<f64>) -> bool {
+        let sy = dense::dot(&s, &y);
+        if !(sy > 0.0 && sy.is_finite()) {
+            return false;
+        }
+        if self.pairs.len() == self.capacity {
+            self.pairs.pop_front();
+        }
+        self.pairs.push_back((s, y, 1.0 / sy));
+        true
+    }
+
+    /// B·v by the two-loop recursion.
+    pub fn apply(&self, v: &[f64]) -> Vec<f64> {
+        let mut q = v.to_vec();
+        let mut alphas = Vec::with_capacity(self.pairs.len());
+        for (s, y, rho) in self.pairs.iter().rev() {
+            let alpha = rho * dense::dot(s, &q);
+            dense::axpby(-alpha, y, 1.0, &mut q);
+            alphas.push(alpha);
+        }
+        let scale = match (self.fixed_scale, self.pairs.back()) {
+            (Some(scale), _) => scale,
+            (None, Some((_, y, rho))) => 1.0 / (rho * dense::norm2(y)),
+            (None, None) => 1.0,
+        };
+        dense::scale(scale, &mut q);
+        for ((s, y, rho), alpha) in self.pairs.iter().zip(alphas.iter().rev()) {
+            let beta = rho * dense::dot(y, &q);
+            dense::axpby(alpha - beta, s, 1.0, &mut q);
+        }
+        q
+    }
+}
+
+/// Which Wolfe conditions the quasi-Newton line search enforces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Wolfe {
+    /// |Φ'(η)| ≤ c₂|Φ'(0)|: L-BFGS on smooth losses.
+    Strong,
+    /// Φ'(η) ≥ c₂Φ'(0), by bisection: the plain-BFGS baseline on non-smooth losses.
+    Weak,
+}
+
+/// Line-search evaluations allowed per iteration.
+const MAX_EVALS: usize = 60;
+
+/// Quasi-Newton descent: d = −B∇J, a Wolfe step, the pair (ηd, ∇J(w+ηd) − ∇J(w)).
+/// Stops on the certificate ‖∇J‖²/(2λ) ≤ tol·J, on no relative decrease above `ftol`, on a
+/// failed line search (after one retry with the memory cleared), or after `max_iter`.
+pub fn solve<E: Examples>(
+    objective: &Objective<'_, E>,
+    options: &Options,
+    wolfe: Wolfe,
+    tracker: &mut Tracker<'_>,
+) -> Solution {
+    let mut w = options.start(objective.dim());
+    let mut p = objective.product(&w);
+    let mut value = objective.value(&w, &p);
+    let mut gradient = objective.gradient(&w, &p);
+    tracker.passes += 2;
+    let mut memory = Memory::new(options.memory, options.b0_scale);
+    let mut iteration = 0;
+    let stop = loop {
+        let gap = tracker.gap(objective.lambda(), &gradient);
+        tracker.report(Progress::new(iteration, value, gap));
+        if let Some(stop) = options.converged(iteration, value, gap) {
+            break stop;
+        }
+        let Some((eta, d, xd, step)) = descend(
+            objective,
+            &w,
+            &p,
+            value,
+            &gradient,
+            &mut memory,
+            wolfe,
+            tracker,
+        ) else {
+            break Stop::LineSearchFailed;
+        };
+        dense::axpby(eta, &d, 1.0, &mut w);
+        dense::axpby(eta, &xd, 1.0, &mut p);
+        let new_gradient = objective.gradient(&w, &p);
+        tracker.passes += 1;
+        let new_value = objective.value(&w, &p);
+        debug_assert!((new_value - step.value).abs() <= 1e-8 * new_value.abs().max(1.0));
+        let mut y = new_gradient.clone();
+        dense::axpby(-1.0, &gradient, 1.0, &mut y);
+        let mut s = d;
+        dense::scale(eta, &mut s);
+        memory.push(s, y);
+        iteration += 1;
+        let previous = value;
+        (value, gradient) = (new_value, new_gradient);
+        if options.stalled(previous, value) {
+            let gap = tracker.gap(objective.lambda(), &gradient);
+            tracker.report(Progress::new(iteration, value, gap));
+            break Stop::Stalled;
+        }
+    };
+    Solution {
+        objective: value,
+        w,
+        iterations: iteration,
+        stop,
+    }
+}
+
+/// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
+#[allow(clippy::too_many_arguments)]
+fn descend<E: Examples>(
+    objective: &Objective<'_, E>,
+    w: &[f64],
+    p: &[f64],
+    value: f64,
+    gradient: &[f64],
+    memory: &mut Memory,
+    wolfe: Wolfe,
+    tracker: &mut Tracker<'_>,
+) -> Option<(f64, Vec<f64>, Vec<f64>, Step)> {
+    loop {
+        let mut d = memory.apply(gradient);
+        dense::scale(-1.0, &mut d);
+        let slope = dense::dot(gradient, &d);
+        let xd = objective.product(&d);
+        tracker.passes += 1;
+        let ray = objective.ray(w, &d, p, &xd);
+        let eta0 = if memory.is_empty() {
+            (1.0 / dense::norm2(&d).sqrt()).min(1.0)
+        } else {
+            1.0
+        };
+        let phi = |eta| ray.eval(eta);
+        let step = match wolfe {
+            Wolfe::Strong => line_search::strong_wolfe(phi, (value, slope), eta0, MAX_EVALS),
+            Wolfe::Weak => line_search::weak_wolfe(phi, (value, slope), MAX_EVALS),
+        };
+        match step {
+            Some(step) => return Some((step.eta, d, xd, step)),
+            None if !memory.is_empty() => memory.clear(),
+            None => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_loop_equals_dense_bfgs_update() {
+        // With a fixed B₀ = I, L-BFGS with enough memory is exactly BFGS:
+        // B⁺ = (I − ρsyᵀ)B(I − ρysᵀ) + ρssᵀ.
+        let pairs = [
+            (vec![1.0, 0.5, -0.2], vec![2.0, 0.3, 0.1]),
+            (vec![-0.3, 1.0, 0.4], vec![0.1, 1.5, 0.6]),
+        ];
+        let mut memory = Memory::new(5, Some(1.0));
+        let mut b = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        for (s, y) in &pairs {
+            assert!(memory.push(s.clone(), y.clone()));
+            let rho = 1.0 / dense::dot(s, y);
+            let mut left = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    left[i][j] = f64::from(u8::from(i == j)) - rho * s[i] * y[j];
+                }
+            }
+            let mut next = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    let mut v = rho * s[i] * s[j];
+                    for k in 0..3 {
+                        for l in 0..3 {
+                            v += left[i][k] * b[k][l] * left[j][l];
+                        }
+                    }
+                    next[i][j] = v;
+                }
+            }
+            b = next;
+        }
+        let v = [0.7, -1.1, 0.25];
+        let got = memory.apply(&v);
+        for i in 0..3 {
+            let want: f64 = (0..3).map(|j| b[i][j] * v[j]).sum();
+            assert!((got[i] - want).abs() < 1e-13, "{got:?}");
+        }
+        assert!(!memory.push(vec![1.0, 0.0, 0.0], vec![-1.0, 0.0, 0.0]));
+    }
+}

@@ -1,0 +1,280 @@
+//! Batch solvers for J(w) = (λ/2)‖w‖² + (1/m) Σ ℓ(w·x_i, y_i) (MATH.md §7, seed `002_…`).
+//!
+//! * [`objective`] — J, its (sub)gradients and the prediction cache, evaluated in parallel and
+//!   bit-identically for any thread count.
+//! * [`lbfgs`] — L-BFGS with a strong-Wolfe search for smooth losses, and the same machinery with
+//!   a weak-Wolfe search as the plain-BFGS baseline on non-smooth ones.
+//! * [`sublbfgs`] — subLBFGS for hinge and absolute loss: direction finding over the
+//!   subdifferential and the exact line search.
+//! * [`subgd`] — the subgradient-descent baseline.
+//! * [`line_search`] — the three line searches.
+//!
+//! Every solver reports, per iteration, J(w) and `gap` = ‖g‖²/(2λ) for the smallest subgradient
+//! g ∈ ∂J(w) it knows: since J is λ-strongly convex, J(w) − J* ≤ ‖g‖²/(2λ) for every such g, so
+//! `gap ≤ tol·J` certifies a relative suboptimality below `tol`. That certificate is the main
+//! stopping rule; the others are no relative decrease above `ftol` in an iteration, no descent
+//! direction (subLBFGS, after clearing its memory once), and `max_iter`.
+
+pub mod lbfgs;
+pub mod line_search;
+pub mod objective;
+pub mod subgd;
+pub mod sublbfgs;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+use serde::Serialize;
+
+pub use objective::Objective;
+
+use crate::data::Examples;
+
+/// The batch algorithms `sparselin train --algo` offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// L-BFGS, strong Wolfe: smooth losses.
+    Lbfgs,
+    /// subLBFGS with exact line search: hinge and absolute loss.
+    SubLbfgs,
+    /// Subgradient descent, η_t = 1/(λt): any loss (baseline).
+    SubGd,
+    /// BFGS (limited memory) with the loss's own derivative and weak Wolfe: the naive baseline.
+    Bfgs,
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Algorithm::Lbfgs => "lbfgs",
+            Algorithm::SubLbfgs => "sublbfgs",
+            Algorithm::SubGd => "subgd",
+            Algorithm::Bfgs => "bfgs",
+        })
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "lbfgs" => Ok(Algorithm::Lbfgs),
+            "sublbfgs" => Ok(Algorithm::SubLbfgs),
+            "subgd" => Ok(Algorithm::SubGd),
+            "bfgs" => Ok(Algorithm::Bfgs),
+            _ => Err(format!(
+                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs)"
+            )),
+        }
+    }
+}
+
+/// Solver settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Iteration limit.
+    pub max_iter: usize,
+    /// Stop when the certificate gap ≤ tol·J(w) (relative suboptimality below tol).
+    pub tol: f64,
+    /// Stop when an iteration decreases J by at most ftol·J.
+    pub ftol: f64,
+    /// L-BFGS memory M.
+    pub memory: usize,
+    /// B₀ = scale·I; `None`: 1/λ for subLBFGS, ⟨s, y⟩/⟨y, y⟩ for L-BFGS/BFGS.
+    pub b0_scale: Option<f64>,
+    /// subLBFGS direction finding: rounds allowed (k_max).
+    pub max_rounds: usize,
+    /// subLBFGS direction finding: stop when its duality gap ε_i ≤ dir_eps·J(w).
+    pub dir_eps: f64,
+    /// subLBFGS direction finding: return the first descent direction (skip the ε test).
+    pub first_descent: bool,
+    /// Starting point (zeros when `None`).
+    pub w0: Option<Vec<f64>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_iter: 1000,
+            tol: 1e-9,
+            ftol: 1e-15,
+            memory: 10,
+            b0_scale: None,
+            max_rounds: 50,
+            dir_eps: 1e-8,
+            first_descent: false,
+            w0: None,
+        }
+    }
+}
+
+impl Options {
+    fn start(&self, dim: usize) -> Vec<f64> {
+        match &self.w0 {
+            Some(w) => {
+                assert_eq!(w.len(), dim, "starting point has the wrong dimension");
+                w.clone()
+            }
+            None => vec![0.0; dim],
+        }
+    }
+
+    fn converged(&self, iteration: usize, value: f64, gap: f64) -> Option<Stop> {
+        if gap <= self.tol * value.abs() {
+            Some(Stop::Converged)
+        } else if iteration >= self.max_iter {
+            Some(Stop::MaxIterations)
+        } else {
+            None
+        }
+    }
+
+    fn stalled(&self, previous: f64, value: f64) -> bool {
+        previous - value <= self.ftol * value.abs()
+    }
+}
+
+/// Why a solver stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stop {
+    /// gap ≤ tol·J.
+    Converged,
+    /// No descent direction, even with the memory cleared: w is optimal up to the
+    /// direction-finding tolerance.
+    NoDescent,
+    /// No step satisfies the line search's conditions.
+    LineSearchFailed,
+    /// An iteration decreased J by at most ftol·J.
+    Stalled,
+    /// `max_iter` reached.
+    MaxIterations,
+}
+
+/// One line of progress: after `iteration` iterations.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Progress {
+    /// Iterations done.
+    pub iteration: usize,
+    /// J(w) (for subgradient descent: the best seen).
+    pub objective: f64,
+    /// ‖g‖²/(2λ) ≥ J(w) − J* for the smallest known g ∈ ∂J(w).
+    pub gap: f64,
+    /// Wall-clock seconds since the solver started.
+    pub seconds: f64,
+    /// Passes over the data so far (one pass = one product X·v or Xᵀc).
+    pub passes: u64,
+}
+
+impl Progress {
+    fn new(iteration: usize, objective: f64, gap: f64) -> Self {
+        Progress {
+            iteration,
+            objective,
+            gap,
+            seconds: 0.0,
+            passes: 0,
+        }
+    }
+}
+
+/// Counts passes and time, and hands each [`Progress`] to the caller's callback.
+pub struct Tracker<'a> {
+    started: Instant,
+    passes: u64,
+    callback: &'a mut dyn FnMut(&Progress),
+}
+
+impl<'a> Tracker<'a> {
+    /// Start the clock.
+    pub fn new(callback: &'a mut dyn FnMut(&Progress)) -> Self {
+        Tracker {
+            started: Instant::now(),
+            passes: 0,
+            callback,
+        }
+    }
+
+    fn report(&mut self, mut progress: Progress) {
+        progress.seconds = self.started.elapsed().as_secs_f64();
+        progress.passes = self.passes;
+        (self.callback)(&progress);
+    }
+
+    fn gap(&self, lambda: f64, g: &[f64]) -> f64 {
+        sparselin_kernels::dense::norm2(g) / (2.0 * lambda)
+    }
+}
+
+/// A solver's result.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// The weights (with the bias last when the objective has one).
+    pub w: Vec<f64>,
+    /// J(w).
+    pub objective: f64,
+    /// Iterations done.
+    pub iterations: usize,
+    /// Why it stopped.
+    pub stop: Stop,
+}
+
+/// Why a solver cannot run on an objective.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SolveError {
+    /// The algorithm needs another kind of loss.
+    #[error("{algorithm} needs {needs} loss, not {loss}")]
+    WrongLoss {
+        algorithm: Algorithm,
+        needs: &'static str,
+        loss: crate::loss::Loss,
+    },
+    /// λ must be positive (the line searches and the certificate need strong convexity).
+    #[error("λ must be positive and finite, not {0}")]
+    BadLambda(f64),
+}
+
+/// Run `algorithm` on `objective`; `progress` sees every iteration.
+pub fn solve<E: Examples>(
+    algorithm: Algorithm,
+    objective: &Objective<'_, E>,
+    options: &Options,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Solution, SolveError> {
+    let loss = objective.loss();
+    if !(objective.lambda() > 0.0 && objective.lambda().is_finite()) {
+        return Err(SolveError::BadLambda(objective.lambda()));
+    }
+    let mut tracker = Tracker::new(progress);
+    match algorithm {
+        Algorithm::Lbfgs if loss.is_smooth() => Ok(lbfgs::solve(
+            objective,
+            options,
+            lbfgs::Wolfe::Strong,
+            &mut tracker,
+        )),
+        Algorithm::Lbfgs => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "a smooth",
+            loss,
+        }),
+        Algorithm::SubLbfgs if line_search::kink_slopes(loss, 1.0).is_some() => {
+            Ok(sublbfgs::solve(objective, options, &mut tracker))
+        }
+        Algorithm::SubLbfgs => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "hinge or absolute",
+            loss,
+        }),
+        Algorithm::SubGd => Ok(subgd::solve(objective, options, &mut tracker)),
+        Algorithm::Bfgs => Ok(lbfgs::solve(
+            objective,
+            options,
+            lbfgs::Wolfe::Weak,
+            &mut tracker,
+        )),
+    }
+}

@@ -1,0 +1,391 @@
+//! The batch objective of MATH.md §7 and its parallel, deterministic evaluation.
+//!
+//! J(w) = (λ/2)‖w‖² + (1/m) Σ_i ℓ(w·x_i, y_i), with the bias as an extra feature of value 1
+//! (so it sits at `w[n]` and is regularized, as in MATH.md §1 and `liblinear -B 1`).
+//!
+//! Every pass over the data is split into pieces fixed by the data alone, never by the thread
+//! count: row products `X·v` write one output per row; sums over rows add fixed chunks of
+//! [`CHUNK_ROWS`] rows and then the chunk sums in order; the transpose product `Xᵀc` gives each
+//! fixed row block its own dense buffer and adds the buffers in block order. So J, ∇J and every
+//! cache are bit-identical whatever the size of the rayon pool.
+//!
+//! The predictions p = Xw are the cache the solvers keep: a line search along d needs one
+//! product X·d, after which every trial point costs O(m) ([`Ray`]).
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use sparselin_kernels::{dense, sparse};
+
+use crate::data::Examples;
+use crate::loss::Loss;
+
+/// Rows per task for row-wise products and per partial sum (fixed: results do not depend on
+/// the number of threads).
+pub const CHUNK_ROWS: usize = 2048;
+
+/// Most row blocks (dense buffers) a transpose product uses.
+const MAX_BLOCKS: usize = 16;
+
+/// J(w) over a data set, for one loss and one λ.
+pub struct Objective<'a, E: Examples> {
+    data: &'a E,
+    loss: Loss,
+    lambda: f64,
+    bias: bool,
+    targets: Vec<f64>,
+    blocks: Vec<Range<usize>>,
+}
+
+impl<'a, E: Examples> Objective<'a, E> {
+    /// The objective of `loss` with regularization `lambda` over `data`; with `bias` the
+    /// weight vector gets one more entry, the weight of a constant feature 1.
+    pub fn new(data: &'a E, loss: Loss, lambda: f64, bias: bool) -> Self {
+        let targets = (0..data.n_rows())
+            .map(|i| loss.target(data.row(i).label))
+            .collect();
+        let blocks = row_blocks(data);
+        Objective {
+            data,
+            loss,
+            lambda,
+            bias,
+            targets,
+            blocks,
+        }
+    }
+
+    /// Length of w: the feature count, plus one with the bias.
+    pub fn dim(&self) -> usize {
+        self.data.n_features() + usize::from(self.bias)
+    }
+
+    /// Number of examples m.
+    pub fn n_rows(&self) -> usize {
+        self.data.n_rows()
+    }
+
+    /// Stored non-zeros of X (without the bias column).
+    pub fn nnz(&self) -> u64 {
+        self.data.nnz()
+    }
+
+    /// The loss ℓ.
+    pub fn loss(&self) -> Loss {
+        self.loss
+    }
+
+    /// The regularization λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Whether `w[n]` is a bias.
+    pub fn has_bias(&self) -> bool {
+        self.bias
+    }
+
+    /// The labels as the loss sees them (±1 for classification).
+    pub fn targets(&self) -> &[f64] {
+        &self.targets
+    }
+
+    /// X·v, one entry per row (v has length [`dim`](Self::dim)): the predictions when v = w,
+    /// the rate of change of the predictions along a direction when v = d.
+    pub fn product(&self, v: &[f64]) -> Vec<f64> {
+        assert_eq!(v.len(), self.dim(), "product: wrong dimension");
+        let n = self.data.n_features();
+        let (weights, bias) = (&v[..n], if self.bias { v[n] } else { 0.0 });
+        let mut out = vec![0.0; self.n_rows()];
+        out.par_chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    let row = self.data.row(c * CHUNK_ROWS + k);
+                    *o = sparse::dot(weights, row.indices, row.values) + bias;
+                }
+            });
+        out
+    }
+
+    /// Xᵀc (length [`dim`](Self::dim)): Σ_i c_i [x_i, 1]. Rows with c_i = 0 are skipped.
+    pub fn transpose_product(&self, c: &[f64]) -> Vec<f64> {
+        assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
+        let (n, dim) = (self.data.n_features(), self.dim());
+        let buffers: Vec<Vec<f64>> = self
+            .blocks
+            .par_iter()
+            .map(|rows| {
+                let mut g = vec![0.0; dim];
+                for i in rows.clone() {
+                    if c[i] != 0.0 {
+                        let row = self.data.row(i);
+                        sparse::axpy(c[i], row.indices, row.values, &mut g[..n]);
+                        if self.bias {
+                            g[n] += c[i];
+                        }
+                    }
+                }
+                g
+            })
+            .collect();
+        let mut out = vec![0.0; dim];
+        out.par_chunks_mut(CHUNK_ROWS * 4)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let start = c * CHUNK_ROWS * 4;
+                for b in &buffers {
+                    dense::axpby(1.0, &b[start..start + chunk.len()], 1.0, chunk);
+                }
+            });
+        out
+    }
+
+    /// (1/m) Σ_i ℓ(p_i, y_i) for predictions p.
+    pub fn mean_loss(&self, p: &[f64]) -> f64 {
+        let (loss, y) = (self.loss, &self.targets);
+        fixed_sum(p.len(), |rows| {
+            rows.map(|i| loss.value(p[i], y[i])).sum::<f64>()
+        }) / self.n_rows() as f64
+    }
+
+    /// J(w) from w and its predictions p = Xw.
+    pub fn value(&self, w: &[f64], p: &[f64]) -> f64 {
+        0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p)
+    }
+
+    /// ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
+    pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
+        let (loss, y) = (self.loss, &self.targets);
+        let mut out = vec![0.0; p.len()];
+        out.par_chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    let i = c * CHUNK_ROWS + k;
+                    *o = loss.derivative(p[i], y[i]);
+                }
+            });
+        out
+    }
+
+    /// λw + (1/m) Xᵀc: the (sub)gradient whose loss part has derivative c_i at row i.
+    pub fn subgradient(&self, w: &[f64], c: &[f64]) -> Vec<f64> {
+        let mut g = self.transpose_product(c);
+        dense::axpby(self.lambda, w, 1.0 / self.n_rows() as f64, &mut g);
+        g
+    }
+
+    /// ∇J(w) = λw + (1/m) Xᵀℓ'(p, y), given p = Xw.
+    pub fn gradient(&self, w: &[f64], p: &[f64]) -> Vec<f64> {
+        self.subgradient(w, &self.derivatives(p))
+    }
+
+    /// J restricted to the ray w + ηd, from the predictions p = Xw and xd = X·d.
+    pub fn ray<'r>(&'r self, w: &[f64], d: &[f64], p: &'r [f64], xd: &'r [f64]) -> Ray<'r> {
+        Ray {
+            p,
+            xd,
+            targets: &self.targets,
+            loss: self.loss,
+            lambda: self.lambda,
+            ww: dense::norm2(w),
+            wd: dense::dot(w, d),
+            dd: dense::norm2(d),
+        }
+    }
+}
+
+/// Φ(η) = J(w + ηd) evaluated in O(m) per point from cached products.
+pub struct Ray<'r> {
+    /// Predictions at η = 0.
+    pub p: &'r [f64],
+    /// X·d.
+    pub xd: &'r [f64],
+    /// Labels as the loss sees them.
+    pub targets: &'r [f64],
+    /// The loss.
+    pub loss: Loss,
+    /// λ.
+    pub lambda: f64,
+    /// ‖w‖².
+    pub ww: f64,
+    /// ⟨w, d⟩.
+    pub wd: f64,
+    /// ‖d‖².
+    pub dd: f64,
+}
+
+impl Ray<'_> {
+    /// Φ(η) and Φ'(η) (with the loss's own derivative at a kink).
+    pub fn eval(&self, eta: f64) -> (f64, f64) {
+        let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
+        let m = p.len() as f64;
+        let pair = fixed_sum2(p.len(), |rows| {
+            let mut value = 0.0;
+            let mut slope = 0.0;
+            for i in rows {
+                let q = p[i] + eta * xd[i];
+                value += loss.value(q, y[i]);
+                slope += loss.derivative(q, y[i]) * xd[i];
+            }
+            (value, slope)
+        });
+        let norm = self.ww + 2.0 * eta * self.wd + eta * eta * self.dd;
+        (
+            0.5 * self.lambda * norm + pair.0 / m,
+            self.lambda * (self.wd + eta * self.dd) + pair.1 / m,
+        )
+    }
+}
+
+/// Σ over fixed chunks of `0..len`, the chunk sums added in order (deterministic).
+pub fn fixed_sum(len: usize, part: impl Fn(Range<usize>) -> f64 + Sync) -> f64 {
+    fixed_sum2(len, |rows| (part(rows), 0.0)).0
+}
+
+/// Two sums at once, as [`fixed_sum`].
+pub fn fixed_sum2(len: usize, part: impl Fn(Range<usize>) -> (f64, f64) + Sync) -> (f64, f64) {
+    let chunks = len.div_ceil(CHUNK_ROWS);
+    let partial: Vec<(f64, f64)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| part(c * CHUNK_ROWS..((c + 1) * CHUNK_ROWS).min(len)))
+        .collect();
+    partial
+        .iter()
+        .fold((0.0, 0.0), |acc, x| (acc.0 + x.0, acc.1 + x.1))
+}
+
+/// Row blocks for the transpose product, balanced by non-zeros. Their number depends only on
+/// the data: enough blocks to keep two or more workers busy, few enough that zeroing and adding
+/// the dense buffers (blocks × n) stays below half the sparse work (nnz).
+fn row_blocks<E: Examples>(data: &E) -> Vec<Range<usize>> {
+    let (m, nnz) = (data.n_rows(), data.nnz().max(1) as usize);
+    let n = data.n_features().max(1);
+    let count = (nnz / (2 * n))
+        .clamp(2, MAX_BLOCKS)
+        .min(m.div_ceil(CHUNK_ROWS))
+        .max(1);
+    let per_block = nnz.div_ceil(count);
+    let mut blocks = Vec::with_capacity(count);
+    let (mut start, mut filled) = (0, 0);
+    for i in 0..m {
+        filled += data.row(i).nnz();
+        if filled >= per_block && blocks.len() + 1 < count {
+            blocks.push(start..i + 1);
+            start = i + 1;
+            filled = 0;
+        }
+    }
+    blocks.push(start..m);
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, ValueVec};
+
+    /// A small random sparse matrix, reproducible from `seed`.
+    pub(crate) fn random_matrix(m: usize, n: usize, seed: u64) -> CsrMatrix {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut labels, mut offsets, mut indices, mut values) =
+            (vec![], vec![0u64], vec![], vec![]);
+        for _ in 0..m {
+            for j in 0..n {
+                if next() < 0.3 {
+                    indices.push(j as u32);
+                    values.push(next() * 2.0 - 1.0);
+                }
+            }
+            offsets.push(indices.len() as u64);
+            labels.push(if next() < 0.5 { 1.0 } else { -1.0 });
+        }
+        CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
+    }
+
+    fn dense_reference(x: &CsrMatrix, w: &[f64], loss: Loss, lambda: f64) -> (f64, Vec<f64>) {
+        let (m, n) = (x.n_rows(), x.n_features());
+        let mut g: Vec<f64> = w.iter().map(|v| lambda * v).collect();
+        let mut j = 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>();
+        for i in 0..m {
+            let row = x.row(i);
+            let mut dense_row = vec![0.0; n + 1];
+            for (k, &c) in row.indices.iter().enumerate() {
+                dense_row[c as usize] = row.values.get(k);
+            }
+            dense_row[n] = 1.0;
+            let p: f64 = dense_row.iter().zip(w).map(|(a, b)| a * b).sum();
+            let y = loss.target(row.label);
+            j += loss.value(p, y) / m as f64;
+            for (gk, xk) in g.iter_mut().zip(&dense_row) {
+                *gk += loss.derivative(p, y) * xk / m as f64;
+            }
+        }
+        (j, g)
+    }
+
+    #[test]
+    fn value_and_gradient_match_a_dense_loop() {
+        let x = random_matrix(5000, 30, 1);
+        let w: Vec<f64> = (0..31).map(|j| (j as f64 * 0.37).sin()).collect();
+        for loss in [Loss::Log, Loss::Hinge, Loss::Squared, Loss::SmoothHinge] {
+            let f = Objective::new(&x, loss, 0.01, true);
+            let p = f.product(&w);
+            let (j, g) = dense_reference(&x, &w, loss, 0.01);
+            assert!(
+                (f.value(&w, &p) - j).abs() <= 1e-12 * j.abs().max(1.0),
+                "{loss}"
+            );
+            for (a, b) in f.gradient(&w, &p).iter().zip(&g) {
+                assert!((a - b).abs() <= 1e-12, "{loss}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn ray_matches_full_evaluation() {
+        let x = random_matrix(300, 12, 2);
+        let f = Objective::new(&x, Loss::Log, 0.1, true);
+        let w: Vec<f64> = (0..13).map(|j| (j as f64).cos()).collect();
+        let d: Vec<f64> = (0..13).map(|j| (j as f64 * 1.3).sin()).collect();
+        let (p, xd) = (f.product(&w), f.product(&d));
+        let ray = f.ray(&w, &d, &p, &xd);
+        for eta in [0.0, 0.3, 1.7] {
+            let moved: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + eta * b).collect();
+            let pm = f.product(&moved);
+            let (v, s) = ray.eval(eta);
+            assert!((v - f.value(&moved, &pm)).abs() < 1e-12);
+            let slope = dense::dot(&f.gradient(&moved, &pm), &d);
+            assert!((s - slope).abs() < 1e-12, "{s} vs {slope}");
+        }
+    }
+
+    #[test]
+    fn same_bits_with_one_and_two_threads() {
+        let x = random_matrix(9000, 40, 3);
+        let f = Objective::new(&x, Loss::Log, 1e-3, true);
+        let w: Vec<f64> = (0..41).map(|j| (j as f64 * 0.1).sin()).collect();
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let p = f.product(&w);
+                (f.value(&w, &p).to_bits(), f.gradient(&w, &p))
+            })
+        };
+        let (v1, g1) = run(1);
+        let (v2, g2) = run(2);
+        assert!(f.blocks.len() >= 2);
+        assert_eq!(v1, v2);
+        assert!(g1.iter().zip(&g2).all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+}

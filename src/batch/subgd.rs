@@ -1,0 +1,43 @@
+//! Subgradient descent, the baseline of the slides: w_{t+1} = w_t − η_t g_t with g_t ∈ ∂J(w_t)
+//! (the loss's own derivative at kinks) and η_t = 1/(λt), the step for λ-strongly convex J.
+//! J does not decrease monotonically, so the best iterate is kept and returned.
+
+use sparselin_kernels::dense;
+
+use super::objective::Objective;
+use super::{Options, Progress, Solution, Tracker};
+use crate::data::Examples;
+
+/// Run `options.max_iter` subgradient steps (or until the certificate gap ≤ tol·J).
+pub fn solve<E: Examples>(
+    objective: &Objective<'_, E>,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Solution {
+    let lambda = objective.lambda();
+    let mut w = options.start(objective.dim());
+    let mut best = (f64::INFINITY, w.clone(), f64::INFINITY);
+    let mut iteration = 0;
+    let stop = loop {
+        let p = objective.product(&w);
+        let value = objective.value(&w, &p);
+        let g = objective.gradient(&w, &p);
+        tracker.passes += 2;
+        let gap = tracker.gap(lambda, &g);
+        if value < best.0 {
+            best = (value, w.clone(), gap);
+        }
+        tracker.report(Progress::new(iteration, best.0, best.2));
+        if let Some(stop) = options.converged(iteration, best.0, best.2) {
+            break stop;
+        }
+        iteration += 1;
+        dense::axpby(-1.0 / (lambda * iteration as f64), &g, 1.0, &mut w);
+    };
+    Solution {
+        objective: best.0,
+        w: best.1,
+        iterations: iteration,
+        stop,
+    }
+}

@@ -1,0 +1,211 @@
+//! subLBFGS (Yu, Vishwanathan, Günter & Schraudolph, JMLR 2010) for hinge and absolute loss,
+//! exactly as MATH.md §7: direction finding over the subdifferential with the ε-gap rule,
+//! the exact line search with the Wolfe fallback, B₀ = I/λ, the pair built from
+//! s' = argsup_{s∈∂J(w_{t+1})}⟨s, p_t⟩, and the memory cleared once when direction finding fails.
+//!
+//! Both losses have one kink per example, at prediction p_i = y_i, with slopes (L_i, R_i) on
+//! either side ([`line_search::kink_slopes`]); a row is on its kink when |p_i − y_i| ≤ 1e-12,
+//! and the rows a line search stops on are snapped onto it (the "carried" μ_i = 1 of §7).
+
+use sparselin_kernels::dense;
+
+use super::lbfgs::Memory;
+use super::line_search::{self, C1, C2, kink_slopes, on_kink};
+use super::objective::{Objective, fixed_sum};
+use super::{Options, Progress, Solution, Stop, Tracker};
+use crate::data::Examples;
+
+/// The supremum of ⟨s, d⟩ over ∂J(w) and the loss derivatives c_i of the subgradient attaining
+/// it (s = λw + (1/m)Xᵀc): on a kink, the side whose slope times (Xd)_i is larger (β_i = 1 where
+/// that increases ⟨s, d⟩); elsewhere the side p_i lies on.
+fn argsup<E: Examples>(
+    objective: &Objective<'_, E>,
+    w: &[f64],
+    p: &[f64],
+    d: &[f64],
+    xd: &[f64],
+) -> (f64, Vec<f64>) {
+    let (y, loss) = (objective.targets(), objective.loss());
+    let c: Vec<f64> = (0..p.len())
+        .map(|i| {
+            let (left, right) = kink_slopes(loss, y[i]).expect("kinked loss");
+            if on_kink(p[i], y[i]) {
+                if left * xd[i] > right * xd[i] {
+                    left
+                } else {
+                    right
+                }
+            } else if p[i] < y[i] {
+                left
+            } else {
+                right
+            }
+        })
+        .collect();
+    let loss_part = fixed_sum(p.len(), |rows| rows.map(|i| c[i] * xd[i]).sum::<f64>());
+    let sup = objective.lambda() * dense::dot(w, d) + loss_part / p.len() as f64;
+    (sup, c)
+}
+
+/// A descent direction p with X·p, the aggregate subgradient ḡ (p = −Bḡ), sup_s⟨s, p⟩ = Φ'(0⁺)
+/// and the direction-finding duality gap ε_i.
+struct Direction {
+    p: Vec<f64>,
+    xp: Vec<f64>,
+    gbar: Vec<f64>,
+    sup: f64,
+}
+
+/// Direction finding (MATH.md §7). Starting from ḡ₁ = `g1` ∈ ∂J(w), p₁ = −Bḡ₁; each round
+/// takes s = argsup⟨s, p_i⟩; a descent direction (⟨s, p_i⟩ < 0) is returned once ε_i ≤ ε (or at
+/// once with `first_descent`); otherwise ḡ moves toward s by the μ* minimizing ½ḡᵀBḡ. After
+/// `max_rounds`, or when no progress is possible, the last descent direction seen (if any).
+fn find_direction<E: Examples>(
+    objective: &Objective<'_, E>,
+    (w, pred): (&[f64], &[f64]),
+    memory: &Memory,
+    g1: &[f64],
+    eps: f64,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Option<Direction> {
+    let mut gbar = g1.to_vec();
+    let mut p = memory.apply(&gbar);
+    dense::scale(-1.0, &mut p);
+    let mut best_primal = f64::INFINITY;
+    let mut descent = None;
+    for _ in 0..options.max_rounds.max(1) {
+        let xp = objective.product(&p);
+        tracker.passes += 1;
+        let (sup, c) = argsup(objective, w, pred, &p, &xp);
+        let pg = dense::dot(&p, &gbar);
+        best_primal = best_primal.min(sup - 0.5 * pg);
+        let gap = best_primal - 0.5 * pg;
+        let is_descent = sup < 0.0;
+        if is_descent && (options.first_descent || gap <= eps) {
+            return Some(Direction { p, xp, gbar, sup });
+        }
+        let s = objective.subgradient(w, &c);
+        tracker.passes += 1;
+        let bs = memory.apply(&s);
+        let mut diff = gbar.clone();
+        dense::axpby(-1.0, &s, 1.0, &mut diff);
+        // ⟨ḡ − s, B(ḡ − s)⟩ = ⟨ḡ − s, −p − Bs⟩ and ⟨ḡ − s, Bḡ⟩ = ⟨ḡ − s, −p⟩.
+        let diff_p = dense::dot(&diff, &p);
+        let denominator = -diff_p - dense::dot(&diff, &bs);
+        let mu = if denominator > 0.0 {
+            (-diff_p / denominator).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        if is_descent {
+            descent = Some(Direction {
+                p: p.clone(),
+                xp,
+                gbar: gbar.clone(),
+                sup,
+            });
+        }
+        if mu == 0.0 {
+            break;
+        }
+        dense::axpby(mu, &s, 1.0 - mu, &mut gbar);
+        dense::axpby(-mu, &bs, 1.0 - mu, &mut p);
+    }
+    descent
+}
+
+/// subLBFGS from `options.w0` (or 0). B₀ = I/λ unless `options.b0_scale` says otherwise.
+pub fn solve<E: Examples>(
+    objective: &Objective<'_, E>,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Solution {
+    let lambda = objective.lambda();
+    let mut w = options.start(objective.dim());
+    let mut pred = objective.product(&w);
+    let mut value = objective.value(&w, &pred);
+    // ḡ₁ of the first iteration: the subgradient with β = 0 on every kink (the loss's choice).
+    let mut g = objective.gradient(&w, &pred);
+    tracker.passes += 2;
+    let mut memory = Memory::new(options.memory, options.b0_scale.or(Some(1.0 / lambda)));
+    let mut gap = tracker.gap(lambda, &g);
+    let mut iteration = 0;
+    let stop = loop {
+        tracker.report(Progress::new(iteration, value, gap));
+        if let Some(stop) = options.converged(iteration, value, gap) {
+            break stop;
+        }
+        let eps = options.dir_eps * value.abs();
+        let direction =
+            match find_direction(objective, (&w, &pred), &memory, &g, eps, options, tracker) {
+                Some(direction) => direction,
+                None if !memory.is_empty() => {
+                    memory.clear();
+                    match find_direction(objective, (&w, &pred), &memory, &g, eps, options, tracker)
+                    {
+                        Some(direction) => direction,
+                        None => break Stop::NoDescent,
+                    }
+                }
+                None => break Stop::NoDescent,
+            };
+        // ḡ ∈ ∂J(w) too (a convex combination of subgradients at w): a second certificate.
+        let aggregate_gap = tracker.gap(lambda, &direction.gbar);
+        if aggregate_gap <= options.tol * value.abs() {
+            tracker.report(Progress::new(iteration, value, aggregate_gap));
+            break Stop::Converged;
+        }
+        let Direction { p, xp, gbar, sup } = direction;
+        let ray = objective.ray(&w, &p, &pred, &xp);
+        let Some(mut step) = line_search::exact(&ray, 0.0) else {
+            break Stop::LineSearchFailed;
+        };
+        if step.eta > 0.0 && ray.eval(step.eta).0 > value + C1 * step.eta * sup {
+            match line_search::exact(&ray, C2 * sup) {
+                Some(fallback) => step = fallback,
+                None => break Stop::LineSearchFailed,
+            }
+        }
+        if step.eta.is_nan() || step.eta <= 0.0 {
+            break Stop::LineSearchFailed;
+        }
+        dense::axpby(step.eta, &p, 1.0, &mut w);
+        dense::axpby(step.eta, &xp, 1.0, &mut pred);
+        // Rows the step lands on, and rows that stay within tolerance of their kink, sit
+        // exactly on it from now on (MATH.md §7: "carried to the next point as μ_i = 1").
+        let y = objective.targets();
+        for &i in &step.landed {
+            pred[i] = y[i];
+        }
+        for (q, &target) in pred.iter_mut().zip(y) {
+            if on_kink(*q, target) {
+                *q = target;
+            }
+        }
+        // s' = argsup over ∂J(w_{t+1}) of ⟨s, p_t⟩: X·p_t is already known.
+        let (_, c) = argsup(objective, &w, &pred, &p, &xp);
+        let s_prime = objective.subgradient(&w, &c);
+        tracker.passes += 1;
+        let mut y = s_prime.clone();
+        dense::axpby(-1.0, &gbar, 1.0, &mut y);
+        let mut s = p;
+        dense::scale(step.eta, &mut s);
+        memory.push(s, y);
+        iteration += 1;
+        let previous = value;
+        value = objective.value(&w, &pred);
+        gap = tracker.gap(lambda, &s_prime);
+        g = s_prime;
+        if options.stalled(previous, value) {
+            tracker.report(Progress::new(iteration, value, gap));
+            break Stop::Stalled;
+        }
+    };
+    Solution {
+        objective: value,
+        w,
+        iterations: iteration,
+        stop,
+    }
+}
