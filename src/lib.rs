@@ -1,5 +1,6 @@
 //! sparselin: linear learning on large sparse data.
 //!
+//! * [`batch`] — batch solvers: L-BFGS, subLBFGS, subgradient descent, plain BFGS (MATH.md §7).
 //! * [`data`] — LIBSVM text parsing, binary CSR shards, datasets, the synthetic corpus generator.
 //! * [`lao`] — attribute-efficient regression (AERR, AELR, AESVR) and full-information baselines.
 //! * [`loss`] — the losses and their (sub)derivatives.
@@ -9,6 +10,7 @@
 //!
 //! The numeric kernels live in the `sparselin-kernels` crate, re-exported as [`kernels`].
 
+pub mod batch;
 pub mod data;
 pub mod lao;
 pub mod loss;
@@ -17,4 +19,3 @@ pub mod model;
 pub mod online;
 
 pub use sparselin_kernels as kernels;
-pub mod batch;
