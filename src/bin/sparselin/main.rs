@@ -7,9 +7,11 @@ mod export;
 mod generate;
 mod info;
 mod input;
+mod plot;
 mod predict;
 mod trace;
 mod train;
+mod train_batch;
 mod verify;
 
 use std::process::ExitCode;
@@ -42,6 +44,8 @@ enum Command {
     Predict(predict::Args),
     /// Evaluate a model on labeled data: objective, error rate, AUC, log loss, RMSE.
     Eval(eval::Args),
+    /// Plot training traces of several runs against time on shared log axes.
+    Plot(plot::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Plot(args) => plot::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

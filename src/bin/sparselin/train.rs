@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+use sparselin::batch;
 use sparselin::data::{ExampleSet, Examples};
 use sparselin::loss::Loss;
 use sparselin::metrics::{self, Evaluation};
@@ -16,6 +17,7 @@ use sparselin::online::{self, Algorithm, EpochEnd, Observer, Sampling, Stop};
 
 use crate::input::read_examples;
 use crate::trace::{TraceRow, write_csv, write_plot};
+use crate::train_batch::train_batch;
 
 /// The training algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -32,6 +34,14 @@ pub enum Algo {
     NaiveAsgd,
     /// CASGD written literally, O(n) per step (baseline).
     NaiveCasgd,
+    /// Batch L-BFGS with a strong-Wolfe line search (smooth losses).
+    Lbfgs,
+    /// Batch subLBFGS with the exact line search (hinge, absolute).
+    Sublbfgs,
+    /// Batch subgradient descent, η_t = 1/(λt) (baseline).
+    Subgd,
+    /// Batch BFGS (limited memory) on the raw subgradient, weak Wolfe (baseline).
+    Bfgs,
 }
 
 /// Weight precision in the model file.
@@ -57,6 +67,16 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
+    /// Batch solvers: iteration limit.
+    #[arg(long, default_value_t = 1000)]
+    pub max_iter: usize,
+    /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g (a certificate that
+    /// J is within a factor 1 + tol of its minimum).
+    #[arg(long, default_value_t = 1e-9)]
+    pub tol: f64,
+    /// Batch solvers: L-BFGS memory M.
+    #[arg(long, default_value_t = 10)]
+    pub memory: usize,
     /// Passes over the data (E·m steps). Default 5 unless --steps is given.
     #[arg(long, conflicts_with = "steps")]
     pub epochs: Option<u64>,
@@ -134,6 +154,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Algo::NaiveSgd => train_online(Algorithm::NaiveSgd, &args, &data, test.as_ref())?,
         Algo::NaiveAsgd => train_online(Algorithm::NaiveAsgd, &args, &data, test.as_ref())?,
         Algo::NaiveCasgd => train_online(Algorithm::NaiveCasgd, &args, &data, test.as_ref())?,
+        Algo::Lbfgs => train_batch(batch::Algorithm::Lbfgs, &args, &data)?,
+        Algo::Sublbfgs => train_batch(batch::Algorithm::SubLbfgs, &args, &data)?,
+        Algo::Subgd => train_batch(batch::Algorithm::SubGd, &args, &data)?,
+        Algo::Bfgs => train_batch(batch::Algorithm::Bfgs, &args, &data)?,
     };
     report(&args, &data, test.as_ref(), &trained)
 }

@@ -1,0 +1,108 @@
+//! `sparselin train --algo lbfgs|sublbfgs|subgd|bfgs` and `sparselin plot` end to end.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Noisy two-feature data (not separable, so the hinge optimum has errors and a margin).
+fn write_data(path: &Path, rows: usize) {
+    let mut s = String::new();
+    for i in 0..rows {
+        let (a, b) = ((i % 7) as f64 / 7.0, (i % 5) as f64 / 5.0);
+        let y = if (a > b) ^ (i % 11 == 0) { "+1" } else { "-1" };
+        s.push_str(&format!("{y} 1:{a} 2:{b}\n"));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+fn json_objective(out: &Output) -> f64 {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    summary["details"]["objective"].as_f64().unwrap()
+}
+
+#[test]
+fn batch_algorithms_train_trace_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 400);
+    let train = |algo: &str, loss: &str, iterations: &str| {
+        sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            algo,
+            "--loss",
+            loss,
+            "--lambda",
+            "1e-2",
+            "--max-iter",
+            iterations,
+            "-o",
+            &p(&format!("{algo}.model")),
+            "--trace",
+            &p(&format!("{algo}.csv")),
+            "--json",
+            "--quiet",
+        ])
+    };
+    let exact = json_objective(&train("sublbfgs", "hinge", "1000"));
+    for algo in ["subgd", "bfgs"] {
+        let baseline = json_objective(&train(algo, "hinge", "50"));
+        assert!(
+            baseline >= exact - 1e-12 && baseline < exact * 1.1,
+            "{algo}: {baseline} vs {exact}"
+        );
+    }
+    let smooth = json_objective(&train("lbfgs", "log", "1000"));
+    assert!(smooth > 0.0);
+    let trace = std::fs::read_to_string(p("sublbfgs.csv")).unwrap();
+    assert!(trace.starts_with("epochs,steps,seconds,train_objective"));
+    assert!(trace.lines().count() > 2);
+
+    let out = sparselin(&[
+        "plot",
+        &p("sublbfgs.csv"),
+        &p("subgd.csv"),
+        &p("bfgs.csv"),
+        "--optimum",
+        &format!("{}", exact * (1.0 - 1e-9)),
+        "-o",
+        &p("figure.svg"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(p("figure.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("sublbfgs") && svg.contains("bfgs"));
+
+    // L-BFGS refuses a non-smooth loss; subLBFGS a smooth one: clear error, non-zero exit.
+    let out = train("lbfgs", "hinge", "10");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lbfgs needs a smooth loss"));
+    let out = train("sublbfgs", "log", "10");
+    assert!(!out.status.success());
+    assert!(!Path::new(&p("nothing.model")).exists());
+    // A malformed trace names the file and line.
+    std::fs::write(
+        p("bad.csv"),
+        "epochs,steps,seconds,train_objective\n1,1,x,2\n",
+    )
+    .unwrap();
+    let out = sparselin(&["plot", &p("bad.csv"), "-o", &p("bad.svg")]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.csv:2:"));
+    assert!(!Path::new(&p("bad.svg")).exists());
+}
