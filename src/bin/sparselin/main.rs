@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own module; all the work is done by the library.
 
 mod convert;
+mod demo;
 mod eval;
 mod export;
 mod generate;
@@ -21,13 +22,15 @@ use clap::{Parser, Subcommand};
 /// Linear learning on large sparse data.
 #[derive(Parser)]
 #[command(name = "sparselin", version, about, propagate_version = true)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
-enum Command {
+pub(crate) enum Command {
+    /// Run the main job end to end on a generated corpus: gen, convert, verify, info, train, eval.
+    Demo(demo::Args),
     /// Convert LIBSVM text into a dataset directory of binary shards.
     Convert(convert::Args),
     /// Summarize a dataset: rows, columns, nnz per row, labels, shards.
@@ -49,8 +52,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result: anyhow::Result<()> = match cli.command {
+    match execute(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("sparselin: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Run one subcommand.
+pub(crate) fn execute(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Demo(args) => demo::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Info(args) => info::run(args),
         Command::Verify(args) => verify::run(args),
@@ -60,12 +74,5 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Plot(args) => plot::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("sparselin: error: {error:#}");
-            ExitCode::FAILURE
-        }
     }
 }

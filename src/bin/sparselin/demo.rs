@@ -1,0 +1,90 @@
+//! `sparselin demo`: the main job end to end on an embedded default, as a script of the other
+//! subcommands (each printed as the command line a user would type, then run in-process).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Parser;
+
+use crate::{Cli, execute};
+
+/// Generate an RCV1-shaped corpus as LIBSVM text, convert it to binary shards, verify and
+/// summarize it, train averaged SGD (hinge loss) with held-out evaluation, and evaluate the
+/// saved model.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Working directory (created; must not exist). Default: a temporary directory that is
+    /// removed at the end.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Training rows of the generated corpus (the full rcv1-like preset has 781,265).
+    #[arg(long, default_value_t = 200_000)]
+    train_rows: u64,
+    /// Passes of averaged SGD over the training set.
+    #[arg(long, default_value_t = 3)]
+    epochs: u64,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (dir, temporary) = match &args.dir {
+        Some(dir) => (dir.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("sparselin-demo-{}", std::process::id())),
+            true,
+        ),
+    };
+    anyhow::ensure!(
+        !dir.exists(),
+        "{} already exists; choose another --dir",
+        dir.display()
+    );
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let result = script(&args, &dir);
+    if temporary {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    result
+}
+
+fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
+    let path = |name: &str| dir.join(name).display().to_string();
+    let train_rows = args.train_rows.to_string();
+    let epochs = args.epochs.to_string();
+    let (generated, text, train) = (path("generated"), path("rcv1"), path("train"));
+    let (train_text, test_text) = (path("rcv1.train.svm"), path("rcv1.test.svm"));
+    let (model, test) = (path("model"), path("generated/test"));
+    let steps: [Vec<&str>; 6] = [
+        vec![
+            "gen",
+            &generated,
+            "--preset",
+            "rcv1-like",
+            "--train-rows",
+            &train_rows,
+            "--text",
+            &text,
+        ],
+        vec!["convert", &train_text, &train],
+        vec!["verify", &train],
+        vec!["info", &train],
+        vec![
+            "train", &train, "--algo", "asgd", "--loss", "hinge", "--lambda", "1e-5", "--epochs",
+            &epochs, "--test", &test_text, "-o", &model,
+        ],
+        vec!["eval", &model, &test],
+    ];
+    let start = Instant::now();
+    for step in steps {
+        eprintln!("\n$ sparselin {}", step.join(" "));
+        let cli = Cli::try_parse_from(std::iter::once("sparselin").chain(step.iter().copied()))
+            .context("demo script")?;
+        execute(cli.command)?;
+    }
+    eprintln!(
+        "\ndemo finished in {:.1} s (working directory {})",
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    Ok(())
+}
