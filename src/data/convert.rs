@@ -9,13 +9,13 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{channel, sync_channel};
 
 use flate2::read::MultiGzDecoder;
 use rayon::prelude::*;
 use sparselin_kernels::Values;
 
-use super::chunk::{ChunkRows, parse_chunk, split_at_newlines};
+use super::chunk::{ChunkRows, parse_chunk_into, split_at_newlines};
 use super::error::DataError;
 use super::libsvm::{LibsvmError, ValueType};
 use super::shard::{ShardParts, ValueKind};
@@ -182,19 +182,30 @@ pub fn convert(
     let mut buffer = ShardBuffer::default();
     let (mut lines, mut columns, mut text_bytes, mut all_ones) = (0u64, 0usize, 0u64, true);
     let pieces = rayon::current_num_threads() * 4;
+    // Parse buffers, one per piece, reused across blocks.
+    let mut parsed: Vec<ChunkRows> = Vec::new();
     std::thread::scope(|scope| -> Result<(), DataError> {
         let (send, receive) = sync_channel(2);
+        let (recycle, reuse) = channel::<Vec<u8>>();
         let block_bytes = options.block_bytes.max(1);
-        scope.spawn(move || read_blocks(reader, block_bytes, |block| send.send(block).is_ok()));
+        scope.spawn(move || {
+            let fresh = || reuse.try_recv().unwrap_or_default();
+            read_blocks(reader, block_bytes, fresh, |block| send.send(block).is_ok())
+        });
         for block in receive {
             let block = block.map_err(|e| DataError::io(input, e))?;
             text_bytes += block.len() as u64;
-            let parsed: Vec<_> = split_at_newlines(&block, pieces)
+            let split = split_at_newlines(&block, pieces);
+            if parsed.len() < split.len() {
+                parsed.resize_with(split.len(), ChunkRows::default);
+            }
+            let results: Vec<_> = split
                 .par_iter()
-                .map(|piece| parse_chunk(piece, options.zero_based))
+                .zip(parsed.par_iter_mut())
+                .map(|(piece, rows)| parse_chunk_into(piece, options.zero_based, rows))
                 .collect();
-            for rows in parsed {
-                let rows = rows.map_err(|e| LibsvmError::Syntax {
+            for (result, rows) in results.into_iter().zip(&parsed) {
+                result.map_err(|e| LibsvmError::Syntax {
                     file: name.clone(),
                     line: lines + e.line,
                     column: e.column,
@@ -203,11 +214,13 @@ pub fn convert(
                 lines += rows.lines;
                 columns = columns.max(rows.columns);
                 all_ones &= rows.all_ones;
-                buffer.append(&rows);
+                buffer.append(rows);
                 while buffer.labels.len() >= rows_per_shard {
                     buffer.emit(rows_per_shard, &mut writer, kind, columns)?;
                 }
             }
+            // Hand the block back to the reader: no fresh allocation (and page faults) per block.
+            let _ = recycle.send(block);
         }
         Ok(())
     })?;
@@ -245,15 +258,20 @@ pub fn convert(
 
 /// Read `reader` in blocks of about `block_bytes` that end just after a newline (a line
 /// longer than a block makes a longer block), handing each to `sink` until it returns false.
+/// Block buffers come from `fresh` (recycled ones when available).
 fn read_blocks(
     mut reader: Box<dyn Read + Send>,
     block_bytes: usize,
+    mut fresh: impl FnMut() -> Vec<u8>,
     mut sink: impl FnMut(std::io::Result<Vec<u8>>) -> bool,
 ) {
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        let mut block = Vec::with_capacity(block_bytes + carry.len());
-        block.append(&mut carry);
+        let mut block = fresh();
+        block.clear();
+        block.reserve(block_bytes + carry.len());
+        block.extend_from_slice(&carry);
+        carry.clear();
         let before = block.len();
         if let Err(e) = reader
             .by_ref()
@@ -271,7 +289,8 @@ fn read_blocks(
         }
         match memchr::memrchr(b'\n', &block[before..]) {
             Some(k) => {
-                carry = block.split_off(before + k + 1);
+                carry.extend_from_slice(&block[before + k + 1..]);
+                block.truncate(before + k + 1);
                 if !sink(Ok(block)) {
                     return;
                 }

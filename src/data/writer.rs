@@ -39,6 +39,8 @@ pub struct DatasetWriter {
     rows: u64,
     nnz: u64,
     max_columns: usize,
+    frequencies: Vec<u64>,
+    sums: Vec<f64>,
     published: bool,
 }
 
@@ -75,6 +77,8 @@ impl DatasetWriter {
             rows: 0,
             nnz: 0,
             max_columns: 0,
+            frequencies: Vec::new(),
+            sums: Vec::new(),
             published: false,
         })
     }
@@ -116,7 +120,32 @@ impl DatasetWriter {
         self.rows += rows;
         self.nnz += nnz;
         self.max_columns = self.max_columns.max(parts.n_features);
+        self.accumulate_statistics(parts);
         Ok(())
+    }
+
+    /// Add a shard's entries to the per-column frequencies and sums (in shard order, so the
+    /// result does not depend on threads).
+    fn accumulate_statistics(&mut self, parts: &ShardParts<'_>) {
+        let needed = parts.indices.iter().max().map_or(0, |&j| j as usize + 1);
+        if self.frequencies.len() < needed {
+            self.frequencies.resize(needed, 0);
+            self.sums.resize(needed, 0.0);
+        }
+        let (freq, sums) = (&mut self.frequencies, &mut self.sums);
+        let mut add = |j: u32, v: f64| {
+            freq[j as usize] += 1;
+            sums[j as usize] += v;
+        };
+        match parts.values {
+            Values::Ones => parts.indices.iter().for_each(|&j| add(j, 1.0)),
+            Values::F32(v) => parts
+                .indices
+                .iter()
+                .zip(v)
+                .for_each(|(&j, &x)| add(j, f64::from(x))),
+            Values::F64(v) => parts.indices.iter().zip(v).for_each(|(&j, &x)| add(j, x)),
+        }
     }
 
     /// Apply `options`, write the manifest and rename the directory into place.
@@ -133,7 +162,13 @@ impl DatasetWriter {
         }
         let paths: Vec<PathBuf> = self.shards.iter().map(|s| self.tmp.join(&s.file)).collect();
         let stats = if options.column_statistics || options.renumber_by_frequency {
-            Some(column_statistics(&paths, columns)?)
+            let (mut freq, mut sums) = (
+                std::mem::take(&mut self.frequencies),
+                std::mem::take(&mut self.sums),
+            );
+            freq.resize(columns, 0);
+            sums.resize(columns, 0.0);
+            Some((freq, sums))
         } else {
             None
         };
@@ -213,30 +248,6 @@ impl Drop for DatasetWriter {
             let _ = std::fs::remove_dir_all(&self.tmp);
         }
     }
-}
-
-/// Per-column (number of rows where non-zero, sum of values) over the shards, reduced in
-/// shard order so the result does not depend on the thread count.
-fn column_statistics(paths: &[PathBuf], columns: usize) -> Result<(Vec<u64>, Vec<f64>), DataError> {
-    let partial: Vec<(Vec<u64>, Vec<f64>)> = paths
-        .par_iter()
-        .map(|path| {
-            let shard = Shard::open(path)?;
-            let (mut freq, mut sums) = (vec![0u64; columns], vec![0f64; columns]);
-            let values = shard.values();
-            for (k, &j) in shard.indices().iter().enumerate() {
-                freq[j as usize] += 1;
-                sums[j as usize] += values.get(k);
-            }
-            Ok((freq, sums))
-        })
-        .collect::<Result<_, DataError>>()?;
-    let (mut freq, mut sums) = (vec![0u64; columns], vec![0f64; columns]);
-    for (f, s) in partial {
-        freq.iter_mut().zip(f).for_each(|(a, b)| *a += b);
-        sums.iter_mut().zip(s).for_each(|(a, b)| *a += b);
-    }
-    Ok((freq, sums))
 }
 
 /// Rewrite one shard with indices mapped through `inverse` (original → new id, rows

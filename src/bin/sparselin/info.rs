@@ -16,10 +16,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
     let dataset = Dataset::open(&args.dir)?;
+    let open_seconds = start.elapsed().as_secs_f64();
     let s = summarize(&dataset);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        let mut json = serde_json::to_value(&s)?;
+        json["open_seconds"] = open_seconds.into();
+        println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(());
     }
     println!("dataset    {}", args.dir.display());
@@ -53,6 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s.labels.min, s.labels.max, s.labels.mean
         ),
     }
+    println!(
+        "opened in  {:.3} ms (manifest and shard headers only)",
+        open_seconds * 1e3
+    );
     println!("shards     {}", s.shards.len());
     for shard in &s.shards {
         println!(
