@@ -65,6 +65,7 @@ fn subbfgs_solves_the_toy_problem_exactly_in_two_iterations() {
         let options = Options {
             b0_scale: Some(1.0),
             dir_eps: 1e-12,
+            first_descent: false,
             w0: Some(start.to_vec()),
             ..Options::default()
         };

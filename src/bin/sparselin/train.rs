@@ -74,6 +74,10 @@ pub struct Args {
     /// J is within a factor 1 + tol of its minimum).
     #[arg(long, default_value_t = 1e-9)]
     pub tol: f64,
+    /// subLBFGS: continue direction finding past the first descent direction until its duality
+    /// gap is below 1e-8·J (MATH.md §7's ε rule; slower per iteration on real data).
+    #[arg(long)]
+    pub exact_direction: bool,
     /// Batch solvers: L-BFGS memory M.
     #[arg(long, default_value_t = 10)]
     pub memory: usize,

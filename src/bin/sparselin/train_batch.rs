@@ -26,6 +26,7 @@ pub fn train_batch(
         max_iter: args.max_iter,
         tol: args.tol,
         memory: args.memory,
+        first_descent: !args.exact_direction,
         ..Options::default()
     };
     let mut trace = Vec::new();
@@ -61,6 +62,7 @@ pub fn train_batch(
         "passes": passes,
         "memory": options.memory,
         "tol": options.tol,
+        "first_descent": options.first_descent,
     });
     Ok(Trained {
         model: Model {
