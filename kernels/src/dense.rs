@@ -1,29 +1,30 @@
-//! Dense kernels over whole weight vectors: the O(n) passes the learners make once at the end.
+//! Dense kernels over whole weight vectors: the O(n) passes the learners make once at the end
+//! ("vectorized dense final rescaling"), run on the path chosen by [`crate::dispatch`].
 
-use crate::scalar;
+use crate::dispatch::selected;
 
 /// x ← a·x.
 #[inline]
 pub fn scale(a: f64, x: &mut [f64]) {
-    scalar::scale(a, x)
+    selected().scale(a, x)
 }
 
 /// y ← a·x + b·y. Panics if lengths differ.
 #[inline]
 pub fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
-    scalar::axpby(a, x, b, y)
+    selected().axpby(a, x, b, y)
 }
 
 /// Σ x_i·y_i. Panics if lengths differ.
 #[inline]
 pub fn dot(x: &[f64], y: &[f64]) -> f64 {
-    scalar::dense_dot(x, y)
+    selected().dense_dot(x, y)
 }
 
 /// Σ x_i².
 #[inline]
 pub fn norm2(x: &[f64]) -> f64 {
-    scalar::norm2(x)
+    selected().norm2(x)
 }
 
 /// out_i = α·(h·vu_i[0] − vu_i[1]) + β·xbar_i — the averaged-iterate recovery
@@ -37,5 +38,5 @@ pub fn rescale_average(
     xbar: Option<&[f64]>,
     out: &mut [f64],
 ) {
-    scalar::rescale_average(alpha, h, vu, beta, xbar, out)
+    selected().rescale_average(alpha, h, vu, beta, xbar, out)
 }

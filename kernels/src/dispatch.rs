@@ -1,17 +1,198 @@
 //! Choice of instruction set, made once per process.
+//!
+//! The first kernel call checks the CPU (or reads `SPARSELIN_ISA`), picks a [`KernelSet`] and
+//! caches it; every later call is one atomic load and one indirect call. Forcing a path the CPU
+//! lacks is an error, never a silent fallback, so that a test run under `SPARSELIN_ISA=avx2`
+//! really tests AVX2 (the habit of `matrixmultiply`).
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::OnceLock;
 
+use crate::KernelSet;
+
+/// The environment variable that forces one path: `scalar`, `avx2`, `avx512` or `neon`.
+pub const ENV_VAR: &str = "SPARSELIN_ISA";
+
 /// An instruction-set path the kernels can run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Isa {
     /// Portable code, always available: the oracle.
     Scalar,
+    /// x86_64 AVX2 with FMA: 4-lane gathers.
+    Avx2,
+    /// x86_64 AVX-512F (with AVX2 and FMA): 8-lane gathers, scatter for axpy.
+    Avx512,
+    /// aarch64 Advanced SIMD (no gather: lanes are loaded one by one).
+    Neon,
 }
 
-static CHOSEN: OnceLock<Isa> = OnceLock::new();
+impl Isa {
+    /// Every path, in order of preference from last to first.
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon];
 
-/// The path in use.
+    /// The name `SPARSELIN_ISA` accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+            Isa::Neon => "neon",
+        }
+    }
+
+    /// Whether this CPU can run the path (detected at run time; cached by `std`).
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => Isa::Avx2.is_available() && is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    /// The fastest path this CPU has.
+    pub fn best() -> Isa {
+        [Isa::Avx512, Isa::Avx2, Isa::Neon]
+            .into_iter()
+            .find(|isa| isa.is_available())
+            .unwrap_or(Isa::Scalar)
+    }
+}
+
+impl fmt::Display for Isa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Isa {
+    type Err = IsaError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Isa::ALL
+            .into_iter()
+            .find(|isa| isa.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| IsaError::Unknown(s.to_owned()))
+    }
+}
+
+/// Why a requested path cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IsaError {
+    /// The name is not one of `scalar`, `avx2`, `avx512`, `neon`.
+    Unknown(String),
+    /// The path exists but this CPU (or this build's architecture) lacks it.
+    Unavailable(Isa),
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IsaError::Unknown(s) => write!(
+                f,
+                "{ENV_VAR}={s:?} is not a kernel path (expected scalar, avx2, avx512 or neon)"
+            ),
+            IsaError::Unavailable(isa) => write!(
+                f,
+                "{ENV_VAR}={isa} was forced but this CPU does not support it (best available: {})",
+                Isa::best()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for IsaError {}
+
+/// The path a request names: `None` or empty means the best available, otherwise the named
+/// path, which must be available.
+pub fn select(request: Option<&str>) -> Result<Isa, IsaError> {
+    match request.map(str::trim) {
+        None | Some("") => Ok(Isa::best()),
+        Some(name) => {
+            let isa: Isa = name.parse()?;
+            if isa.is_available() {
+                Ok(isa)
+            } else {
+                Err(IsaError::Unavailable(isa))
+            }
+        }
+    }
+}
+
+/// The path `SPARSELIN_ISA` asks for (read now, not cached): lets a CLI report a bad setting
+/// as an error before any kernel runs.
+pub fn try_select() -> Result<Isa, IsaError> {
+    let request = std::env::var(ENV_VAR).ok();
+    select(request.as_deref())
+}
+
+static CHOSEN: OnceLock<&'static KernelSet> = OnceLock::new();
+
+/// The kernel set in use, chosen at the first call.
+///
+/// # Panics
+/// If `SPARSELIN_ISA` names an unknown path or one this CPU lacks (call [`try_select`] first
+/// to report that as an error instead).
+#[inline]
+pub fn selected() -> &'static KernelSet {
+    CHOSEN.get_or_init(|| match try_select().and_then(KernelSet::for_isa) {
+        Ok(set) => set,
+        Err(e) => panic!("sparselin-kernels: {e}"),
+    })
+}
+
+/// The path in use (see [`selected`]).
 pub fn isa() -> Isa {
-    *CHOSEN.get_or_init(|| Isa::Scalar)
+    selected().isa()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for isa in Isa::ALL {
+            assert_eq!(isa.name().parse::<Isa>(), Ok(isa));
+            assert_eq!(isa.to_string().to_uppercase().parse::<Isa>(), Ok(isa));
+        }
+        assert!(matches!("sse9".parse::<Isa>(), Err(IsaError::Unknown(_))));
+    }
+
+    #[test]
+    fn selection_rules() {
+        assert_eq!(select(None), Ok(Isa::best()));
+        assert_eq!(select(Some(" ")), Ok(Isa::best()));
+        assert_eq!(select(Some("scalar")), Ok(Isa::Scalar));
+        assert!(matches!(select(Some("bogus")), Err(IsaError::Unknown(_))));
+        for isa in Isa::ALL {
+            let got = select(Some(isa.name()));
+            if isa.is_available() {
+                assert_eq!(got, Ok(isa));
+            } else {
+                assert_eq!(got, Err(IsaError::Unavailable(isa)));
+                assert!(got.unwrap_err().to_string().contains("does not support"));
+            }
+        }
+        // The best path is available by construction, and only one architecture's paths are.
+        assert!(Isa::best().is_available());
+        assert!(!(Isa::Avx2.is_available() && Isa::Neon.is_available()));
+    }
+
+    /// Under a forced `SPARSELIN_ISA` the process really runs that path (no silent fallback).
+    #[test]
+    fn forced_path_is_used() {
+        match std::env::var(ENV_VAR) {
+            Ok(name) if !name.trim().is_empty() => {
+                assert_eq!(isa().name(), name.trim().to_ascii_lowercase())
+            }
+            _ => assert_eq!(isa(), Isa::best()),
+        }
+    }
 }

@@ -3,17 +3,47 @@
 //! This crate is the only place in the project with SIMD intrinsics and `unsafe`. Every kernel
 //! has a portable scalar version in [`scalar`] that is always compiled and serves as the oracle
 //! the vectorized paths are tested against. The vectorized paths are chosen once at run time
-//! (see [`dispatch`]); `SPARSELIN_ISA=scalar|avx2|avx512|neon` forces one.
+//! (see [`dispatch`]); `SPARSELIN_ISA=scalar|avx2|avx512|neon` forces one. [`KernelSet`] gives
+//! direct access to one path (tests and benchmarks compare every path against scalar).
+//!
+//! Layout: [`sparse`] and [`dense`] are the safe API; `kernel_set.rs` checks arguments and
+//! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
+//! the paths; `generic.rs` holds the bodies written once and compiled per path; `atomic.rs`
+//! holds the relaxed-atomic Hogwild kernels.
+//!
+//! # Error bound
+//!
+//! Paths differ only in summation order and in fusing multiply-adds. For a sparse dot of `k`
+//! terms `p_i = w_i·x_i` every path returns some ordering of the sum, each with error at most
+//! γ_k·Σ|p_i| (γ_k = kε/(1 − kε), ε = 2⁻⁵³), so two paths differ by at most
+//! `|Δ| ≤ 2·γ_k·Σ|w_i·x_i|`; the same holds for the dense dot and squared norm with `k = n`.
+//! `axpy`-type updates touch each weight once per row, so a path differs from scalar by at
+//! most one rounding of each term: `|Δ_i| ≤ 2ε·(|w_i| + |a·x_i|)` (values widened from `f32`
+//! exactly). The property tests check these bounds.
 //!
 //! Sparse rows are a pair of slices: strictly increasing `u32` column indices and their values
 //! ([`Values`]). Weights are `f64`. An index past the end of the weight slice panics, exactly
 //! like slice indexing: no kernel ever reads or writes out of bounds.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod atomic;
 pub mod dense;
 pub mod dispatch;
+mod generic;
+mod kernel_set;
 pub mod mmap;
+mod prefetch;
+mod row_macros;
 pub mod scalar;
 pub mod sparse;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+pub use kernel_set::KernelSet;
 
 /// The values of one sparse row, parallel to its index slice.
 ///

@@ -2,7 +2,26 @@
 //!
 //! These define the results every vectorized path must reproduce (up to summation order).
 
-use crate::Values;
+use crate::dispatch::Isa;
+use crate::kernel_set::{KernelSet, Raw};
+use crate::{Values, generic};
+
+/// The scalar path: these plain loops (safe code, coerced to the raw table's `unsafe fn` type).
+pub(crate) static SET: KernelSet = KernelSet::new(
+    Isa::Scalar,
+    Raw {
+        max_index: generic::max_index,
+        dot,
+        axpy,
+        dot_first,
+        axpy2,
+        scale,
+        axpby,
+        dense_dot,
+        norm2,
+        rescale_average,
+    },
+);
 
 #[inline]
 fn check_len(idx: &[u32], val: Values<'_>) {

@@ -8,6 +8,7 @@ mod export;
 mod generate;
 mod info;
 mod input;
+mod kernels;
 mod plot;
 mod predict;
 mod trace;
@@ -49,6 +50,8 @@ pub(crate) enum Command {
     Eval(eval::Args),
     /// Plot training traces of several runs against time on shared log axes.
     Plot(plot::Args),
+    /// Show the SIMD kernel path in use and the ones this CPU supports.
+    Kernels(kernels::Args),
 }
 
 fn main() -> ExitCode {
@@ -74,5 +77,6 @@ pub(crate) fn execute(command: Command) -> anyhow::Result<()> {
         Command::Predict(args) => predict::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Kernels(args) => kernels::run(args),
     }
 }

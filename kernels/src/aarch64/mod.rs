@@ -1,0 +1,3 @@
+//! aarch64 kernel path: Advanced SIMD (NEON).
+
+pub(crate) mod neon;

@@ -1,0 +1,226 @@
+//! NEON kernels.
+//!
+//! NEON has no gather: dot products load two weights into the lanes of one vector, then use
+//! two-lane fused multiply-adds into four independent accumulators (the loads of a row overlap
+//! instead of queuing behind one accumulator), with `f32` values widened two at a time. `axpy`
+//! updates one weight at a time; the fused `axpy2` reads and writes each `[v, u]` pair as one
+//! 16-byte vector, so it costs the same as a plain `axpy`.
+
+use core::arch::aarch64::*;
+
+use crate::dispatch::Isa;
+use crate::kernel_set::{KernelSet, Raw};
+use crate::row_macros::{per_value_kind, table_adapters};
+use crate::{Values, generic};
+
+/// The NEON path.
+pub(crate) static SET: KernelSet = KernelSet::new(
+    Isa::Neon,
+    Raw {
+        max_index,
+        dot,
+        axpy,
+        dot_first,
+        axpy2,
+        scale,
+        axpby,
+        dense_dot,
+        norm2,
+        rescale_average,
+    },
+);
+
+/// The values of a row, read two at a time or one at a time.
+///
+/// Contract of the methods: the CPU has NEON, and `k` (up to `k + 1` for `load2`) is a
+/// position of the row the pointer addresses.
+trait RowValues: Copy {
+    unsafe fn load2(self, k: usize) -> float64x2_t;
+    unsafe fn get(self, k: usize) -> f64;
+}
+
+/// Binary row: every value is 1.0.
+#[derive(Clone, Copy)]
+struct Ones;
+
+/// Values stored as `f32`, widened exactly to `f64`.
+#[derive(Clone, Copy)]
+struct F32(*const f32);
+
+/// Values stored as `f64`.
+#[derive(Clone, Copy)]
+struct F64(*const f64);
+
+impl RowValues for Ones {
+    #[inline(always)]
+    unsafe fn load2(self, _k: usize) -> float64x2_t {
+        // SAFETY: the caller runs on a CPU with NEON (trait contract).
+        unsafe { vdupq_n_f64(1.0) }
+    }
+    #[inline(always)]
+    unsafe fn get(self, _k: usize) -> f64 {
+        1.0
+    }
+}
+
+impl RowValues for F32 {
+    #[inline(always)]
+    unsafe fn load2(self, k: usize) -> float64x2_t {
+        // SAFETY: positions k, k+1 are in the row (trait contract); no alignment needed.
+        unsafe { vcvt_f64_f32(vld1_f32(self.0.add(k))) }
+    }
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> f64 {
+        // SAFETY: position k is in the row (trait contract).
+        f64::from(unsafe { *self.0.add(k) })
+    }
+}
+
+impl RowValues for F64 {
+    #[inline(always)]
+    unsafe fn load2(self, k: usize) -> float64x2_t {
+        // SAFETY: positions k, k+1 are in the row (trait contract); no alignment needed.
+        unsafe { vld1q_f64(self.0.add(k)) }
+    }
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> f64 {
+        // SAFETY: position k is in the row (trait contract).
+        unsafe { *self.0.add(k) }
+    }
+}
+
+/// Σ_k w[idx[k] << SHIFT]·val[k]: SHIFT = 0 reads a weight vector, SHIFT = 1 reads the first
+/// member of interleaved pairs.
+///
+/// Contract: NEON present; `val` has `idx.len()` values; for every k, `idx[k] << SHIFT` is
+/// below the length of the `f64` array `w` points to.
+#[inline(always)]
+unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], val: R) -> f64 {
+    let n = idx.len();
+    let ip = idx.as_ptr();
+    // SAFETY: index and value reads are at positions below n, inside the row; each weight
+    // read is w[idx[k] << SHIFT], in bounds by contract.
+    unsafe {
+        let weight = |k: usize| *w.add((*ip.add(k) as usize) << SHIFT);
+        let pair = |k: usize| vsetq_lane_f64::<1>(weight(k + 1), vdupq_n_f64(weight(k)));
+        let mut acc = [vdupq_n_f64(0.0); 4];
+        let mut k = 0;
+        while k + 8 <= n {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a = vfmaq_f64(*a, pair(k + 2 * j), val.load2(k + 2 * j));
+            }
+            k += 8;
+        }
+        while k + 2 <= n {
+            acc[0] = vfmaq_f64(acc[0], pair(k), val.load2(k));
+            k += 2;
+        }
+        let sum = vaddq_f64(vaddq_f64(acc[0], acc[1]), vaddq_f64(acc[2], acc[3]));
+        let mut s = vaddvq_f64(sum);
+        if k < n {
+            s = weight(k).mul_add(val.get(k), s);
+        }
+        s
+    }
+}
+
+/// w[idx[k]] += a·val[k], one weight at a time.
+///
+/// Contract: NEON present; `val` has `idx.len()` values; every index is below the length of
+/// the array `w` points to.
+#[inline(always)]
+unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
+    for (k, &i) in idx.iter().enumerate() {
+        // SAFETY: k is a position of the row and i is in bounds of `w` (contract).
+        unsafe {
+            let p = w.add(i as usize);
+            *p = a.mul_add(val.get(k), *p);
+        }
+    }
+}
+
+/// vu[idx[k]] += [a, b]·val[k], each pair read and written as one 16-byte vector.
+///
+/// Contract: NEON present; `val` has `idx.len()` values; every index is below the number of
+/// pairs `vu` points to.
+#[inline(always)]
+unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut [f64; 2]) {
+    // SAFETY: NEON is present (contract); register operations only.
+    let ab = unsafe { vsetq_lane_f64::<1>(b, vdupq_n_f64(a)) };
+    for (k, &i) in idx.iter().enumerate() {
+        // SAFETY: k is a position of the row and pair i is in bounds of `vu` (contract); the
+        // 16-byte access covers exactly that pair (f64 alignment suffices for vld1q/vst1q).
+        unsafe {
+            let p = vu.add(i as usize).cast::<f64>();
+            let x = vdupq_n_f64(val.get(k));
+            vst1q_f64(p, vfmaq_f64(vld1q_f64(p), ab, x));
+        }
+    }
+}
+
+per_value_kind!(
+    "neon",
+    /// Sparse dot against `w`.
+    fn dot(w: &[f64], idx: &[u32]) -> f64,
+    |v| dot_body::<_, 0>(w.as_ptr(), idx, v)
+);
+
+per_value_kind!(
+    "neon",
+    /// Sparse dot against the first members of `vu`.
+    fn dot_first(vu: &[[f64; 2]], idx: &[u32]) -> f64,
+    |v| dot_body::<_, 1>(vu.as_ptr().cast::<f64>(), idx, v)
+);
+
+per_value_kind!(
+    "neon",
+    /// Sparse axpy into `w`.
+    fn axpy_kinds(a: f64, idx: &[u32], w: &mut [f64]),
+    |v| axpy_body(a, idx, v, w.as_mut_ptr())
+);
+
+per_value_kind!(
+    "neon",
+    /// Fused sparse update of interleaved pairs.
+    fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
+    |v| axpy2_body(a, b, idx, v, vu.as_mut_ptr())
+);
+
+table_adapters!(axpy_kinds, axpy2_kinds);
+
+#[target_feature(enable = "neon")]
+fn max_index(idx: &[u32]) -> u32 {
+    generic::max_index(idx)
+}
+
+#[target_feature(enable = "neon")]
+fn scale(a: f64, x: &mut [f64]) {
+    generic::scale(a, x)
+}
+
+#[target_feature(enable = "neon")]
+fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
+    generic::axpby(a, x, b, y)
+}
+
+#[target_feature(enable = "neon")]
+fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
+    generic::dense_dot(x, y)
+}
+
+#[target_feature(enable = "neon")]
+fn norm2(x: &[f64]) -> f64 {
+    generic::norm2(x)
+}
+
+#[target_feature(enable = "neon")]
+fn rescale_average(
+    alpha: f64,
+    h: f64,
+    vu: &[[f64; 2]],
+    beta: f64,
+    xbar: Option<&[f64]>,
+    out: &mut [f64],
+) {
+    generic::rescale_average(alpha, h, vu, beta, xbar, out)
+}

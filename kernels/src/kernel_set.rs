@@ -1,0 +1,192 @@
+//! One instruction-set path's kernels behind a safe, checked interface.
+//!
+//! A [`KernelSet`] holds raw function pointers whose contracts (CPU feature present, lengths
+//! equal, every index below the weight length) are established here, once per call, before
+//! the raw kernel runs. The free functions in [`crate::sparse`] and [`crate::dense`] call the
+//! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
+
+use crate::Values;
+use crate::dispatch::{Isa, IsaError};
+
+/// Raw fused pair update: (a, b, idx, val, vu).
+type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
+
+/// Raw averaged-iterate recovery: (alpha, h, vu, beta, xbar, out).
+type RescaleFn = unsafe fn(f64, f64, &[[f64; 2]], f64, Option<&[f64]>, &mut [f64]);
+
+/// The raw kernels of one path.
+///
+/// Every function is `unsafe` with the same contract: the CPU supports the path's ISA; for
+/// sparse kernels `val` has `idx.len()` entries (unless `Ones`) and every index is below the
+/// length of the weight slice; for dense kernels the slices have equal lengths.
+pub(crate) struct Raw {
+    /// Largest index of a row (0 when empty); needs only the ISA.
+    pub max_index: unsafe fn(&[u32]) -> u32,
+    pub dot: unsafe fn(&[f64], &[u32], Values<'_>) -> f64,
+    pub axpy: unsafe fn(f64, &[u32], Values<'_>, &mut [f64]),
+    pub dot_first: unsafe fn(&[[f64; 2]], &[u32], Values<'_>) -> f64,
+    pub axpy2: Axpy2Fn,
+    pub scale: unsafe fn(f64, &mut [f64]),
+    pub axpby: unsafe fn(f64, &[f64], f64, &mut [f64]),
+    pub dense_dot: unsafe fn(&[f64], &[f64]) -> f64,
+    pub norm2: unsafe fn(&[f64]) -> f64,
+    pub rescale_average: RescaleFn,
+}
+
+/// The kernels of one instruction-set path, safe to call: every entry point checks its
+/// arguments (value length, index bounds) and panics like slice indexing on bad input.
+pub struct KernelSet {
+    isa: Isa,
+    raw: Raw,
+}
+
+impl KernelSet {
+    /// Builds a set. Only the per-ISA modules call this, each with functions that need
+    /// exactly `isa`; [`KernelSet::for_isa`] hands a set out only when the CPU has `isa`.
+    pub(crate) const fn new(isa: Isa, raw: Raw) -> Self {
+        KernelSet { isa, raw }
+    }
+
+    /// The set for `isa`, or an error if this CPU lacks it.
+    pub fn for_isa(isa: Isa) -> Result<&'static KernelSet, IsaError> {
+        if !isa.is_available() {
+            return Err(IsaError::Unavailable(isa));
+        }
+        match isa {
+            Isa::Scalar => Ok(&crate::scalar::SET),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => Ok(&crate::x86_64::avx2::SET),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => Ok(&crate::x86_64::avx512::SET),
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => Ok(&crate::aarch64::neon::SET),
+            #[allow(unreachable_patterns)]
+            _ => Err(IsaError::Unavailable(isa)),
+        }
+    }
+
+    /// Every set this CPU can run, scalar first.
+    pub fn available() -> impl Iterator<Item = &'static KernelSet> {
+        Isa::ALL
+            .into_iter()
+            .filter_map(|isa| KernelSet::for_isa(isa).ok())
+    }
+
+    /// The path these kernels run on.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The largest index of a row, `None` when the row is empty.
+    #[inline]
+    pub fn max_index(&self, idx: &[u32]) -> Option<u32> {
+        if idx.is_empty() {
+            return None;
+        }
+        // SAFETY: `for_isa` hands out this set only when the CPU supports `self.isa`, and
+        // `max_index` has no other precondition.
+        Some(unsafe { (self.raw.max_index)(idx) })
+    }
+
+    /// Panics unless `val` matches `idx` in length and every index is below `len`.
+    #[inline]
+    fn check_row(&self, idx: &[u32], val: Values<'_>, len: usize) {
+        if let Some(n) = val.len() {
+            assert_eq!(n, idx.len(), "index and value slices differ in length");
+        }
+        if let Some(max) = self.max_index(idx) {
+            let max = max as usize;
+            assert!(
+                max < len,
+                "index out of bounds: the len is {len} but the index is {max}"
+            );
+        }
+    }
+
+    /// Σ_k w[idx[k]]·val[k]. See [`crate::sparse::dot`].
+    #[inline]
+    pub fn dot(&self, w: &[f64], idx: &[u32], val: Values<'_>) -> f64 {
+        self.check_row(idx, val, w.len());
+        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+        unsafe { (self.raw.dot)(w, idx, val) }
+    }
+
+    /// w[idx[k]] += a·val[k]. See [`crate::sparse::axpy`].
+    #[inline]
+    pub fn axpy(&self, a: f64, idx: &[u32], val: Values<'_>, w: &mut [f64]) {
+        self.check_row(idx, val, w.len());
+        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+        unsafe { (self.raw.axpy)(a, idx, val, w) }
+    }
+
+    /// Σ_k vu[idx[k]][0]·val[k]. See [`crate::sparse::dot_first`].
+    #[inline]
+    pub fn dot_first(&self, vu: &[[f64; 2]], idx: &[u32], val: Values<'_>) -> f64 {
+        self.check_row(idx, val, vu.len());
+        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+        unsafe { (self.raw.dot_first)(vu, idx, val) }
+    }
+
+    /// vu[i][0] += a·x_i, vu[i][1] += b·x_i. See [`crate::sparse::axpy2`].
+    #[inline]
+    pub fn axpy2(&self, a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &mut [[f64; 2]]) {
+        self.check_row(idx, val, vu.len());
+        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+        unsafe { (self.raw.axpy2)(a, b, idx, val, vu) }
+    }
+
+    /// x ← a·x. See [`crate::dense::scale`].
+    #[inline]
+    pub fn scale(&self, a: f64, x: &mut [f64]) {
+        // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
+        unsafe { (self.raw.scale)(a, x) }
+    }
+
+    /// y ← a·x + b·y. See [`crate::dense::axpby`].
+    #[inline]
+    pub fn axpby(&self, a: f64, x: &[f64], b: f64, y: &mut [f64]) {
+        assert_eq!(x.len(), y.len(), "axpby: lengths differ");
+        // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
+        unsafe { (self.raw.axpby)(a, x, b, y) }
+    }
+
+    /// Σ x_i·y_i. See [`crate::dense::dot`].
+    #[inline]
+    pub fn dense_dot(&self, x: &[f64], y: &[f64]) -> f64 {
+        assert_eq!(x.len(), y.len(), "dot: lengths differ");
+        // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
+        unsafe { (self.raw.dense_dot)(x, y) }
+    }
+
+    /// Σ x_i². See [`crate::dense::norm2`].
+    #[inline]
+    pub fn norm2(&self, x: &[f64]) -> f64 {
+        // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
+        unsafe { (self.raw.norm2)(x) }
+    }
+
+    /// out_i = α·(h·v_i − u_i) + β·x̄_i. See [`crate::dense::rescale_average`].
+    #[inline]
+    pub fn rescale_average(
+        &self,
+        alpha: f64,
+        h: f64,
+        vu: &[[f64; 2]],
+        beta: f64,
+        xbar: Option<&[f64]>,
+        out: &mut [f64],
+    ) {
+        assert_eq!(vu.len(), out.len(), "rescale_average: lengths differ");
+        if let Some(m) = xbar {
+            assert_eq!(m.len(), out.len(), "rescale_average: lengths differ");
+        }
+        // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
+        unsafe { (self.raw.rescale_average)(alpha, h, vu, beta, xbar, out) }
+    }
+}
+
+impl std::fmt::Debug for KernelSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelSet").field("isa", &self.isa).finish()
+    }
+}

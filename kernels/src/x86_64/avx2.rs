@@ -1,0 +1,184 @@
+//! AVX2 + FMA kernels.
+//!
+//! Dot products gather four `f64` weights at a time (`vgatherqpd` through indices zero-extended
+//! to 64 bits, so every `u32` index is valid, and doubled for the interleaved `[v, u]` pairs)
+//! into four independent accumulators. AVX2 has no scatter, so `axpy` updates one weight at a
+//! time with a fused multiply-add; the fused `axpy2` loads and stores each `[v, u]` pair as one
+//! 16-byte vector, which makes it cost the same as a plain `axpy`.
+
+use core::arch::x86_64::*;
+
+use super::{F32, F64, Ones, RowValues};
+use crate::dispatch::Isa;
+use crate::kernel_set::{KernelSet, Raw};
+use crate::row_macros::{per_value_kind, table_adapters};
+use crate::{Values, generic};
+
+/// The AVX2 path.
+pub(crate) static SET: KernelSet = KernelSet::new(
+    Isa::Avx2,
+    Raw {
+        max_index,
+        dot,
+        axpy,
+        dot_first,
+        axpy2,
+        scale,
+        axpby,
+        dense_dot,
+        norm2,
+        rescale_average,
+    },
+);
+
+/// Sum of the four lanes.
+#[inline(always)]
+unsafe fn hsum(v: __m256d) -> f64 {
+    // SAFETY: the caller runs on a CPU with AVX2; register operations only.
+    unsafe {
+        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
+        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
+    }
+}
+
+/// Σ_k w[idx[k] << SHIFT]·val[k]: SHIFT = 0 reads a weight vector, SHIFT = 1 reads the first
+/// member of interleaved pairs.
+///
+/// Contract: AVX2 + FMA present; `val` has `idx.len()` values; for every k,
+/// `idx[k] << SHIFT` is below the length of the `f64` array `w` points to.
+#[inline(always)]
+unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], val: R) -> f64 {
+    let n = idx.len();
+    let ip = idx.as_ptr();
+    // SAFETY: index and value loads cover positions k..k+4 with k + 4 <= n, inside the row;
+    // each gathered lane (and each tail load) is w[idx[k] << SHIFT], in bounds by contract.
+    unsafe {
+        let lanes = |k: usize| {
+            let ix = _mm256_cvtepu32_epi64(_mm_loadu_si128(ip.add(k).cast()));
+            _mm256_slli_epi64::<SHIFT>(ix)
+        };
+        let mut acc = [_mm256_setzero_pd(); 4];
+        let mut k = 0;
+        while k + 16 <= n {
+            for (j, a) in acc.iter_mut().enumerate() {
+                let wv = _mm256_i64gather_pd::<8>(w, lanes(k + 4 * j));
+                *a = _mm256_fmadd_pd(wv, val.load4(k + 4 * j), *a);
+            }
+            k += 16;
+        }
+        while k + 4 <= n {
+            let wv = _mm256_i64gather_pd::<8>(w, lanes(k));
+            acc[0] = _mm256_fmadd_pd(wv, val.load4(k), acc[0]);
+            k += 4;
+        }
+        let sum = _mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3]));
+        let mut s = hsum(sum);
+        while k < n {
+            let wi = *w.add((*ip.add(k) as usize) << SHIFT);
+            s = wi.mul_add(val.get(k), s);
+            k += 1;
+        }
+        s
+    }
+}
+
+/// w[idx[k]] += a·val[k], one weight at a time.
+///
+/// Contract: AVX2 + FMA present; `val` has `idx.len()` values; every index is below the
+/// length of the array `w` points to.
+#[inline(always)]
+unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
+    for (k, &i) in idx.iter().enumerate() {
+        // SAFETY: k is a position of the row and i is in bounds of `w` (contract).
+        unsafe {
+            let p = w.add(i as usize);
+            *p = a.mul_add(val.get(k), *p);
+        }
+    }
+}
+
+/// vu[idx[k]] += [a, b]·val[k], each pair read and written as one 16-byte vector.
+///
+/// Contract: AVX2 + FMA present; `val` has `idx.len()` values; every index is below the
+/// number of pairs `vu` points to.
+#[inline(always)]
+unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut [f64; 2]) {
+    // SAFETY: AVX2 is present (contract); register operation only.
+    let ab = unsafe { _mm_setr_pd(a, b) };
+    for (k, &i) in idx.iter().enumerate() {
+        // SAFETY: k is a position of the row and pair i is in bounds of `vu` (contract);
+        // the unaligned 16-byte access covers exactly that pair.
+        unsafe {
+            let p = vu.add(i as usize).cast::<f64>();
+            let x = _mm_set1_pd(val.get(k));
+            _mm_storeu_pd(p, _mm_fmadd_pd(ab, x, _mm_loadu_pd(p)));
+        }
+    }
+}
+
+per_value_kind!(
+    "avx2,fma",
+    /// Sparse dot against `w`.
+    fn dot(w: &[f64], idx: &[u32]) -> f64,
+    |v| dot_body::<_, 0>(w.as_ptr(), idx, v)
+);
+
+per_value_kind!(
+    "avx2,fma",
+    /// Sparse dot against the first members of `vu`.
+    fn dot_first(vu: &[[f64; 2]], idx: &[u32]) -> f64,
+    |v| dot_body::<_, 1>(vu.as_ptr().cast::<f64>(), idx, v)
+);
+
+per_value_kind!(
+    "avx2,fma",
+    /// Sparse axpy into `w`.
+    fn axpy_kinds(a: f64, idx: &[u32], w: &mut [f64]),
+    |v| axpy_body(a, idx, v, w.as_mut_ptr())
+);
+
+per_value_kind!(
+    "avx2,fma",
+    /// Fused sparse update of interleaved pairs.
+    fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
+    |v| axpy2_body(a, b, idx, v, vu.as_mut_ptr())
+);
+
+table_adapters!(axpy_kinds, axpy2_kinds);
+
+#[target_feature(enable = "avx2,fma")]
+fn max_index(idx: &[u32]) -> u32 {
+    generic::max_index(idx)
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn scale(a: f64, x: &mut [f64]) {
+    generic::scale(a, x)
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
+    generic::axpby(a, x, b, y)
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
+    generic::dense_dot(x, y)
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn norm2(x: &[f64]) -> f64 {
+    generic::norm2(x)
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn rescale_average(
+    alpha: f64,
+    h: f64,
+    vu: &[[f64; 2]],
+    beta: f64,
+    xbar: Option<&[f64]>,
+    out: &mut [f64],
+) {
+    generic::rescale_average(alpha, h, vu, beta, xbar, out)
+}

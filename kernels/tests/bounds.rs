@@ -1,0 +1,117 @@
+//! No path reads or writes out of bounds: an index past the weights panics like slice
+//! indexing, wherever it sits in the row (unrolled body, 4- or 8-wide chunk, scalar tail).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::AtomicU64;
+
+use sparselin_kernels::{KernelSet, Values, sparse};
+
+/// Runs `f` and reports whether it panicked.
+fn panics(f: impl FnOnce()) -> bool {
+    catch_unwind(AssertUnwindSafe(f)).is_err()
+}
+
+#[test]
+fn out_of_range_index_panics_on_every_path() {
+    let n = 37usize;
+    let vals = vec![1.5f32; 64];
+    let vals64 = vec![1.5f64; 64];
+    for set in KernelSet::available() {
+        for len in 1..=40 {
+            for pos in [0, len / 2, len - 1] {
+                for bad in [n as u32, n as u32 + 1, u32::MAX, 1 << 31] {
+                    let mut idx: Vec<u32> = (0..len as u32).map(|k| k % n as u32).collect();
+                    idx[pos] = bad;
+                    for val in [
+                        Values::Ones,
+                        Values::F32(&vals[..len]),
+                        Values::F64(&vals64[..len]),
+                    ] {
+                        let mut w = vec![0.5f64; n];
+                        let mut vu = vec![[0.5f64; 2]; n];
+                        let isa = set.isa();
+                        assert!(
+                            panics(|| {
+                                set.dot(&w, &idx, val);
+                            }),
+                            "{isa} dot"
+                        );
+                        assert!(panics(|| set.axpy(1.0, &idx, val, &mut w)), "{isa} axpy");
+                        assert!(
+                            panics(|| {
+                                set.dot_first(&vu, &idx, val);
+                            }),
+                            "{isa} dot_first"
+                        );
+                        assert!(
+                            panics(|| set.axpy2(1.0, 2.0, &idx, val, &mut vu)),
+                            "{isa} axpy2"
+                        );
+                        // Nothing was written before the check failed.
+                        assert!(w.iter().all(|&x| x == 0.5), "{isa} wrote before panicking");
+                        assert!(vu.iter().flatten().all(|&x| x == 0.5));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn atomic_out_of_range_index_panics() {
+    let w: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
+    let vu: Vec<[AtomicU64; 2]> = (0..4)
+        .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+        .collect();
+    let idx = [0, 4];
+    assert!(panics(|| {
+        sparse::dot_atomic(&w, &idx, Values::Ones);
+    }));
+    assert!(panics(|| sparse::axpy_atomic(1.0, &idx, Values::Ones, &w)));
+    assert!(panics(|| {
+        sparse::dot_first_atomic(&vu, &idx, Values::Ones);
+    }));
+    assert!(panics(|| sparse::axpy2_atomic(
+        1.0,
+        1.0,
+        &idx,
+        Values::Ones,
+        &vu
+    )));
+}
+
+#[test]
+fn value_length_must_match_on_every_path() {
+    let w = [1.0; 8];
+    for set in KernelSet::available() {
+        assert!(panics(|| {
+            set.dot(&w, &[1, 2], Values::F32(&[1.0]));
+        }));
+        assert!(panics(|| {
+            set.dot(&w, &[1], Values::F64(&[1.0, 2.0]));
+        }));
+    }
+}
+
+#[test]
+fn empty_rows_and_empty_weights() {
+    for set in KernelSet::available() {
+        assert_eq!(set.dot(&[], &[], Values::Ones), 0.0);
+        assert_eq!(set.dot_first(&[], &[], Values::F32(&[])), 0.0);
+        set.axpy(1.0, &[], Values::F64(&[]), &mut []);
+        assert!(panics(|| {
+            set.dot(&[], &[0], Values::Ones);
+        }));
+        assert_eq!(set.max_index(&[]), None);
+        assert_eq!(set.max_index(&[3, 9, 1]), Some(9));
+    }
+}
+
+#[test]
+fn prefetch_never_faults_nor_changes_anything() {
+    let w = vec![2.0f64; 100];
+    sparse::prefetch(&w, &[0, 99, 100, u32::MAX]);
+    let vu = vec![[1.0f64; 2]; 10];
+    sparse::prefetch(&vu, &[3, 1 << 31]);
+    assert!(w.iter().all(|&x| x == 2.0));
+}
