@@ -144,8 +144,7 @@ fn stream(rows: &[usize], passes: usize, seed: u64) -> Vec<usize> {
 fn online_curve(
     data: &dyn Examples,
     fig: &Figure,
-    radius: f64,
-    eta_scale: f64,
+    (radius, eta_scale): (f64, f64),
     order: &[usize],
     eval: &[usize],
     checkpoints: &[usize],
@@ -266,13 +265,13 @@ fn run_split(data: &CsrMatrix, fig: &Figure, split: usize) -> SplitResult {
     let clock = std::time::Instant::now();
     let (radius, scale) = cross_validate(train, &grid, |tr, va, (b, s)| {
         let order = stream(tr, fig.passes, seed);
-        online_curve(data, fig, b, s, &order, va, &[order.len()], seed)[0].1
+        online_curve(data, fig, (b, s), &order, va, &[order.len()], seed)[0].1
     });
     let order = stream(train, fig.passes, seed);
     let checkpoints: Vec<usize> = (1..=CHECKPOINTS)
         .map(|c| c * order.len() / CHECKPOINTS)
         .collect();
-    let online = online_curve(data, fig, radius, scale, &order, test, &checkpoints, seed);
+    let online = online_curve(data, fig, (radius, scale), &order, test, &checkpoints, seed);
     // Full information within the same attribute budget: n_max examples of d attributes.
     let budget = online.last().map_or(0.0, |p| p.0);
     let n_max = ((budget / d as f64) as usize).clamp(1, train.len());

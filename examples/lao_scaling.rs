@@ -73,7 +73,12 @@ fn per_example(
 
 fn main() -> anyhow::Result<()> {
     let dims = [1_000usize, 10_000, 100_000, 1_000_000, 10_000_000];
-    let names = ["AERR O(k log d)", "AELR O(k log d)", "AERR literal O(d)", "AELR literal O(d)"];
+    let names = [
+        "AERR O(k log d)",
+        "AELR O(k log d)",
+        "AERR literal O(d)",
+        "AELR literal O(d)",
+    ];
     let mut table: Vec<[f64; 4]> = vec![];
     for &d in &dims {
         let data = rows(d, d as u64);

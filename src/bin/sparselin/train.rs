@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use sparselin::batch;
 use sparselin::data::{ExampleSet, Examples};
+use sparselin::lao;
 use sparselin::loss::Loss;
 use sparselin::metrics::{self, Evaluation};
 use sparselin::model::{Model, Precision, TrainingInfo, weights_to_original};
@@ -42,6 +43,14 @@ pub enum Algo {
     Subgd,
     /// Batch BFGS (limited memory) on the raw subgradient, weak Wolfe (baseline).
     Bfgs,
+    /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
+    /// attributes per example, O(k log d) per example, one pass.
+    Aerr,
+    /// Attribute-efficient lasso: squared loss, ‖w‖₁ ≤ B, k + 1 attributes per example.
+    Aelr,
+    /// Attribute-efficient SVR: erf-smoothed ε-insensitive loss (`--loss
+    /// epsilon-insensitive:δ`), ‖w‖₂ ≤ B, k + O(1) attributes per example in expectation.
+    Aesvr,
 }
 
 /// Weight precision in the model file.
@@ -103,6 +112,20 @@ pub struct Args {
     /// Seed of the sampler: same seed, same model, bit for bit.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// aerr/aelr/aesvr: attributes k drawn per example for the gradient estimate (each example
+    /// costs k + 1 observed attributes). These learners use the squared loss (aesvr: --loss
+    /// epsilon-insensitive:δ), no bias and no λ; they make one pass in a seeded random order.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    pub attributes: u64,
+    /// aerr/aelr/aesvr: radius B of the constraint ball (‖w‖₂ ≤ B, or ‖w‖₁ ≤ B for aelr).
+    #[arg(long, default_value_t = 1.0)]
+    pub radius: f64,
+    /// aerr/aelr/aesvr: step size η (default: the theorems' step, MATH.md §8).
+    #[arg(long)]
+    pub eta: Option<f64>,
+    /// aesvr: width ε of the erf smoothing of the ε-insensitive loss.
+    #[arg(long, default_value_t = 0.1)]
+    pub smoothing: f64,
     /// Feature count (default: meta.json beside the data, else the largest index + 1).
     #[arg(long)]
     pub features: Option<usize>,
@@ -162,6 +185,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Algo::Sublbfgs => train_batch(batch::Algorithm::SubLbfgs, &args, &data)?,
         Algo::Subgd => train_batch(batch::Algorithm::SubGd, &args, &data)?,
         Algo::Bfgs => train_batch(batch::Algorithm::Bfgs, &args, &data)?,
+        Algo::Aerr => train_lao(lao::Algo::Aerr, &args, &data)?,
+        Algo::Aelr => train_lao(lao::Algo::Aelr, &args, &data)?,
+        Algo::Aesvr => train_lao(lao::Algo::Aesvr, &args, &data)?,
     };
     report(&args, &data, test.as_ref(), &trained)
 }
@@ -224,6 +250,81 @@ fn train_online(
         seconds: fit.seconds,
         examples: fit.steps,
         trace: observer.trace,
+    })
+}
+
+/// The attribute-efficient learners of `sparselin::lao`: one pass, averaged iterate.
+fn train_lao(algo: lao::Algo, args: &Args, data: &ExampleSet) -> anyhow::Result<Trained> {
+    if !(args.radius > 0.0 && args.radius.is_finite()) {
+        anyhow::bail!("--radius must be positive and finite, got {}", args.radius);
+    }
+    if let Some(eta) = args.eta {
+        if !(eta > 0.0 && eta.is_finite()) {
+            anyhow::bail!("--eta must be positive and finite, got {eta}");
+        }
+    }
+    let loss = match (algo, args.loss) {
+        (lao::Algo::Aesvr, Loss::EpsilonInsensitive(delta)) => Loss::EpsilonInsensitive(delta),
+        (lao::Algo::Aesvr, other) => {
+            anyhow::bail!(
+                "aesvr learns the ε-insensitive loss: pass --loss epsilon-insensitive:δ (got {other})"
+            )
+        }
+        _ => Loss::Squared,
+    };
+    if algo == lao::Algo::Aesvr && !(args.smoothing > 0.0 && args.smoothing.is_finite()) {
+        anyhow::bail!(
+            "--smoothing must be positive and finite, got {}",
+            args.smoothing
+        );
+    }
+    let insensitivity = match loss {
+        Loss::EpsilonInsensitive(delta) => delta,
+        _ => 0.0,
+    };
+    let config = lao::LaoConfig {
+        algo,
+        k: args.attributes as usize,
+        radius: args.radius,
+        eta: args.eta,
+        svr: lao::SmoothedInsensitive {
+            smoothing: args.smoothing,
+            insensitivity,
+        },
+        seed: args.seed,
+    };
+    let start = std::time::Instant::now();
+    let fit = lao::train(data, &config);
+    let seconds = start.elapsed().as_secs_f64();
+    let weights = match data.feature_permutation() {
+        Some(permutation) => weights_to_original(&fit.weights, permutation),
+        None => fit.weights,
+    };
+    let details = json!({
+        "attributes_per_example": config.k,
+        "radius": config.radius,
+        "eta": fit.eta,
+        "smoothing": (algo == lao::Algo::Aesvr).then_some(args.smoothing),
+        "seed": args.seed,
+        "examples": fit.examples,
+        "attributes_observed": fit.attributes_observed,
+        "attributes_observed_per_example": fit.attributes_observed as f64 / fit.examples.max(1) as f64,
+    });
+    Ok(Trained {
+        model: Model {
+            weights,
+            bias: 0.0,
+            loss,
+            info: TrainingInfo {
+                algorithm: algo.to_string(),
+                lambda: 0.0,
+                regularize_bias: false,
+                details: details.as_object().cloned().unwrap_or_default(),
+            },
+        },
+        seconds,
+        examples: fit.examples,
+        trace: Vec::new(),
     })
 }
 
