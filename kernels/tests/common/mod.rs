@@ -3,6 +3,8 @@
 //! offsets inside larger allocations; and the error bounds the paths must meet.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod sparse_checks;
+
 use proptest::prelude::*;
 use sparselin_kernels::dispatch::Isa;
 use sparselin_kernels::{KernelSet, Values};
@@ -23,11 +25,14 @@ pub fn sum_bound(k: usize, abs: f64) -> f64 {
 
 /// Every vectorized path this CPU has, after saying which it skips.
 pub fn vector_paths() -> Vec<&'static KernelSet> {
-    for isa in Isa::ALL {
-        if isa != Isa::Scalar && !isa.is_available() {
-            eprintln!("skipping the {isa} path: not supported by this CPU");
+    static SAY_ONCE: std::sync::Once = std::sync::Once::new();
+    SAY_ONCE.call_once(|| {
+        for isa in Isa::ALL {
+            if isa != Isa::Scalar && !isa.is_available() {
+                eprintln!("skipping the {isa} path: not supported by this CPU");
+            }
         }
-    }
+    });
     KernelSet::available()
         .filter(|set| set.isa() != Isa::Scalar)
         .collect()

@@ -1,0 +1,249 @@
+//! Kernel benchmarks: ns per non-zero of the sparse kernels on every path this CPU has, at
+//! weight-vector sizes from L1 to DRAM, for random / Zipf / clustered index patterns; the
+//! dense kernels in bytes per second; and, in the same run, this machine's limits: the cost of
+//! one independent random 8-byte load from an array of each size, and streaming read
+//! bandwidth.
+//!
+//! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
+//! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
+//! `kernels/perf_table.py` turns criterion's estimates into the PERF.md table.
+
+use std::hint::black_box;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sparselin_kernels::{KernelSet, Values, sparse};
+
+/// Non-zeros per row (a typical text row) and per benchmark iteration.
+const ROW_NNZ: usize = 32;
+const ITER_NNZ: usize = 1 << 15;
+
+fn sizes() -> Vec<u32> {
+    if std::env::var_os("SPARSELIN_BENCH_FULL").is_some() {
+        (10..=26).step_by(2).collect()
+    } else {
+        vec![10, 18, 24]
+    }
+}
+
+/// SplitMix64, for reproducible data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Pattern {
+    Random,
+    Zipf,
+    Clustered,
+}
+
+impl Pattern {
+    const ALL: [Pattern; 3] = [Pattern::Random, Pattern::Zipf, Pattern::Clustered];
+    fn name(self) -> &'static str {
+        match self {
+            Pattern::Random => "random",
+            Pattern::Zipf => "zipf",
+            Pattern::Clustered => "clustered",
+        }
+    }
+}
+
+/// Rows of ROW_NNZ distinct increasing indices below n, ITER_NNZ non-zeros in all.
+struct Rows {
+    idx: Vec<u32>,
+    val: Vec<f32>,
+}
+
+impl Rows {
+    fn new(pattern: Pattern, n: usize, seed: u64) -> Rows {
+        let mut rng = Rng(seed);
+        let mut idx = Vec::with_capacity(ITER_NNZ);
+        while idx.len() < ITER_NNZ {
+            let mut row = Vec::with_capacity(ROW_NNZ);
+            while row.len() < ROW_NNZ.min(n) {
+                match pattern {
+                    Pattern::Random => row.push(rng.below(n) as u32),
+                    // Log-uniform ranks: density ∝ 1/i, Zipf with exponent 1.
+                    Pattern::Zipf => row.push(((n as f64).powf(rng.unit()) as usize - 1) as u32),
+                    Pattern::Clustered => {
+                        let start = rng.below(n);
+                        row.extend((start..(start + 8).min(n)).map(|i| i as u32));
+                    }
+                }
+                row.sort_unstable();
+                row.dedup();
+                row.truncate(ROW_NNZ);
+            }
+            idx.extend(row);
+        }
+        idx.truncate(ITER_NNZ - ITER_NNZ % ROW_NNZ.min(n));
+        let val = idx
+            .iter()
+            .map(|_| (rng.unit() * 2.0 - 1.0) as f32)
+            .collect();
+        Rows { idx, val }
+    }
+    fn rows(&self) -> impl Iterator<Item = (&[u32], Values<'_>)> {
+        let k = ROW_NNZ.min(self.idx.len().max(1));
+        self.idx
+            .chunks(k)
+            .zip(self.val.chunks(k))
+            .map(|(i, v)| (i, Values::F32(v)))
+    }
+}
+
+/// Sparse kernels on every path, and the random-load limit, at every size and pattern.
+fn sparse_kernels(c: &mut Criterion) {
+    for log_n in sizes() {
+        let n = 1usize << log_n;
+        let mut w: Vec<f64> = (0..n).map(|i| (i % 7) as f64 * 0.1).collect();
+        let mut vu: Vec<[f64; 2]> = w.iter().map(|&x| [x, -x]).collect();
+        let aw: Vec<AtomicU64> = w.iter().map(|x| AtomicU64::new(x.to_bits())).collect();
+        for pattern in Pattern::ALL {
+            let rows = Rows::new(pattern, n, u64::from(log_n));
+            let mut g = c.benchmark_group(format!("sparse/{}/2^{log_n}", pattern.name()));
+            g.throughput(Throughput::Elements(rows.idx.len() as u64));
+
+            // The limit: independent random 8-byte loads through the same index stream.
+            g.bench_function("limit/random_load", |b| {
+                b.iter(|| {
+                    rows.idx
+                        .iter()
+                        .fold(0u64, |acc, &i| acc ^ w[i as usize].to_bits())
+                })
+            });
+            for set in KernelSet::available() {
+                let isa = set.isa().name();
+                g.bench_function(BenchmarkId::new("dot", isa), |b| {
+                    b.iter(|| rows.rows().map(|(i, v)| set.dot(&w, i, v)).sum::<f64>())
+                });
+                g.bench_function(BenchmarkId::new("axpy", isa), |b| {
+                    b.iter(|| {
+                        for (i, v) in rows.rows() {
+                            set.axpy(1e-9, i, v, &mut w);
+                        }
+                    })
+                });
+                g.bench_function(BenchmarkId::new("dot_first", isa), |b| {
+                    b.iter(|| {
+                        rows.rows()
+                            .map(|(i, v)| set.dot_first(&vu, i, v))
+                            .sum::<f64>()
+                    })
+                });
+                g.bench_function(BenchmarkId::new("axpy2", isa), |b| {
+                    b.iter(|| {
+                        for (i, v) in rows.rows() {
+                            set.axpy2(1e-9, -1e-9, i, v, &mut vu);
+                        }
+                    })
+                });
+                g.bench_function(BenchmarkId::new("bounds_check", isa), |b| {
+                    b.iter(|| rows.rows().map(|(i, _)| set.max_index(i)).max())
+                });
+            }
+            g.bench_function("dot_atomic/portable", |b| {
+                b.iter(|| {
+                    rows.rows()
+                        .map(|(i, v)| sparse::dot_atomic(&aw, i, v))
+                        .sum::<f64>()
+                })
+            });
+            g.bench_function("axpy_atomic/portable", |b| {
+                b.iter(|| {
+                    for (i, v) in rows.rows() {
+                        sparse::axpy_atomic(1e-9, i, v, &aw);
+                    }
+                })
+            });
+            // An SGD-like step (dot, then axpy of the same row), without and with prefetching
+            // the next row's weights first.
+            let row_list: Vec<_> = rows.rows().collect();
+            for prefetch in [false, true] {
+                let name = if prefetch { "step_prefetch" } else { "step" };
+                g.bench_function(
+                    BenchmarkId::new(name, sparselin_kernels::dispatch::isa().name()),
+                    |b| {
+                        b.iter(|| {
+                            for (r, &(i, v)) in row_list.iter().enumerate() {
+                                if prefetch && let Some(&(next, _)) = row_list.get(r + 1) {
+                                    sparse::prefetch(&w, next);
+                                }
+                                let d = sparse::dot(&w, i, v);
+                                sparse::axpy(-1e-9 * d.signum(), i, v, &mut w);
+                            }
+                        })
+                    },
+                );
+            }
+            g.finish();
+        }
+        black_box((&w, &vu));
+    }
+}
+
+/// Dense kernels on every path, and streaming read bandwidth, in bytes per second.
+fn dense_kernels(c: &mut Criterion) {
+    let logs: Vec<u32> = sizes().into_iter().filter(|&l| l >= 12).collect();
+    for log_n in logs {
+        let n = 1usize << log_n;
+        let x: Vec<f64> = (0..n).map(|i| (i % 11) as f64 * 0.5 - 2.0).collect();
+        let mut y: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.25).collect();
+        let vu: Vec<[f64; 2]> = x.iter().map(|&a| [a, 0.5 * a]).collect();
+        let mut out = vec![0.0; n];
+        let bytes = (n * 8) as u64;
+        let mut g = c.benchmark_group(format!("dense/2^{log_n}"));
+        g.throughput(Throughput::Bytes(bytes));
+        g.bench_function("limit/stream_read", |b| {
+            b.iter(|| x.iter().fold(0u64, |acc, &v| acc.wrapping_add(v.to_bits())))
+        });
+        for set in KernelSet::available() {
+            let isa = set.isa().name();
+            g.throughput(Throughput::Bytes(2 * bytes));
+            g.bench_function(BenchmarkId::new("dot", isa), |b| {
+                b.iter(|| set.dense_dot(&x, &y))
+            });
+            g.throughput(Throughput::Bytes(bytes));
+            g.bench_function(BenchmarkId::new("norm2", isa), |b| b.iter(|| set.norm2(&x)));
+            g.throughput(Throughput::Bytes(2 * bytes));
+            g.bench_function(BenchmarkId::new("scale", isa), |b| {
+                b.iter(|| set.scale(1.0, &mut y))
+            });
+            g.throughput(Throughput::Bytes(3 * bytes));
+            g.bench_function(BenchmarkId::new("axpby", isa), |b| {
+                b.iter(|| set.axpby(1e-3, &x, 0.999, &mut y))
+            });
+            g.throughput(Throughput::Bytes(4 * bytes));
+            g.bench_function(BenchmarkId::new("rescale_average", isa), |b| {
+                b.iter(|| set.rescale_average(0.5, 2.0, &vu, 0.1, Some(&x), &mut out))
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600))
+        .sample_size(10);
+    targets = sparse_kernels, dense_kernels
+}
+criterion_main!(benches);

@@ -1,0 +1,76 @@
+//! The sparse path comparisons run without libtest's threads (`harness = false`).
+//!
+//! CI runs the NEON path under qemu-user, whose 7.2 release hangs in `pthread_create` on this
+//! machine's kernel (a plain C program that starts one thread hangs too), so the threaded test
+//! harness cannot run there. This binary drives the same property checks as
+//! `sparse_paths.rs` from one thread with proptest's `TestRunner`, plus the out-of-bounds
+//! checks, and prints a `N passed, N failed` line.
+
+mod common;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use common::sparse_checks::{check_axpy, check_axpy2, check_dot, check_dot_first};
+use common::{Pattern, build, cases};
+use proptest::test_runner::{Config, TestRunner};
+use sparselin_kernels::{KernelSet, Values, dispatch};
+
+fn main() {
+    println!("dispatched path: {}", dispatch::isa());
+    for set in common::vector_paths() {
+        println!("checking path {} against scalar", set.isa());
+    }
+    let config = Config {
+        cases: 128,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut passed = 0;
+    let mut failed = 0;
+    let mut report = |name: &str, ok: Result<(), String>| match ok {
+        Ok(()) => passed += 1,
+        Err(e) => {
+            failed += 1;
+            println!("FAILED {name}: {e}");
+        }
+    };
+    type Check = fn(&common::Case, u8) -> Result<(), proptest::test_runner::TestCaseError>;
+    let checks: [(&str, Check); 4] = [
+        ("dot", check_dot),
+        ("dot_first", check_dot_first),
+        ("axpy", check_axpy),
+        ("axpy2", check_axpy2),
+    ];
+    for (name, check) in checks {
+        let mut runner = TestRunner::new(config.clone());
+        let result = runner.run(&(cases(), 0u8..3), |(case, kind)| check(&case, kind));
+        report(name, result.map_err(|e| e.to_string()));
+        let short = (0..=40).try_for_each(|nnz| {
+            (0..3).try_for_each(|kind| {
+                let case = build(nnz as u64, Pattern::Random, nnz, 200, false);
+                check(&case, kind).map_err(|e| format!("nnz {nnz}, kind {kind}: {e}"))
+            })
+        });
+        report(&format!("{name} short lengths"), short);
+    }
+    let w = [0.5f64; 9];
+    let mut bounds = Ok(());
+    // The expected panics would each print a message; one thread, so the hook swap is safe.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for set in KernelSet::available() {
+        for len in 1..=20u32 {
+            let mut idx: Vec<u32> = (0..len).map(|k| k % 9).collect();
+            idx[(len / 2) as usize] = 9;
+            if catch_unwind(AssertUnwindSafe(|| set.dot(&w, &idx, Values::Ones))).is_ok() {
+                bounds = Err(format!("{}: index 9 of 9 weights did not panic", set.isa()));
+            }
+        }
+    }
+    std::panic::set_hook(default_hook);
+    report("out-of-bounds index panics", bounds);
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
