@@ -1,6 +1,9 @@
 //! sparselin: linear learning on large sparse data.
 //!
+//! * [`api`] — the front door: open data, configure a learner ([`api::Trainer`]), train,
+//!   predict, save and load. Start here.
 //! * [`batch`] — batch solvers: L-BFGS, subLBFGS, subgradient descent, plain BFGS (MATH.md §7).
+//! * [`ffi`] — the C ABI (header `include/sparselin.h`); the only module allowed `unsafe`.
 //! * [`data`] — LIBSVM text parsing, binary CSR shards, datasets, the synthetic corpus generator.
 //! * [`lao`] — attribute-efficient regression (AERR, AELR, AESVR) and full-information baselines.
 //! * [`loss`] — the losses and their (sub)derivatives.
@@ -10,8 +13,13 @@
 //!
 //! The numeric kernels live in the `sparselin-kernels` crate, re-exported as [`kernels`].
 
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod api;
 pub mod batch;
 pub mod data;
+pub mod ffi;
 pub mod lao;
 pub mod loss;
 pub mod metrics;

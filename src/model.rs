@@ -84,17 +84,29 @@ pub enum ModelError {
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {
+        /// The model file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
     /// The file is not a model, is damaged, or is from an incompatible version.
     #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
+    Format {
+        /// The model file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The data has features the model has no weights for.
     #[error(
         "the model has {model} features but the data has {data}: it was trained on different data"
     )]
-    FeatureCount { model: usize, data: usize },
+    FeatureCount {
+        /// Features the model has weights for.
+        model: usize,
+        /// Features the data has.
+        data: usize,
+    },
 }
 
 impl Model {

@@ -231,8 +231,11 @@ pub enum SolveError {
     /// The algorithm needs another kind of loss.
     #[error("{algorithm} needs {needs} loss, not {loss}")]
     WrongLoss {
+        /// The solver asked for.
         algorithm: Algorithm,
+        /// The kind of loss it needs.
         needs: &'static str,
+        /// The loss it was given.
         loss: crate::loss::Loss,
     },
     /// λ must be positive (the line searches and the certificate need strong convexity).

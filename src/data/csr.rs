@@ -72,23 +72,40 @@ impl ValueVec {
 pub enum CsrError {
     /// `offsets` must have `labels.len() + 1` entries.
     #[error("{offsets} row offsets for {rows} rows (expected rows + 1)")]
-    OffsetCount { rows: usize, offsets: usize },
+    OffsetCount {
+        /// Rows (labels).
+        rows: usize,
+        /// Offsets given.
+        offsets: usize,
+    },
     /// Offsets must start at 0, never decrease, and end at the number of entries.
     #[error("row {row}: offsets {start}..{end} are not within 0..={nnz} and increasing")]
     BadOffsets {
+        /// The first row whose offsets are wrong.
         row: usize,
+        /// Its start offset.
         start: u64,
+        /// Its end offset.
         end: u64,
+        /// Stored entries (the length of `indices`).
         nnz: usize,
     },
     /// Values must be parallel to indices.
     #[error("{values} values for {indices} indices")]
-    ValueCount { indices: usize, values: usize },
+    ValueCount {
+        /// Indices given.
+        indices: usize,
+        /// Values given.
+        values: usize,
+    },
     /// Indices must be strictly increasing within a row and below the feature count.
     #[error("row {row}: index {index} is out of order or not below {n_features}")]
     BadIndex {
+        /// The row holding it.
         row: usize,
+        /// The offending index.
         index: u32,
+        /// The declared feature count.
         n_features: usize,
     },
 }

@@ -40,15 +40,21 @@ pub enum LibsvmError {
     /// The text itself is malformed.
     #[error("{file}:{line}:{column}: {message}")]
     Syntax {
+        /// The file's name.
         file: String,
+        /// 1-based line.
         line: u64,
+        /// 1-based column.
         column: usize,
+        /// What is wrong there.
         message: String,
     },
     /// The file could not be read.
     #[error("{file}: {source}")]
     Io {
+        /// The file's name.
         file: String,
+        /// What the system said.
         source: std::io::Error,
     },
 }

@@ -113,7 +113,12 @@ pub enum ConfigError {
     NoSteps,
     /// Averaging would start after the last step (or at step 0).
     #[error("average start {start} is not within 1..={steps} (the number of steps)")]
-    AverageStart { start: u64, steps: u64 },
+    AverageStart {
+        /// The requested t_a.
+        start: u64,
+        /// The number of steps T.
+        steps: u64,
+    },
 }
 
 /// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).

@@ -1,0 +1,247 @@
+/* sparselin C ABI. Generated from src/ffi.rs by cbindgen (build.rs): do not edit. */
+
+#ifndef SPARSELIN_H
+#define SPARSELIN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/**
+ * What a call did.
+ */
+typedef enum SlStatus {
+  /**
+   * Success.
+   */
+  SL_STATUS_OK = 0,
+  /**
+   * A required pointer was NULL, a string was not UTF-8, or a buffer was too short.
+   */
+  SL_STATUS_INVALID_ARGUMENT = 1,
+  /**
+   * The data could not be read or is malformed.
+   */
+  SL_STATUS_DATA = 2,
+  /**
+   * The training configuration was refused.
+   */
+  SL_STATUS_CONFIG = 3,
+  /**
+   * A model file could not be read or written, or the model does not fit the data.
+   */
+  SL_STATUS_MODEL = 4,
+  /**
+   * A bug: the library panicked (the message says where).
+   */
+  SL_STATUS_PANIC = 5,
+} SlStatus;
+
+/**
+ * Training data: a dataset directory, a LIBSVM file, or arrays given in memory.
+ */
+typedef struct SlDataset SlDataset;
+
+/**
+ * A trained linear model.
+ */
+typedef struct SlModel SlModel;
+
+/**
+ * Training settings. Start from [`sl_train_config_default`] and change fields; fields that
+ * are 0 (or NULL) take the learner's defaults.
+ */
+typedef struct SlTrainConfig {
+  /**
+   * Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
+   * `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+   */
+  const char *learner;
+  /**
+   * Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
+   * …); NULL means the learner's default.
+   */
+  const char *loss;
+  /**
+   * λ > 0.
+   */
+  double lambda;
+  /**
+   * Seed: same seed, same data, same model.
+   */
+  uint64_t seed;
+  /**
+   * Online learners: passes over the data (0: the default, 5).
+   */
+  uint64_t epochs;
+  /**
+   * Online learners: exact step count instead of epochs (0: use epochs).
+   */
+  uint64_t steps;
+  /**
+   * Non-zero: (λ/2)b² is in the objective (batch learners require it).
+   */
+  uint8_t regularize_bias;
+  /**
+   * Batch learners: iteration limit (0: default).
+   */
+  uint64_t max_iterations;
+  /**
+   * Batch learners: relative suboptimality at which to stop (0: default).
+   */
+  double tolerance;
+  /**
+   * Attribute-efficient learners: attributes read per example (0: default, 1).
+   */
+  uint64_t attributes;
+  /**
+   * Attribute-efficient learners: radius of the weight ball (0: default, 1).
+   */
+  double radius;
+} SlTrainConfig;
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/**
+ * The message of the last failed call on this thread ("" if none). The pointer stays valid
+ * until the next failing call on the same thread.
+ */
+const char *sl_last_error(void);
+
+/**
+ * The library's version, e.g. "0.1.0" (static storage).
+ */
+const char *sl_version(void);
+
+/**
+ * Open a dataset directory or a LIBSVM text file (gzip ok) into `*out`.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `out` is valid for one pointer write.
+ */
+enum SlStatus sl_dataset_open(const char *path, struct SlDataset **out);
+
+/**
+ * Build a dataset from CSR arrays (copied): `labels[n_rows]`, `offsets[n_rows + 1]` (from 0
+ * to nnz = `offsets[n_rows]`), `indices[nnz]` (0-based, strictly increasing within a row,
+ * below `n_features`) and `values[nnz]`, or `values` NULL for binary data (every value 1).
+ *
+ * # Safety
+ * Each array is NULL or holds the stated number of elements; `offsets` must not be NULL;
+ * `out` is valid for one pointer write.
+ */
+enum SlStatus sl_dataset_from_csr(size_t n_rows,
+                                  size_t n_features,
+                                  const double *labels,
+                                  const uint64_t *offsets,
+                                  const uint32_t *indices,
+                                  const double *values,
+                                  struct SlDataset **out);
+
+/**
+ * Rows of a dataset (0 for NULL).
+ *
+ * # Safety
+ * `data` is NULL or a live dataset handle.
+ */
+size_t sl_dataset_rows(const struct SlDataset *data);
+
+/**
+ * Features (columns) of a dataset (0 for NULL).
+ *
+ * # Safety
+ * `data` is NULL or a live dataset handle.
+ */
+size_t sl_dataset_features(const struct SlDataset *data);
+
+/**
+ * Release a dataset (NULL is ignored).
+ *
+ * # Safety
+ * `data` is NULL or a live dataset handle, not used afterwards.
+ */
+void sl_dataset_free(struct SlDataset *data);
+
+/**
+ * The defaults: ASGD, the learner's default loss, λ = 10⁻⁴, seed 1, a regularized bias.
+ */
+struct SlTrainConfig sl_train_config_default(void);
+
+/**
+ * Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`.
+ *
+ * # Safety
+ * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
+ * NULL or NUL-terminated; `out` is valid for one pointer write.
+ */
+enum SlStatus sl_train(const struct SlDataset *data,
+                       const struct SlTrainConfig *config,
+                       struct SlModel **out);
+
+/**
+ * Write one value per row of `data` into `out[0..rows]` (`out_len` ≥ rows): the raw score
+ * w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses).
+ *
+ * # Safety
+ * `model` and `data` are live handles; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_predict(const struct SlModel *model,
+                         const struct SlDataset *data,
+                         uint8_t raw,
+                         double *out,
+                         size_t out_len);
+
+/**
+ * Save a model file atomically (f64 weights).
+ *
+ * # Safety
+ * `model` is a live handle; `path` is a NUL-terminated string.
+ */
+enum SlStatus sl_model_save(const struct SlModel *model, const char *path);
+
+/**
+ * Load a model file into `*out`.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `out` is valid for one pointer write.
+ */
+enum SlStatus sl_model_load(const char *path, struct SlModel **out);
+
+/**
+ * Number of weights of a model (0 for NULL).
+ *
+ * # Safety
+ * `model` is NULL or a live model handle.
+ */
+size_t sl_model_features(const struct SlModel *model);
+
+/**
+ * Copy the weights into `weights[0..features]` (`len` ≥ features) and the bias into `*bias`
+ * (either output may be NULL to skip it).
+ *
+ * # Safety
+ * `model` is a live handle; `weights` is NULL or holds `len` writable doubles; `bias` is
+ * NULL or writable.
+ */
+enum SlStatus sl_model_weights(const struct SlModel *model,
+                               double *weights,
+                               size_t len,
+                               double *bias);
+
+/**
+ * Release a model (NULL is ignored).
+ *
+ * # Safety
+ * `model` is NULL or a live model handle, not used afterwards.
+ */
+void sl_model_free(struct SlModel *model);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* SPARSELIN_H */

@@ -1,0 +1,623 @@
+//! The C ABI over [`crate::api`]: opaque handles, status codes, caller-owned buffers.
+//!
+//! The header `include/sparselin.h` is generated from this file by cbindgen in `build.rs`.
+//! Conventions:
+//!
+//! * Every function that can fail returns an [`SlStatus`]; on failure a message naming the
+//!   cause is kept per thread and returned by [`sl_last_error`].
+//! * Handles ([`SlDataset`], [`SlModel`]) are created by `sl_*` functions, written through an
+//!   out-pointer, and released with the matching `*_free`, which accepts NULL.
+//! * Arrays passed in are only read during the call (the data is copied); output arrays are
+//!   owned by the caller, with their length passed alongside.
+//! * No panic crosses the boundary: each entry point runs under `catch_unwind` and turns a
+//!   panic into [`SlStatus::Panic`].
+//!
+//! This is the one module of the `sparselin` crate allowed `unsafe` (the crate root denies it
+//! everywhere else): taking raw pointers from C cannot be done in safe Rust. Every `unsafe`
+//! block reads a pointer after checking it is not null, under the contract each function's
+//! `# Safety` section states, and carries a `// SAFETY:` comment.
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use crate::api::{self, Error, ExampleSet, Examples, Learner, Loss, Model, Precision, Trainer};
+use crate::data::ValueVec;
+
+/// What a call did.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlStatus {
+    /// Success.
+    Ok = 0,
+    /// A required pointer was NULL, a string was not UTF-8, or a buffer was too short.
+    InvalidArgument = 1,
+    /// The data could not be read or is malformed.
+    Data = 2,
+    /// The training configuration was refused.
+    Config = 3,
+    /// A model file could not be read or written, or the model does not fit the data.
+    Model = 4,
+    /// A bug: the library panicked (the message says where).
+    Panic = 5,
+}
+
+/// Training data: a dataset directory, a LIBSVM file, or arrays given in memory.
+pub struct SlDataset(ExampleSet);
+
+/// A trained linear model.
+pub struct SlModel(Model);
+
+/// Training settings. Start from [`sl_train_config_default`] and change fields; fields that
+/// are 0 (or NULL) take the learner's defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SlTrainConfig {
+    /// Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
+    /// `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+    pub learner: *const c_char,
+    /// Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
+    /// …); NULL means the learner's default.
+    pub loss: *const c_char,
+    /// λ > 0.
+    pub lambda: f64,
+    /// Seed: same seed, same data, same model.
+    pub seed: u64,
+    /// Online learners: passes over the data (0: the default, 5).
+    pub epochs: u64,
+    /// Online learners: exact step count instead of epochs (0: use epochs).
+    pub steps: u64,
+    /// Non-zero: (λ/2)b² is in the objective (batch learners require it).
+    pub regularize_bias: u8,
+    /// Batch learners: iteration limit (0: default).
+    pub max_iterations: u64,
+    /// Batch learners: relative suboptimality at which to stop (0: default).
+    pub tolerance: f64,
+    /// Attribute-efficient learners: attributes read per example (0: default, 1).
+    pub attributes: u64,
+    /// Attribute-efficient learners: radius of the weight ball (0: default, 1).
+    pub radius: f64,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(message: String) {
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = message);
+}
+
+/// A failure: its status and message.
+struct Failure(SlStatus, String);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let status = match e {
+            Error::Data(_) | Error::Csr(_) => SlStatus::Data,
+            Error::Online(_) | Error::Batch(_) | Error::Config(_) => SlStatus::Config,
+            Error::Model(_) => SlStatus::Model,
+        };
+        Failure(status, e.to_string())
+    }
+}
+
+fn invalid(message: impl Into<String>) -> Failure {
+    Failure(SlStatus::InvalidArgument, message.into())
+}
+
+/// Run `body`, turning an error or a panic into a status and the thread's last error.
+fn guard(body: impl FnOnce() -> Result<(), Failure>) -> SlStatus {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => SlStatus::Ok,
+        Ok(Err(Failure(status, message))) => {
+            set_error(message);
+            status
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            set_error(format!("internal error (panic): {what}"));
+            SlStatus::Panic
+        }
+    }
+}
+
+/// A NUL-terminated UTF-8 string, or `None` for NULL.
+///
+/// # Safety
+/// `s` is NULL or points to a NUL-terminated string valid for the call.
+unsafe fn string<'a>(s: *const c_char, what: &str) -> Result<Option<&'a str>, Failure> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null, and the caller promises a NUL-terminated string alive for the call.
+    let s = unsafe { CStr::from_ptr(s) };
+    s.to_str()
+        .map(Some)
+        .map_err(|_| invalid(format!("{what} is not UTF-8")))
+}
+
+/// `len` elements at `p` (NULL allowed when `len` is 0).
+///
+/// # Safety
+/// `p` is NULL with `len` 0, or points to `len` initialized, aligned elements valid for the
+/// call.
+unsafe fn slice<'a, T>(p: *const T, len: usize, what: &str) -> Result<&'a [T], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: non-null, and the caller promises `len` valid, aligned elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// Store `value` through the out-pointer `out` as a new handle.
+///
+/// # Safety
+/// `out` is NULL or valid for one pointer write.
+unsafe fn put<T>(out: *mut *mut T, value: T) -> Result<(), Failure> {
+    if out.is_null() {
+        return Err(invalid("the output pointer is NULL"));
+    }
+    // SAFETY: non-null and writable, as the caller promises.
+    unsafe { *out = Box::into_raw(Box::new(value)) };
+    Ok(())
+}
+
+/// Borrow a handle.
+///
+/// # Safety
+/// `p` is NULL or a live handle from this library.
+unsafe fn handle<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
+    // SAFETY: the caller promises a live handle (or NULL, refused here).
+    unsafe { p.as_ref() }.ok_or_else(|| invalid(format!("the {what} is NULL")))
+}
+
+/// The message of the last failed call on this thread ("" if none). The pointer stays valid
+/// until the next failing call on the same thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// The library's version, e.g. "0.1.0" (static storage).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// Open a dataset directory or a LIBSVM text file (gzip ok) into `*out`.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_open(path: *const c_char, out: *mut *mut SlDataset) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        let data = api::open(Path::new(path))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlDataset(data)) }
+    })
+}
+
+/// Build a dataset from CSR arrays (copied): `labels[n_rows]`, `offsets[n_rows + 1]` (from 0
+/// to nnz = `offsets[n_rows]`), `indices[nnz]` (0-based, strictly increasing within a row,
+/// below `n_features`) and `values[nnz]`, or `values` NULL for binary data (every value 1).
+///
+/// # Safety
+/// Each array is NULL or holds the stated number of elements; `offsets` must not be NULL;
+/// `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_from_csr(
+    n_rows: usize,
+    n_features: usize,
+    labels: *const f64,
+    offsets: *const u64,
+    indices: *const u32,
+    values: *const f64,
+    out: *mut *mut SlDataset,
+) -> SlStatus {
+    guard(|| {
+        let rows = n_rows
+            .checked_add(1)
+            .ok_or_else(|| invalid("n_rows overflows"))?;
+        // SAFETY: forwarded from this function's contract (offsets has n_rows + 1 entries).
+        let offsets = unsafe { slice(offsets, rows, "offsets") }?;
+        let nnz = usize::try_from(offsets[n_rows]).map_err(|_| invalid("nnz overflows"))?;
+        // SAFETY: forwarded from this function's contract.
+        let labels = unsafe { slice(labels, n_rows, "labels") }?;
+        // SAFETY: forwarded from this function's contract.
+        let indices = unsafe { slice(indices, nnz, "indices") }?;
+        let values = if values.is_null() {
+            ValueVec::Ones
+        } else {
+            // SAFETY: forwarded from this function's contract.
+            ValueVec::F64(unsafe { slice(values, nnz, "values") }?.to_vec())
+        };
+        let data = api::from_csr(
+            labels.to_vec(),
+            offsets.to_vec(),
+            indices.to_vec(),
+            values,
+            n_features,
+        )?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlDataset(data)) }
+    })
+}
+
+/// Rows of a dataset (0 for NULL).
+///
+/// # Safety
+/// `data` is NULL or a live dataset handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_rows(data: *const SlDataset) -> usize {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { data.as_ref() }.map_or(0, |d| d.0.n_rows())
+}
+
+/// Features (columns) of a dataset (0 for NULL).
+///
+/// # Safety
+/// `data` is NULL or a live dataset handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_features(data: *const SlDataset) -> usize {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { data.as_ref() }.map_or(0, |d| d.0.n_features())
+}
+
+/// Release a dataset (NULL is ignored).
+///
+/// # Safety
+/// `data` is NULL or a live dataset handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_free(data: *mut SlDataset) {
+    if !data.is_null() {
+        // SAFETY: a handle made by `put` (Box::into_raw), released once, as promised.
+        drop(unsafe { Box::from_raw(data) });
+    }
+}
+
+/// The defaults: ASGD, the learner's default loss, λ = 10⁻⁴, seed 1, a regularized bias.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
+    SlTrainConfig {
+        learner: std::ptr::null(),
+        loss: std::ptr::null(),
+        lambda: 1e-4,
+        seed: 1,
+        epochs: 0,
+        steps: 0,
+        regularize_bias: 1,
+        max_iterations: 0,
+        tolerance: 0.0,
+        attributes: 0,
+        radius: 0.0,
+    }
+}
+
+/// The [`Trainer`] a C configuration describes.
+///
+/// # Safety
+/// The strings in `c` are NULL or NUL-terminated.
+unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
+    let config = |e: String| Failure(SlStatus::Config, e);
+    // SAFETY: forwarded from this function's contract.
+    let learner: Learner = match unsafe { string(c.learner, "learner") }? {
+        Some(name) => name.parse().map_err(config)?,
+        None => Learner::ASGD,
+    };
+    let mut t = Trainer::new(learner)
+        .lambda(c.lambda)
+        .seed(c.seed)
+        .regularize_bias(c.regularize_bias != 0);
+    // SAFETY: forwarded from this function's contract.
+    if let Some(name) = unsafe { string(c.loss, "loss") }? {
+        t = t.loss(name.parse::<Loss>().map_err(config)?);
+    }
+    if c.steps > 0 {
+        t = t.steps(c.steps);
+    } else if c.epochs > 0 {
+        t = t.epochs(c.epochs);
+    }
+    if c.max_iterations > 0 {
+        let n = usize::try_from(c.max_iterations).unwrap_or(usize::MAX);
+        t = t.max_iterations(n);
+    }
+    if c.tolerance != 0.0 {
+        t = t.tolerance(c.tolerance);
+    }
+    if c.attributes > 0 {
+        t = t.attributes(usize::try_from(c.attributes).unwrap_or(usize::MAX));
+    }
+    if c.radius != 0.0 {
+        t = t.radius(c.radius);
+    }
+    Ok(t)
+}
+
+/// Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`.
+///
+/// # Safety
+/// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
+/// NULL or NUL-terminated; `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_train(
+    data: *const SlDataset,
+    config: *const SlTrainConfig,
+    out: *mut *mut SlModel,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let data = unsafe { handle(data, "dataset") }?;
+        // SAFETY: forwarded from this function's contract.
+        let config = unsafe { config.as_ref() }
+            .copied()
+            .unwrap_or_else(|| sl_train_config_default());
+        // SAFETY: forwarded from this function's contract.
+        let model = unsafe { trainer(&config) }?.train(&data.0)?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlModel(model)) }
+    })
+}
+
+/// Write one value per row of `data` into `out[0..rows]` (`out_len` ≥ rows): the raw score
+/// w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses).
+///
+/// # Safety
+/// `model` and `data` are live handles; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_predict(
+    model: *const SlModel,
+    data: *const SlDataset,
+    raw: u8,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        // SAFETY: forwarded from this function's contract.
+        let data = unsafe { handle(data, "dataset") }?;
+        let rows = data.0.n_rows();
+        if out_len < rows || (rows > 0 && out.is_null()) {
+            return Err(invalid(format!(
+                "the output buffer holds {out_len} values, the dataset has {rows} rows"
+            )));
+        }
+        let values = if raw != 0 {
+            api::scores(&model.0, &data.0)?
+        } else {
+            api::predict(&model.0, &data.0)?
+        };
+        if rows > 0 {
+            // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
+            let out = unsafe { std::slice::from_raw_parts_mut(out, rows) };
+            out.copy_from_slice(&values);
+        }
+        Ok(())
+    })
+}
+
+/// Save a model file atomically (f64 weights).
+///
+/// # Safety
+/// `model` is a live handle; `path` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_save(model: *const SlModel, path: *const c_char) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        model
+            .0
+            .save(Path::new(path), Precision::F64)
+            .map_err(|e| Error::from(e).into())
+    })
+}
+
+/// Load a model file into `*out`.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_load(path: *const c_char, out: *mut *mut SlModel) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        let model = Model::load(Path::new(path)).map_err(Error::from)?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlModel(model)) }
+    })
+}
+
+/// Number of weights of a model (0 for NULL).
+///
+/// # Safety
+/// `model` is NULL or a live model handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_features(model: *const SlModel) -> usize {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { model.as_ref() }.map_or(0, |m| m.0.n_features())
+}
+
+/// Copy the weights into `weights[0..features]` (`len` ≥ features) and the bias into `*bias`
+/// (either output may be NULL to skip it).
+///
+/// # Safety
+/// `model` is a live handle; `weights` is NULL or holds `len` writable doubles; `bias` is
+/// NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_weights(
+    model: *const SlModel,
+    weights: *mut f64,
+    len: usize,
+    bias: *mut f64,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        let w = &model.0.weights;
+        if !weights.is_null() {
+            if len < w.len() {
+                return Err(invalid(format!(
+                    "the weight buffer holds {len} values, the model has {}",
+                    w.len()
+                )));
+            }
+            // SAFETY: non-null, and the caller promises len ≥ w.len() writable doubles.
+            unsafe { std::slice::from_raw_parts_mut(weights, w.len()) }.copy_from_slice(w);
+        }
+        if !bias.is_null() {
+            // SAFETY: non-null and writable, as the caller promises.
+            unsafe { *bias = model.0.bias };
+        }
+        Ok(())
+    })
+}
+
+/// Release a model (NULL is ignored).
+///
+/// # Safety
+/// `model` is NULL or a live model handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_free(model: *mut SlModel) {
+    if !model.is_null() {
+        // SAFETY: a handle made by `put` (Box::into_raw), released once, as promised.
+        drop(unsafe { Box::from_raw(model) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toy() -> *mut SlDataset {
+        let labels = [1.0, -1.0, 1.0, -1.0];
+        let offsets = [0u64, 1, 2, 4, 5];
+        let indices = [0u32, 1, 0, 1, 1];
+        let values = [1.0, 1.0, 2.0, 0.5, 3.0];
+        let mut data = std::ptr::null_mut();
+        // SAFETY: arrays of the stated lengths, a local out-pointer.
+        let status = unsafe {
+            sl_dataset_from_csr(
+                4,
+                2,
+                labels.as_ptr(),
+                offsets.as_ptr(),
+                indices.as_ptr(),
+                values.as_ptr(),
+                &mut data,
+            )
+        };
+        assert_eq!(status, SlStatus::Ok);
+        data
+    }
+
+    fn last_error() -> String {
+        // SAFETY: sl_last_error returns a live NUL-terminated string.
+        unsafe { CStr::from_ptr(sl_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn trains_and_predicts_like_the_rust_api() {
+        let data = toy();
+        let mut config = sl_train_config_default();
+        config.lambda = 1e-3;
+        config.epochs = 20;
+        let mut model = std::ptr::null_mut();
+        // SAFETY: live handles and out-pointers.
+        assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
+        let mut out = [0.0; 4];
+        // SAFETY: live handles, a 4-element buffer.
+        let status = unsafe { sl_predict(model, data, 0, out.as_mut_ptr(), 4) };
+        assert_eq!(status, SlStatus::Ok);
+        // SAFETY: live handles from above.
+        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let expected = Trainer::new(Learner::ASGD).lambda(1e-3).epochs(20);
+        assert_eq!(*m, expected.train(d).unwrap());
+        assert_eq!(out.to_vec(), api::predict(m, d).unwrap());
+        // SAFETY: a too-short buffer is refused before any write.
+        let short = unsafe { sl_predict(model, data, 1, out.as_mut_ptr(), 3) };
+        assert_eq!(short, SlStatus::InvalidArgument);
+        assert!(last_error().contains("4 rows"), "{}", last_error());
+        // SAFETY: live handles, released once.
+        unsafe {
+            sl_model_free(model);
+            sl_dataset_free(data);
+        }
+    }
+
+    #[test]
+    fn bad_input_is_a_status_and_a_message_not_a_crash() {
+        let mut data = std::ptr::null_mut();
+        let path = c"/no/such/file.svm";
+        // SAFETY: a valid string and out-pointer.
+        let status = unsafe { sl_dataset_open(path.as_ptr(), &mut data) };
+        assert_eq!(status, SlStatus::Data);
+        assert!(last_error().contains("/no/such/file.svm"));
+        assert!(data.is_null());
+        let (offsets, indices) = ([0u64, 1], [5u32]);
+        // SAFETY: arrays of the stated lengths; labels NULL is refused.
+        let status = unsafe {
+            sl_dataset_from_csr(
+                1,
+                3,
+                std::ptr::null(),
+                offsets.as_ptr(),
+                indices.as_ptr(),
+                std::ptr::null(),
+                &mut data,
+            )
+        };
+        assert_eq!(status, SlStatus::InvalidArgument);
+        let labels = [1.0];
+        // SAFETY: as above, with labels.
+        let status = unsafe {
+            sl_dataset_from_csr(
+                1,
+                3,
+                labels.as_ptr(),
+                offsets.as_ptr(),
+                indices.as_ptr(),
+                std::ptr::null(),
+                &mut data,
+            )
+        };
+        assert_eq!(status, SlStatus::Data);
+        assert!(last_error().contains("index 5"), "{}", last_error());
+        let data = toy();
+        let mut config = sl_train_config_default();
+        config.learner = c"lbfgs".as_ptr();
+        config.loss = c"hinge".as_ptr();
+        let mut model = std::ptr::null_mut();
+        // SAFETY: live handles and out-pointers.
+        let status = unsafe { sl_train(data, &config, &mut model) };
+        assert_eq!(status, SlStatus::Config);
+        assert!(last_error().contains("smooth"), "{}", last_error());
+        // SAFETY: NULL handles are refused, not dereferenced.
+        let status = unsafe { sl_train(std::ptr::null(), &config, &mut model) };
+        assert_eq!(status, SlStatus::InvalidArgument);
+        // SAFETY: a live handle, released once.
+        unsafe { sl_dataset_free(data) };
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status() {
+        let status = guard(|| panic!("boom"));
+        assert_eq!(status, SlStatus::Panic);
+        assert!(last_error().contains("boom"));
+    }
+}
