@@ -31,11 +31,11 @@ fn write_data(path: &Path) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The static library cargo built for this test run (`target/<profile>/libsparselin.a`).
+/// The static library cargo built for this test run: beside the test executable in
+/// `target/<profile>/deps/` (a staticlib's file name carries no hash).
 fn static_library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-    let lib = profile_dir.join("libsparselin.a");
+    let lib = exe.parent().unwrap().join("libsparselin.a");
     assert!(lib.is_file(), "{} was not built", lib.display());
     lib
 }
