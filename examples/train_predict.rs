@@ -29,8 +29,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let trainers = [
         Trainer::new(Learner::ASGD).loss(Loss::Hinge).epochs(3),
-        Trainer::new("sublbfgs".parse()?).loss(Loss::Hinge).max_iterations(30),
-        Trainer::new("lbfgs".parse()?).loss(Loss::Log).max_iterations(50),
+        Trainer::new("sublbfgs".parse()?)
+            .loss(Loss::Hinge)
+            .max_iterations(30),
+        Trainer::new("lbfgs".parse()?)
+            .loss(Loss::Log)
+            .max_iterations(50),
     ];
     let labels = metrics::labels(&test);
     let mut best: Option<(f64, Model)> = None;
@@ -50,7 +54,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     model.save(&path, Precision::F64)?;
     let loaded = Model::load(&path)?;
     assert_eq!(api::predict(&loaded, &test)?, api::predict(&model, &test)?);
-    println!("saved the best ({}) to {}", model.info.algorithm, path.display());
+    println!(
+        "saved the best ({}) to {}",
+        model.info.algorithm,
+        path.display()
+    );
     Ok(())
 }
 

@@ -459,7 +459,8 @@ mod tests {
 
     /// A separable toy: label = sign of feature 0 minus feature 1, plus noise features.
     fn toy(m: usize) -> ExampleSet {
-        let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+        let (mut labels, mut offsets, mut indices, mut values) =
+            (vec![], vec![0u64], vec![], vec![]);
         for i in 0..m {
             let a = ((i * 37) % 11) as f64 / 11.0 - 0.5;
             let b = ((i * 53) % 13) as f64 / 13.0 - 0.5;
@@ -506,7 +507,9 @@ mod tests {
             Trainer::new("casgd".parse().unwrap()).steps(500),
             Trainer::new("sublbfgs".parse().unwrap()).max_iterations(50),
             Trainer::new("lbfgs".parse().unwrap()),
-            Trainer::new("aerr".parse().unwrap()).attributes(2).radius(2.0),
+            Trainer::new("aerr".parse().unwrap())
+                .attributes(2)
+                .radius(2.0),
             Trainer::new("aesvr".parse().unwrap()).loss(Loss::EpsilonInsensitive(0.05)),
         ] {
             let model = trainer.train(&data).unwrap();
@@ -515,7 +518,10 @@ mod tests {
             let path = dir.path().join("m");
             model.save(&path, Precision::F64).unwrap();
             let back = Model::load(&path).unwrap();
-            assert_eq!(scores(&back, &data).unwrap(), scores(&model, &data).unwrap());
+            assert_eq!(
+                scores(&back, &data).unwrap(),
+                scores(&model, &data).unwrap()
+            );
         }
     }
 

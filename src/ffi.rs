@@ -199,7 +199,10 @@ pub extern "C" fn sl_version() -> *const c_char {
 /// # Safety
 /// `path` is a NUL-terminated string; `out` is valid for one pointer write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn sl_dataset_open(path: *const c_char, out: *mut *mut SlDataset) -> SlStatus {
+pub unsafe extern "C" fn sl_dataset_open(
+    path: *const c_char,
+    out: *mut *mut SlDataset,
+) -> SlStatus {
     guard(|| {
         // SAFETY: forwarded from this function's contract.
         let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;

@@ -12,7 +12,9 @@ fn write_data(path: &Path) {
     let mut text = String::new();
     let mut state = 12345u64;
     let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as u32
     };
     for _ in 0..300 {
@@ -21,7 +23,10 @@ fn write_data(path: &Path) {
             .collect();
         entries.sort_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
-        let score: f64 = entries.iter().map(|(j, v)| v * (f64::from(*j) - 20.5)).sum();
+        let score: f64 = entries
+            .iter()
+            .map(|(j, v)| v * (f64::from(*j) - 20.5))
+            .sum();
         text.push_str(if score > 0.0 { "+1" } else { "-1" });
         for (j, v) in entries {
             text.push_str(&format!(" {j}:{v}"));
