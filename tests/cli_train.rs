@@ -152,6 +152,8 @@ fn a_model_trained_on_a_renumbered_dataset_is_written_in_original_ids() {
             "2",
             "--sampling",
             "file-order",
+            "--threads",
+            "1",
             "--lambda",
             "1e-2",
             "-o",

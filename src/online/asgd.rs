@@ -35,6 +35,25 @@ impl Asgd {
     }
 }
 
+impl Asgd {
+    /// The learner in a given state (see [`super::Casgd::from_sums`]).
+    pub(crate) fn from_sums(
+        loss: Loss,
+        schedule: Schedule,
+        vu: Vec<[f64; 2]>,
+        bias: BiasTerm,
+        h: RunningHarmonic,
+    ) -> Asgd {
+        Asgd {
+            loss,
+            schedule,
+            vu,
+            bias,
+            h,
+        }
+    }
+}
+
 impl Learner for Asgd {
     #[inline]
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {

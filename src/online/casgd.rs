@@ -39,14 +39,21 @@ pub struct Casgd {
     h: RunningHarmonic,
 }
 
-impl Casgd {
-    /// Set-up: x̄ and every q_i in one O(mk + n) pass over `data`.
-    pub fn new<E: Examples>(
-        data: &E,
-        loss: Loss,
-        schedule: Schedule,
-        regularize_bias: bool,
-    ) -> Casgd {
+/// The centering of CASGD's set-up: x̄, ‖x̄‖² and q_i = x_i·x̄, read-only during training
+/// (shared by the parallel workers of [`super::hogwild`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Centering {
+    /// x̄, the mean example (absent entries count as 0).
+    pub x_bar: Vec<f64>,
+    /// ‖x̄‖².
+    pub x_bar_norm2: f64,
+    /// q_i = x_i·x̄ for every example i.
+    pub q: Vec<f64>,
+}
+
+impl Centering {
+    /// x̄ and every q_i in one O(mk + n) pass over `data`.
+    pub fn new<E: Examples>(data: &E) -> Centering {
         let n = data.n_features();
         let m = data.n_rows();
         let mut x_bar = vec![0.0; n];
@@ -63,19 +70,67 @@ impl Casgd {
                 sparse::dot(&x_bar, row.indices, row.values)
             })
             .collect();
-        Casgd {
-            loss,
-            schedule,
-            vu: vec![[0.0; 2]; n],
+        Centering {
             x_bar_norm2: dense::norm2(&x_bar),
             x_bar,
             q,
-            a: 0.0,
-            a_bar: 0.0,
-            z: 0.0,
-            zeta: 0.0,
-            bias: BiasTerm::new(regularize_bias),
-            h: RunningHarmonic::new(&schedule),
+        }
+    }
+}
+
+/// The running sums of Algorithm 3 besides [v, u]: a_t, ā_t, z̃_t, ζ̃_t.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct CenteringSums {
+    pub a: f64,
+    pub a_bar: f64,
+    pub z: f64,
+    pub zeta: f64,
+}
+
+impl Casgd {
+    /// Set-up: x̄ and every q_i in one O(mk + n) pass over `data`.
+    pub fn new<E: Examples>(
+        data: &E,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Casgd {
+        let centering = Centering::new(data);
+        Casgd::from_sums(
+            loss,
+            schedule,
+            centering,
+            vec![[0.0; 2]; data.n_features()],
+            CenteringSums::default(),
+            BiasTerm::new(regularize_bias),
+            RunningHarmonic::new(&schedule),
+        )
+    }
+
+    /// The learner in a given state (the parallel learners hand their final sums here to
+    /// recover the model exactly as the single-threaded one does).
+    pub(crate) fn from_sums(
+        loss: Loss,
+        schedule: Schedule,
+        centering: Centering,
+        vu: Vec<[f64; 2]>,
+        sums: CenteringSums,
+        bias: BiasTerm,
+        h: RunningHarmonic,
+    ) -> Casgd {
+        Casgd {
+            loss,
+            schedule,
+            vu,
+            x_bar: centering.x_bar,
+            x_bar_norm2: centering.x_bar_norm2,
+            q: centering.q,
+            a: sums.a,
+            a_bar: sums.a_bar,
+            z: sums.z,
+            zeta: sums.zeta,
+            bias,
+            h,
         }
     }
 }

@@ -111,6 +111,12 @@ pub enum ConfigError {
     /// Zero steps requested.
     #[error("training needs at least one step")]
     NoSteps,
+    /// A parallel run needs at least one thread.
+    #[error("the number of threads must be at least 1")]
+    Threads,
+    /// The O(Tn) baselines run on one thread only.
+    #[error("{0} has no parallel version (sgd, asgd and casgd do)")]
+    NotParallel(Algorithm),
     /// Averaging would start after the last step (or at step 0).
     #[error("average start {start} is not within 1..={steps} (the number of steps)")]
     AverageStart {
@@ -195,6 +201,31 @@ pub fn fit<E: Examples>(
     config: &Config,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    let (schedule, steps) = plan(data, algorithm, config)?;
+    let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
+    let naive = |kind| Naive::new(data, kind, loss, schedule, reg);
+    let run = Run {
+        config,
+        schedule,
+        steps,
+    };
+    Ok(match algorithm {
+        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
+        Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg), observer),
+        Algorithm::Casgd => run.drive(data, Casgd::new(data, loss, schedule, reg), observer),
+        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd), observer),
+        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd), observer),
+        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd), observer),
+    })
+}
+
+/// Checks `config` against `data` and resolves it: the schedule (t₀ defaulted) and T.
+/// Shared with the parallel learners of [`super::hogwild`].
+pub(crate) fn plan<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+) -> Result<(Schedule, u64), ConfigError> {
     let m = data.n_rows();
     if !(config.lambda > 0.0 && config.lambda.is_finite()) {
         return Err(ConfigError::Lambda(config.lambda));
@@ -226,21 +257,7 @@ pub fn fit<E: Examples>(
         t0,
         average_start: config.average_start.max(1),
     };
-    let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
-    let naive = |kind| Naive::new(data, kind, loss, schedule, reg);
-    let run = Run {
-        config,
-        schedule,
-        steps,
-    };
-    Ok(match algorithm {
-        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
-        Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg), observer),
-        Algorithm::Casgd => run.drive(data, Casgd::new(data, loss, schedule, reg), observer),
-        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd), observer),
-        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd), observer),
-        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd), observer),
-    })
+    Ok((schedule, steps))
 }
 
 /// A validated run.

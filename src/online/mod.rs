@@ -3,12 +3,14 @@
 //!
 //! All of them share the loss, the [`Sampler`] and the [`Schedule`], so that given the same
 //! [`Config`] (seed included) they take exactly the same steps: the baselines are the oracle
-//! the fast learners are tested against, iterate for iterate. [`fit`] drives any of them.
+//! the fast learners are tested against, iterate for iterate. [`fit`] drives any of them;
+//! [`hogwild::fit`] runs SGD, ASGD and CASGD on several threads without locks (MATH.md §6).
 
 mod asgd;
 mod bias;
 mod casgd;
 mod driver;
+pub mod hogwild;
 mod naive;
 pub mod sampling;
 pub mod schedule;

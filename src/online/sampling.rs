@@ -72,13 +72,43 @@ fn bounded(rng: &mut Xoshiro256PlusPlus, m: usize) -> usize {
 impl Sampler {
     /// A sampler over `m ≥ 1` examples. Panics if `m == 0` or (for permutations) m ≥ 2³².
     pub fn new(kind: Sampling, m: usize, seed: u64) -> Sampler {
+        Sampler::start(kind, m, Xoshiro256PlusPlus::seed_from_u64(seed), 0)
+    }
+
+    /// The sampler of worker `thread` of `threads` in a parallel run (MATH.md §6).
+    ///
+    /// Worker j draws from the seed's stream advanced by j xoshiro jumps (2¹²⁸ draws apart, so
+    /// the streams never overlap); in file order it starts at row ⌊j·m/threads⌋. Worker 0 is
+    /// exactly [`Sampler::new`], so a one-thread run takes the single-threaded learner's steps.
+    pub fn for_thread(
+        kind: Sampling,
+        m: usize,
+        seed: u64,
+        thread: usize,
+        threads: usize,
+    ) -> Sampler {
+        assert!(thread < threads, "worker {thread} of {threads}");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        for _ in 0..thread {
+            rng.jump();
+        }
+        let position = (thread as u128 * m as u128 / threads as u128) as usize;
+        let position = if kind == Sampling::FileOrder {
+            position
+        } else {
+            0
+        };
+        Sampler::start(kind, m, rng, position)
+    }
+
+    fn start(kind: Sampling, m: usize, rng: Xoshiro256PlusPlus, position: usize) -> Sampler {
         assert!(m > 0, "cannot sample from zero examples");
         let mut sampler = Sampler {
             kind,
             m,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            rng,
             order: Vec::new(),
-            position: 0,
+            position,
             upcoming: 0,
         };
         if kind == Sampling::Permutation {
@@ -184,6 +214,29 @@ mod tests {
             counts.iter().all(|&c| (9_000..11_000).contains(&c)),
             "{counts:?}"
         );
+    }
+
+    #[test]
+    fn worker_zero_is_the_plain_sampler_and_workers_differ() {
+        for kind in [
+            Sampling::Uniform,
+            Sampling::Permutation,
+            Sampling::FileOrder,
+        ] {
+            let plain = take(kind, 100, 5, 300);
+            let mut w0 = Sampler::for_thread(kind, 100, 5, 0, 2);
+            let mut w1 = Sampler::for_thread(kind, 100, 5, 1, 2);
+            let first: Vec<usize> = (0..300).map(|_| w0.next()).collect();
+            let second: Vec<usize> = (0..300).map(|_| w1.next()).collect();
+            assert_eq!(first, plain);
+            assert_ne!(first, second);
+        }
+        let mut w1 = Sampler::for_thread(Sampling::FileOrder, 100, 5, 1, 4);
+        assert_eq!(w1.next(), 25);
+        let mut w1 = Sampler::for_thread(Sampling::Permutation, 10, 5, 1, 4);
+        let mut epoch: Vec<usize> = (0..10).map(|_| w1.next()).collect();
+        epoch.sort_unstable();
+        assert_eq!(epoch, (0..10).collect::<Vec<_>>());
     }
 
     #[test]

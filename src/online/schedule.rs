@@ -65,6 +65,25 @@ impl RunningHarmonic {
         }
     }
 
+    /// The running sum resumed at a known value h (e.g. the closed form [`harmonic`] at a
+    /// parallel worker's first step of a block).
+    pub fn resume(schedule: &Schedule, h: f64) -> RunningHarmonic {
+        RunningHarmonic {
+            h,
+            ..RunningHarmonic::new(schedule)
+        }
+    }
+
+    /// h'_t from the closed form: 0 before t_a, else `harmonic(t − t_a + 1, t₀ + t_a − 1)`.
+    pub fn closed_form(schedule: &Schedule, t: u64) -> f64 {
+        let ta = schedule.average_start;
+        if t < ta {
+            0.0
+        } else {
+            harmonic(t - ta + 1, schedule.t0 + ta as f64 - 1.0)
+        }
+    }
+
     /// h'_{t−1} during step t (before [`RunningHarmonic::advance`]), h'_T after the last step.
     #[inline]
     pub fn value(&self) -> f64 {

@@ -32,6 +32,18 @@ impl Sgd {
     }
 }
 
+impl Sgd {
+    /// The learner in a given state (see [`super::Casgd::from_sums`]).
+    pub(crate) fn from_sums(loss: Loss, schedule: Schedule, v: Vec<f64>, bias: BiasTerm) -> Sgd {
+        Sgd {
+            loss,
+            schedule,
+            v,
+            bias,
+        }
+    }
+}
+
 impl Learner for Sgd {
     #[inline]
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {

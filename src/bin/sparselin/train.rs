@@ -14,6 +14,7 @@ use sparselin::lao;
 use sparselin::loss::Loss;
 use sparselin::metrics::{self, Evaluation};
 use sparselin::model::{Model, Precision, TrainingInfo, weights_to_original};
+use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, Algorithm, EpochEnd, Observer, Sampling, Stop};
 
 use crate::input::read_examples;
@@ -126,6 +127,15 @@ pub struct Args {
     /// aesvr: width ε of the erf smoothing of the ε-insensitive loss.
     #[arg(long, default_value_t = 0.1)]
     pub smoothing: f64,
+    /// Worker threads for sgd, asgd and casgd: lock-free Hogwild (default: all cores). With
+    /// 1 the run is the single-threaded learner's, bit for bit; with more, runs with the same
+    /// seed differ by the threads' timing (see `sparselin::online::hogwild`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub threads: Option<u64>,
+    /// How Hogwild workers share the per-step scalars (bias and projection sums): per-thread
+    /// slots summed by each prediction, or one shared value.
+    #[arg(long, default_value = "per-thread")]
+    pub scalars: ScalarSharing,
     /// Feature count (default: meta.json beside the data, else the largest index + 1).
     #[arg(long)]
     pub features: Option<usize>,
@@ -218,7 +228,26 @@ fn train_online(
         Stop::Epochs(e) => e.saturating_mul(data.n_rows() as u64),
     };
     let mut observer = Progress::new(args, data, test, total);
-    let fit = online::fit(data, algorithm, &config, &mut observer)?;
+    let parallel = matches!(
+        algorithm,
+        Algorithm::Sgd | Algorithm::Asgd | Algorithm::Casgd
+    );
+    let threads = match args.threads {
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None if parallel => hogwild::available_threads(),
+        None => 1,
+    };
+    let fit = if parallel {
+        let options = hogwild::Options {
+            scalars: args.scalars,
+            ..hogwild::Options::new(threads)
+        };
+        hogwild::fit(data, algorithm, &config, &options, &mut observer)?
+    } else if threads == 1 {
+        online::fit(data, algorithm, &config, &mut observer)?
+    } else {
+        anyhow::bail!("{algorithm} runs on one thread only (--threads 1)");
+    };
     observer.bar.finish_and_clear();
     let output = fit.snapshot.output().clone();
     // Models are stored in original feature ids.
@@ -232,6 +261,7 @@ fn train_online(
         "sampling": args.sampling.to_string(),
         "seed": args.seed,
         "steps": fit.steps,
+        "threads": threads,
         "epochs": fit.steps as f64 / data.n_rows() as f64,
         "averaged": fit.snapshot.averaged.is_some(),
     });

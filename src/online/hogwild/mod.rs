@@ -1,0 +1,442 @@
+//! Hogwild: SGD, ASGD and CASGD on several threads, lock-free (MATH.md §6).
+//!
+//! # Design
+//!
+//! * **Shared sums.** The workers share the gradient sums v (SGD) or the interleaved pairs
+//!   [v_i, u_i] (ASGD, CASGD) as `AtomicU64` holding `f64` bits, read and written with relaxed
+//!   loads and stores through the kernels crate's `_atomic` kernels: no locks, no
+//!   read-modify-write on the weights, no data race; two workers updating one feature at once
+//!   may lose one of the two updates, which is the Hogwild bargain (rare for sparse data).
+//! * **Step numbers.** A global atomic counter hands out step numbers in blocks of
+//!   [`worker::BLOCK`]; each update takes its own t, hence its own divisor λ(t − 1 + t₀) and
+//!   its own h'_{t−1}. h' is a running sum within a block and restarts from the closed form
+//!   ([`crate::online::harmonic`]) at each block a worker claims.
+//! * **Per-step scalars.** a (and CASGD's z̃, a free bias b) are read by every prediction; see
+//!   [`ScalarSharing`] for the two ways to share them. Measured on this machine (PERF.md
+//!   `## Hogwild`): per-thread slots summed per prediction are the default. Sums no
+//!   prediction reads (ā, ζ̃, the free bias's average) are private to each worker and added
+//!   up at the end.
+//! * **Threads.** Each worker draws its examples from its own stream (the run's seed advanced
+//!   by j xoshiro jumps, [`crate::online::Sampler::for_thread`]), runs in a `crossbeam` scope
+//!   and is pinned to core j with `core_affinity` when the OS reports at least as many cores as
+//!   workers. Workers join at every epoch end (m steps), where the observer may take a snapshot.
+//! * **Recovery.** After the last step the sums are read back once and handed to the
+//!   single-threaded learner's own O(n) recovery ([`crate::online::Sgd`] etc.): the sparse
+//!   identities (Lemma 1, w̄ = −(h'v − u)/(λ(T − t_a + 1)), CASGD's centering) are applied to
+//!   the final shared sums exactly as for one thread.
+//!
+//! # What is deterministic
+//!
+//! * One thread: exactly the single-threaded learner's run ([`crate::online::fit`]), bit for
+//!   bit (it owns plain `f64` sums and uses the same kernels, sampler stream, running h' and
+//!   arithmetic). Tested.
+//! * Several threads: the set of examples each worker visits is fixed by the seed (its sampler
+//!   stream), and so is every step's divisor; the *interleaving* is not: which block a worker
+//!   claims, which updates of other workers a prediction sees, and which racing updates are
+//!   lost all depend on timing. Two runs with the same seed give different models, within
+//!   the statistical spread of SGD (tested: the objective lands within 0.5% of the
+//!   single-threaded run's).
+//!
+//! # At 16–64 cores
+//!
+//! The counter is touched once per [`worker::BLOCK`] steps, so it stays cold. Per-thread
+//! scalar slots are on separate cache lines (no false sharing), but a prediction reads all of
+//! them: the cost grows with the thread count, one line per worker (the shared slot instead
+//! makes every step move one line between all cores, and loses updates). Frequent features
+//! are the real limit: their weights' lines bounce between all cores, as any Hogwild does; the
+//! remedy is to renumber features by frequency (hot weights packed into few lines) and, on
+//! several NUMA nodes, to keep one replica of the hot weights per node. See PERF.md.
+
+mod scalars;
+mod sums;
+mod worker;
+
+pub use scalars::ScalarSharing;
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use core_affinity::CoreId;
+
+use self::scalars::{A, B, LiveScalars, Z, sum};
+use self::sums::{Final, Storage, Sums};
+use self::worker::{Context, Rule, WorkerState, work};
+use super::casgd::{Centering, CenteringSums};
+use super::driver::plan;
+use super::{
+    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Learner, Observer,
+    RunningHarmonic, Sampler, Schedule, Sgd, Snapshot,
+};
+use crate::data::Examples;
+
+/// How to run in parallel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Worker threads (≥ 1).
+    pub threads: usize,
+    /// How the per-step scalars are shared.
+    pub scalars: ScalarSharing,
+    /// Pin worker j to core j (when there are at least as many cores as workers).
+    pub pin: bool,
+}
+
+impl Options {
+    /// `threads` workers, default scalar sharing, pinned.
+    pub fn new(threads: usize) -> Options {
+        Options {
+            threads,
+            scalars: ScalarSharing::default(),
+            pin: true,
+        }
+    }
+}
+
+/// The number of cores the OS lets this process use (1 if it cannot tell).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Train SGD, ASGD or CASGD with `options.threads` lock-free workers.
+///
+/// Same [`Config`] as [`crate::online::fit`]; with one thread the result is identical to it.
+/// The observer gets [`Observer::progress`] and (if it wants them) [`Observer::epoch_end`] at
+/// every epoch end.
+pub fn fit<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Fit, ConfigError> {
+    let mut trained = train(data, algorithm, config, options, observer)?;
+    let start = Instant::now();
+    let snapshot = trained.snapshot();
+    trained.seconds += start.elapsed().as_secs_f64();
+    if observer.wants_epochs() {
+        observer.epoch_end(&EpochEnd {
+            epochs: trained.steps as f64 / data.n_rows() as f64,
+            steps: trained.steps,
+            seconds: trained.seconds,
+            snapshot: &snapshot,
+        });
+    }
+    Ok(Fit {
+        snapshot,
+        schedule: trained.schedule,
+        steps: trained.steps,
+        seconds: trained.seconds,
+    })
+}
+
+/// The state of a run once every worker has joined: the sums, before recovery.
+struct Trained<'a> {
+    rule: Rule,
+    config: &'a Config,
+    schedule: Schedule,
+    centering: Option<Centering>,
+    storage: Storage,
+    live: LiveScalars,
+    states: Vec<WorkerState>,
+    steps: u64,
+    seconds: f64,
+}
+
+/// The epochs of [`fit`], up to (not including) the final recovery.
+fn train<'a, E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &'a Config,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Trained<'a>, ConfigError> {
+    let rule = match algorithm {
+        Algorithm::Sgd => Rule::Sgd,
+        Algorithm::Asgd => Rule::Asgd,
+        Algorithm::Casgd => Rule::Casgd,
+        other => return Err(ConfigError::NotParallel(other)),
+    };
+    let threads = options.threads;
+    if threads == 0 {
+        return Err(ConfigError::Threads);
+    }
+    let (schedule, steps) = plan(data, algorithm, config)?;
+    let m = data.n_rows() as u64;
+    let states = (0..threads)
+        .map(|j| {
+            let sampler =
+                Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads);
+            WorkerState::new(sampler, &schedule)
+        })
+        .collect();
+    let mut run = Trained {
+        rule,
+        config,
+        schedule,
+        centering: (rule == Rule::Casgd).then(|| Centering::new(data)),
+        storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads),
+        live: LiveScalars::new(options.scalars, threads),
+        states,
+        steps: 0,
+        seconds: 0.0,
+    };
+    let cores = core_affinity::get_core_ids().filter(|cores| options.pin && cores.len() >= threads);
+    let counter = AtomicU64::new(0);
+    while run.steps < steps {
+        let start = Instant::now();
+        let limit = (run.steps + m).min(steps);
+        counter.store(run.steps, Relaxed);
+        let ctx = Context {
+            data,
+            loss: config.loss,
+            schedule,
+            rule,
+            regularized: config.regularize_bias,
+            centering: run.centering.as_ref(),
+            counter: &counter,
+            limit,
+        };
+        run_epoch(
+            &ctx,
+            &mut run.storage,
+            &run.live,
+            &mut run.states,
+            cores.as_deref(),
+        );
+        run.steps = limit;
+        run.seconds += start.elapsed().as_secs_f64();
+        let (mut loss_sum, mut loss_count) = (0.0, 0);
+        for state in &mut run.states {
+            loss_sum += std::mem::take(&mut state.loss_sum);
+            loss_count += std::mem::take(&mut state.loss_count);
+        }
+        observer.progress(run.steps, loss_sum / loss_count.max(1) as f64);
+        if observer.wants_epochs() && run.steps < steps {
+            let snapshot = run.snapshot();
+            observer.epoch_end(&EpochEnd {
+                epochs: run.steps as f64 / m as f64,
+                steps: run.steps,
+                seconds: run.seconds,
+                snapshot: &snapshot,
+            });
+        }
+    }
+    Ok(run)
+}
+
+/// One epoch: every worker on its own thread until the counter reaches `ctx.limit`.
+fn run_epoch<E: Examples>(
+    ctx: &Context<'_, E>,
+    storage: &mut Storage,
+    live: &LiveScalars,
+    states: &mut [WorkerState],
+    cores: Option<&[CoreId]>,
+) {
+    let n = states.len();
+    match storage {
+        Storage::Single(v) => spawn(ctx, vec![&mut v[..]], live, states, cores),
+        Storage::Pairs(vu) => spawn(ctx, vec![&mut vu[..]], live, states, cores),
+        Storage::SharedSingle(v) => spawn(ctx, vec![&v[..]; n], live, states, cores),
+        Storage::SharedPairs(vu) => spawn(ctx, vec![&vu[..]; n], live, states, cores),
+    }
+}
+
+/// Runs worker j on `handles[j]` in a crossbeam scope; a worker's panic is re-raised here.
+fn spawn<E: Examples, S: Sums + Send>(
+    ctx: &Context<'_, E>,
+    handles: Vec<S>,
+    live: &LiveScalars,
+    states: &mut [WorkerState],
+    cores: Option<&[CoreId]>,
+) {
+    let result = crossbeam::scope(|scope| {
+        for (j, (state, sums)) in states.iter_mut().zip(handles).enumerate() {
+            scope.spawn(move |_| {
+                if let Some(core) = cores.and_then(|cores| cores.get(j)) {
+                    core_affinity::set_for_current(*core);
+                }
+                let mut view = live.view(j, state.own);
+                work(ctx, sums, &mut view, state);
+                state.own = view.own();
+            });
+        }
+    });
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+impl Trained<'_> {
+    /// The iterates now, recovered from the sums, the scalars' totals and the workers'
+    /// private sums by the single-threaded learners' own O(n) recovery.
+    fn snapshot(&self) -> Snapshot {
+        let (loss, schedule, t) = (self.config.loss, self.schedule, self.steps);
+        let states = &self.states;
+        let total = self.live.total();
+        let a_bar = sum(states.iter().map(|s| s.a_bar));
+        let bias = if self.config.regularize_bias {
+            BiasTerm::Regularized { a: total[A], a_bar }
+        } else {
+            let count: u64 = states.iter().map(|s| s.averaged).sum();
+            let weight = |s: &WorkerState| s.averaged as f64 / count.max(1) as f64;
+            BiasTerm::Free {
+                b: total[B],
+                b_bar: sum(states.iter().map(|s| weight(s) * s.b_bar)),
+            }
+        };
+        let h = self.final_harmonic();
+        match (self.rule, self.storage.read()) {
+            (Rule::Sgd, Final::Single(v)) => Sgd::from_sums(loss, schedule, v, bias).snapshot(t),
+            (Rule::Asgd, Final::Pairs(vu)) => {
+                Asgd::from_sums(loss, schedule, vu, bias, h).snapshot(t)
+            }
+            (Rule::Casgd, Final::Pairs(vu)) => {
+                let centering_sums = CenteringSums {
+                    a: total[A],
+                    a_bar,
+                    z: total[Z],
+                    zeta: sum(states.iter().map(|s| s.zeta)),
+                };
+                let centering = self
+                    .centering
+                    .clone()
+                    .expect("CASGD runs with its centering");
+                Casgd::from_sums(loss, schedule, centering, vu, centering_sums, bias, h).snapshot(t)
+            }
+            _ => unreachable!("the storage is chosen by the rule"),
+        }
+    }
+
+    /// h'_T: the running sum of the worker that took the last step (exactly the
+    /// single-threaded learner's with one worker).
+    fn final_harmonic(&self) -> RunningHarmonic {
+        let t = self.steps;
+        self.states.iter().find(|s| s.next_t == t + 1).map_or_else(
+            || {
+                RunningHarmonic::resume(
+                    &self.schedule,
+                    RunningHarmonic::closed_form(&self.schedule, t),
+                )
+            },
+            |s| s.h,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, ValueVec};
+    use crate::loss::Loss;
+    use crate::online::{Sampling, Stop, harmonic};
+
+    /// 600 rows over 40 features, 6 entries each, two of them from the 4 most frequent
+    /// features (so that workers do race on them).
+    fn data() -> CsrMatrix {
+        let (mut labels, mut offsets, mut indices, mut values) =
+            (vec![], vec![0u64], vec![], vec![]);
+        let mut state = 12345u64;
+        let mut next = |k: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % k
+        };
+        for i in 0..600 {
+            let mut row: Vec<u32> = vec![next(4) as u32];
+            while row.len() < 6 {
+                let j = 4 + next(36) as u32;
+                if !row.contains(&j) {
+                    row.push(j);
+                }
+            }
+            row.sort_unstable();
+            let x: Vec<f64> = row.iter().map(|_| 0.25 + next(100) as f64 / 50.0).collect();
+            labels.push(if (row[1] + i) % 3 == 0 { 1.0 } else { -1.0 });
+            indices.extend(row);
+            values.extend(x);
+            offsets.push(indices.len() as u64);
+        }
+        CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 40).unwrap()
+    }
+
+    /// The averaged iterate of ASGD and CASGD recomputed from the final shared sums by the
+    /// formulas of MATH.md §3–§4 (h'_T from the closed form) equals the recovered model.
+    #[test]
+    fn recovered_model_satisfies_the_sparse_identities() {
+        let data = data();
+        for (algorithm, regularize_bias) in [
+            (Algorithm::Asgd, true),
+            (Algorithm::Casgd, true),
+            (Algorithm::Casgd, false),
+        ] {
+            let config = Config {
+                loss: Loss::Log,
+                lambda: 1e-2,
+                t0: Some(50.0),
+                average_start: 700,
+                regularize_bias,
+                sampling: Sampling::Uniform,
+                seed: 3,
+                stop: Stop::Epochs(4),
+            };
+            for scalars in [ScalarSharing::PerThread, ScalarSharing::Shared] {
+                let options = Options {
+                    scalars,
+                    ..Options::new(3)
+                };
+                let trained = train(&data, algorithm, &config, &options, &mut ()).unwrap();
+                let model = trained.snapshot();
+                let averaged = model.averaged.as_ref().unwrap();
+                let Final::Pairs(vu) = trained.storage.read() else {
+                    panic!("averaged learners keep pairs")
+                };
+                let [a, z, _] = trained.live.total();
+                let a_bar: f64 = trained.states.iter().map(|s| s.a_bar).sum();
+                let zeta: f64 = trained.states.iter().map(|s| s.zeta).sum();
+                let (t, ta) = (2400u64, 700u64);
+                let h = harmonic(t - ta + 1, 50.0 + ta as f64 - 1.0);
+                let divisor = 1e-2 * (t - ta + 1) as f64;
+                let x_bar = match &trained.centering {
+                    Some(c) => c.x_bar.clone(),
+                    None => vec![0.0; 40],
+                };
+                let centering = if algorithm == Algorithm::Casgd {
+                    h * a - a_bar
+                } else {
+                    0.0
+                };
+                let scale = averaged.weights.iter().fold(0.0f64, |s, w| s.max(w.abs()));
+                assert!(scale > 1e-3, "a model that learned something");
+                for (j, w) in averaged.weights.iter().enumerate() {
+                    let expected = -((h * vu[j][0] - vu[j][1]) - centering * x_bar[j]) / divisor;
+                    assert!(
+                        (w - expected).abs() <= 1e-12 * scale,
+                        "{algorithm} {scalars} w̄[{j}]: {w} vs {expected}"
+                    );
+                }
+                if regularize_bias {
+                    let expected = match algorithm {
+                        Algorithm::Casgd => -((h * a - a_bar) - (h * z - zeta)) / divisor,
+                        _ => -(h * a - a_bar) / divisor,
+                    };
+                    assert!(
+                        (averaged.bias - expected).abs() <= 1e-12 * scale,
+                        "{algorithm} {scalars} b̄: {} vs {expected}",
+                        averaged.bias
+                    );
+                }
+                // The last iterate, Lemma 1 on the centered sums.
+                let last_divisor = 1e-2 * (t as f64 + 50.0);
+                for (j, w) in model.last.weights.iter().enumerate() {
+                    let c = if algorithm == Algorithm::Casgd {
+                        a
+                    } else {
+                        0.0
+                    };
+                    let expected = -(vu[j][0] - c * x_bar[j]) / last_divisor;
+                    assert!((w - expected).abs() <= 1e-12 * scale);
+                }
+            }
+        }
+    }
+}

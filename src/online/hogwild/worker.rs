@@ -1,0 +1,188 @@
+//! One Hogwild worker: claims blocks of step numbers from the global counter and takes each
+//! step exactly as the single-threaded learner would, on the shared sums.
+//!
+//! The arithmetic of a step is written to match `Sgd::step`, `Asgd::step` and `Casgd::step`
+//! operation for operation: with one worker, consecutive t and plain storage, the run is the
+//! single-threaded run bit for bit (tested in `tests/hogwild.rs`).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::scalars::{A, B, Live, Z};
+use super::sums::Sums;
+use crate::data::Examples;
+use crate::loss::Loss;
+use crate::online::casgd::Centering;
+use crate::online::{RunningHarmonic, Sampler, Schedule};
+
+/// Step numbers a worker claims at once: one shared read-modify-write per block instead of per
+/// step. A step then runs at most ~`BLOCK`·threads steps out of order, negligible next to
+/// t + t₀ (the divisor), and the counter's cache line moves once per block, not per step.
+pub(super) const BLOCK: u64 = 256;
+
+/// Which update rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rule {
+    /// Algorithm 1.
+    Sgd,
+    /// Algorithm 2.
+    Asgd,
+    /// Algorithm 3.
+    Casgd,
+}
+
+/// What every worker reads and nobody writes (besides the counter).
+pub(super) struct Context<'a, E> {
+    pub data: &'a E,
+    pub loss: Loss,
+    pub schedule: Schedule,
+    pub rule: Rule,
+    /// Whether (λ/2)b² is in the objective.
+    pub regularized: bool,
+    /// CASGD's x̄ and q.
+    pub centering: Option<&'a Centering>,
+    /// Steps claimed so far (may overshoot `limit` by the last claims).
+    pub counter: &'a AtomicU64,
+    /// The last step of this epoch.
+    pub limit: u64,
+}
+
+/// A worker's private state, kept across epochs.
+pub(super) struct WorkerState {
+    pub sampler: Sampler,
+    /// Own totals of the live scalars [a, z̃, b] (per-thread sharing).
+    pub own: [f64; 3],
+    /// Own part of ā = Σ h'_{t−1} g_t.
+    pub a_bar: f64,
+    /// Own part of ζ̃ = Σ h'_{t−1} g_t (q − ‖x̄‖²).
+    pub zeta: f64,
+    /// Mean of the free bias b after this worker's steps t ≥ t_a, and their number.
+    pub b_bar: f64,
+    pub averaged: u64,
+    /// h'_{t−1} for step `next_t`: advanced as a running sum over consecutive steps, restarted
+    /// from the closed form after a jump.
+    pub h: RunningHarmonic,
+    pub next_t: u64,
+    /// Loss ℓ(p_t, y) summed over the steps with t % 64 == 0, and their number.
+    pub loss_sum: f64,
+    pub loss_count: u64,
+}
+
+impl WorkerState {
+    /// A fresh worker.
+    pub fn new(sampler: Sampler, schedule: &Schedule) -> WorkerState {
+        WorkerState {
+            sampler,
+            own: [0.0; 3],
+            a_bar: 0.0,
+            zeta: 0.0,
+            b_bar: 0.0,
+            averaged: 0,
+            h: RunningHarmonic::new(schedule),
+            next_t: 1,
+            loss_sum: 0.0,
+            loss_count: 0,
+        }
+    }
+}
+
+/// Runs one worker until the epoch's steps are all claimed.
+pub(super) fn work<E: Examples, S: Sums>(
+    ctx: &Context<'_, E>,
+    mut sums: S,
+    live: &mut Live<'_>,
+    state: &mut WorkerState,
+) {
+    loop {
+        let claimed = ctx.counter.fetch_add(BLOCK, Relaxed);
+        if claimed >= ctx.limit {
+            return;
+        }
+        for t in claimed + 1..=(claimed + BLOCK).min(ctx.limit) {
+            step(ctx, &mut sums, live, state, t);
+        }
+    }
+}
+
+/// Step t.
+#[inline]
+fn step<E: Examples, S: Sums>(
+    ctx: &Context<'_, E>,
+    sums: &mut S,
+    live: &mut Live<'_>,
+    state: &mut WorkerState,
+    t: u64,
+) {
+    let schedule = &ctx.schedule;
+    if t != state.next_t {
+        let h = RunningHarmonic::closed_form(schedule, t - 1);
+        state.h = RunningHarmonic::resume(schedule, h);
+    }
+    state.next_t = t + 1;
+    let i = state.sampler.next();
+    let x = ctx.data.row(i);
+    let y = ctx.loss.target(x.label);
+    let divisor = schedule.divisor(t - 1);
+    let vx = sums.dot(&x);
+    let free_bias = if ctx.regularized { 0.0 } else { live.get(B) };
+    let p = match ctx.rule {
+        Rule::Sgd | Rule::Asgd => {
+            let bias = if !ctx.regularized {
+                free_bias
+            } else if divisor == 0.0 {
+                0.0
+            } else {
+                -live.get(A) / divisor
+            };
+            (if divisor == 0.0 { 0.0 } else { -vx / divisor }) + bias
+        }
+        Rule::Casgd => {
+            let q = centering(ctx).q[i];
+            let (a, z) = (live.get(A), live.get(Z));
+            let r = if ctx.regularized { 1.0 } else { 0.0 };
+            (if divisor == 0.0 {
+                0.0
+            } else {
+                -(vx - a * q + a * r - z) / divisor
+            }) + free_bias
+        }
+    };
+    let g = ctx.loss.derivative(p, y);
+    if t % 64 == 0 {
+        state.loss_sum += ctx.loss.value(p, y);
+        state.loss_count += 1;
+    }
+    if ctx.rule == Rule::Sgd {
+        sums.add(g, 0.0, &x);
+        if ctx.regularized {
+            live.add(A, g);
+        } else {
+            live.add(B, -(schedule.eta(t) * g));
+        }
+        return;
+    }
+    let h = state.h.value();
+    sums.add(g, h * g, &x);
+    if ctx.rule == Rule::Casgd {
+        let centering = centering(ctx);
+        let q_centered = centering.q[i] - centering.x_bar_norm2;
+        live.add(Z, g * q_centered);
+        state.zeta += h * g * q_centered;
+    }
+    if ctx.regularized || ctx.rule == Rule::Casgd {
+        live.add(A, g);
+        state.a_bar += h * g;
+    }
+    if !ctx.regularized {
+        live.add(B, -(schedule.eta(t) * g));
+        if state.h.count(t) > 0 {
+            state.averaged += 1;
+            state.b_bar += (live.get(B) - state.b_bar) / state.averaged as f64;
+        }
+    }
+    state.h.advance(t);
+}
+
+#[inline(always)]
+fn centering<'a, E>(ctx: &Context<'a, E>) -> &'a Centering {
+    ctx.centering.expect("CASGD runs with its centering")
+}

@@ -1,0 +1,231 @@
+//! Hogwild (`sparselin::online::hogwild`) against the single-threaded learners on real data
+//! (`../shared/data`): one thread is the same run bit for bit; two and four threads land
+//! within 0.5% of its objective.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sparselin::data::libsvm::{ParseOptions, read_file};
+use sparselin::data::{CsrMatrix, Examples};
+use sparselin::loss::Loss;
+use sparselin::metrics;
+use sparselin::online::hogwild::{self, Options, ScalarSharing};
+use sparselin::online::{self, Algorithm, Config, EpochEnd, Observer, Sampling, Snapshot, Stop};
+
+/// `../shared/data/NAME/train.svm.gz` (as CI lays the shared directory out).
+fn train_set(name: &str) -> CsrMatrix {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name)
+        .join("train.svm.gz");
+    read_file(&path, ParseOptions::default()).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the shared data sets must be checked out beside the repository)",
+            path.display()
+        )
+    })
+}
+
+/// Every epoch's snapshot.
+#[derive(Default)]
+struct Epochs(Vec<Snapshot>);
+
+impl Observer for Epochs {
+    fn wants_epochs(&self) -> bool {
+        true
+    }
+
+    fn epoch_end(&mut self, end: &EpochEnd<'_>) {
+        self.0.push(end.snapshot.clone());
+    }
+}
+
+/// Every number of a snapshot as raw bits (so that −0.0 ≠ 0.0 and NaN = NaN).
+fn bits(s: &Snapshot) -> Vec<u64> {
+    let mut out = Vec::new();
+    for it in std::iter::once(&s.last).chain(&s.averaged) {
+        out.extend(it.weights.iter().map(|w| w.to_bits()));
+        out.push(it.bias.to_bits());
+    }
+    out.push(s.averaged.is_some() as u64);
+    out
+}
+
+fn config(
+    loss: Loss,
+    lambda: f64,
+    regularize_bias: bool,
+    sampling: Sampling,
+    epochs: u64,
+) -> Config {
+    Config {
+        loss,
+        lambda,
+        t0: None,
+        average_start: 1,
+        regularize_bias,
+        sampling,
+        seed: 7,
+        stop: Stop::Epochs(epochs),
+    }
+}
+
+#[test]
+fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
+    let cases = [
+        ("reuters_grain", Loss::Hinge, true, Sampling::Uniform, 1),
+        (
+            "reuters_grain",
+            Loss::Log,
+            false,
+            Sampling::Permutation,
+            600,
+        ),
+        ("spambase", Loss::Squared, true, Sampling::FileOrder, 1000),
+        ("spambase", Loss::SmoothHinge, false, Sampling::Uniform, 1),
+    ];
+    for (name, loss, regularized, sampling, average_start) in cases {
+        let data = train_set(name);
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            let config = Config {
+                average_start,
+                ..config(loss, 1e-3, regularized, sampling, 3)
+            };
+            let (mut single, mut parallel) = (Epochs::default(), Epochs::default());
+            let expected = online::fit(&data, algorithm, &config, &mut single).unwrap();
+            let got =
+                hogwild::fit(&data, algorithm, &config, &Options::new(1), &mut parallel).unwrap();
+            let what = format!("{name} {algorithm} {loss} regularized={regularized} {sampling}");
+            assert_eq!(got.steps, expected.steps, "{what}");
+            assert_eq!(parallel.0.len(), 3, "{what}: one snapshot per epoch");
+            for (epoch, (g, e)) in parallel.0.iter().zip(&single.0).enumerate() {
+                assert!(bits(g) == bits(e), "{what}: epoch {} differs", epoch + 1);
+            }
+            assert!(bits(&got.snapshot) == bits(&expected.snapshot), "{what}");
+            assert!(
+                got.snapshot.output().weights.iter().any(|&w| w != 0.0),
+                "{what}: a model that learned something"
+            );
+        }
+    }
+}
+
+fn objective(data: &CsrMatrix, config: &Config, snapshot: &Snapshot) -> f64 {
+    let w = snapshot.output();
+    metrics::evaluate(
+        config.loss,
+        config.lambda,
+        config.regularize_bias,
+        &w.weights,
+        w.bias,
+        data,
+    )
+    .objective
+}
+
+#[test]
+fn two_and_four_threads_land_within_half_a_percent_of_one() {
+    let cases = [
+        ("spambase", Algorithm::Asgd, Loss::Log, true),
+        ("reuters_grain", Algorithm::Casgd, Loss::Hinge, true),
+        ("spamassassin", Algorithm::Asgd, Loss::Hinge, false),
+        ("spamassassin", Algorithm::Sgd, Loss::Log, true),
+        ("reuters_grain", Algorithm::Sgd, Loss::SquaredHinge, true),
+    ];
+    for (name, algorithm, loss, regularized) in cases {
+        let data = train_set(name);
+        let config = config(loss, 1e-3, regularized, Sampling::Uniform, 10);
+        let single = online::fit(&data, algorithm, &config, &mut ()).unwrap();
+        let reference = objective(&data, &config, &single.snapshot);
+        for threads in [2, 4] {
+            for scalars in [ScalarSharing::PerThread, ScalarSharing::Shared] {
+                let options = Options {
+                    scalars,
+                    ..Options::new(threads)
+                };
+                let fit = hogwild::fit(&data, algorithm, &config, &options, &mut ()).unwrap();
+                assert_eq!(fit.steps, single.steps);
+                let got = objective(&data, &config, &fit.snapshot);
+                let relative = (got - reference) / reference;
+                eprintln!(
+                    "{name} {algorithm} {loss} {threads} threads {scalars}: {got} vs {reference} ({relative:+.2e})"
+                );
+                assert!(
+                    relative.abs() < 5e-3,
+                    "{name} {algorithm} {loss}, {threads} threads, {scalars} scalars: objective \
+                     {got} vs {reference} on one thread ({relative:+.2e})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn configuration_errors() {
+    let data = train_set("spambase");
+    let config = config(Loss::Hinge, 1e-3, true, Sampling::Uniform, 1);
+    let run = |algorithm, threads| {
+        hogwild::fit(&data, algorithm, &config, &Options::new(threads), &mut ())
+    };
+    assert_eq!(
+        run(Algorithm::Asgd, 0).unwrap_err(),
+        online::ConfigError::Threads
+    );
+    assert_eq!(
+        run(Algorithm::NaiveAsgd, 2).unwrap_err(),
+        online::ConfigError::NotParallel(Algorithm::NaiveAsgd)
+    );
+    let bad = Config {
+        lambda: -1.0,
+        ..config
+    };
+    assert!(hogwild::fit(&data, Algorithm::Sgd, &bad, &Options::new(2), &mut ()).is_err());
+}
+
+fn shared_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name)
+        .join("train.svm.gz")
+}
+
+#[test]
+fn cli_threads_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = shared_file("reuters_grain");
+    let train = |threads: &str, algo: &str, model: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sparselin"))
+            .args([
+                "train",
+                data.to_str().unwrap(),
+                "--algo",
+                algo,
+                "--epochs",
+                "2",
+            ])
+            .args(["--threads", threads, "--json", "--quiet", "-o"])
+            .arg(dir.path().join(model))
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let one = train("1", "casgd", "one.model");
+    let again = train("1", "casgd", "again.model");
+    assert!(one.status.success(), "{}", text(&one));
+    let read = |m: &str| std::fs::read(dir.path().join(m)).unwrap();
+    assert_eq!(
+        read("one.model"),
+        read("again.model"),
+        "one thread: same seed, same bytes"
+    );
+    let two = train("2", "casgd", "two.model");
+    assert!(two.status.success(), "{}", text(&two));
+    let summary: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
+    assert_eq!(summary["details"]["threads"], 2);
+    assert!(again.status.success());
+    let naive = train("2", "naive-sgd", "naive.model");
+    assert!(!naive.status.success() && text(&naive).contains("one thread"));
+    assert!(!dir.path().join("naive.model").exists());
+    let zero = train("0", "sgd", "zero.model");
+    assert!(!zero.status.success());
+}
