@@ -1,0 +1,179 @@
+//! Time per step of the O(k) learners and their O(n) baselines as the feature count n grows
+//! (PERF.md, "Online learners"): a fixed random problem with k non-zeros per row and T steps,
+//! n from 10³ to 10⁷, the step loop timed apart from the once-only O(n) part (set-up and the
+//! final recovery of w). Prints a Markdown table; with an argument, also an SVG plot there.
+//!
+//!     cargo run --release --example online_step_cost [plot.svg]
+
+use std::time::Instant;
+
+use plotters::prelude::*;
+use sparselin::data::Examples;
+use sparselin::data::{CsrMatrix, ValueVec};
+use sparselin::loss::Loss;
+use sparselin::online::{
+    Algorithm, Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd,
+};
+
+const K: usize = 64;
+const M: usize = 1000;
+const T: u64 = 300;
+
+/// m rows of k random features in [0, n) with values ~ 1/√k, labels ±1.
+fn problem(n: usize) -> CsrMatrix {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+    for _ in 0..M {
+        let mut row: Vec<u32> = (0..K).map(|_| (next() % n as u64) as u32).collect();
+        row.sort_unstable();
+        row.dedup();
+        values.extend(row.iter().map(|_| 0.125f32));
+        indices.extend(row);
+        offsets.push(indices.len() as u64);
+        labels.push(if next() % 2 == 0 { 1.0 } else { -1.0 });
+    }
+    CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), n).unwrap()
+}
+
+/// A fresh learner of the given kind.
+fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
+    let schedule = Schedule {
+        lambda: 1e-4,
+        t0: 1e4,
+        average_start: 1,
+    };
+    let (n, loss) = (data.n_features(), Loss::Hinge);
+    match algorithm {
+        Algorithm::Sgd => Box::new(Sgd::new(n, loss, schedule, true)),
+        Algorithm::Asgd => Box::new(Asgd::new(n, loss, schedule, true)),
+        Algorithm::Casgd => Box::new(Casgd::new(data, loss, schedule, true)),
+        Algorithm::NaiveSgd => Box::new(Naive::new(data, NaiveKind::Sgd, loss, schedule, true)),
+        Algorithm::NaiveAsgd => Box::new(Naive::new(data, NaiveKind::Asgd, loss, schedule, true)),
+        Algorithm::NaiveCasgd => Box::new(Naive::new(data, NaiveKind::Casgd, loss, schedule, true)),
+    }
+}
+
+/// (median seconds per step over `repeats` runs of T uniformly sampled steps (after T warm-up
+/// steps), median seconds
+/// of the once-only O(n) part: set-up plus the final recovery of the weights).
+fn timings(data: &CsrMatrix, algorithm: Algorithm, repeats: usize) -> (f64, f64) {
+    let mut per_step = Vec::new();
+    let mut once = Vec::new();
+    for _ in 0..repeats {
+        let start = Instant::now();
+        let mut l = learner(data, algorithm);
+        let setup = start.elapsed().as_secs_f64();
+        let mut sampler = Sampler::new(Sampling::Uniform, data.n_rows(), 1);
+        // Steps 1..T warm up (the first touch of each page of the lazily zeroed weights
+        // faults); steps T+1..2T are timed.
+        let mut start = Instant::now();
+        for t in 1..=2 * T {
+            if t == T + 1 {
+                start = Instant::now();
+            }
+            let i = sampler.next();
+            let row = data.row(i);
+            l.step(i, row, row.label, t);
+        }
+        per_step.push(start.elapsed().as_secs_f64() / T as f64);
+        let start = Instant::now();
+        std::hint::black_box(l.snapshot(2 * T));
+        once.push(setup + start.elapsed().as_secs_f64());
+    }
+    per_step.sort_by(f64::total_cmp);
+    once.sort_by(f64::total_cmp);
+    (per_step[repeats / 2], once[repeats / 2])
+}
+
+fn main() {
+    let plot = std::env::args().nth(1);
+    let algorithms = [
+        Algorithm::Sgd,
+        Algorithm::Asgd,
+        Algorithm::Casgd,
+        Algorithm::NaiveSgd,
+        Algorithm::NaiveAsgd,
+        Algorithm::NaiveCasgd,
+    ];
+    println!(
+        "k = {K}, T = {T} uniform steps timed after {T} warm-up steps, m = {M} rows, hinge; median µs per step\n"
+    );
+    print!("| n |");
+    for a in algorithms {
+        print!(" {a} |");
+    }
+    println!(" naive-asgd / asgd | asgd once-only O(n) part (ms) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut curves: Vec<Vec<(f64, f64)>> = vec![Vec::new(); algorithms.len()];
+    for exponent in 3..=7 {
+        let n = 10usize.pow(exponent);
+        let data = problem(n);
+        let repeats = if n >= 1_000_000 { 1 } else { 3 };
+        let measured: Vec<(f64, f64)> = algorithms
+            .iter()
+            .map(|&a| {
+                timings(
+                    &data,
+                    a,
+                    if a.name().starts_with("naive") {
+                        repeats
+                    } else {
+                        5
+                    },
+                )
+            })
+            .collect();
+        let per_step: Vec<f64> = measured.iter().map(|m| m.0).collect();
+        print!("| 10^{exponent} |");
+        for (curve, &s) in curves.iter_mut().zip(&per_step) {
+            print!(" {:.3} |", s * 1e6);
+            curve.push((n as f64, s * 1e6));
+        }
+        println!(
+            " {:.0}× | {:.2} |",
+            per_step[4] / per_step[1],
+            measured[1].1 * 1e3
+        );
+    }
+    if let Some(path) = plot {
+        let root = SVGBackend::new(&path, (800, 500)).into_drawing_area();
+        root.fill(&WHITE).unwrap();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("time per step, k = {K}, T = {T}"),
+                ("sans-serif", 20),
+            )
+            .margin(15)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((1e3..1e7).log_scale(), (1e-2..1e5).log_scale())
+            .unwrap();
+        chart
+            .configure_mesh()
+            .x_desc("features n")
+            .y_desc("µs per step")
+            .draw()
+            .unwrap();
+        let colors = [BLUE, GREEN, MAGENTA, RED, BLACK, CYAN];
+        for ((a, curve), color) in algorithms.iter().zip(curves).zip(colors) {
+            chart
+                .draw_series(LineSeries::new(curve, color.stroke_width(2)))
+                .unwrap()
+                .label(a.name())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .unwrap();
+        root.present().unwrap();
+    }
+}
