@@ -52,7 +52,7 @@ fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
     let train_rows = args.train_rows.to_string();
     let epochs = args.epochs.to_string();
     let (generated, text, train) = (path("generated"), path("rcv1"), path("train"));
-    let (train_text, test_text) = (path("rcv1.train.svm"), path("rcv1.test.svm"));
+    let train_text = path("rcv1.train.svm");
     let (model, test) = (path("model"), path("generated/test"));
     let steps: [Vec<&str>; 6] = [
         vec![
@@ -70,7 +70,7 @@ fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
         vec!["info", &train],
         vec![
             "train", &train, "--algo", "asgd", "--loss", "hinge", "--lambda", "1e-5", "--epochs",
-            &epochs, "--test", &test_text, "-o", &model,
+            &epochs, "--test", &test, "-o", &model,
         ],
         vec!["eval", &model, &test],
     ];
