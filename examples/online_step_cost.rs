@@ -1,9 +1,10 @@
 //! Time per step of the O(k) learners and their O(n) baselines as the feature count n grows
 //! (PERF.md, "Online learners"): a fixed random problem with k non-zeros per row and T steps,
 //! n from 10³ to 10⁷, the step loop timed apart from the once-only O(n) part (set-up and the
-//! final recovery of w). Prints a Markdown table; with an argument, also an SVG plot there.
+//! final recovery of w). Prints a Markdown table; with an argument, also an SVG plot there;
+//! with a second, n stops at 10^MAX_EXPONENT (benches/run.py --quick uses 4).
 //!
-//!     cargo run --release --example online_step_cost [plot.svg]
+//!     cargo run --release --example online_step_cost [plot.svg [MAX_EXPONENT]]
 
 use std::time::Instant;
 
@@ -93,6 +94,10 @@ fn timings(data: &CsrMatrix, algorithm: Algorithm, repeats: usize) -> (f64, f64)
 
 fn main() {
     let plot = std::env::args().nth(1);
+    let max_exponent: u32 = match std::env::args().nth(2) {
+        Some(e) => e.parse().expect("MAX_EXPONENT: an integer from 3 to 7"),
+        None => 7,
+    };
     let algorithms = [
         Algorithm::Sgd,
         Algorithm::Asgd,
@@ -111,7 +116,7 @@ fn main() {
     println!(" naive-asgd / asgd | asgd once-only O(n) part (ms) |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut curves: Vec<Vec<(f64, f64)>> = vec![Vec::new(); algorithms.len()];
-    for exponent in 3..=7 {
+    for exponent in 3..=max_exponent.clamp(3, 7) {
         let n = 10usize.pow(exponent);
         let data = problem(n);
         let repeats = if n >= 1_000_000 { 1 } else { 3 };
