@@ -1,6 +1,6 @@
 //! In-memory compressed sparse rows, and the [`Examples`] trait every learner reads through.
 
-use sparselin_kernels::Values;
+use sparselin_kernels::{Values, sparse};
 
 /// One labeled example: strictly increasing column indices and their values.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +34,11 @@ pub trait Examples: Sync {
     fn row(&self, i: usize) -> Row<'_>;
     /// Total stored entries.
     fn nnz(&self) -> u64;
+    /// A hint that row `i` will be read soon: bring into cache what locating it reads (its
+    /// offsets and label), so that a later [`Examples::row`] does not wait on memory. Never
+    /// changes a result; the default does nothing.
+    #[inline]
+    fn prefetch_extent(&self, _i: usize) {}
 }
 
 /// Owned value storage of a [`CsrMatrix`].
@@ -248,5 +253,11 @@ impl Examples for CsrMatrix {
 
     fn nnz(&self) -> u64 {
         self.indices.len() as u64
+    }
+
+    #[inline]
+    fn prefetch_extent(&self, i: usize) {
+        sparse::prefetch(&self.offsets, &[i as u32]);
+        sparse::prefetch(&self.labels, &[i as u32]);
     }
 }

@@ -311,4 +311,12 @@ impl Examples for DatasetExamples {
     fn nnz(&self) -> u64 {
         self.dataset.manifest.nnz
     }
+
+    #[inline]
+    fn prefetch_extent(&self, i: usize) {
+        if i < self.n_rows() {
+            let (shard, local) = self.locate(i);
+            self.dataset.shards[shard].prefetch_extent(local);
+        }
+    }
 }

@@ -32,8 +32,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use sparselin_kernels::Values;
 use sparselin_kernels::mmap::{Mmap, map_read_only};
+use sparselin_kernels::{Values, sparse};
 
 use super::csr::Row;
 use super::error::DataError;
@@ -280,6 +280,14 @@ impl Shard {
             indices: &self.indices()[start..end],
             values,
         }
+    }
+
+    /// A hint that row `i` will be read soon: fetches its offsets and label (see
+    /// [`crate::data::Examples::prefetch_extent`]).
+    #[inline]
+    pub fn prefetch_extent(&self, i: usize) {
+        sparse::prefetch(self.offsets(), &[i as u32]);
+        sparse::prefetch(self.labels(), &[i as u32]);
     }
 
     /// Check the row invariants (O(nnz)): offsets non-decreasing and within the index section,

@@ -79,4 +79,12 @@ impl Examples for ExampleSet {
             ExampleSet::Matrix(m) => m.nnz(),
         }
     }
+
+    #[inline]
+    fn prefetch_extent(&self, i: usize) {
+        match self {
+            ExampleSet::Dataset(d) => d.prefetch_extent(i),
+            ExampleSet::Matrix(m) => m.prefetch_extent(i),
+        }
+    }
 }

@@ -4,8 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
+use super::lookahead::prefetch_upcoming;
 use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
-use sparselin_kernels::{Values, sparse};
 
 use crate::data::Examples;
 use crate::loss::Loss;
@@ -262,24 +262,6 @@ pub(crate) fn plan<E: Examples>(
     Ok((schedule, steps))
 }
 
-/// Ask for the memory of row `i` (its indices and values) ahead of its step: with uniform
-/// sampling rows come from anywhere in memory, and the sampler knows the next one in advance.
-#[inline]
-fn prefetch_row<E: Examples>(data: &E, i: usize) {
-    let row = data.row(i);
-    let every_line = |len: usize| (0..len as u32).step_by(16);
-    for k in every_line(row.indices.len()) {
-        sparse::prefetch(row.indices, &[k]);
-    }
-    match row.values {
-        Values::F32(v) => every_line(v.len()).for_each(|k| sparse::prefetch(v, &[k])),
-        Values::F64(v) => (0..v.len() as u32)
-            .step_by(8)
-            .for_each(|k| sparse::prefetch(v, &[k])),
-        Values::Ones => {}
-    }
-}
-
 /// A validated run.
 struct Run<'a> {
     config: &'a Config,
@@ -308,7 +290,7 @@ impl Run<'_> {
             while t < epoch_end {
                 t += 1;
                 let i = sampler.next();
-                prefetch_row(data, sampler.peek());
+                prefetch_upcoming(data, &sampler);
                 let row = data.row(i);
                 let y = loss.target(row.label);
                 let p = learner.step(i, row, y, t);

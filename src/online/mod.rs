@@ -11,6 +11,7 @@ mod bias;
 mod casgd;
 mod driver;
 pub mod hogwild;
+mod lookahead;
 mod naive;
 pub mod sampling;
 pub mod schedule;

@@ -2,8 +2,8 @@
 //!
 //! Every order is a pure function of (kind, m, seed), so the O(k) learners and the O(Tn)
 //! baselines given the same seed take the same steps, and reruns are bit-for-bit identical.
-//! The sampler always knows the next index in advance ([`Sampler::peek`]), which lets a learner
-//! fetch the next row while it works on the current one.
+//! The sampler always knows the next [`LOOKAHEAD`] indices in advance ([`Sampler::peek_at`]),
+//! which lets a learner fetch upcoming rows from memory while it works on the current one.
 
 use std::fmt;
 use std::str::FromStr;
@@ -56,11 +56,16 @@ pub struct Sampler {
     rng: Xoshiro256PlusPlus,
     /// The current epoch's order ([`Sampling::Permutation`] only).
     order: Vec<u32>,
-    /// Position of the next index within the epoch.
+    /// Position of the next index to draw within the epoch.
     position: usize,
-    /// The index the next call to [`Sampler::next`] returns.
-    upcoming: usize,
+    /// The next [`LOOKAHEAD`] indices, drawn in advance: a ring starting at `head`.
+    upcoming: [usize; LOOKAHEAD],
+    head: usize,
 }
+
+/// How many upcoming indices the sampler knows: enough for a row to travel from DRAM to the
+/// cache while the steps before it run.
+pub const LOOKAHEAD: usize = 8;
 
 /// A uniform integer in [0, m) from 64 random bits by multiply-shift (Lemire). The bias,
 /// at most m/2⁶⁴ per value, is far below anything a learner could notice.
@@ -109,28 +114,48 @@ impl Sampler {
             rng,
             order: Vec::new(),
             position,
-            upcoming: 0,
+            upcoming: [0; LOOKAHEAD],
+            head: 0,
         };
         if kind == Sampling::Permutation {
             let m32 = u32::try_from(m).expect("permutation sampling needs m < 2^32");
             sampler.order = (0..m32).collect();
         }
-        sampler.upcoming = sampler.draw();
+        for k in 0..LOOKAHEAD {
+            sampler.upcoming[k] = sampler.draw();
+        }
         sampler
+    }
+
+    /// The visiting order this sampler follows.
+    pub fn kind(&self) -> Sampling {
+        self.kind
     }
 
     /// The index [`Sampler::next`] will return, without consuming it.
     #[inline]
     pub fn peek(&self) -> usize {
-        self.upcoming
+        self.peek_at(0)
+    }
+
+    /// The index the (`ahead` + 1)-th call to [`Sampler::next`] from now will return
+    /// (`peek_at(0)` is [`Sampler::peek`]). Panics unless `ahead < LOOKAHEAD`.
+    #[inline]
+    pub fn peek_at(&self, ahead: usize) -> usize {
+        assert!(
+            ahead < LOOKAHEAD,
+            "the sampler sees {LOOKAHEAD} indices ahead"
+        );
+        self.upcoming[(self.head + ahead) % LOOKAHEAD]
     }
 
     /// The next example index.
     #[inline]
     #[allow(clippy::should_implement_trait)] // an endless stream: Iterator's Option is noise
     pub fn next(&mut self) -> usize {
-        let current = self.upcoming;
-        self.upcoming = self.draw();
+        let current = self.upcoming[self.head];
+        self.upcoming[self.head] = self.draw();
+        self.head = (self.head + 1) % LOOKAHEAD;
         current
     }
 
@@ -201,6 +226,24 @@ mod tests {
             seen.push(n);
         }
         assert_eq!(seen, [0, 1, 2, 0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn peek_at_announces_the_coming_indices_for_every_kind() {
+        for kind in [
+            Sampling::Uniform,
+            Sampling::Permutation,
+            Sampling::FileOrder,
+        ] {
+            let expected = take(kind, 13, 5, 60);
+            let mut s = Sampler::new(kind, 13, 5);
+            for t in 0..60 - LOOKAHEAD {
+                for ahead in 0..LOOKAHEAD {
+                    assert_eq!(s.peek_at(ahead), expected[t + ahead], "{kind} t={t}");
+                }
+                assert_eq!(s.next(), expected[t]);
+            }
+        }
     }
 
     #[test]

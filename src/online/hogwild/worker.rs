@@ -12,6 +12,7 @@ use super::sums::Sums;
 use crate::data::Examples;
 use crate::loss::Loss;
 use crate::online::casgd::Centering;
+use crate::online::lookahead::prefetch_upcoming;
 use crate::online::{RunningHarmonic, Sampler, Schedule};
 
 /// Step numbers a worker claims at once: one shared read-modify-write per block instead of per
@@ -119,6 +120,7 @@ fn step<E: Examples, S: Sums>(
     }
     state.next_t = t + 1;
     let i = state.sampler.next();
+    prefetch_upcoming(ctx.data, &state.sampler);
     let x = ctx.data.row(i);
     let y = ctx.loss.target(x.label);
     let divisor = schedule.divisor(t - 1);

@@ -1,0 +1,44 @@
+//! Software prefetch of the rows of the steps ahead, so that a step rarely waits on memory.
+//!
+//! With uniform sampling (or a permutation) each step's row is anywhere in the dataset, and
+//! fetching it from DRAM costs ~100 ns twice over — first its offsets, then its indices and
+//! values — against ~3 ns of work per non-zero. The sampler knows the coming indices, so each
+//! step asks for what later steps will read, in two stages, the second using the data the
+//! first brought in: where row t + [`EXTENT_AHEAD`] lives (its offsets and label), and the
+//! lines of row t + [`ROW_AHEAD`]. In file order the hardware prefetcher already streams the
+//! rows and nothing is asked for. Prefetching the learner's weight entries of the next row as
+//! well measured no better on rcv1-like (its 0.75 MB of [v, u] pairs mostly sit in L2/L3).
+
+use sparselin_kernels::{Values, sparse};
+
+use super::Sampler;
+use super::sampling::{LOOKAHEAD, Sampling};
+use crate::data::{Examples, Row};
+
+/// Steps ahead at which a row's offsets and label are fetched.
+const EXTENT_AHEAD: usize = LOOKAHEAD - 1;
+/// Steps ahead at which a row's indices and values are fetched.
+const ROW_AHEAD: usize = 3;
+
+/// Issues the prefetches for the steps after the one the sampler just handed out.
+#[inline]
+pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler) {
+    if sampler.kind() != Sampling::FileOrder {
+        data.prefetch_extent(sampler.peek_at(EXTENT_AHEAD));
+        prefetch_lines(&data.row(sampler.peek_at(ROW_AHEAD)));
+    }
+}
+
+/// Asks for every cache line of the row's indices and values.
+#[inline]
+fn prefetch_lines(row: &Row<'_>) {
+    let every_line = |len: usize, per_line: usize| (0..len as u32).step_by(per_line);
+    for k in every_line(row.indices.len(), 16) {
+        sparse::prefetch(row.indices, &[k]);
+    }
+    match row.values {
+        Values::F32(v) => every_line(v.len(), 16).for_each(|k| sparse::prefetch(v, &[k])),
+        Values::F64(v) => every_line(v.len(), 8).for_each(|k| sparse::prefetch(v, &[k])),
+        Values::Ones => {}
+    }
+}
