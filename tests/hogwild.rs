@@ -139,15 +139,18 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
         let config = config(loss, 1e-3, regularized, Sampling::Uniform, 40);
         let single = online::fit(&data, algorithm, &config, &mut ()).unwrap();
         let reference = objective(&data, &config, &single.snapshot);
-        // CASGD only on 2 threads: oversubscribed (4 workers on this machine's 2 cores, a
-        // worker preempted mid-update) it loses enough updates of v for the projection sum z̃
-        // to drift from v·x̄ − a‖x̄‖² (+3.7% objective measured; PERF.md `## Hogwild`).
-        let threads: &[usize] = if algorithm == Algorithm::Casgd {
-            &[2]
-        } else {
-            &[2, 4]
-        };
-        for &threads in threads {
+        // Four workers on fewer than four cores are preempted mid-step, and CASGD, whose
+        // centered weights v − a·x̄ need every update of v matched by one of a, then drifts:
+        // +0.7% to +1.6% measured with 4 workers on 2 cores, after the per-epoch resync of z̃
+        // that cut it from +3.7% (PERF.md `## Hogwild`). With a core per worker the bound is
+        // the same 0.5% as for every other case.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for threads in [2, 4] {
+            let bound = if algorithm == Algorithm::Casgd && threads > cores {
+                2.5e-2
+            } else {
+                5e-3
+            };
             // The default scalar sharing; shared scalars lose updates of a and z̃ (PERF.md).
             let options = Options {
                 scalars: ScalarSharing::PerThread,
@@ -158,7 +161,7 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
             let got = objective(&data, &config, &fit.snapshot);
             let relative = (got - reference) / reference;
             assert!(
-                relative.abs() < 5e-3,
+                relative.abs() < bound,
                 "{name} {algorithm} {loss}, {threads} threads: objective {got} vs {reference} \
                  on one thread ({relative:+.2e})"
             );

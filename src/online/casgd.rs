@@ -78,6 +78,27 @@ impl Centering {
     }
 }
 
+impl Centering {
+    /// The projection sums (z̃, ζ̃) that the pairs [v, u] and the centering sums a, ā imply:
+    /// z̃ = v·x̄ − a‖x̄‖² = Σ_i (v_i − a x̄_i) x̄_i and ζ̃ = Σ_i (u_i − ā x̄_i) x̄_i, summed in the
+    /// centered form so that nothing large cancels. O(n).
+    ///
+    /// A parallel run that lost updates of v (Hogwild) resets z̃ and ζ̃ to these, so that the
+    /// implicit bias stays b − w·x̄ of the weights actually learned.
+    pub fn projection_sums(
+        &self,
+        pairs: impl Iterator<Item = [f64; 2]>,
+        a: f64,
+        a_bar: f64,
+    ) -> (f64, f64) {
+        pairs
+            .zip(&self.x_bar)
+            .fold((0.0, 0.0), |(z, zeta), ([v, u], &m)| {
+                (z + (v - a * m) * m, zeta + (u - a_bar * m) * m)
+            })
+    }
+}
+
 /// The running sums of Algorithm 3 besides [v, u]: a_t, ā_t, z̃_t, ζ̃_t.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct CenteringSums {
@@ -230,5 +251,61 @@ impl Learner for Casgd {
             }
         });
         Snapshot { last, averaged }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, ValueVec};
+
+    /// The incrementally accumulated z̃, ζ̃ (Σ g (q − ‖x̄‖²) and its h'-weighted twin) equal
+    /// what [`Centering::projection_sums`] computes from the final [v, u], a and ā: the
+    /// identity the Hogwild resync relies on.
+    #[test]
+    fn projection_sums_match_the_running_sums() {
+        let rows: [&[(u32, f64)]; 4] = [
+            &[(0, 3.0), (2, -1.5)],
+            &[(1, 0.5), (2, 2.0), (4, 7.0)],
+            &[(0, -2.0), (3, 1.0)],
+            &[(2, 4.0), (4, -0.25)],
+        ];
+        let (mut offsets, mut indices, mut values) = (vec![0u64], vec![], vec![]);
+        for row in rows {
+            indices.extend(row.iter().map(|e| e.0));
+            values.extend(row.iter().map(|e| e.1));
+            offsets.push(indices.len() as u64);
+        }
+        let labels = vec![1.0, -1.0, -1.0, 1.0];
+        let data = CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 5).unwrap();
+        let schedule = Schedule {
+            lambda: 0.1,
+            t0: 3.0,
+            average_start: 4,
+        };
+        let mut learner = Casgd::new(&data, Loss::Log, schedule, true);
+        for t in 1..=40u64 {
+            let i = (t as usize * 7) % 4;
+            let row = data.row(i);
+            learner.step(i, row, row.label, t);
+        }
+        let centering = Centering {
+            x_bar: learner.x_bar.clone(),
+            x_bar_norm2: learner.x_bar_norm2,
+            q: learner.q.clone(),
+        };
+        let (z, zeta) =
+            centering.projection_sums(learner.vu.iter().copied(), learner.a, learner.a_bar);
+        assert!(learner.z.abs() > 1e-3 && learner.zeta.abs() > 1e-3);
+        assert!(
+            (z - learner.z).abs() <= 1e-12 * learner.z.abs().max(1.0),
+            "{z} vs {}",
+            learner.z
+        );
+        assert!(
+            (zeta - learner.zeta).abs() <= 1e-12 * learner.zeta.abs().max(1.0),
+            "{zeta} vs {}",
+            learner.zeta
+        );
     }
 }

@@ -203,6 +203,9 @@ fn train<'a, E: Examples>(
             cores.as_deref(),
         );
         run.steps = limit;
+        if threads > 1 {
+            run.resync_projection_sums();
+        }
         run.seconds += start.elapsed().as_secs_f64();
         let (mut loss_sum, mut loss_count) = (0.0, 0);
         for state in &mut run.states {
@@ -303,6 +306,25 @@ impl Trained<'_> {
                 Casgd::from_sums(loss, schedule, centering, vu, centering_sums, bias, h).snapshot(t)
             }
             _ => unreachable!("the storage is chosen by the rule"),
+        }
+    }
+
+    /// CASGD: resets z̃ and ζ̃ to the values the shared [v, u] imply (see
+    /// [`Centering::projection_sums`]). Racing workers lose some updates of v but none of the
+    /// per-worker z̃, so the two drift apart (+3.7% objective measured with 4 workers on 2
+    /// cores); resyncing once per epoch and before the recovery keeps the implicit bias that of
+    /// the weights actually learned. A no-op for the other rules.
+    fn resync_projection_sums(&mut self) {
+        let (Some(centering), Some(pairs)) = (&self.centering, self.storage.pairs()) else {
+            return;
+        };
+        let a = self.live.total()[A];
+        let a_bar = sum(self.states.iter().map(|s| s.a_bar));
+        let (z, zeta) = centering.projection_sums(pairs, a, a_bar);
+        self.live.reset(Z, z);
+        for (j, state) in self.states.iter_mut().enumerate() {
+            state.own[Z] = if j == 0 { z } else { 0.0 };
+            state.zeta = if j == 0 { zeta } else { 0.0 };
         }
     }
 

@@ -97,6 +97,15 @@ impl LiveScalars {
     }
 
     /// The final [a, z̃, b] (after the workers have joined).
+    /// Replaces scalar k's total by `value` (while no worker runs): the first slot holds it,
+    /// the others zero — as must the workers' own copies.
+    pub fn reset(&self, k: usize, value: f64) {
+        for (j, slot) in self.slots.iter().enumerate() {
+            let own = if j == 0 { value } else { 0.0 };
+            slot[k].store(own.to_bits(), Relaxed);
+        }
+    }
+
     pub fn total(&self) -> [f64; 3] {
         let mut total = [0.0; 3];
         for (k, t) in total.iter_mut().enumerate() {

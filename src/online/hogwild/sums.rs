@@ -90,6 +90,19 @@ pub(super) enum Final {
 }
 
 impl Storage {
+    /// The pairs [v_i, u_i] as plain numbers, in feature order (while no worker runs); `None`
+    /// for a lone v.
+    pub fn pairs(&self) -> Option<Box<dyn Iterator<Item = [f64; 2]> + '_>> {
+        let read = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
+        match self {
+            Storage::Single(_) | Storage::SharedSingle(_) => None,
+            Storage::Pairs(vu) => Some(Box::new(vu.iter().copied())),
+            Storage::SharedPairs(vu) => {
+                Some(Box::new(vu.iter().map(move |[v, u]| [read(v), read(u)])))
+            }
+        }
+    }
+
     /// Zeroed sums over `n` features: pairs if `averaged`, shared if `threads > 1`.
     pub fn new(n: usize, averaged: bool, threads: usize) -> Storage {
         let zero = || AtomicU64::new(0f64.to_bits());
