@@ -4,6 +4,8 @@
 //!   predict, save and load. Start here.
 //! * [`batch`] — batch solvers: L-BFGS, subLBFGS, subgradient descent, plain BFGS (MATH.md §7).
 //! * [`ffi`] — the C ABI (header `include/sparselin.h`); the only module allowed `unsafe`.
+//! * [`dist`] — data-parallel training across processes: the [`dist::Reducer`] the batch
+//!   solvers sum through, shard shares, model averaging (MPI behind the `mpi` feature).
 //! * [`data`] — LIBSVM text parsing, binary CSR shards, datasets, the synthetic corpus generator.
 //! * [`lao`] — attribute-efficient regression (AERR, AELR, AESVR) and full-information baselines.
 //! * [`loss`] — the losses and their (sub)derivatives.
@@ -19,6 +21,7 @@
 pub mod api;
 pub mod batch;
 pub mod data;
+pub mod dist;
 pub mod ffi;
 pub mod lao;
 pub mod loss;

@@ -196,21 +196,33 @@ pub struct ExactStep {
 }
 
 /// Exact line search for hinge/absolute loss (MATH.md §7): Φ is convex and piecewise quadratic,
-/// kinks at η_i = (y_i − p_i)/(Xd)_i. Sort the positive kinks, scan left to right with the
-/// right-derivative Φ'(η⁺) − `target` = A + Hη, and stop where it crosses zero: inside a
-/// segment or at a kink. With `target` = 0 this is the minimizer; with `target` = c₂Φ'(0⁺) it
-/// is the first η satisfying the curvature condition (the Wolfe fallback). Rows on their kink
-/// at η = 0 (within tolerance) contribute their right derivative and have no kink ahead.
-/// `None` when Φ decreases without bound (λ = 0 and no kink stops it).
+/// kinks at η_i = (y_i − p_i)/(Xd)_i; the result is the η where the right-derivative
+/// Φ'(η⁺) − `target` = A + Hη first reaches zero: inside a segment or at a kink. With `target` =
+/// 0 this is the minimizer; with `target` = c₂Φ'(0⁺) it is the first η satisfying the curvature
+/// condition (the Wolfe fallback). Rows on their kink at η = 0 (within tolerance) contribute
+/// their right derivative and have no kink ahead. `None` when Φ decreases without bound (λ = 0
+/// and no kink stops it).
+///
+/// On one process the sorted kinks are scanned left to right; across ranks
+/// ([`super::kink_bracket`]) the crossing is bracketed between kinks with summed slopes, which
+/// lands on the same η without gathering the kinks.
 pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
+    let (loss_slope, kinks) = kinks_ahead(ray);
+    if ray.reducer.size() > 1 {
+        super::kink_bracket::search(ray, target, loss_slope, kinks)
+    } else {
+        scan(ray, target, loss_slope, kinks)
+    }
+}
+
+/// The loss part of Φ'(0⁺) (Σ_i ℓ'_i(0⁺)·(Xd)_i over the local rows, in row order) and the
+/// kinks ahead, (η_i > 0, i), unsorted.
+pub(super) fn kinks_ahead(ray: &Ray<'_>) -> (f64, Vec<(f64, usize)>) {
     let (p, xd, y) = (ray.p, ray.xd, ray.targets);
-    let m = p.len() as f64;
-    let slopes = |i: usize| kink_slopes(ray.loss, y[i]).expect("exact line search: kinked loss");
-    // A = Φ'(0⁺) − target, summed in row order.
     let mut loss_slope = 0.0;
     let mut kinks: Vec<(f64, usize)> = Vec::new();
     for i in 0..p.len() {
-        let (left, right) = slopes(i);
+        let (left, right) = slope_pair(ray, i);
         let gap = y[i] - p[i];
         if on_kink(p[i], y[i]) {
             loss_slope += (left * xd[i]).max(right * xd[i]);
@@ -222,6 +234,28 @@ pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
             }
         }
     }
+    (loss_slope, kinks)
+}
+
+/// The loss slopes (left, right) of row `i`'s kink.
+pub(super) fn slope_pair(ray: &Ray<'_>, i: usize) -> (f64, f64) {
+    kink_slopes(ray.loss, ray.targets[i]).expect("exact line search: kinked loss")
+}
+
+/// Orders kinks by η, then row.
+pub(super) fn kink_order(u: &(f64, usize), v: &(f64, usize)) -> std::cmp::Ordering {
+    u.0.total_cmp(&v.0).then(u.1.cmp(&v.1))
+}
+
+/// [`exact`] on one process: sort the kinks and scan them, A growing by (R_i − L_i)|(Xd)_i|/m
+/// at each.
+fn scan(
+    ray: &Ray<'_>,
+    target: f64,
+    loss_slope: f64,
+    mut kinks: Vec<(f64, usize)>,
+) -> Option<ExactStep> {
+    let (xd, m) = (ray.xd, ray.rows);
     let mut a = ray.lambda * ray.wd + loss_slope / m - target;
     let h = ray.lambda * ray.dd;
     if a >= 0.0 {
@@ -230,7 +264,7 @@ pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
             landed: Vec::new(),
         });
     }
-    kinks.par_sort_unstable_by(|u, v| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1)));
+    kinks.par_sort_unstable_by(kink_order);
     let mut k = 0;
     while k < kinks.len() {
         let eta = kinks[k].0;
@@ -244,7 +278,7 @@ pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
         let mut end = k;
         while end < kinks.len() && kinks[end].0 == eta {
             let i = kinks[end].1;
-            let (left, right) = slopes(i);
+            let (left, right) = slope_pair(ray, i);
             a += (right - left) * xd[i].abs() / m;
             end += 1;
         }
@@ -263,6 +297,7 @@ pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dist::Local;
 
     fn quadratic_ray(eta: f64) -> (f64, f64) {
         // Φ(η) = (η − 3)² + η⁴/100: smooth, minimum near 2.6.
@@ -337,6 +372,8 @@ mod tests {
                 targets: &y,
                 loss,
                 lambda: 0.1,
+                rows: m as f64,
+                reducer: &Local,
                 ww: 1.0 + next().abs(),
                 wd: next(),
                 dd: 0.5 + next().abs(),
@@ -359,6 +396,8 @@ mod tests {
             targets: &y,
             loss: Loss::Hinge,
             lambda: 1e-9,
+            rows: 2.0,
+            reducer: &Local,
             ww: 0.0,
             wd: 0.0,
             dd: 1.0,

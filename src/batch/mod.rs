@@ -7,7 +7,10 @@
 //! * [`sublbfgs`] — subLBFGS for hinge and absolute loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
-//! * [`line_search`] — the three line searches.
+//! * [`line_search`] — the three line searches; [`kink_bracket`] — the exact one across ranks.
+//!
+//! Every solver runs unchanged across processes on an [`Objective::distributed`]: its sums over
+//! rows go through a [`crate::dist::Reducer`], so every rank holds the same iterate.
 //!
 //! Every solver reports, per iteration, J(w) and `gap` = ‖g‖²/(2λ) for the smallest subgradient
 //! g ∈ ∂J(w) it knows: since J is λ-strongly convex, J(w) − J* ≤ ‖g‖²/(2λ) for every such g, so
@@ -15,6 +18,9 @@
 //! stopping rule; the others are no relative decrease above `ftol` in an iteration, no descent
 //! direction (subLBFGS, after clearing its memory once), and `max_iter`.
 
+#[cfg(test)]
+mod distributed_tests;
+pub mod kink_bracket;
 pub mod lbfgs;
 pub mod line_search;
 pub mod objective;

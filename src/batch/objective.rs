@@ -11,6 +11,10 @@
 //!
 //! The predictions p = Xw are the cache the solvers keep: a line search along d needs one
 //! product X·d, after which every trial point costs O(m) ([`Ray`]).
+//!
+//! Distributed ([`Objective::distributed`]): the rows are this rank's share, m is the total
+//! over all ranks, and every sum over rows (the mean loss, Xᵀc, the ray's value and slope) is
+//! completed by the [`Reducer`]; products X·v stay local, one entry per local row.
 
 use std::ops::Range;
 
@@ -18,6 +22,7 @@ use rayon::prelude::*;
 use sparselin_kernels::{dense, sparse};
 
 use crate::data::Examples;
+use crate::dist::{Local, Reducer};
 use crate::loss::Loss;
 
 /// Rows per task for row-wise products and per partial sum (fixed: results do not depend on
@@ -35,16 +40,34 @@ pub struct Objective<'a, E: Examples> {
     bias: bool,
     targets: Vec<f64>,
     blocks: Vec<Range<usize>>,
+    reducer: &'a dyn Reducer,
+    /// m: the rows of every rank.
+    total_rows: usize,
 }
 
 impl<'a, E: Examples> Objective<'a, E> {
     /// The objective of `loss` with regularization `lambda` over `data`; with `bias` the
     /// weight vector gets one more entry, the weight of a constant feature 1.
     pub fn new(data: &'a E, loss: Loss, lambda: f64, bias: bool) -> Self {
+        Self::distributed(data, loss, lambda, bias, &Local)
+    }
+
+    /// The objective over the rows of every rank of `reducer`, `data` being this rank's share
+    /// (every rank must give the same loss, λ, bias and feature count). Sums its row count
+    /// with the other ranks'.
+    pub fn distributed(
+        data: &'a E,
+        loss: Loss,
+        lambda: f64,
+        bias: bool,
+        reducer: &'a dyn Reducer,
+    ) -> Self {
         let targets = (0..data.n_rows())
             .map(|i| loss.target(data.row(i).label))
             .collect();
         let blocks = row_blocks(data);
+        let mut total = [data.n_rows() as f64];
+        reducer.sum(&mut total);
         Objective {
             data,
             loss,
@@ -52,7 +75,19 @@ impl<'a, E: Examples> Objective<'a, E> {
             bias,
             targets,
             blocks,
+            reducer,
+            total_rows: total[0] as usize,
         }
+    }
+
+    /// The reducer completing the sums over rows.
+    pub fn reducer(&self) -> &'a dyn Reducer {
+        self.reducer
+    }
+
+    /// m: the rows of every rank (the divisor of the mean loss).
+    pub fn total_rows(&self) -> usize {
+        self.total_rows
     }
 
     /// Length of w: the feature count, plus one with the bias.
@@ -60,12 +95,12 @@ impl<'a, E: Examples> Objective<'a, E> {
         self.data.n_features() + usize::from(self.bias)
     }
 
-    /// Number of examples m.
+    /// Number of local examples (m when not distributed).
     pub fn n_rows(&self) -> usize {
         self.data.n_rows()
     }
 
-    /// Stored non-zeros of X (without the bias column).
+    /// Stored non-zeros of the local rows of X (without the bias column).
     pub fn nnz(&self) -> u64 {
         self.data.nnz()
     }
@@ -90,7 +125,7 @@ impl<'a, E: Examples> Objective<'a, E> {
         &self.targets
     }
 
-    /// X·v, one entry per row (v has length [`dim`](Self::dim)): the predictions when v = w,
+    /// X·v, one entry per local row (v has length [`dim`](Self::dim)): the predictions when v = w,
     /// the rate of change of the predictions along a direction when v = d.
     pub fn product(&self, v: &[f64]) -> Vec<f64> {
         assert_eq!(v.len(), self.dim(), "product: wrong dimension");
@@ -108,7 +143,8 @@ impl<'a, E: Examples> Objective<'a, E> {
         out
     }
 
-    /// Xᵀc (length [`dim`](Self::dim)): Σ_i c_i [x_i, 1]. Rows with c_i = 0 are skipped.
+    /// Xᵀc (length [`dim`](Self::dim)): Σ_i c_i [x_i, 1] over the rows of every rank, c holding
+    /// the local rows' c_i. Rows with c_i = 0 are skipped.
     pub fn transpose_product(&self, c: &[f64]) -> Vec<f64> {
         assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
         let (n, dim) = (self.data.n_features(), self.dim());
@@ -138,15 +174,18 @@ impl<'a, E: Examples> Objective<'a, E> {
                     dense::axpby(1.0, &b[start..start + chunk.len()], 1.0, chunk);
                 }
             });
+        self.reducer.sum(&mut out);
         out
     }
 
-    /// (1/m) Σ_i ℓ(p_i, y_i) for predictions p.
+    /// (1/m) Σ_i ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
     pub fn mean_loss(&self, p: &[f64]) -> f64 {
         let (loss, y) = (self.loss, &self.targets);
-        fixed_sum(p.len(), |rows| {
+        let mut sum = [fixed_sum(p.len(), |rows| {
             rows.map(|i| loss.value(p[i], y[i])).sum::<f64>()
-        }) / self.n_rows() as f64
+        })];
+        self.reducer.sum(&mut sum);
+        sum[0] / self.total_rows as f64
     }
 
     /// J(w) from w and its predictions p = Xw.
@@ -172,7 +211,7 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// λw + (1/m) Xᵀc: the (sub)gradient whose loss part has derivative c_i at row i.
     pub fn subgradient(&self, w: &[f64], c: &[f64]) -> Vec<f64> {
         let mut g = self.transpose_product(c);
-        dense::axpby(self.lambda, w, 1.0 / self.n_rows() as f64, &mut g);
+        dense::axpby(self.lambda, w, 1.0 / self.total_rows as f64, &mut g);
         g
     }
 
@@ -189,6 +228,8 @@ impl<'a, E: Examples> Objective<'a, E> {
             targets: &self.targets,
             loss: self.loss,
             lambda: self.lambda,
+            rows: self.total_rows as f64,
+            reducer: self.reducer,
             ww: dense::norm2(w),
             wd: dense::dot(w, d),
             dd: dense::norm2(d),
@@ -208,6 +249,10 @@ pub struct Ray<'r> {
     pub loss: Loss,
     /// λ.
     pub lambda: f64,
+    /// m, the rows of every rank (`p.len()` when not distributed).
+    pub rows: f64,
+    /// Completes the sums over rows.
+    pub reducer: &'r dyn Reducer,
     /// ‖w‖².
     pub ww: f64,
     /// ⟨w, d⟩.
@@ -220,7 +265,7 @@ impl Ray<'_> {
     /// Φ(η) and Φ'(η) (with the loss's own derivative at a kink).
     pub fn eval(&self, eta: f64) -> (f64, f64) {
         let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
-        let m = p.len() as f64;
+        let m = self.rows;
         let pair = fixed_sum2(p.len(), |rows| {
             let mut value = 0.0;
             let mut slope = 0.0;
@@ -231,10 +276,12 @@ impl Ray<'_> {
             }
             (value, slope)
         });
+        let mut pair = [pair.0, pair.1];
+        self.reducer.sum(&mut pair);
         let norm = self.ww + 2.0 * eta * self.wd + eta * eta * self.dd;
         (
-            0.5 * self.lambda * norm + pair.0 / m,
-            self.lambda * (self.wd + eta * self.dd) + pair.1 / m,
+            0.5 * self.lambda * norm + pair[0] / m,
+            self.lambda * (self.wd + eta * self.dd) + pair[1] / m,
         )
     }
 }
@@ -282,7 +329,7 @@ fn row_blocks<E: Examples>(data: &E) -> Vec<Range<usize>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
 

@@ -42,8 +42,11 @@ fn argsup<E: Examples>(
             }
         })
         .collect();
-    let loss_part = fixed_sum(p.len(), |rows| rows.map(|i| c[i] * xd[i]).sum::<f64>());
-    let sup = objective.lambda() * dense::dot(w, d) + loss_part / p.len() as f64;
+    let mut loss_part = [fixed_sum(p.len(), |rows| {
+        rows.map(|i| c[i] * xd[i]).sum::<f64>()
+    })];
+    objective.reducer().sum(&mut loss_part);
+    let sup = objective.lambda() * dense::dot(w, d) + loss_part[0] / objective.total_rows() as f64;
     (sup, c)
 }
 

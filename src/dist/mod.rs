@@ -1,0 +1,139 @@
+//! Data-parallel training across processes: the [`Reducer`] the batch solvers sum through,
+//! the deterministic assignment of a dataset's shards to ranks, and model averaging.
+//!
+//! Every rank holds a share of the rows and the whole weight vector. A batch solver computes
+//! its sums (objective, gradient, line-search slopes) over the local rows and adds the ranks'
+//! partial sums with [`Reducer::sum`], after which every rank holds the same numbers and takes
+//! the same step: no rank ever needs another's rows. [`Local`] is the single-process reducer
+//! (a no-op); with the `mpi` cargo feature, [`mpi::World`] sums over `MPI_COMM_WORLD`.
+//!
+//! The solvers' control flow depends only on summed quantities, so every rank makes the same
+//! sequence of [`Reducer::sum`] calls; that is what keeps the collectives matched.
+
+#[cfg(feature = "mpi")]
+pub mod mpi;
+#[cfg(test)]
+pub(crate) mod threads;
+
+use std::ops::Range;
+
+use crate::data::dataset::ShardEntry;
+
+/// Element-wise sums across the ranks of a job.
+///
+/// `Sync` so that an objective holding one can be shared by rayon workers; [`Reducer::sum`]
+/// itself is only ever called from the thread that runs the solver.
+pub trait Reducer: Sync {
+    /// This process's rank, `0..size()`.
+    fn rank(&self) -> usize;
+    /// Number of ranks.
+    fn size(&self) -> usize;
+    /// Replace `values` on every rank by the element-wise sum of every rank's `values`. Every
+    /// rank calls it with the same length, and every rank receives the same bits.
+    fn sum(&self, values: &mut [f64]);
+}
+
+/// The single-process reducer: one rank, sums are the values themselves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Local;
+
+impl Reducer for Local {
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn size(&self) -> usize {
+        1
+    }
+
+    fn sum(&self, _values: &mut [f64]) {}
+}
+
+/// Which shards rank `rank` of `ranks` opens: a contiguous run of shards, cut where the
+/// cumulative non-zeros cross multiples of nnz/ranks (shard k goes to the rank whose share
+/// holds the middle of its non-zeros). Depends only on the manifest, so every rank computes
+/// the same partition without talking to the others; a rank may get no shard when there are
+/// fewer shards than ranks.
+pub fn shard_share(shards: &[ShardEntry], rank: usize, ranks: usize) -> Range<usize> {
+    assert!(rank < ranks, "rank {rank} of {ranks}");
+    // Shards without entries still carry rows: weigh each by nnz + rows.
+    let weight = |s: &ShardEntry| (s.nnz + s.rows) as f64;
+    let total: f64 = shards.iter().map(weight).sum();
+    let mut before = 0.0;
+    let owners: Vec<usize> = shards
+        .iter()
+        .map(|s| {
+            let middle = before + 0.5 * weight(s);
+            before += weight(s);
+            if total > 0.0 {
+                ((middle / total * ranks as f64) as usize).min(ranks - 1)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let start = owners.partition_point(|&o| o < rank);
+    let end = owners.partition_point(|&o| o <= rank);
+    start..end
+}
+
+/// The row-weighted average Σ_r m_r w_r / Σ_r m_r of every rank's `weights` (bias last, say),
+/// where `rows` = m_r is this rank's row count: the one-shot parameter mixing of data-parallel
+/// SGD (Zinkevich, Weimer, Smola & Li, NIPS 2010). A rank without rows counts for nothing.
+/// Every rank receives the average.
+pub fn average(reducer: &dyn Reducer, weights: &mut [f64], rows: usize) {
+    let mut total = [rows as f64];
+    reducer.sum(&mut total);
+    assert!(total[0] > 0.0, "average: no rank has rows");
+    let share = rows as f64 / total[0];
+    weights.iter_mut().for_each(|w| *w *= share);
+    reducer.sum(weights);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(nnz: &[u64]) -> Vec<ShardEntry> {
+        nnz.iter()
+            .enumerate()
+            .map(|(k, &nnz)| ShardEntry {
+                file: format!("s{k}"),
+                first_row: 10 * k as u64,
+                rows: 10,
+                nnz,
+                bytes: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shares_partition_the_shards_in_order_and_balance_nonzeros() {
+        let shards = entries(&[100, 100, 100, 100, 400, 100, 100, 100]);
+        for ranks in 1..=10 {
+            let shares: Vec<_> = (0..ranks).map(|r| shard_share(&shards, r, ranks)).collect();
+            assert_eq!(shares[0].start, 0);
+            assert_eq!(shares[ranks - 1].end, shards.len());
+            for pair in shares.windows(2) {
+                assert_eq!(pair[0].end, pair[1].start, "{ranks} ranks: {shares:?}");
+            }
+        }
+        let halves: Vec<_> = (0..2).map(|r| shard_share(&shards, r, 2)).collect();
+        assert_eq!(halves, [0..4, 4..8]);
+        assert_eq!(shard_share(&shards[..1], 0, 3), 0..0);
+        assert_eq!(shard_share(&shards[..1], 1, 3), 0..1);
+    }
+
+    #[test]
+    fn average_weighs_ranks_by_rows() {
+        let results = threads::run(3, |reducer| {
+            let rank = reducer.rank();
+            let mut w = vec![rank as f64, 1.0];
+            average(reducer, &mut w, [1, 0, 3][rank]);
+            w
+        });
+        for w in results {
+            assert_eq!(w, [(0.0 + 2.0 * 3.0) / 4.0, 1.0]);
+        }
+    }
+}

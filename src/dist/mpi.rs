@@ -1,0 +1,66 @@
+//! The MPI reducer (cargo feature `mpi`): sums over `MPI_COMM_WORLD` through rsmpi.
+//!
+//! [`World`] borrows the [`Universe`] (MPI stays initialized while it lives) and keeps only
+//! the rank and the size, fetching the world communicator at each call, which makes it
+//! `Sync` as [`Reducer`] requires. MPI is initialized single-threaded: only the thread that
+//! runs the solver calls into MPI.
+
+use std::marker::PhantomData;
+
+use mpi::collective::SystemOperation;
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::{Communicator, CommunicatorCollectives};
+
+use super::Reducer;
+
+/// Every process of the job (`MPI_COMM_WORLD`).
+pub struct World<'u> {
+    rank: usize,
+    size: usize,
+    universe: PhantomData<&'u ()>,
+}
+
+impl<'u> World<'u> {
+    /// The world of an initialized `universe`.
+    pub fn new(universe: &'u Universe) -> Self {
+        let world = universe.world();
+        World {
+            rank: world.rank() as usize,
+            size: world.size() as usize,
+            universe: PhantomData,
+        }
+    }
+
+    /// End the whole job with `code` (`MPI_Abort`): what a rank does when it cannot go on,
+    /// so that the others do not wait forever in their next sum.
+    pub fn abort(&self, code: i32) -> ! {
+        SimpleCommunicator::world().abort(code)
+    }
+
+    /// Wait until every rank has arrived here.
+    pub fn barrier(&self) {
+        SimpleCommunicator::world().barrier();
+    }
+}
+
+impl Reducer for World<'_> {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    /// `MPI_Allreduce` with `MPI_SUM`. Open MPI's algorithms give every rank the same bits
+    /// (recursive doubling adds the same pairs in commuted order; ring and tree variants
+    /// compute each element once and pass it on).
+    fn sum(&self, values: &mut [f64]) {
+        if self.size == 1 || values.is_empty() {
+            return;
+        }
+        let send = values.to_vec();
+        SimpleCommunicator::world().all_reduce_into(&send[..], values, SystemOperation::sum());
+    }
+}
