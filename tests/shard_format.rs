@@ -269,7 +269,13 @@ fn renumbering_keeps_rows_up_to_the_permutation() {
     let ds = Dataset::open(&dir).unwrap();
     ds.verify().unwrap();
     assert_eq!(ds.feature_permutation(), Some(&[2u32, 0, 1][..]));
-    assert_eq!(ds.manifest().column_frequencies, Some(vec![2, 1, 1]));
+    let stats = ds.column_statistics().unwrap().unwrap();
+    assert_eq!(stats.frequencies, vec![2, 1, 1]);
+    assert_eq!(
+        stats.means,
+        vec![(0.5 + 1.25) / 2.0, 0.25 / 2.0, 0.75 / 2.0]
+    );
+    column_arrays_are_checked_and_version_1_is_read(&dir, &stats);
     let ex = ds.into_examples().unwrap();
     let r = ex.row(0);
     assert_eq!(r.indices, &[0, 1]);
@@ -277,4 +283,53 @@ fn renumbering_keeps_rows_up_to_the_permutation() {
     let r = ex.row(1);
     assert_eq!(r.indices, &[0, 2]);
     assert_eq!(r.values, Values::F64(&[1.25, 0.75]));
+}
+
+/// The column arrays of the dataset at `dir` (renumbered, with statistics `stats`): a
+/// corrupted array file is refused naming it; the same dataset with a version-1 manifest
+/// (arrays inline as JSON) opens to the same permutation and statistics; version 3 is refused.
+fn column_arrays_are_checked_and_version_1_is_read(
+    dir: &Path,
+    stats: &sparselin::data::columns::ColumnStatistics,
+) {
+    use sparselin::data::columns::{FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE};
+    let manifest_path = dir.join("manifest.json");
+    let v2: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    assert_eq!(v2["version"], 2);
+    assert_eq!(v2["feature_permutation"]["file"], PERMUTATION_FILE);
+
+    let means = dir.join(MEANS_FILE);
+    let good = std::fs::read(&means).unwrap();
+    let mut bad = good.clone();
+    bad[3] ^= 1;
+    std::fs::write(&means, &bad).unwrap();
+    let ds = Dataset::open(dir).unwrap(); // statistics are not read on open
+    let err = ds.column_statistics().unwrap_err().to_string();
+    assert!(
+        err.contains(MEANS_FILE) && err.contains("checksum"),
+        "{err}"
+    );
+    std::fs::write(&means, &good).unwrap();
+    std::fs::write(dir.join(PERMUTATION_FILE), [0u8; 12]).unwrap();
+    let err = Dataset::open(dir).unwrap_err().to_string();
+    assert!(err.contains(PERMUTATION_FILE), "{err}");
+
+    let mut v1 = v2.clone();
+    v1["version"] = 1.into();
+    v1["feature_permutation"] = serde_json::json!([2, 0, 1]);
+    v1["column_frequencies"] = serde_json::json!(stats.frequencies);
+    v1["column_means"] = serde_json::json!(stats.means);
+    std::fs::write(&manifest_path, serde_json::to_vec(&v1).unwrap()).unwrap();
+    for file in [PERMUTATION_FILE, FREQUENCIES_FILE, MEANS_FILE] {
+        std::fs::remove_file(dir.join(file)).unwrap();
+    }
+    let ds = Dataset::open(dir).unwrap();
+    assert_eq!(ds.feature_permutation(), Some(&[2u32, 0, 1][..]));
+    assert_eq!(ds.column_statistics().unwrap().as_ref(), Some(stats));
+
+    v1["version"] = 3.into();
+    std::fs::write(&manifest_path, serde_json::to_vec(&v1).unwrap()).unwrap();
+    let err = Dataset::open(dir).unwrap_err().to_string();
+    assert!(err.contains("unsupported manifest version 3"), "{err}");
 }

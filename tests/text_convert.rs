@@ -8,6 +8,7 @@ use sparselin::data::chunk::{parse_chunk, split_at_newlines};
 use sparselin::data::convert::{ConvertOptions, Storage, convert};
 use sparselin::data::export::{export, push_f32};
 use sparselin::data::libsvm::{self, ParseOptions, ValueType};
+use sparselin::data::number::TextValue;
 use sparselin::data::{Dataset, ExampleSet, Examples, ValueKind, Values, open_examples};
 
 /// Tokens that are valid, nearly valid, or malformed, to build lines from.
@@ -21,6 +22,7 @@ fn token() -> impl Strategy<Value = String> {
         1 => prop::sample::select(vec![
             "qid:3", "x:1", "1:", ":1", "1:x", "1:inf", "1:nan", "-1:2", "+2:1", "1:2:3",
             "99999999999:1", "4294967297:1", "1:1e400", "#", "#c 1:x", "\t", "1.5:2",
+            "2:3e38", "2:1e308", "3:1e-50", "4:0.1e1", "5:1.00000001", "1:-0",
         ]).prop_map(str::to_string),
     ]
 }
@@ -40,11 +42,77 @@ fn line() -> impl Strategy<Value = String> {
     })
 }
 
+/// The fast parser, piece by piece, against the reference reader on `text`, values as `V`:
+/// the same rows, or the same error (`t:line:column: message`).
+fn compare_parsers<V: TextValue>(
+    text: &str,
+    zero_based: bool,
+    pieces: usize,
+) -> Result<(), TestCaseError> {
+    let value_type = if std::mem::size_of::<V>() == 4 {
+        ValueType::F32
+    } else {
+        ValueType::F64
+    };
+    let options = ParseOptions {
+        zero_based,
+        value_type,
+        n_features: None,
+    };
+    let reference = libsvm::read(text.as_bytes(), "t", options);
+    let mut fast = Ok(Vec::new());
+    let mut line_base = 0;
+    for piece in split_at_newlines(text.as_bytes(), pieces) {
+        match parse_chunk::<V>(piece, zero_based) {
+            Ok(rows) => {
+                line_base += rows.lines;
+                if let Ok(all) = fast.as_mut() {
+                    all.push(rows);
+                }
+            }
+            Err(e) => {
+                fast = Err(format!(
+                    "t:{}:{}: {}",
+                    line_base + e.line,
+                    e.column,
+                    e.message
+                ));
+                break;
+            }
+        }
+    }
+    match (reference, fast) {
+        (Ok(m), Ok(chunks)) => {
+            let mut i = 0;
+            for c in &chunks {
+                for r in 0..c.labels.len() {
+                    let row = m.row(i);
+                    let (a, b) = (c.offsets[r] as usize, c.offsets[r + 1] as usize);
+                    prop_assert_eq!(row.label.to_bits(), c.labels[r].to_bits());
+                    prop_assert_eq!(row.indices, &c.indices[a..b]);
+                    prop_assert_eq!(row.values, V::values(&c.values[a..b]));
+                    i += 1;
+                }
+            }
+            prop_assert_eq!(i, m.n_rows());
+        }
+        (Err(e), Err(f)) => prop_assert_eq!(e.to_string(), f),
+        (r, f) => prop_assert!(
+            false,
+            "reference {:?} vs fast {:?}",
+            r.map(|m| m.n_rows()),
+            f.map(|c| c.len())
+        ),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     /// The fast parser accepts exactly what the reference accepts, with the same rows and
-    /// the same error location and message, however the text is split into chunks.
+    /// the same error location and message, however the text is split into chunks, for
+    /// both value precisions.
     #[test]
     fn fast_parser_matches_reference(
         lines in prop::collection::vec(line(), 0..12),
@@ -52,42 +120,8 @@ proptest! {
         pieces in 1usize..5,
     ) {
         let text = lines.join("\n");
-        let options = ParseOptions { zero_based, value_type: ValueType::F64, n_features: None };
-        let reference = libsvm::read(text.as_bytes(), "t", options);
-        let mut fast = Ok(Vec::new());
-        let mut line_base = 0;
-        for piece in split_at_newlines(text.as_bytes(), pieces) {
-            match parse_chunk(piece, zero_based) {
-                Ok(rows) => {
-                    line_base += rows.lines;
-                    if let Ok(all) = fast.as_mut() {
-                        all.push(rows);
-                    }
-                }
-                Err(e) => {
-                    fast = Err(format!("t:{}:{}: {}", line_base + e.line, e.column, e.message));
-                    break;
-                }
-            }
-        }
-        match (reference, fast) {
-            (Ok(m), Ok(chunks)) => {
-                let mut i = 0;
-                for c in &chunks {
-                    for r in 0..c.labels.len() {
-                        let row = m.row(i);
-                        let (a, b) = (c.offsets[r] as usize, c.offsets[r + 1] as usize);
-                        prop_assert_eq!(row.label, c.labels[r]);
-                        prop_assert_eq!(row.indices, &c.indices[a..b]);
-                        prop_assert_eq!(row.values, Values::F64(&c.values[a..b]));
-                        i += 1;
-                    }
-                }
-                prop_assert_eq!(i, m.n_rows());
-            }
-            (Err(e), Err(f)) => prop_assert_eq!(e.to_string(), f),
-            (r, f) => prop_assert!(false, "reference {:?} vs fast {:?}", r.map(|m| m.n_rows()), f.map(|c| c.len())),
-        }
+        compare_parsers::<f64>(&text, zero_based, pieces)?;
+        compare_parsers::<f32>(&text, zero_based, pieces)?;
     }
 
     /// Export prints f32 values so that the parser reads back the same bits.
@@ -153,7 +187,8 @@ fn convert_matches_the_reference_reader() {
             value_type,
             ..ParseOptions::default()
         };
-        let reference = libsvm::read_file(&input, options).unwrap();
+        let file = std::fs::File::open(&input).unwrap();
+        let reference = libsvm::read(file, "in.svm", options).unwrap();
         let ds = Dataset::open(&out).unwrap();
         ds.verify().unwrap();
         let ex = ds.into_examples().unwrap();
@@ -309,4 +344,35 @@ fn open_examples_reads_directories_and_text() {
     assert!(open_examples(&dir, too_few).is_err());
     let missing = open_examples(&tmp.path().join("nope.svm"), options).unwrap_err();
     assert!(missing.to_string().contains("nope.svm"), "{missing}");
+
+    // Text goes through the chunk-parallel parser (many pieces): the reference reader's
+    // matrix, in either precision, and its errors name the file.
+    let big = tmp.path().join("big.svm");
+    let mut text = String::new();
+    for i in 0..3000u32 {
+        let (a, b) = (i % 97 + 1, i % 89 + 100);
+        text.push_str(&format!(
+            "{} {a}:{} {b}:0.25 {a}:1e-3\n",
+            i % 2,
+            f64::from(i) / 7.0
+        ));
+    }
+    write(&big, &text);
+    for value_type in [ValueType::F32, ValueType::F64] {
+        let options = ParseOptions {
+            value_type,
+            ..ParseOptions::default()
+        };
+        let reference = libsvm::read(text.as_bytes(), "t", options).unwrap();
+        match open_examples(&big, options).unwrap() {
+            ExampleSet::Matrix(m) => assert_eq!(m, reference),
+            ExampleSet::Dataset(_) => panic!("text opened as a dataset"),
+        }
+    }
+    write(&big, "1 1:1\n1 2:x\n");
+    let bad = open_examples(&big, options).unwrap_err().to_string();
+    assert!(
+        bad.ends_with("big.svm:2:5: value 'x' is not a finite number"),
+        "{bad}"
+    );
 }

@@ -9,7 +9,7 @@ use sparselin::data::{CsrMatrix, ValueVec};
 
 fuzz_target!(|data: &[u8]| {
     let zero_based = data.first().is_some_and(|b| b & 1 == 1);
-    let fast = parse_chunk(data, zero_based);
+    let fast = parse_chunk::<f64>(data, zero_based);
     if let Ok(rows) = &fast {
         let columns = rows.indices.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
         CsrMatrix::new(

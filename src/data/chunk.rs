@@ -1,21 +1,19 @@
 //! The fast LIBSVM parser: one newline-aligned chunk of text at a time, no allocation per
-//! token or per line, numbers parsed straight from bytes.
+//! token or per line, numbers parsed straight from bytes ([`number`](super::number): a
+//! hand-written integer loop for indices, Clinger's exact fast path for the usual short
+//! decimals with `fast-float2` behind it, bit-identical to `str::parse`).
 //!
 //! It accepts exactly what [`libsvm::parse_line`](super::libsvm::parse_line) — the simple
 //! reference parser — accepts and produces the same rows (the property tests hold the two
 //! together). On a malformed line it stops and asks the reference parser to describe the
 //! problem, so both report the same `line:column: message`.
-//!
-//! Floats are parsed with `fast-float2` (Eisel–Lemire, correctly rounded, no allocation):
-//! `str::parse::<f64>` needs a validated `&str` per token and is several times slower, and a
-//! hand-written correctly rounded parser is exactly the kind of code a well-kept crate
-//! should provide.
 
 use super::libsvm::parse_line;
+use super::number::{TextValue, parse_u64_prefix};
 
-/// Rows parsed from one chunk, in CSR form with `f64` values (cast when stored).
+/// Rows parsed from one chunk, in CSR form, values in the storage precision `V`.
 #[derive(Clone, Debug, Default)]
-pub struct ChunkRows {
+pub struct ChunkRows<V> {
     /// One label per row.
     pub labels: Vec<f64>,
     /// Row offsets into `indices`, `labels.len() + 1` of them, starting at 0.
@@ -23,7 +21,7 @@ pub struct ChunkRows {
     /// Column indices (0-based), strictly increasing within each row.
     pub indices: Vec<u32>,
     /// Values parallel to `indices`, never zero.
-    pub values: Vec<f64>,
+    pub values: Vec<V>,
     /// Newlines in the chunk (lines consumed, including blank and comment lines).
     pub lines: u64,
     /// Every stored value equals 1.0.
@@ -50,7 +48,10 @@ fn is_space(b: u8) -> bool {
 
 /// Parse every line of `text` (which should end at a line boundary; a final line without a
 /// newline is parsed too).
-pub fn parse_chunk(text: &[u8], zero_based: bool) -> Result<ChunkRows, ChunkError> {
+pub fn parse_chunk<V: TextValue>(
+    text: &[u8],
+    zero_based: bool,
+) -> Result<ChunkRows<V>, ChunkError> {
     let mut out = ChunkRows::default();
     parse_chunk_into(text, zero_based, &mut out)?;
     Ok(out)
@@ -58,10 +59,10 @@ pub fn parse_chunk(text: &[u8], zero_based: bool) -> Result<ChunkRows, ChunkErro
 
 /// [`parse_chunk`] into a reused `out` (cleared first): converting a large file recycles the
 /// same buffers instead of allocating (and page-faulting in) fresh ones per chunk.
-pub fn parse_chunk_into(
+pub fn parse_chunk_into<V: TextValue>(
     text: &[u8],
     zero_based: bool,
-    out: &mut ChunkRows,
+    out: &mut ChunkRows<V>,
 ) -> Result<(), ChunkError> {
     out.labels.clear();
     out.offsets.clear();
@@ -74,7 +75,7 @@ pub fn parse_chunk_into(
     // About 15 bytes of text per entry in typical files: reserve once instead of growing.
     out.indices.reserve(text.len() / 12);
     out.values.reserve(text.len() / 12);
-    let mut scratch: Vec<(u32, f64)> = Vec::new();
+    let mut scratch: Vec<(u32, V)> = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
         let (line, next) = match memchr::memchr(b'\n', rest) {
@@ -83,7 +84,7 @@ pub fn parse_chunk_into(
         };
         out.lines += 1;
         if parse_one(line, zero_based, out, &mut scratch).is_none() {
-            return Err(describe(line, zero_based, out.lines));
+            return Err(describe::<V>(line, zero_based, out.lines));
         }
         rest = next;
     }
@@ -91,9 +92,9 @@ pub fn parse_chunk_into(
 }
 
 /// Ask the reference parser what is wrong with `line`.
-fn describe(line: &[u8], zero_based: bool, line_no: u64) -> ChunkError {
+fn describe<V: TextValue>(line: &[u8], zero_based: bool, line_no: u64) -> ChunkError {
     let (column, message) = match std::str::from_utf8(line) {
-        Ok(text) => match parse_line(text, zero_based, &mut Vec::new()) {
+        Ok(text) => match parse_line::<V>(text, zero_based, &mut Vec::new()) {
             Err(e) => e,
             Ok(_) => (1, "malformed line".to_string()),
         },
@@ -124,47 +125,38 @@ fn skip_spaces(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-/// A finite float filling the whole token.
+/// A finite label filling the whole token.
 #[inline]
-fn parse_float(token: &[u8]) -> Option<f64> {
-    match fast_float2::parse_partial::<f64, _>(token) {
-        Ok((v, used)) if used == token.len() && v.is_finite() => Some(v),
+fn parse_label(token: &[u8]) -> Option<f64> {
+    match f64::parse_prefix(token) {
+        Some((v, used)) if used == token.len() && v.is_finite() => Some(v),
         _ => None,
     }
 }
 
 /// Parse one `index:value` token starting at `pos`, scanning the bytes once: the index
-/// digits (optional leading `+`, as `u64::from_str` allows) up to `:`, then a float that must
-/// end at a separator. Returns (raw index, value, position after the token).
+/// digits up to `:`, then a finite value that must end at a separator. Returns (raw index,
+/// value, position after the token).
 #[inline]
-fn parse_entry(bytes: &[u8], pos: usize) -> Option<(u64, f64, usize)> {
-    let mut p = pos + usize::from(bytes[pos] == b'+');
-    let digits = p;
-    let mut raw: u64 = 0;
-    while let Some(&b) = bytes.get(p) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        raw = raw.checked_mul(10)?.checked_add(u64::from(d))?;
-        p += 1;
-    }
-    if p == digits || bytes.get(p) != Some(&b':') {
+fn parse_entry<V: TextValue>(bytes: &[u8], pos: usize) -> Option<(u64, V, usize)> {
+    let (raw, used) = parse_u64_prefix(&bytes[pos..])?;
+    let colon = pos + used;
+    if bytes.get(colon) != Some(&b':') {
         return None;
     }
-    let (value, used) = fast_float2::parse_partial::<f64, _>(&bytes[p + 1..]).ok()?;
-    let end = p + 1 + used;
+    let (value, used) = V::parse_prefix(&bytes[colon + 1..])?;
+    let end = colon + 1 + used;
     let at_separator = bytes.get(end).is_none_or(|&b| is_space(b));
     (used > 0 && at_separator && value.is_finite()).then_some((raw, value, end))
 }
 
 /// Parse one line into `out`; `None` if it is malformed (nothing is appended then).
 #[inline]
-fn parse_one(
+fn parse_one<V: TextValue>(
     line: &[u8],
     zero_based: bool,
-    out: &mut ChunkRows,
-    scratch: &mut Vec<(u32, f64)>,
+    out: &mut ChunkRows<V>,
+    scratch: &mut Vec<(u32, V)>,
 ) -> Option<()> {
     let content = match memchr::memchr(b'#', line) {
         Some(hash) => &line[..hash],
@@ -175,7 +167,7 @@ fn parse_one(
         return Some(()); // blank or comment-only line
     }
     let mut pos = token_end(content, start);
-    let label = parse_float(&content[start..pos])?;
+    let label = parse_label(&content[start..pos])?;
     let row_start = out.indices.len();
     let (mut sorted, mut ones) = (true, true);
     let mut previous: Option<u32> = None;
@@ -198,15 +190,15 @@ fn parse_one(
             return None;
         };
         sorted &= previous.is_none_or(|p| p < index);
-        ones &= value == 1.0;
+        ones &= value == V::ONE;
         previous = Some(index);
         out.indices.push(index);
         out.values.push(value);
         pos = end;
     }
     if !sorted {
-        normalize(out, row_start, scratch);
-        ones = out.values[row_start..].iter().all(|&v| v == 1.0);
+        normalize(out, row_start, scratch)?;
+        ones = out.values[row_start..].iter().all(|&v| v == V::ONE);
     } else if !ones {
         drop_zeros(out, row_start);
     }
@@ -220,11 +212,11 @@ fn parse_one(
 }
 
 /// Remove explicit zeros from the row starting at `start` (already strictly increasing).
-fn drop_zeros(out: &mut ChunkRows, start: usize) {
-    if out.values[start..].contains(&0.0) {
+fn drop_zeros<V: TextValue>(out: &mut ChunkRows<V>, start: usize) {
+    if out.values[start..].contains(&V::ZERO) {
         let mut kept = start;
         for k in start..out.values.len() {
-            if out.values[k] != 0.0 {
+            if out.values[k] != V::ZERO {
                 out.indices[kept] = out.indices[k];
                 out.values[kept] = out.values[k];
                 kept += 1;
@@ -236,8 +228,13 @@ fn drop_zeros(out: &mut ChunkRows, start: usize) {
 }
 
 /// Sort the row starting at `start` (stable), merge duplicates by adding their values in
-/// order and drop zeros: the reference parser's rules.
-fn normalize(out: &mut ChunkRows, start: usize, scratch: &mut Vec<(u32, f64)>) {
+/// order and drop zeros: the reference parser's rules. `None` (row removed) if a merged
+/// value is not finite.
+fn normalize<V: TextValue>(
+    out: &mut ChunkRows<V>,
+    start: usize,
+    scratch: &mut Vec<(u32, V)>,
+) -> Option<()> {
     scratch.clear();
     scratch.extend(
         out.indices[start..]
@@ -248,7 +245,7 @@ fn normalize(out: &mut ChunkRows, start: usize, scratch: &mut Vec<(u32, f64)>) {
     scratch.sort_by_key(|e| e.0);
     scratch.dedup_by(|later, kept| {
         if later.0 == kept.0 {
-            kept.1 += later.1;
+            kept.1 = kept.1.add(later.1);
             true
         } else {
             false
@@ -256,10 +253,14 @@ fn normalize(out: &mut ChunkRows, start: usize, scratch: &mut Vec<(u32, f64)>) {
     });
     out.indices.truncate(start);
     out.values.truncate(start);
-    for &(j, v) in scratch.iter().filter(|e| e.1 != 0.0) {
+    if scratch.iter().any(|e| !e.1.is_finite()) {
+        return None;
+    }
+    for &(j, v) in scratch.iter().filter(|e| e.1 != V::ZERO) {
         out.indices.push(j);
         out.values.push(v);
     }
+    Some(())
 }
 
 /// Split `text` into about `pieces` parts, each ending just after a newline (the last one

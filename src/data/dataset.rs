@@ -1,7 +1,8 @@
-//! A dataset: a directory of binary CSR shards plus `manifest.json`.
+//! A dataset: a directory of binary CSR shards plus `manifest.json` (and per-column arrays,
+//! see [`columns`](super::columns)).
 //!
 //! [`Dataset::open`] reads the manifest and maps every shard, checking headers and bounds
-//! only (cost independent of the data size). [`Dataset::into_examples`] then checks the row
+//! only (cost independent of the data size; the column statistics are read only on demand). [`Dataset::into_examples`] then checks the row
 //! invariants of every shard once, in parallel, and hands out a [`DatasetExamples`] that
 //! learners read through the [`Examples`] trait with global row indices.
 //! [`DatasetWriter`] builds a dataset under a temporary name and renames it into place.
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::columns::{ColumnArray, ColumnStatistics};
 use super::csr::{Examples, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
@@ -19,8 +21,8 @@ use super::shard::{Shard, ValueKind};
 pub const MANIFEST: &str = "manifest.json";
 /// Value of [`Manifest::format`].
 pub const FORMAT_NAME: &str = "sparselin-dataset";
-/// Manifest version this build reads and writes.
-pub const MANIFEST_VERSION: u32 = 1;
+/// Manifest version this build writes. Version 1 (column arrays inline as JSON) is read too.
+pub const MANIFEST_VERSION: u32 = 2;
 
 /// One shard as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,7 +44,7 @@ pub struct ShardEntry {
 pub struct Manifest {
     /// Always [`FORMAT_NAME`].
     pub format: String,
-    /// Always [`MANIFEST_VERSION`].
+    /// [`MANIFEST_VERSION`] when written by this build (1 for older datasets).
     pub version: u32,
     /// Total rows.
     pub rows: u64,
@@ -58,21 +60,23 @@ pub struct Manifest {
     /// (by descending frequency) at conversion. A model's weights are written back in
     /// original ids through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub feature_permutation: Option<Vec<u32>>,
+    pub feature_permutation: Option<ColumnArray<u32>>,
     /// Rows in which each internal column is non-zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub column_frequencies: Option<Vec<u64>>,
+    pub column_frequencies: Option<ColumnArray<u64>>,
     /// Mean of each internal column over all rows (zeros included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub column_means: Option<Vec<f64>>,
+    pub column_means: Option<ColumnArray<f64>>,
 }
 
 /// An open dataset: manifest plus mapped, header-validated shards.
 #[derive(Debug)]
 pub struct Dataset {
     dir: PathBuf,
-    manifest: Manifest,
+    /// Boxed: the manifest is large and `Dataset` travels inside other enums.
+    manifest: Box<Manifest>,
     shards: Vec<Shard>,
+    permutation: Option<Vec<u32>>,
 }
 
 impl Dataset {
@@ -84,6 +88,20 @@ impl Dataset {
         let manifest: Manifest = serde_json::from_slice(&text)
             .map_err(|e| DataError::invalid(&manifest_path, format!("bad manifest: {e}")))?;
         check_manifest(&manifest).map_err(|m| DataError::invalid(&manifest_path, m))?;
+        let columns = manifest.columns as usize;
+        let permutation = match &manifest.feature_permutation {
+            Some(array) => {
+                let p = array.load(dir, columns)?;
+                if !is_permutation(&p) {
+                    return Err(DataError::invalid(
+                        &manifest_path,
+                        format!("feature_permutation is not a permutation of 0..{columns}"),
+                    ));
+                }
+                Some(p)
+            }
+            None => None,
+        };
         let shards = manifest
             .shards
             .iter()
@@ -114,8 +132,9 @@ impl Dataset {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Dataset {
             dir: dir.to_path_buf(),
-            manifest,
+            manifest: Box::new(manifest),
             shards,
+            permutation,
         })
     }
 
@@ -136,7 +155,21 @@ impl Dataset {
 
     /// Internal column index → original feature id, if features were renumbered.
     pub fn feature_permutation(&self) -> Option<&[u32]> {
-        self.manifest.feature_permutation.as_deref()
+        self.permutation.as_deref()
+    }
+
+    /// The per-column frequencies and means recorded at conversion, read from their files
+    /// now (they are not loaded by [`Dataset::open`]); `None` if the dataset has none.
+    pub fn column_statistics(&self) -> Result<Option<ColumnStatistics>, DataError> {
+        let m = &self.manifest;
+        let (Some(frequencies), Some(means)) = (&m.column_frequencies, &m.column_means) else {
+            return Ok(None);
+        };
+        let columns = m.columns as usize;
+        Ok(Some(ColumnStatistics {
+            frequencies: frequencies.load(&self.dir, columns)?,
+            means: means.load(&self.dir, columns)?,
+        }))
     }
 
     /// The full integrity pass: every section checksum and every row invariant of every
@@ -182,15 +215,31 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
             m.format
         ));
     }
-    if m.version != MANIFEST_VERSION {
+    if !(1..=MANIFEST_VERSION).contains(&m.version) {
         return Err(format!(
-            "unsupported manifest version {} (this build reads version {MANIFEST_VERSION})",
+            "unsupported manifest version {} (this build reads versions 1 to {MANIFEST_VERSION})",
             m.version
+        ));
+    }
+    let plain =
+        |name: &str| !(name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.'));
+    let array_files = [
+        m.feature_permutation
+            .as_ref()
+            .and_then(ColumnArray::file_name),
+        m.column_frequencies
+            .as_ref()
+            .and_then(ColumnArray::file_name),
+        m.column_means.as_ref().and_then(ColumnArray::file_name),
+    ];
+    if let Some(name) = array_files.into_iter().flatten().find(|n| !plain(n)) {
+        return Err(format!(
+            "column array file name '{name}' is not a plain name"
         ));
     }
     let (mut rows, mut nnz) = (0u64, 0u64);
     for s in &m.shards {
-        if s.file.is_empty() || s.file.contains(['/', '\\']) || s.file.starts_with('.') {
+        if !plain(&s.file) {
             return Err(format!("shard file name '{}' is not a plain name", s.file));
         }
         if s.first_row != rows {
@@ -211,34 +260,19 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
     if usize::try_from(m.columns).is_err() || m.columns > u64::from(u32::MAX) + 1 {
         return Err(format!("{} columns do not fit u32 indices", m.columns));
     }
-    let columns = m.columns as usize;
-    if let Some(p) = &m.feature_permutation {
-        let mut seen = vec![false; columns];
-        for &id in p {
-            match seen.get_mut(id as usize) {
-                Some(s) if !*s => *s = true,
-                _ => {
-                    return Err(format!(
-                        "feature_permutation is not a permutation of 0..{columns}"
-                    ));
-                }
-            }
-        }
-        if p.len() != columns {
-            return Err(format!(
-                "feature_permutation has {} entries for {columns} columns",
-                p.len()
-            ));
-        }
-    }
-    let lengths = [
-        m.column_frequencies.as_ref().map(Vec::len),
-        m.column_means.as_ref().map(Vec::len),
-    ];
-    if lengths.iter().flatten().any(|&n| n != columns) {
-        return Err(format!("column statistics do not have {columns} entries"));
-    }
     Ok(())
+}
+
+/// Whether `p` holds every value of `0..p.len()` once.
+fn is_permutation(p: &[u32]) -> bool {
+    let mut seen = vec![false; p.len()];
+    p.iter().all(|&id| match seen.get_mut(id as usize) {
+        Some(s) if !*s => {
+            *s = true;
+            true
+        }
+        _ => false,
+    })
 }
 
 /// A dataset whose rows have all been validated: random access by global row index.

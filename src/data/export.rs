@@ -2,10 +2,9 @@
 //! convert → export → convert lossless.
 //!
 //! Indices are written 1-based in original feature ids (a renumbered dataset is mapped back
-//! through its permutation). Labels and `f64` values use Rust's shortest round-trip decimal.
-//! An `f32` value is written as its shortest `f32` decimal when reading that decimal back the
-//! way the parser does (to `f64`, then rounded to `f32`) gives the same `f32`, and otherwise
-//! as the exact `f64` decimal of the value: either way the text reads back bit for bit.
+//! through its permutation). Labels and values use Rust's shortest round-trip decimal of their
+//! own precision; the parser reads an `f32` value as `str::parse::<f32>` does, so the text
+//! reads back bit for bit.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -21,15 +20,9 @@ use super::error::DataError;
 /// Rows formatted per parallel task.
 const BLOCK_ROWS: usize = 4096;
 
-/// Append the text of an `f32` value that reads back exactly (see the module docs).
+/// Append the shortest decimal of an `f32` value, which reads back exactly as `f32`.
 pub fn push_f32(out: &mut Vec<u8>, value: f32) {
-    let start = out.len();
     write!(out, "{value}").expect("writing to a Vec cannot fail");
-    let reads_back = fast_float2::parse::<f64, _>(&out[start..]).is_ok_and(|v| v as f32 == value);
-    if !reads_back {
-        out.truncate(start);
-        write!(out, "{}", f64::from(value)).expect("writing to a Vec cannot fail");
-    }
 }
 
 /// Append one row as a LIBSVM line (1-based indices, mapped through `permutation` when

@@ -1,17 +1,23 @@
 //! LIBSVM / SVMlight text: `label idx:val idx:val ... # comment`.
 //!
-//! Labels are ±1, 0/1 or real and are kept as written. `qid:` tokens and `#` comments are
-//! accepted and ignored, blank lines are skipped. Indices are 1-based unless
-//! [`ParseOptions::zero_based`]; within a row they are sorted, duplicates merged (values added)
-//! and zero values dropped, so every parsed row satisfies the invariants of [`Row`](super::Row).
+//! Labels are ±1, 0/1 or real and are kept as written (`f64`). `qid:` tokens and `#` comments
+//! are accepted and ignored, blank lines are skipped. Indices are 1-based unless
+//! [`ParseOptions::zero_based`]. Values are read in the storage precision
+//! ([`ValueType`]): each is exactly `str::parse::<f32>` or `str::parse::<f64>` of its text.
+//! Within a row indices are sorted, duplicates merged (values added in that precision, in
+//! order of appearance) and zero values dropped, so every parsed row satisfies the
+//! invariants of [`Row`](super::Row).
+//!
+//! [`read_file`] is the reader for real use (the chunk-parallel parser of
+//! [`stream`](super::stream)); [`read`] and [`parse_line`] are the simple, line-at-a-time
+//! reference that the fast parser is tested against and asks to describe malformed lines.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use flate2::read::MultiGzDecoder;
-
-use super::csr::{CsrMatrix, ValueVec};
+use super::csr::CsrMatrix;
+use super::error::DataError;
+use super::number::TextValue;
 
 /// Precision the parsed values are stored in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,24 +65,26 @@ pub enum LibsvmError {
     },
 }
 
-/// Read a whole LIBSVM file into memory; gzip input is recognized by its magic bytes.
-pub fn read_file(path: &Path, options: ParseOptions) -> Result<CsrMatrix, LibsvmError> {
-    let name = path.display().to_string();
-    let io = |source| LibsvmError::Io {
-        file: name.clone(),
-        source,
-    };
-    let mut file = BufReader::new(File::open(path).map_err(io)?);
-    let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
-    if gzip {
-        read(BufReader::new(MultiGzDecoder::new(file)), &name, options)
-    } else {
-        read(file, &name, options)
+/// Read a whole LIBSVM file (`-` for standard input; gzip recognized by its magic bytes)
+/// into memory with the chunk-parallel parser that `sparselin convert` uses.
+pub fn read_file(path: &Path, options: ParseOptions) -> Result<CsrMatrix, DataError> {
+    super::stream::read_matrix(path, options)
+}
+
+/// Read LIBSVM text from any reader, one line at a time: the reference reader (`name` is
+/// used in error messages).
+pub fn read<R: Read>(
+    reader: R,
+    name: &str,
+    options: ParseOptions,
+) -> Result<CsrMatrix, LibsvmError> {
+    match options.value_type {
+        ValueType::F32 => read_typed::<f32, R>(reader, name, options),
+        ValueType::F64 => read_typed::<f64, R>(reader, name, options),
     }
 }
 
-/// Read LIBSVM text from any reader; `name` is used in error messages.
-pub fn read<R: Read>(
+fn read_typed<V: TextValue, R: Read>(
     reader: R,
     name: &str,
     options: ParseOptions,
@@ -101,15 +109,14 @@ pub fn read<R: Read>(
             break;
         }
         line_no += 1;
-        let Some(label) =
-            parse_line(&line, options.zero_based, &mut entries).map_err(|(column, message)| {
-                LibsvmError::Syntax {
-                    file: name.to_string(),
-                    line: line_no,
-                    column,
-                    message,
-                }
-            })?
+        let Some(label) = parse_line::<V>(&line, options.zero_based, &mut entries).map_err(
+            |(column, message)| LibsvmError::Syntax {
+                file: name.to_string(),
+                line: line_no,
+                column,
+                message,
+            },
+        )?
         else {
             continue;
         };
@@ -127,29 +134,33 @@ pub fn read<R: Read>(
                 file: name.to_string(),
                 line: line_no,
                 column: 1,
-                message: format!(
-                    "index {} is beyond the declared {n} features",
-                    seen - 1 + usize::from(!options.zero_based)
-                ),
+                message: beyond_declared(seen, n, options.zero_based),
             });
         }
         Some(n) => n,
         None => seen,
     };
-    let values = match options.value_type {
-        ValueType::F32 => ValueVec::F32(values.iter().map(|&v| v as f32).collect()),
-        ValueType::F64 => ValueVec::F64(values),
-    };
-    Ok(CsrMatrix::new(labels, offsets, indices, values, n_features)
-        .expect("parser output satisfies CSR invariants"))
+    Ok(
+        CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
+            .expect("parser output satisfies CSR invariants"),
+    )
+}
+
+/// The message for data with `seen` columns in a file declared to have `declared`.
+pub(super) fn beyond_declared(seen: usize, declared: usize, zero_based: bool) -> String {
+    format!(
+        "index {} is beyond the declared {declared} features",
+        seen - 1 + usize::from(!zero_based)
+    )
 }
 
 /// Parse one line into `entries` (sorted, merged, zeros dropped) and return its label, or
-/// `None` for a blank or comment-only line. Errors carry the 1-based column and a message.
-pub fn parse_line(
+/// `None` for a blank or comment-only line. Values are read as `V` (`f32` or `f64`).
+/// Errors carry the 1-based column and a message.
+pub fn parse_line<V: TextValue>(
     line: &str,
     zero_based: bool,
-    entries: &mut Vec<(u32, f64)>,
+    entries: &mut Vec<(u32, V)>,
 ) -> Result<Option<f64>, (usize, String)> {
     entries.clear();
     let content = line.split('#').next().unwrap_or("");
@@ -157,7 +168,7 @@ pub fn parse_line(
     let Some((column, label_text)) = tokens.next() else {
         return Ok(None);
     };
-    let label: f64 = parse_finite(label_text)
+    let label: f64 = parse_finite::<f64>(label_text)
         .ok_or((column, format!("label '{label_text}' is not a number")))?;
     for (column, token) in tokens {
         if token.starts_with("qid:") {
@@ -182,7 +193,7 @@ pub fn parse_line(
         };
         let index =
             u32::try_from(index).map_err(|_| (column, format!("index {raw} exceeds 2^32 − 1")))?;
-        let value = parse_finite(value_text).ok_or((
+        let value = parse_finite::<V>(value_text).ok_or((
             column + index_text.len() + 1,
             format!("value '{value_text}' is not a finite number"),
         ))?;
@@ -193,18 +204,25 @@ pub fn parse_line(
     }
     entries.dedup_by(|later, kept| {
         if later.0 == kept.0 {
-            kept.1 += later.1;
+            kept.1 = kept.1.add(later.1);
             true
         } else {
             false
         }
     });
-    entries.retain(|e| e.1 != 0.0);
+    if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
+        let id = u64::from(e.0) + u64::from(!zero_based);
+        return Err((
+            1,
+            format!("the values of index {id} sum to a non-finite number"),
+        ));
+    }
+    entries.retain(|e| e.1 != V::ZERO);
     Ok(Some(label))
 }
 
-fn parse_finite(text: &str) -> Option<f64> {
-    text.parse::<f64>().ok().filter(|v| v.is_finite())
+fn parse_finite<V: TextValue>(text: &str) -> Option<V> {
+    V::parse_str(text).filter(|v| v.is_finite())
 }
 
 /// Whitespace-separated tokens with their 1-based byte column.

@@ -2,21 +2,27 @@
 //!
 //! * [`open_examples`] — the entry point for learner inputs (dataset directory or text).
 //! * [`csr`] — rows, the [`Examples`] trait, the owned [`CsrMatrix`].
-//! * [`libsvm`] — LIBSVM / SVMlight text: the simple reference reader; [`chunk`] is the fast
-//!   chunk parser, [`convert`] streams text into a dataset, [`export`] writes it back.
+//! * [`libsvm`] — LIBSVM / SVMlight text: the format and the simple reference reader;
+//!   [`chunk`] is the fast chunk parser (numbers by [`number`]), [`stream`] runs it over a
+//!   file in parallel blocks, [`convert`] streams text into a dataset, [`export`] writes it
+//!   back.
 //! * [`shard`] — one binary CSR shard (memory-mapped, zero-copy).
-//! * [`dataset`] — a directory of shards with a manifest; [`writer`] builds one atomically.
+//! * [`dataset`] — a directory of shards with a manifest (per-column arrays in raw files,
+//!   [`columns`]); [`writer`] builds one atomically.
 
 pub mod chunk;
+pub mod columns;
 pub mod convert;
 pub mod csr;
 pub mod dataset;
 pub mod error;
 pub mod export;
 pub mod libsvm;
+pub mod number;
 pub mod shard;
 pub mod source;
 pub mod stats;
+pub mod stream;
 pub mod synth;
 pub mod writer;
 

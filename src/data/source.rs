@@ -18,7 +18,8 @@ pub enum ExampleSet {
 
 /// Open `path` for training, prediction or evaluation: a dataset directory (shards and a
 /// manifest; its rows are validated once, in parallel) or a LIBSVM text file, optionally
-/// gzip-compressed, or `-` for standard input (read into memory).
+/// gzip-compressed, or `-` for standard input (read into memory by the same chunk-parallel
+/// parser as `sparselin convert`).
 ///
 /// `options.n_features`, when given, declares the column count (e.g. a model's) and must not
 /// be below the data's. `zero_based` and `value_type` apply to text only: a dataset keeps
@@ -31,12 +32,7 @@ pub fn open_examples(path: &Path, options: ParseOptions) -> Result<ExampleSet, D
             None => examples,
         }));
     }
-    let matrix = if path == Path::new("-") {
-        libsvm::read(std::io::stdin().lock(), "<stdin>", options)?
-    } else {
-        libsvm::read_file(path, options)?
-    };
-    Ok(ExampleSet::Matrix(matrix))
+    Ok(ExampleSet::Matrix(libsvm::read_file(path, options)?))
 }
 
 impl ExampleSet {

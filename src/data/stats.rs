@@ -4,6 +4,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::dataset::Dataset;
+use super::error::DataError;
 
 /// Distribution of non-zeros per row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -51,6 +52,17 @@ pub struct ShardSummary {
     pub bytes: u64,
 }
 
+/// Column usage, from the statistics recorded at conversion.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ColumnUsage {
+    /// Columns non-zero in at least one row.
+    pub used: u64,
+    /// The column non-zero in the most rows (internal index), and in how many.
+    pub densest: (u64, u64),
+    /// Median over the used columns of the rows each is non-zero in.
+    pub median_frequency: u64,
+}
+
 /// Everything `sparselin info` prints.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DatasetSummary {
@@ -68,12 +80,15 @@ pub struct DatasetSummary {
     pub nnz_per_row: NnzDistribution,
     /// Labels.
     pub labels: LabelSummary,
+    /// Column usage, when the dataset recorded column statistics.
+    pub column_usage: Option<ColumnUsage>,
     /// Shards.
     pub shards: Vec<ShardSummary>,
 }
 
-/// Summarize `dataset` (reads the row offsets and labels of every shard, not the indices).
-pub fn summarize(dataset: &Dataset) -> DatasetSummary {
+/// Summarize `dataset` (reads the row offsets and labels of every shard, not the indices,
+/// and the column statistics files).
+pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
     let mut lengths: Vec<u64> = dataset
         .shards()
         .par_iter()
@@ -116,7 +131,25 @@ pub fn summarize(dataset: &Dataset) -> DatasetSummary {
         max: if m.rows == 0 { 0.0 } else { max },
         mean: sum / m.rows.max(1) as f64,
     };
-    DatasetSummary {
+    let column_usage = dataset.column_statistics()?.map(|stats| {
+        let mut used: Vec<u64> = stats
+            .frequencies
+            .iter()
+            .copied()
+            .filter(|&f| f > 0)
+            .collect();
+        used.sort_unstable();
+        let densest = (0u64..)
+            .zip(&stats.frequencies)
+            .max_by_key(|&(j, &f)| (f, std::cmp::Reverse(j)))
+            .map_or((0, 0), |(j, &f)| (j, f));
+        ColumnUsage {
+            used: used.len() as u64,
+            densest,
+            median_frequency: used.get(used.len() / 2).copied().unwrap_or(0),
+        }
+    });
+    Ok(DatasetSummary {
         rows: m.rows,
         columns: m.columns,
         nnz: m.nnz,
@@ -124,6 +157,7 @@ pub fn summarize(dataset: &Dataset) -> DatasetSummary {
         renumbered: m.feature_permutation.is_some(),
         nnz_per_row,
         labels,
+        column_usage,
         shards: m
             .shards
             .iter()
@@ -135,5 +169,5 @@ pub fn summarize(dataset: &Dataset) -> DatasetSummary {
                 bytes: s.bytes,
             })
             .collect(),
-    }
+    })
 }

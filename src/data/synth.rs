@@ -271,13 +271,15 @@ impl Generator {
 const BLOCK_ROWS: u64 = 2048;
 
 /// Write `rows` rows of `split` as a dataset at `dir`, and as LIBSVM text at `text` if given
-/// (both under temporary names until complete). Shard by shard: memory holds one shard.
+/// (both under temporary names until complete). Shard by shard: memory holds one shard;
+/// `progress` gets the rows written so far after each shard.
 pub fn write_split(
     generator: &Generator,
     split: Split,
     rows: u64,
     dir: &Path,
     text: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<(), DataError> {
     let spec = generator.spec();
     let mut writer = DatasetWriter::create(dir, ValueKind::F32)?;
@@ -314,6 +316,7 @@ pub fn write_split(
         if let Some(out) = text_out.as_mut() {
             out.write_rows(&blocks)?;
         }
+        progress(end);
         if end == rows {
             break;
         }
@@ -402,7 +405,19 @@ pub fn generate(
     out: &Path,
     text_prefix: Option<&Path>,
 ) -> Result<(), DataError> {
+    generate_with_progress(spec, out, text_prefix, &mut |_| {})
+}
+
+/// [`generate`], reporting the rows written so far (train, then test) to `progress` after
+/// every shard.
+pub fn generate_with_progress(
+    spec: &CorpusSpec,
+    out: &Path,
+    text_prefix: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), DataError> {
     let generator = Generator::new(spec);
+    let mut done = 0;
     for (split, rows, name) in [
         (Split::Train, spec.train_rows, "train"),
         (Split::Test, spec.test_rows, "test"),
@@ -412,7 +427,11 @@ pub fn generate(
             s.push(format!(".{name}.svm"));
             PathBuf::from(s)
         });
-        write_split(&generator, split, rows, &out.join(name), text.as_deref())?;
+        let dir = out.join(name);
+        write_split(&generator, split, rows, &dir, text.as_deref(), &mut |r| {
+            progress(done + r);
+        })?;
+        done += rows;
     }
     Ok(())
 }

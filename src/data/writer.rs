@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use sparselin_kernels::Values;
 
+use super::columns::{ColumnArray, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array};
 use super::dataset::{FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, ShardEntry};
 use super::error::DataError;
 use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
@@ -25,7 +26,7 @@ pub struct FinishOptions {
     /// Store the data as all-ones (drop the value sections). The caller asserts every stored
     /// value is 1.0 (it tracks that while writing).
     pub drop_values: bool,
-    /// Record per-column frequencies and means in the manifest.
+    /// Record per-column frequencies and means (files listed in the manifest).
     pub column_statistics: bool,
 }
 
@@ -206,18 +207,34 @@ impl DatasetWriter {
             }
         }
         let (column_frequencies, column_means) = match stats {
-            Some((freq, sums)) => {
+            Some((freq, sums)) if options.column_statistics => {
                 let order = permutation
                     .clone()
                     .unwrap_or_else(|| (0..columns as u32).collect());
                 let rows = self.rows.max(1) as f64;
-                let freq = order.iter().map(|&j| freq[j as usize]).collect();
-                let means = order.iter().map(|&j| sums[j as usize] / rows).collect();
-                (Some(freq), Some(means))
+                let freq: Vec<u64> = order.iter().map(|&j| freq[j as usize]).collect();
+                let means: Vec<f64> = order.iter().map(|&j| sums[j as usize] / rows).collect();
+                (
+                    Some(ColumnArray::File(write_array(
+                        &self.tmp,
+                        FREQUENCIES_FILE,
+                        &freq,
+                    )?)),
+                    Some(ColumnArray::File(write_array(
+                        &self.tmp, MEANS_FILE, &means,
+                    )?)),
+                )
             }
-            None => (None, None),
+            _ => (None, None),
         };
-        let keep_stats = options.column_statistics;
+        let feature_permutation = match &permutation {
+            Some(p) => Some(ColumnArray::File(write_array(
+                &self.tmp,
+                PERMUTATION_FILE,
+                p,
+            )?)),
+            None => None,
+        };
         let manifest = Manifest {
             format: FORMAT_NAME.to_string(),
             version: MANIFEST_VERSION,
@@ -226,9 +243,9 @@ impl DatasetWriter {
             nnz: self.nnz,
             value_type: self.value_kind,
             shards: std::mem::take(&mut self.shards),
-            feature_permutation: permutation,
-            column_frequencies: column_frequencies.filter(|_| keep_stats),
-            column_means: column_means.filter(|_| keep_stats),
+            feature_permutation,
+            column_frequencies,
+            column_means,
         };
         let manifest_path = self.tmp.join(MANIFEST);
         let json = serde_json::to_vec(&manifest).map_err(|e| {

@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sparselin::data::convert::{ConvertOptions, Storage, convert};
+use sparselin::data::convert::{ConvertOptions, Storage, convert_with_progress};
 use sparselin::data::libsvm::ValueType;
+use sparselin::data::stream::plain_text_len;
+
+use crate::progress::{Unit, bar};
 
 /// Stream a LIBSVM/SVMlight text file into a dataset directory (shards + manifest.json).
 #[derive(clap::Args)]
@@ -37,6 +40,9 @@ pub struct Args {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is also hidden when standard error is not a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Value precision on the command line.
@@ -72,7 +78,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..ConvertOptions::default()
     };
     let start = Instant::now();
-    let summary = convert(&args.input, &args.output, &options)?;
+    let progress = bar(plain_text_len(&args.input), Unit::Bytes, args.quiet);
+    let summary = convert_with_progress(&args.input, &args.output, &options, &mut |bytes| {
+        progress.set_position(bytes);
+    });
+    progress.finish_and_clear();
+    let summary = summary?;
     let seconds = start.elapsed().as_secs_f64();
     let mb_per_s = summary.text_bytes as f64 / 1e6 / seconds.max(1e-9);
     if args.json {

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sparselin::data::synth::{CorpusSpec, PRESETS, Task, generate};
+use sparselin::data::synth::{CorpusSpec, PRESETS, Task, generate_with_progress};
+
+use crate::progress::{Unit, bar};
 
 /// Generate a synthetic corpus (Zipf feature frequencies, L2-normalized tf-idf-like values,
 /// labels from a planted linear model with noise) as `OUT/train` and `OUT/test` dataset
@@ -44,6 +46,10 @@ pub struct Args {
     /// Override the rows per shard.
     #[arg(long)]
     rows_per_shard: Option<usize>,
+    /// No progress bar and no summary line (the bar is also hidden when standard error is
+    /// not a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Task on the command line.
@@ -80,7 +86,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     anyhow::ensure!(spec.mean_nnz >= 1.0, "--nnz must be at least 1");
     let start = Instant::now();
-    generate(&spec, &args.out, args.text.as_deref())?;
+    let progress = bar(
+        Some(spec.train_rows + spec.test_rows),
+        Unit::Rows,
+        args.quiet,
+    );
+    let result = generate_with_progress(&spec, &args.out, args.text.as_deref(), &mut |rows| {
+        progress.set_position(rows);
+    });
+    progress.finish_and_clear();
+    result?;
+    if args.quiet {
+        return Ok(());
+    }
     eprintln!(
         "{}: {} train + {} test rows, {} features, in {:.1} s",
         args.out.display(),

@@ -19,7 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let dataset = Dataset::open(&args.dir)?;
     let open_seconds = start.elapsed().as_secs_f64();
-    let s = summarize(&dataset);
+    let s = summarize(&dataset)?;
     if args.json {
         let mut json = serde_json::to_value(&s)?;
         json["open_seconds"] = open_seconds.into();
@@ -56,6 +56,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "labels     real, min {}, max {}, mean {:.4}",
             s.labels.min, s.labels.max, s.labels.mean
         ),
+    }
+    if let Some(c) = &s.column_usage {
+        println!(
+            "col usage  {} used; densest column {} in {} rows; median used column in {} rows",
+            c.used, c.densest.0, c.densest.1, c.median_frequency
+        );
     }
     println!(
         "opened in  {:.3} ms (manifest and shard headers only)",

@@ -11,6 +11,7 @@ mod input;
 mod kernels;
 mod plot;
 mod predict;
+mod progress;
 mod trace;
 mod train;
 mod train_batch;

@@ -1,0 +1,33 @@
+//! Progress bars for the long-running data commands (`convert`, `gen`), on standard error.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// What a bar counts.
+#[derive(Clone, Copy)]
+pub enum Unit {
+    /// Bytes of input text.
+    Bytes,
+    /// Rows written.
+    Rows,
+}
+
+/// A bar to `total` (a spinner when the total is unknown), hidden when `quiet` or when
+/// standard error is not a terminal (logs and pipes get no control characters).
+pub fn bar(total: Option<u64>, unit: Unit, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let template = match (total, unit) {
+        (Some(_), Unit::Bytes) => {
+            "{wide_bar} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}"
+        }
+        (None, Unit::Bytes) => "{spinner} {binary_bytes} {binary_bytes_per_sec} {elapsed}",
+        (Some(_), Unit::Rows) => "{wide_bar} {human_pos}/{human_len} rows {per_sec} eta {eta}",
+        (None, Unit::Rows) => "{spinner} {human_pos} rows {per_sec} {elapsed}",
+    };
+    let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template(template).expect("valid progress template"));
+    bar
+}

@@ -1,0 +1,221 @@
+//! The one LIBSVM text pipeline, shared by `sparselin convert` ([`convert`](super::convert))
+//! and by every learner input read from text ([`read_matrix`], behind
+//! [`libsvm::read_file`](super::libsvm::read_file) and [`open_examples`](super::open_examples)).
+//!
+//! A reader thread pulls newline-aligned blocks from the input (plain, gzip, or standard
+//! input); each block is split into pieces parsed in parallel with rayon
+//! ([`parse_chunk_into`]), and the parsed pieces are handed to a sink in input order. Block
+//! and parse buffers are recycled, so memory is a few blocks plus whatever the sink keeps.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::mpsc::{channel, sync_channel};
+
+use flate2::read::MultiGzDecoder;
+use rayon::prelude::*;
+
+use super::chunk::{ChunkRows, parse_chunk_into, split_at_newlines};
+use super::csr::CsrMatrix;
+use super::error::DataError;
+use super::libsvm::{LibsvmError, ParseOptions, ValueType, beyond_declared};
+use super::number::TextValue;
+
+/// Bytes of text read per block by default (each block is parsed in parallel).
+pub const BLOCK_BYTES: usize = 16 << 20;
+
+/// Open `input` (`-` for standard input) as a byte stream, decompressing gzip (recognized by
+/// its magic bytes).
+pub fn open_text(input: &Path) -> Result<Box<dyn Read + Send>, DataError> {
+    let mut reader: Box<dyn BufRead + Send> = if input == Path::new("-") {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        let file = File::open(input).map_err(|e| DataError::io(input, e))?;
+        Box::new(BufReader::with_capacity(1 << 20, file))
+    };
+    let gzip = reader
+        .fill_buf()
+        .map_err(|e| DataError::io(input, e))?
+        .starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(MultiGzDecoder::new(reader))
+    } else {
+        reader
+    })
+}
+
+/// Length in bytes of the text at `input` when it is known before reading: a plain
+/// (not gzip-compressed) regular file. `None` for standard input and gzip.
+pub fn plain_text_len(input: &Path) -> Option<u64> {
+    if input == Path::new("-") {
+        return None;
+    }
+    let mut file = File::open(input).ok()?;
+    let len = file.metadata().ok().filter(|m| m.is_file())?.len();
+    let mut magic = [0u8; 2];
+    let gzip = file.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
+    (!gzip).then_some(len)
+}
+
+/// What [`parse_text`] read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextSummary {
+    /// Bytes of (uncompressed) text.
+    pub bytes: u64,
+    /// Lines, including blank and comment lines.
+    pub lines: u64,
+}
+
+/// Parse the LIBSVM text at `input` (`-` for standard input; gzip recognized) in blocks of
+/// about `block_bytes`, values in precision `V`, handing every parsed piece to `sink` in input
+/// order and the text bytes read so far to `progress` after each block. A malformed line
+/// stops with `file:line:column: what is wrong`; an error from `sink` stops it too.
+pub fn parse_text<V: TextValue>(
+    input: &Path,
+    zero_based: bool,
+    block_bytes: usize,
+    progress: &mut dyn FnMut(u64),
+    mut sink: impl FnMut(&ChunkRows<V>) -> Result<(), DataError>,
+) -> Result<TextSummary, DataError> {
+    let name = if input == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        input.display().to_string()
+    };
+    let reader = open_text(input)?;
+    let pieces = rayon::current_num_threads() * 4;
+    let mut summary = TextSummary::default();
+    // Parse buffers, one per piece, reused across blocks.
+    let mut parsed: Vec<ChunkRows<V>> = Vec::new();
+    std::thread::scope(|scope| -> Result<(), DataError> {
+        let (send, receive) = sync_channel(2);
+        let (recycle, reuse) = channel::<Vec<u8>>();
+        let block_bytes = block_bytes.max(1);
+        scope.spawn(move || {
+            let fresh = || reuse.try_recv().unwrap_or_default();
+            read_blocks(reader, block_bytes, fresh, |block| send.send(block).is_ok())
+        });
+        for block in receive {
+            let block = block.map_err(|e| DataError::io(input, e))?;
+            let split = split_at_newlines(&block, pieces);
+            if parsed.len() < split.len() {
+                parsed.resize_with(split.len(), ChunkRows::default);
+            }
+            let results: Vec<_> = split
+                .par_iter()
+                .zip(parsed.par_iter_mut())
+                .map(|(piece, rows)| parse_chunk_into(piece, zero_based, rows))
+                .collect();
+            for (result, rows) in results.into_iter().zip(&parsed) {
+                result.map_err(|e| LibsvmError::Syntax {
+                    file: name.clone(),
+                    line: summary.lines + e.line,
+                    column: e.column,
+                    message: e.message,
+                })?;
+                summary.lines += rows.lines;
+                sink(rows)?;
+            }
+            summary.bytes += block.len() as u64;
+            progress(summary.bytes);
+            // Hand the block back to the reader: no fresh allocation (and page faults) per block.
+            let _ = recycle.send(block);
+        }
+        Ok(())
+    })?;
+    Ok(summary)
+}
+
+/// Read LIBSVM text into memory with [`parse_text`]: what learners get from a text input.
+/// `options.n_features`, when given, is the column count and must cover every index.
+pub fn read_matrix(input: &Path, options: ParseOptions) -> Result<CsrMatrix, DataError> {
+    match options.value_type {
+        ValueType::F32 => read_typed::<f32>(input, options),
+        ValueType::F64 => read_typed::<f64>(input, options),
+    }
+}
+
+fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMatrix, DataError> {
+    let (mut labels, mut offsets) = (Vec::new(), vec![0u64]);
+    let (mut indices, mut values) = (Vec::new(), Vec::<V>::new());
+    let mut columns = 0;
+    parse_text::<V>(
+        input,
+        options.zero_based,
+        BLOCK_BYTES,
+        &mut |_| {},
+        |rows| {
+            let base = indices.len() as u64;
+            labels.extend_from_slice(&rows.labels);
+            offsets.extend(rows.offsets[1..].iter().map(|&o| o + base));
+            indices.extend_from_slice(&rows.indices);
+            values.extend_from_slice(&rows.values);
+            columns = columns.max(rows.columns);
+            Ok(())
+        },
+    )?;
+    let n_features = check_declared(input, columns, options)?;
+    CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
+        .map_err(|e| DataError::invalid(input, format!("parser output: {e}")))
+}
+
+/// The column count of text whose largest index needs `columns`: the declared count when
+/// given (an error if it is too small), else `columns`.
+pub fn check_declared(
+    input: &Path,
+    columns: usize,
+    options: ParseOptions,
+) -> Result<usize, DataError> {
+    match options.n_features {
+        Some(n) if n < columns => Err(DataError::invalid(
+            input,
+            beyond_declared(columns, n, options.zero_based),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(columns),
+    }
+}
+
+/// Read `reader` in blocks of about `block_bytes` that end just after a newline (a line
+/// longer than a block makes a longer block), handing each to `sink` until it returns false.
+/// Block buffers come from `fresh` (recycled ones when available).
+fn read_blocks(
+    mut reader: Box<dyn Read + Send>,
+    block_bytes: usize,
+    mut fresh: impl FnMut() -> Vec<u8>,
+    mut sink: impl FnMut(std::io::Result<Vec<u8>>) -> bool,
+) {
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let mut block = fresh();
+        block.clear();
+        block.reserve(block_bytes + carry.len());
+        block.extend_from_slice(&carry);
+        carry.clear();
+        let before = block.len();
+        if let Err(e) = reader
+            .by_ref()
+            .take(block_bytes as u64)
+            .read_to_end(&mut block)
+        {
+            sink(Err(e));
+            return;
+        }
+        if block.len() == before {
+            if !block.is_empty() {
+                sink(Ok(block));
+            }
+            return;
+        }
+        match memchr::memrchr(b'\n', &block[before..]) {
+            Some(k) => {
+                carry.extend_from_slice(&block[before + k + 1..]);
+                block.truncate(before + k + 1);
+                if !sink(Ok(block)) {
+                    return;
+                }
+            }
+            None => carry = block,
+        }
+    }
+}
