@@ -2,17 +2,82 @@
 //!
 //! Weights are `AtomicU64` holding `f64` bits. Every access is a relaxed load or store, so
 //! threads racing on one weight may lose an update but never tear a value, and the program has
-//! no data race. Safe code: indexing is bounds-checked per entry (the check is a compare and a
-//! predicted branch next to a possibly cache-missing load).
+//! no data race. Each kernel is compiled once per value kind (the `Values` match is made once
+//! per row, not per entry) and checks a row's bounds once, from its largest index (found by
+//! the dispatched SIMD `max_index`), before an unchecked loop: the same contract as the
+//! plain kernels of [`crate::kernel_set`].
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::Values;
+use crate::dispatch::selected;
 
+/// The values of one row, matched once per row so that the loops are monomorphic.
+trait RowValue: Copy {
+    /// Value k of the row. Contract: k is below the row's length.
+    unsafe fn at(self, k: usize) -> f64;
+}
+
+/// A binary row: every value is 1.
+#[derive(Clone, Copy)]
+struct Ones;
+
+impl RowValue for Ones {
+    #[inline(always)]
+    unsafe fn at(self, _k: usize) -> f64 {
+        1.0
+    }
+}
+
+impl RowValue for &[f32] {
+    #[inline(always)]
+    unsafe fn at(self, k: usize) -> f64 {
+        // SAFETY: k is below the row's length (contract), which equals this slice's length
+        // (`check_row`).
+        f64::from(unsafe { *self.get_unchecked(k) })
+    }
+}
+
+impl RowValue for &[f64] {
+    #[inline(always)]
+    unsafe fn at(self, k: usize) -> f64 {
+        // SAFETY: as for `&[f32]`.
+        unsafe { *self.get_unchecked(k) }
+    }
+}
+
+/// Runs `$body` with `$v` bound to the row's values as a monomorphic [`RowValue`].
+macro_rules! per_kind {
+    ($val:expr, |$v:ident| $body:expr) => {
+        match $val {
+            Values::Ones => {
+                let $v = Ones;
+                $body
+            }
+            Values::F32(values) => {
+                let $v = values;
+                $body
+            }
+            Values::F64(values) => {
+                let $v = values;
+                $body
+            }
+        }
+    };
+}
+
+/// Panics unless `val` matches `idx` in length and every index is below `len`: after it, the
+/// unchecked loops below stay in bounds.
 #[inline]
-fn check_len(idx: &[u32], val: Values<'_>) {
+fn check_row(idx: &[u32], val: Values<'_>, len: usize) {
     if let Some(n) = val.len() {
         assert_eq!(n, idx.len(), "index and value slices differ in length");
+    }
+    if let Some(max) = selected().max_index(idx) {
+        assert!(
+            (max as usize) < len,
+            "index out of bounds: the len is {len} but the index is {max}"
+        );
     }
 }
 
@@ -21,51 +86,83 @@ fn load(a: &AtomicU64) -> f64 {
     f64::from_bits(a.load(Relaxed))
 }
 
-/// Σ_k f(idx[k])·val[k] with four independent partial sums (the loads of one row overlap
-/// instead of waiting on one another's additions).
+/// Σ_k w[idx[k]][FIELD]·val[k] with four independent partial sums (the loads of one row
+/// overlap instead of waiting on one another's additions).
+///
+/// Contract: `val` has `idx.len()` values and every index is below `w.len()`.
 #[inline(always)]
-fn sum4(idx: &[u32], val: Values<'_>, f: impl Fn(usize) -> f64) -> f64 {
-    check_len(idx, val);
+unsafe fn sum4<const W: usize, const FIELD: usize, V: RowValue>(
+    w: &[[AtomicU64; W]],
+    idx: &[u32],
+    val: V,
+) -> f64 {
+    // SAFETY (both closures): k < idx.len() = the row's length, and idx[k] < w.len()
+    // (contract).
+    let entry = |k: usize| unsafe {
+        load(&w.get_unchecked(*idx.get_unchecked(k) as usize)[FIELD]) * val.at(k)
+    };
     let mut acc = [0.0f64; 4];
-    let (chunks, tail) = idx.as_chunks::<4>();
-    for (c, chunk) in chunks.iter().enumerate() {
-        for (j, (&i, a)) in chunk.iter().zip(&mut acc).enumerate() {
-            *a += f(i as usize) * val.get(4 * c + j);
+    let quads = idx.len() / 4;
+    for c in 0..quads {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a += entry(4 * c + j);
         }
     }
-    let base = 4 * chunks.len();
-    for (j, &i) in tail.iter().enumerate() {
-        acc[j] += f(i as usize) * val.get(base + j);
+    for (j, k) in (4 * quads..idx.len()).enumerate() {
+        acc[j] += entry(k);
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
+/// w[idx[k]][f] += coef[f]·val[k] for each member f, each a relaxed load then store.
+///
+/// Contract: as for [`sum4`].
+#[inline(always)]
+unsafe fn update<const W: usize, V: RowValue>(
+    coef: [f64; W],
+    w: &[[AtomicU64; W]],
+    idx: &[u32],
+    val: V,
+) {
+    for (k, &i) in idx.iter().enumerate() {
+        // SAFETY: k < idx.len(), i < w.len() (contract).
+        let (x, cells) = unsafe { (val.at(k), w.get_unchecked(i as usize)) };
+        for (cell, c) in cells.iter().zip(coef) {
+            cell.store((load(cell) + c * x).to_bits(), Relaxed);
+        }
+    }
+}
+
+/// Views a lone weight vector as one-member entries.
+fn single(w: &[AtomicU64]) -> &[[AtomicU64; 1]] {
+    // `[T; 1]` has the layout of `T`; the conversion is the standard library's safe one.
+    w.as_chunks::<1>().0
+}
+
 /// See [`crate::sparse::dot_atomic`].
 pub(crate) fn dot(w: &[AtomicU64], idx: &[u32], val: Values<'_>) -> f64 {
-    sum4(idx, val, |i| load(&w[i]))
+    check_row(idx, val, w.len());
+    // SAFETY: `check_row` established the contract.
+    per_kind!(val, |v| unsafe { sum4::<1, 0, _>(single(w), idx, v) })
 }
 
 /// See [`crate::sparse::dot_first_atomic`].
 pub(crate) fn dot_first(vu: &[[AtomicU64; 2]], idx: &[u32], val: Values<'_>) -> f64 {
-    sum4(idx, val, |i| load(&vu[i][0]))
+    check_row(idx, val, vu.len());
+    // SAFETY: `check_row` established the contract.
+    per_kind!(val, |v| unsafe { sum4::<2, 0, _>(vu, idx, v) })
 }
 
 /// See [`crate::sparse::axpy_atomic`].
 pub(crate) fn axpy(a: f64, idx: &[u32], val: Values<'_>, w: &[AtomicU64]) {
-    check_len(idx, val);
-    for (k, &i) in idx.iter().enumerate() {
-        let cell = &w[i as usize];
-        cell.store((load(cell) + a * val.get(k)).to_bits(), Relaxed);
-    }
+    check_row(idx, val, w.len());
+    // SAFETY: `check_row` established the contract.
+    per_kind!(val, |v| unsafe { update([a], single(w), idx, v) })
 }
 
 /// See [`crate::sparse::axpy2_atomic`].
 pub(crate) fn axpy2(a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &[[AtomicU64; 2]]) {
-    check_len(idx, val);
-    for (k, &i) in idx.iter().enumerate() {
-        let x = val.get(k);
-        let [v, u] = &vu[i as usize];
-        v.store((load(v) + a * x).to_bits(), Relaxed);
-        u.store((load(u) + b * x).to_bits(), Relaxed);
-    }
+    check_row(idx, val, vu.len());
+    // SAFETY: `check_row` established the contract.
+    per_kind!(val, |v| unsafe { update([a, b], vu, idx, v) })
 }

@@ -58,26 +58,46 @@ fn out_of_range_index_panics_on_every_path() {
 }
 
 #[test]
-fn atomic_out_of_range_index_panics() {
+fn atomic_out_of_range_index_or_value_length_panics_before_any_write() {
+    let n = 37usize;
+    let vals = vec![1.5f32; 64];
+    let vals64 = vec![1.5f64; 64];
+    let half = || 0.5f64.to_bits();
+    for len in 1..=40 {
+        for pos in [0, len / 2, len - 1] {
+            for bad in [n as u32, u32::MAX] {
+                let mut idx: Vec<u32> = (0..len as u32).map(|k| k % n as u32).collect();
+                idx[pos] = bad;
+                for val in [
+                    Values::Ones,
+                    Values::F32(&vals[..len]),
+                    Values::F64(&vals64[..len]),
+                    Values::F32(&vals[..len - 1]),
+                ] {
+                    let w: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(half())).collect();
+                    let vu: Vec<[AtomicU64; 2]> = (0..n)
+                        .map(|_| [AtomicU64::new(half()), AtomicU64::new(half())])
+                        .collect();
+                    assert!(panics(|| {
+                        sparse::dot_atomic(&w, &idx, val);
+                    }));
+                    assert!(panics(|| sparse::axpy_atomic(1.0, &idx, val, &w)));
+                    assert!(panics(|| {
+                        sparse::dot_first_atomic(&vu, &idx, val);
+                    }));
+                    assert!(panics(|| sparse::axpy2_atomic(1.0, 1.0, &idx, val, &vu)));
+                    let untouched =
+                        |a: &AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed) == half();
+                    assert!(w.iter().all(untouched) && vu.iter().flatten().all(untouched));
+                }
+            }
+        }
+    }
+    let short = [0u32, 1, 2];
     let w: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
-    let vu: Vec<[AtomicU64; 2]> = (0..4)
-        .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-        .collect();
-    let idx = [0, 4];
     assert!(panics(|| {
-        sparse::dot_atomic(&w, &idx, Values::Ones);
+        sparse::dot_atomic(&w, &short, Values::F64(&[1.0, 2.0]));
     }));
-    assert!(panics(|| sparse::axpy_atomic(1.0, &idx, Values::Ones, &w)));
-    assert!(panics(|| {
-        sparse::dot_first_atomic(&vu, &idx, Values::Ones);
-    }));
-    assert!(panics(|| sparse::axpy2_atomic(
-        1.0,
-        1.0,
-        &idx,
-        Values::Ones,
-        &vu
-    )));
 }
 
 #[test]
