@@ -96,10 +96,9 @@ unsafe fn sum4<const W: usize, const FIELD: usize, V: RowValue>(
     idx: &[u32],
     val: V,
 ) -> f64 {
-    // SAFETY (both closures): k < idx.len() = the row's length, and idx[k] < w.len()
-    // (contract).
-    let entry = |k: usize| unsafe {
-        load(&w.get_unchecked(*idx.get_unchecked(k) as usize)[FIELD]) * val.at(k)
+    let entry = |k: usize| {
+        // SAFETY: k < idx.len() = the row's length, and idx[k] < w.len() (contract).
+        unsafe { load(&w.get_unchecked(*idx.get_unchecked(k) as usize)[FIELD]) * val.at(k) }
     };
     let mut acc = [0.0f64; 4];
     let quads = idx.len() / 4;
