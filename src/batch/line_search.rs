@@ -2,8 +2,6 @@
 //! bisection for the plain-BFGS baseline, and the exact search for piecewise-linear losses
 //! (J piecewise quadratic along the ray, minimized by a scan over the sorted kinks).
 
-use rayon::prelude::*;
-
 use super::objective::Ray;
 use crate::loss::Loss;
 
@@ -203,7 +201,9 @@ pub struct ExactStep {
 /// their right derivative and have no kink ahead. `None` when Φ decreases without bound (λ = 0
 /// and no kink stops it).
 ///
-/// On one process the sorted kinks are scanned left to right; across ranks
+/// On one process the crossing is bracketed among the kinks around their median until few are
+/// left ([`bracket`], O(m) expected instead of sorting all of them), and those are sorted and
+/// scanned left to right; across ranks
 /// ([`super::kink_bracket`]) the crossing is bracketed between kinks with summed slopes, which
 /// lands on the same η without gathering the kinks.
 pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
@@ -247,16 +247,16 @@ pub(super) fn kink_order(u: &(f64, usize), v: &(f64, usize)) -> std::cmp::Orderi
     u.0.total_cmp(&v.0).then(u.1.cmp(&v.1))
 }
 
-/// [`exact`] on one process: sort the kinks and scan them, A growing by (R_i − L_i)|(Xd)_i|/m
-/// at each.
+/// [`exact`] on one process: bracket the crossing, then sort the kinks left and scan them, A
+/// growing by (R_i − L_i)|(Xd)_i|/m at each.
 fn scan(
     ray: &Ray<'_>,
     target: f64,
     loss_slope: f64,
-    mut kinks: Vec<(f64, usize)>,
+    kinks: Vec<(f64, usize)>,
 ) -> Option<ExactStep> {
     let (xd, m) = (ray.xd, ray.rows);
-    let mut a = ray.lambda * ray.wd + loss_slope / m - target;
+    let a = ray.lambda * ray.wd + loss_slope / m - target;
     let h = ray.lambda * ray.dd;
     if a >= 0.0 {
         return Some(ExactStep {
@@ -264,7 +264,12 @@ fn scan(
             landed: Vec::new(),
         });
     }
-    kinks.par_sort_unstable_by(kink_order);
+    let jump = |&(_, i): &(f64, usize)| {
+        let (left, right) = slope_pair(ray, i);
+        (right - left) * xd[i].abs() / m
+    };
+    let (mut a, mut kinks) = bracket(a, h, kinks, jump);
+    kinks.sort_unstable_by(kink_order);
     let mut k = 0;
     while k < kinks.len() {
         let eta = kinks[k].0;
@@ -277,9 +282,7 @@ fn scan(
         // All kinks at exactly this η are crossed together.
         let mut end = k;
         while end < kinks.len() && kinks[end].0 == eta {
-            let i = kinks[end].1;
-            let (left, right) = slope_pair(ray, i);
-            a += (right - left) * xd[i].abs() / m;
+            a += jump(&kinks[end]);
             end += 1;
         }
         if a + h * eta >= 0.0 {
@@ -292,6 +295,38 @@ fn scan(
         eta: -a / h,
         landed: Vec::new(),
     })
+}
+
+/// Candidates left when [`bracket`] stops halving.
+const SCAN_KINKS: usize = 64;
+
+/// Narrow the kinks (unsorted) to those among which Φ'(η⁺) − target = A + Hη first reaches 0,
+/// given A at η = 0⁺: split them at their median η, keep the lower part (every kink at or below
+/// the median) when the slope just right of the median is already ≥ 0, else add the lower
+/// part's jumps to A and keep the upper part. Returns A just right of every discarded lower
+/// kink and the kinks left, to be sorted and scanned.
+fn bracket(
+    mut a: f64,
+    h: f64,
+    mut kinks: Vec<(f64, usize)>,
+    jump: impl Fn(&(f64, usize)) -> f64,
+) -> (f64, Vec<(f64, usize)>) {
+    while kinks.len() > SCAN_KINKS {
+        let middle = kinks.len() / 2;
+        let pivot = kinks.select_nth_unstable_by(middle, kink_order).1.0;
+        let (lower, upper): (Vec<_>, Vec<_>) = kinks.iter().partition(|k| k.0 <= pivot);
+        if upper.is_empty() {
+            break;
+        }
+        let after = a + lower.iter().map(&jump).sum::<f64>();
+        if after + h * pivot >= 0.0 {
+            kinks = lower;
+        } else {
+            a = after;
+            kinks = upper;
+        }
+    }
+    (a, kinks)
 }
 
 #[cfg(test)]
@@ -383,6 +418,102 @@ mod tests {
             let found = ray.eval(step.eta).0;
             assert!(found <= best + 1e-12, "case {case}: {found} vs {best}");
         }
+    }
+
+    /// The exact search as first written: every positive kink sorted, then one scan.
+    fn sorted_scan(ray: &Ray<'_>, target: f64) -> (f64, Vec<usize>) {
+        let m = ray.p.len() as f64;
+        let slopes = |i: usize| kink_slopes(ray.loss, ray.targets[i]).unwrap();
+        let mut a = ray.lambda * ray.wd - target;
+        let mut kinks = Vec::new();
+        for i in 0..ray.p.len() {
+            let ((left, right), gap) = (slopes(i), ray.targets[i] - ray.p[i]);
+            if on_kink(ray.p[i], ray.targets[i]) {
+                a += (left * ray.xd[i]).max(right * ray.xd[i]) / m;
+            } else {
+                a += if gap > 0.0 { left } else { right } * ray.xd[i] / m;
+                if ray.xd[i] != 0.0 && gap / ray.xd[i] > 0.0 {
+                    kinks.push((gap / ray.xd[i], i));
+                }
+            }
+        }
+        let h = ray.lambda * ray.dd;
+        if a >= 0.0 {
+            return (0.0, vec![]);
+        }
+        kinks.sort_by(|u, v| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1)));
+        for (k, &(eta, i)) in kinks.iter().enumerate() {
+            let first_at_eta = k == 0 || kinks[k - 1].0 != eta;
+            if first_at_eta && a + h * eta >= 0.0 {
+                return (-a / h, vec![]);
+            }
+            let (left, right) = slopes(i);
+            a += (right - left) * ray.xd[i].abs() / m;
+            let last_at_eta = kinks.get(k + 1).is_none_or(|next| next.0 != eta);
+            if last_at_eta && a + h * eta >= 0.0 {
+                let mut landed: Vec<usize> =
+                    kinks.iter().filter(|u| u.0 == eta).map(|u| u.1).collect();
+                landed.sort_unstable();
+                return (eta, landed);
+            }
+        }
+        (-a / h, vec![])
+    }
+
+    #[test]
+    fn bracketing_gives_the_step_of_a_full_sorted_scan() {
+        let mut state = 11u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let mut landings = 0;
+        for case in 0..40 {
+            let m = 200 + 97 * case;
+            let loss = if case % 2 == 0 {
+                Loss::Hinge
+            } else {
+                Loss::Absolute
+            };
+            let y: Vec<f64> = (0..m)
+                .map(|_| if next() > 0.0 { 1.0 } else { -1.0 })
+                .collect();
+            // Few distinct values, so that many kinks share an η (ties) and some rows sit on
+            // their kink.
+            let p: Vec<f64> = (0..m).map(|_| (4.0 * next()).round() / 2.0).collect();
+            let xd: Vec<f64> = (0..m).map(|_| (4.0 * next()).round() / 4.0).collect();
+            // The regularizer pulls along d (λ⟨w, d⟩ < 0), the kinks ahead push back.
+            let lambda = [1e-6, 1e-4, 1e-2][case % 3];
+            let ray = Ray {
+                p: &p,
+                xd: &xd,
+                targets: &y,
+                loss,
+                lambda,
+                rows: m as f64,
+                reducer: &Local,
+                ww: 1.0 / lambda,
+                wd: -(0.02 + 0.2 * next().abs()) / lambda,
+                dd: (0.01 + 0.05 * next().abs()) / lambda,
+            };
+            let pull = lambda * ray.wd;
+            for target in [0.0, C2 * pull] {
+                let step = exact(&ray, target).unwrap();
+                let (eta, landed) = sorted_scan(&ray, target);
+                assert!(
+                    (step.eta - eta).abs() <= 1e-9 * eta,
+                    "case {case}: {} vs {eta}",
+                    step.eta
+                );
+                let mut found = step.landed.clone();
+                found.sort_unstable();
+                assert_eq!(found, landed, "case {case}");
+                landings += usize::from(!landed.is_empty());
+            }
+        }
+        assert!(landings >= 10, "only {landings} steps landed on a kink");
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub struct Args {
     #[arg(long)]
     pub exact_direction: bool,
     /// Batch solvers: L-BFGS memory M.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
     /// Passes over the data (E·m steps). Default 5 unless --steps is given.
     #[arg(long, conflicts_with = "steps")]
