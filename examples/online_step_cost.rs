@@ -2,7 +2,9 @@
 //! (PERF.md, "Online learners"): a fixed random problem with k non-zeros per row and T steps,
 //! n from 10³ to 10⁷, the step loop timed apart from the once-only O(n) part (set-up and the
 //! final recovery of w). Prints a Markdown table; with an argument, also an SVG plot there;
-//! with a second, n stops at 10^MAX_EXPONENT (benches/run.py --quick uses 4).
+//! with a second, n stops at 10^MAX_EXPONENT (benches/run.py --quick uses 4). The
+//! O(k) learners warm up until every page of their weights has been touched (the first touch
+//! of a lazily zeroed page faults), so the table shows the steady-state step.
 //!
 //!     cargo run --release --example online_step_cost [plot.svg [MAX_EXPONENT]]
 
@@ -60,10 +62,16 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
     }
 }
 
-/// (median seconds per step over `repeats` runs of T uniformly sampled steps (after T warm-up
-/// steps), median seconds
-/// of the once-only O(n) part: set-up plus the final recovery of the weights).
-fn timings(data: &CsrMatrix, algorithm: Algorithm, repeats: usize) -> (f64, f64) {
+/// (median seconds per step over `repeats` runs of `steps` uniformly sampled steps after
+/// `warm_up` others, median seconds of the once-only O(n) part: set-up plus the final recovery
+/// of the weights).
+fn timings(
+    data: &CsrMatrix,
+    algorithm: Algorithm,
+    repeats: usize,
+    warm_up: u64,
+    steps: u64,
+) -> (f64, f64) {
     let mut per_step = Vec::new();
     let mut once = Vec::new();
     for _ in 0..repeats {
@@ -71,20 +79,20 @@ fn timings(data: &CsrMatrix, algorithm: Algorithm, repeats: usize) -> (f64, f64)
         let mut l = learner(data, algorithm);
         let setup = start.elapsed().as_secs_f64();
         let mut sampler = Sampler::new(Sampling::Uniform, data.n_rows(), 1);
-        // Steps 1..T warm up (the first touch of each page of the lazily zeroed weights
-        // faults); steps T+1..2T are timed.
+        // The warm-up steps absorb the first touch of each page of the lazily zeroed weights,
+        // which faults; the next `steps` are timed.
         let mut start = Instant::now();
-        for t in 1..=2 * T {
-            if t == T + 1 {
+        for t in 1..=warm_up + steps {
+            if t == warm_up + 1 {
                 start = Instant::now();
             }
             let i = sampler.next();
             let row = data.row(i);
             l.step(i, row, row.label, t);
         }
-        per_step.push(start.elapsed().as_secs_f64() / T as f64);
+        per_step.push(start.elapsed().as_secs_f64() / steps as f64);
         let start = Instant::now();
-        std::hint::black_box(l.snapshot(2 * T));
+        std::hint::black_box(l.snapshot(warm_up + steps));
         once.push(setup + start.elapsed().as_secs_f64());
     }
     per_step.sort_by(f64::total_cmp);
@@ -107,7 +115,7 @@ fn main() {
         Algorithm::NaiveCasgd,
     ];
     println!(
-        "k = {K}, T = {T} uniform steps timed after {T} warm-up steps, m = {M} rows, hinge; median µs per step\n"
+        "k = {K}, T = {T} uniform steps timed after max(T, 20n/(256k)) warm-up steps (baselines past n = 10^5: T·10^5/n, after as many), m = {M} rows, hinge; median µs per step\n"
     );
     print!("| n |");
     for a in algorithms {
@@ -119,19 +127,25 @@ fn main() {
     for exponent in 3..=max_exponent.clamp(3, 7) {
         let n = 10usize.pow(exponent);
         let data = problem(n);
-        let repeats = if n >= 1_000_000 { 1 } else { 3 };
+        // An O(n) step is long enough to time alone: past n = 10⁵ the baselines take
+        // T·10⁵/n steps (30 at 10⁶, 3 at 10⁷), which keeps each under a few seconds.
+        let (repeats, naive_steps) = if n >= 1_000_000 {
+            (1, (T * 100_000 / n as u64).max(3))
+        } else {
+            (3, T)
+        };
+        // Enough warm-up steps for the O(k) learners to have touched every 4 KiB page of their
+        // weights (~20 touches per page of 256 pairs), so that the timed steps see the steady
+        // state, not page faults.
+        let warm_up = T.max(20 * n as u64 / (K as u64 * 256));
         let measured: Vec<(f64, f64)> = algorithms
             .iter()
             .map(|&a| {
-                timings(
-                    &data,
-                    a,
-                    if a.name().starts_with("naive") {
-                        repeats
-                    } else {
-                        5
-                    },
-                )
+                if a.name().starts_with("naive") {
+                    timings(&data, a, repeats, naive_steps, naive_steps)
+                } else {
+                    timings(&data, a, 5, warm_up, T)
+                }
             })
             .collect();
         let per_step: Vec<f64> = measured.iter().map(|m| m.0).collect();
