@@ -2,7 +2,10 @@
 //! threads, against the kernel limit (a bare serial loop of `sparse::dot` over every row).
 //!
 //! `cargo run --release --example batch_eval -- DATA [REPEATS]` (DATA: a dataset directory or a
-//! LIBSVM file). Prints medians over REPEATS (default 5) and non-zeros per second.
+//! LIBSVM file). Prints medians over REPEATS (default 5) and non-zeros per second, and the CPU
+//! seconds the process used per evaluation (Linux: from /proc/self/stat, USER_HZ = 100): when
+//! 2 threads use no more CPU than 1 but the wall time does not halve, the second worker is
+//! waiting for a core, not doing extra work.
 
 use std::time::Instant;
 
@@ -11,6 +14,17 @@ use sparselin::data::libsvm::ParseOptions;
 use sparselin::data::{Examples, open_examples};
 use sparselin::kernels::sparse;
 use sparselin::loss::Loss;
+
+/// User + system CPU seconds of this process so far (`None` off Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may contain spaces) start with field 3 (state);
+    // utime and stime are fields 14 and 15, in ticks of USER_HZ = 100.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: f64 = fields.next()?.parse().ok()?;
+    let system: f64 = fields.next()?.parse().ok()?;
+    Some((user + system) / 100.0)
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -34,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()?;
+        let cpu_before = cpu_seconds();
         let times: Vec<f64> = (0..repeats)
             .map(|_| {
                 pool.install(|| {
@@ -46,9 +61,14 @@ fn main() -> anyhow::Result<()> {
                 })
             })
             .collect();
+        let cpu = match (cpu_before, cpu_seconds()) {
+            (Some(before), Some(after)) => format!("{:.4} s", (after - before) / repeats as f64),
+            _ => "unknown".to_string(),
+        };
         let t = median(times);
         println!(
-            "threads {threads}: evaluation {t:.4} s median of {repeats}, {:.3e} nnz/s (2 passes)",
+            "threads {threads}: evaluation {t:.4} s median of {repeats}, {:.3e} nnz/s (2 passes), \
+             CPU {cpu} per evaluation (mean)",
             2.0 * nnz / t
         );
         seconds_at.push(t);
