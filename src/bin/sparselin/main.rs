@@ -14,7 +14,6 @@ mod predict;
 mod progress;
 mod trace;
 mod train;
-mod train_batch;
 mod verify;
 
 use std::process::ExitCode;

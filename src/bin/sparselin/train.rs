@@ -1,25 +1,25 @@
 //! `sparselin train DATA --algo ... -o MODEL`: train, save the model, report.
 //!
-//! Every algorithm turns the shared [`Args`] into a [`Trained`]; adding one is a variant of
-//! [`Algo`] and one arm in [`run`]'s match.
+//! A thin layer over [`sparselin::api::Trainer`]: the flags become a trainer, a [`Progress`]
+//! monitor draws the progress bar and records the trace, and the model is saved and evaluated.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+use sparselin::api::{Learner, Monitor, Trainer, Training};
 use sparselin::batch;
 use sparselin::data::{ExampleSet, Examples};
 use sparselin::lao;
 use sparselin::loss::Loss;
 use sparselin::metrics::{self, Evaluation};
-use sparselin::model::{Model, Precision, TrainingInfo, weights_to_original};
+use sparselin::model::{Precision, weights_to_original};
 use sparselin::online::hogwild::{self, ScalarSharing};
-use sparselin::online::{self, Algorithm, EpochEnd, Observer, Sampling, Stop};
+use sparselin::online::{self, EpochEnd, Observer, Sampling};
 
 use crate::input::read_examples;
 use crate::trace::{TraceRow, write_csv, write_plot};
-use crate::train_batch::train_batch;
 
 /// The training algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -165,16 +165,26 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// What every algorithm hands back.
-pub struct Trained {
-    /// The model to save.
-    pub model: Model,
-    /// Seconds spent training (set-up and evaluation excluded).
-    pub seconds: f64,
-    /// Examples processed (steps for the online learners, rows × iterations for batch ones).
-    pub examples: u64,
-    /// Per-epoch (or per-iteration) trace, empty unless asked for.
-    pub trace: Vec<TraceRow>,
+impl Algo {
+    /// The library's learner of this name.
+    fn learner(self) -> Learner {
+        use {batch::Algorithm as B, lao::Algo as L, online::Algorithm as O};
+        match self {
+            Algo::Sgd => Learner::Online(O::Sgd),
+            Algo::Asgd => Learner::Online(O::Asgd),
+            Algo::Casgd => Learner::Online(O::Casgd),
+            Algo::NaiveSgd => Learner::Online(O::NaiveSgd),
+            Algo::NaiveAsgd => Learner::Online(O::NaiveAsgd),
+            Algo::NaiveCasgd => Learner::Online(O::NaiveCasgd),
+            Algo::Lbfgs => Learner::Batch(B::Lbfgs),
+            Algo::Sublbfgs => Learner::Batch(B::SubLbfgs),
+            Algo::Subgd => Learner::Batch(B::SubGd),
+            Algo::Bfgs => Learner::Batch(B::Bfgs),
+            Algo::Aerr => Learner::AttributeEfficient(L::Aerr),
+            Algo::Aelr => Learner::AttributeEfficient(L::Aelr),
+            Algo::Aesvr => Learner::AttributeEfficient(L::Aesvr),
+        }
+    }
 }
 
 /// Train, save, report.
@@ -184,181 +194,92 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(path) => Some(read_examples(path, Some(data.n_features()))?),
         None => None,
     };
-    let trained = match args.algo {
-        Algo::Sgd => train_online(Algorithm::Sgd, &args, &data, test.as_ref())?,
-        Algo::Asgd => train_online(Algorithm::Asgd, &args, &data, test.as_ref())?,
-        Algo::Casgd => train_online(Algorithm::Casgd, &args, &data, test.as_ref())?,
-        Algo::NaiveSgd => train_online(Algorithm::NaiveSgd, &args, &data, test.as_ref())?,
-        Algo::NaiveAsgd => train_online(Algorithm::NaiveAsgd, &args, &data, test.as_ref())?,
-        Algo::NaiveCasgd => train_online(Algorithm::NaiveCasgd, &args, &data, test.as_ref())?,
-        Algo::Lbfgs => train_batch(batch::Algorithm::Lbfgs, &args, &data)?,
-        Algo::Sublbfgs => train_batch(batch::Algorithm::SubLbfgs, &args, &data)?,
-        Algo::Subgd => train_batch(batch::Algorithm::SubGd, &args, &data)?,
-        Algo::Bfgs => train_batch(batch::Algorithm::Bfgs, &args, &data)?,
-        Algo::Aerr => train_lao(lao::Algo::Aerr, &args, &data)?,
-        Algo::Aelr => train_lao(lao::Algo::Aelr, &args, &data)?,
-        Algo::Aesvr => train_lao(lao::Algo::Aesvr, &args, &data)?,
-    };
-    report(&args, &data, test.as_ref(), &trained)
+    let trainer = trainer(&args)?;
+    let mut progress = Progress::new(&args, &data, test.as_ref());
+    let training = trainer.train_monitored(&data, &mut progress)?;
+    progress.bar.finish_and_clear();
+    report(&args, &data, test.as_ref(), &training, &progress.trace)
 }
 
-/// The online learners of `sparselin::online`.
-fn train_online(
-    algorithm: Algorithm,
-    args: &Args,
-    data: &ExampleSet,
-    test: Option<&ExampleSet>,
-) -> anyhow::Result<Trained> {
-    let stop = match (args.steps, args.epochs) {
-        (Some(t), _) => Stop::Steps(t),
-        (None, e) => Stop::Epochs(e.unwrap_or(5)),
-    };
-    let config = online::Config {
-        loss: args.loss,
-        lambda: args.lambda,
-        t0: args.t0,
-        average_start: args.average_start,
-        regularize_bias: !args.free_bias,
-        sampling: args.sampling,
-        seed: args.seed,
-        stop,
-    };
-    let total = match stop {
-        Stop::Steps(t) => t,
-        Stop::Epochs(e) => e.saturating_mul(data.n_rows() as u64),
-    };
-    let mut observer = Progress::new(args, data, test, total);
-    let parallel = matches!(
-        algorithm,
-        Algorithm::Sgd | Algorithm::Asgd | Algorithm::Casgd
-    );
-    let threads = match args.threads {
-        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        None if parallel => hogwild::available_threads(),
-        None => 1,
-    };
-    let fit = if parallel {
-        let options = hogwild::Options {
-            scalars: args.scalars,
-            ..hogwild::Options::new(threads)
-        };
-        hogwild::fit(data, algorithm, &config, &options, &mut observer)?
-    } else if threads == 1 {
-        online::fit(data, algorithm, &config, &mut observer)?
-    } else {
-        anyhow::bail!("{algorithm} runs on one thread only (--threads 1)");
-    };
-    observer.bar.finish_and_clear();
-    let output = fit.snapshot.output().clone();
-    // Models are stored in original feature ids.
-    let weights = match data.feature_permutation() {
-        Some(permutation) => weights_to_original(&output.weights, permutation),
-        None => output.weights,
-    };
-    let details = json!({
-        "t0": fit.schedule.t0,
-        "average_start": fit.schedule.average_start,
-        "sampling": args.sampling.to_string(),
-        "seed": args.seed,
-        "steps": fit.steps,
-        "threads": threads,
-        "epochs": fit.steps as f64 / data.n_rows() as f64,
-        "averaged": fit.snapshot.averaged.is_some(),
-    });
-    Ok(Trained {
-        model: Model {
-            weights,
-            bias: output.bias,
-            loss: args.loss,
-            info: TrainingInfo {
-                algorithm: algorithm.name().to_string(),
-                lambda: args.lambda,
-                regularize_bias: !args.free_bias,
-                details: details.as_object().cloned().unwrap_or_default(),
-            },
-        },
-        seconds: fit.seconds,
-        examples: fit.steps,
-        trace: observer.trace,
+/// The [`Trainer`] the flags describe: each family gets only the flags it uses (the others
+/// keep their defaults and are ignored, as the help says).
+fn trainer(args: &Args) -> anyhow::Result<Trainer> {
+    let learner = args.algo.learner();
+    let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
+    Ok(match learner {
+        Learner::Online(algorithm) => {
+            let trainer = trainer
+                .loss(args.loss)
+                .regularize_bias(!args.free_bias)
+                .average_start(args.average_start)
+                .sampling(args.sampling);
+            let trainer = match (args.steps, args.epochs) {
+                (Some(t), _) => trainer.steps(t),
+                (None, e) => trainer.epochs(e.unwrap_or(sparselin::api::DEFAULT_EPOCHS)),
+            };
+            let trainer = match args.t0 {
+                Some(t0) => trainer.t0(t0),
+                None => trainer,
+            };
+            let parallel = matches!(
+                algorithm,
+                online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
+            );
+            match args.threads {
+                Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
+                None if parallel => trainer.threads(hogwild::available_threads()),
+                None => trainer,
+            }
+            .scalar_sharing(args.scalars)
+        }
+        Learner::Batch(_) => trainer
+            .loss(args.loss)
+            .regularize_bias(!args.free_bias)
+            .max_iterations(args.max_iter)
+            .tolerance(args.tol)
+            .memory(args.memory)
+            .exact_direction(args.exact_direction),
+        Learner::AttributeEfficient(algo) => {
+            // The flags are checked here to name them; the library checks the values again.
+            anyhow::ensure!(
+                args.radius > 0.0 && args.radius.is_finite(),
+                "--radius must be positive and finite, got {}",
+                args.radius
+            );
+            let trainer = trainer
+                .attributes(usize::try_from(args.attributes).unwrap_or(usize::MAX))
+                .radius(args.radius);
+            let trainer = match args.eta {
+                Some(eta) => {
+                    anyhow::ensure!(
+                        eta > 0.0 && eta.is_finite(),
+                        "--eta must be positive and finite, got {eta}"
+                    );
+                    trainer.eta(eta)
+                }
+                None => trainer,
+            };
+            if algo != lao::Algo::Aesvr {
+                // AERR and AELR learn the squared loss whatever --loss says.
+                return Ok(trainer);
+            }
+            anyhow::ensure!(
+                matches!(args.loss, Loss::EpsilonInsensitive(_)),
+                "aesvr learns the ε-insensitive loss: pass --loss epsilon-insensitive:δ (got {})",
+                args.loss
+            );
+            anyhow::ensure!(
+                args.smoothing > 0.0 && args.smoothing.is_finite(),
+                "--smoothing must be positive and finite, got {}",
+                args.smoothing
+            );
+            trainer.loss(args.loss).smoothing(args.smoothing)
+        }
     })
 }
 
-/// The attribute-efficient learners of `sparselin::lao`: one pass, averaged iterate.
-fn train_lao(algo: lao::Algo, args: &Args, data: &ExampleSet) -> anyhow::Result<Trained> {
-    if !(args.radius > 0.0 && args.radius.is_finite()) {
-        anyhow::bail!("--radius must be positive and finite, got {}", args.radius);
-    }
-    if let Some(eta) = args.eta {
-        if !(eta > 0.0 && eta.is_finite()) {
-            anyhow::bail!("--eta must be positive and finite, got {eta}");
-        }
-    }
-    let loss = match (algo, args.loss) {
-        (lao::Algo::Aesvr, Loss::EpsilonInsensitive(delta)) => Loss::EpsilonInsensitive(delta),
-        (lao::Algo::Aesvr, other) => {
-            anyhow::bail!(
-                "aesvr learns the ε-insensitive loss: pass --loss epsilon-insensitive:δ (got {other})"
-            )
-        }
-        _ => Loss::Squared,
-    };
-    if algo == lao::Algo::Aesvr && !(args.smoothing > 0.0 && args.smoothing.is_finite()) {
-        anyhow::bail!(
-            "--smoothing must be positive and finite, got {}",
-            args.smoothing
-        );
-    }
-    let insensitivity = match loss {
-        Loss::EpsilonInsensitive(delta) => delta,
-        _ => 0.0,
-    };
-    let config = lao::LaoConfig {
-        algo,
-        k: args.attributes as usize,
-        radius: args.radius,
-        eta: args.eta,
-        svr: lao::SmoothedInsensitive {
-            smoothing: args.smoothing,
-            insensitivity,
-        },
-        seed: args.seed,
-    };
-    let start = std::time::Instant::now();
-    let fit = lao::train(data, &config);
-    let seconds = start.elapsed().as_secs_f64();
-    let weights = match data.feature_permutation() {
-        Some(permutation) => weights_to_original(&fit.weights, permutation),
-        None => fit.weights,
-    };
-    let details = json!({
-        "attributes_per_example": config.k,
-        "radius": config.radius,
-        "eta": fit.eta,
-        "smoothing": (algo == lao::Algo::Aesvr).then_some(args.smoothing),
-        "seed": args.seed,
-        "examples": fit.examples,
-        "attributes_observed": fit.attributes_observed,
-        "attributes_observed_per_example": fit.attributes_observed as f64 / fit.examples.max(1) as f64,
-    });
-    Ok(Trained {
-        model: Model {
-            weights,
-            bias: 0.0,
-            loss,
-            info: TrainingInfo {
-                algorithm: algo.to_string(),
-                lambda: 0.0,
-                regularize_bias: false,
-                details: details.as_object().cloned().unwrap_or_default(),
-            },
-        },
-        seconds,
-        examples: fit.examples,
-        trace: Vec::new(),
-    })
-}
-
-/// Progress bar and per-epoch evaluation of the online learners.
+/// The progress bar and per-epoch evaluation of the online learners, the per-iteration lines of
+/// the batch solvers, and the trace of either.
 struct Progress<'a> {
     bar: ProgressBar,
     data: &'a ExampleSet,
@@ -369,11 +290,18 @@ struct Progress<'a> {
 }
 
 impl<'a> Progress<'a> {
-    fn new(args: &'a Args, data: &'a ExampleSet, test: Option<&'a ExampleSet>, total: u64) -> Self {
-        let bar = if args.quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    fn new(args: &'a Args, data: &'a ExampleSet, test: Option<&'a ExampleSet>) -> Self {
+        let steps = match (args.steps, args.epochs) {
+            (Some(t), _) => t,
+            (None, e) => e
+                .unwrap_or(sparselin::api::DEFAULT_EPOCHS)
+                .saturating_mul(data.n_rows() as u64),
+        };
+        let bar = match args.algo.learner() {
+            Learner::Online(_) if !args.quiet => {
+                ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr())
+            }
+            _ => ProgressBar::hidden(),
         };
         bar.set_style(
             ProgressStyle::with_template(
@@ -445,6 +373,25 @@ impl Observer for Progress<'_> {
     }
 }
 
+impl Monitor for Progress<'_> {
+    fn iteration(&mut self, p: &batch::Progress) {
+        if !self.args.quiet {
+            eprintln!(
+                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {} passes",
+                p.iteration, p.objective, p.gap, p.seconds, p.passes
+            );
+        }
+        self.trace.push(TraceRow {
+            epochs: p.passes as f64,
+            steps: p.iteration as u64,
+            seconds: p.seconds,
+            train_objective: p.objective,
+            test_objective: None,
+            test_error: None,
+        });
+    }
+}
+
 /// Weights in `from`'s columns moved to `to`'s columns (datasets renumbered differently);
 /// a feature `to` has and `from` lacks gets weight 0.
 fn renumber(weights: &[f64], from: &ExampleSet, to: &ExampleSet) -> Vec<f64> {
@@ -474,7 +421,8 @@ fn report(
     args: &Args,
     data: &ExampleSet,
     test: Option<&ExampleSet>,
-    trained: &Trained,
+    trained: &Training,
+    trace: &[TraceRow],
 ) -> anyhow::Result<()> {
     let model = &trained.model;
     let precision = match args.weights {
@@ -486,7 +434,7 @@ fn report(
         model.save_readable(path)?;
     }
     if let Some(path) = &args.trace {
-        write_csv(path, &trained.trace).context("writing the trace")?;
+        write_csv(path, trace).context("writing the trace")?;
     }
     if let Some(path) = &args.plot {
         let error_name = if args.loss.is_classification() {
@@ -494,7 +442,7 @@ fn report(
         } else {
             "test RMSE"
         };
-        write_plot(path, &trained.trace, error_name)?;
+        write_plot(path, trace, error_name)?;
     }
     let evaluate = |d: &ExampleSet| {
         metrics::evaluate(

@@ -27,23 +27,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod trainer;
+
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
-use serde_json::json;
-
-use crate::batch::{self, Objective};
+use crate::batch;
 use crate::data::libsvm::ParseOptions;
 use crate::data::{CsrError, DataError, open_examples};
-use crate::lao::{self, LaoConfig, SmoothedInsensitive};
+use crate::lao;
 use crate::metrics;
-use crate::model::{ModelError, TrainingInfo, weights_to_original};
-use crate::online::{self, Sampling, Stop};
+use crate::model::ModelError;
+use crate::online;
 
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::Loss;
 pub use crate::model::{Model, Precision};
+pub use trainer::{DEFAULT_EPOCHS, Monitor, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.
 #[derive(Debug, thiserror::Error)]
@@ -166,296 +167,10 @@ impl FromStr for Learner {
     }
 }
 
-/// A learner with its settings; [`Trainer::train`] runs it. Setters that do not apply to
-/// the chosen learner make `train` fail rather than be silently ignored.
-///
-/// ```
-/// use sparselin::api::{Learner, Loss, Trainer};
-/// use sparselin::batch::Algorithm;
-///
-/// let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))
-///     .loss(Loss::Log)
-///     .lambda(1e-4)
-///     .max_iterations(200)
-///     .tolerance(1e-8);
-/// # let _ = trainer;
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct Trainer {
-    learner: Learner,
-    loss: Option<Loss>,
-    lambda: f64,
-    stop: Option<Stop>,
-    seed: u64,
-    regularize_bias: bool,
-    t0: Option<f64>,
-    sampling: Sampling,
-    max_iterations: Option<usize>,
-    tolerance: Option<f64>,
-    attributes: Option<usize>,
-    radius: Option<f64>,
-}
-
-/// Online learners without `epochs` or `steps`: this many passes.
-pub const DEFAULT_EPOCHS: u64 = 5;
-
-impl Trainer {
-    /// `learner` with the defaults: its [`Learner::default_loss`], λ = 10⁻⁴, seed 1, a
-    /// regularized bias, [`DEFAULT_EPOCHS`] passes (online), the batch solvers' own limits.
-    pub fn new(learner: Learner) -> Self {
-        Trainer {
-            learner,
-            loss: None,
-            lambda: 1e-4,
-            stop: None,
-            seed: 1,
-            regularize_bias: true,
-            t0: None,
-            sampling: Sampling::default(),
-            max_iterations: None,
-            tolerance: None,
-            attributes: None,
-            radius: None,
-        }
-    }
-
-    /// The loss ℓ (online and batch learners; AESVR takes ε from `EpsilonInsensitive(ε)`).
-    pub fn loss(mut self, loss: Loss) -> Self {
-        self.loss = Some(loss);
-        self
-    }
-
-    /// λ > 0 of the objective (online and batch learners).
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
-        self
-    }
-
-    /// Online learners: E passes' worth of steps (E·m).
-    pub fn epochs(mut self, epochs: u64) -> Self {
-        self.stop = Some(Stop::Epochs(epochs));
-        self
-    }
-
-    /// Online learners: exactly T steps.
-    pub fn steps(mut self, steps: u64) -> Self {
-        self.stop = Some(Stop::Steps(steps));
-        self
-    }
-
-    /// Seed of the sampler (online) or of the draws and order (attribute-efficient): same
-    /// seed, same data, same model, bit for bit.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Whether (λ/2)b² is in the objective (default yes). Batch solvers always regularize it.
-    pub fn regularize_bias(mut self, yes: bool) -> Self {
-        self.regularize_bias = yes;
-        self
-    }
-
-    /// Online learners: the step-size offset t₀ (default: [`online::driver::default_t0`]).
-    pub fn t0(mut self, t0: f64) -> Self {
-        self.t0 = Some(t0);
-        self
-    }
-
-    /// Online learners: the order examples are visited in.
-    pub fn sampling(mut self, sampling: Sampling) -> Self {
-        self.sampling = sampling;
-        self
-    }
-
-    /// Batch learners: the iteration limit.
-    pub fn max_iterations(mut self, iterations: usize) -> Self {
-        self.max_iterations = Some(iterations);
-        self
-    }
-
-    /// Batch learners: stop once the relative suboptimality certificate is below `tol`.
-    pub fn tolerance(mut self, tol: f64) -> Self {
-        self.tolerance = Some(tol);
-        self
-    }
-
-    /// Attribute-efficient learners: k ≥ 1 attributes read per example (default 1).
-    pub fn attributes(mut self, k: usize) -> Self {
-        self.attributes = Some(k);
-        self
-    }
-
-    /// Attribute-efficient learners: the radius B > 0 of the weight ball (default 1).
-    pub fn radius(mut self, radius: f64) -> Self {
-        self.radius = Some(radius);
-        self
-    }
-
-    /// The learner this trainer runs.
-    pub fn learner(&self) -> Learner {
-        self.learner
-    }
-
-    /// Train on `data`. The model's weights are in original feature ids (a renumbered
-    /// dataset's permutation is undone), ready for [`Model::save`] and [`predict`].
-    pub fn train(&self, data: &ExampleSet) -> Result<Model, Error> {
-        let loss = self.loss.unwrap_or(self.learner.default_loss());
-        let unused = |what: &str| {
-            Err(Error::Config(format!(
-                "{what} does not apply to {} (a{} learner)",
-                self.learner,
-                match self.learner {
-                    Learner::Online(_) => "n online",
-                    Learner::Batch(_) => " batch",
-                    Learner::AttributeEfficient(_) => "n attribute-efficient",
-                }
-            )))
-        };
-        let online_only = self.stop.is_some() || self.t0.is_some();
-        let batch_only = self.max_iterations.is_some() || self.tolerance.is_some();
-        let lao_only = self.attributes.is_some() || self.radius.is_some();
-        let (weights, bias, details) = match self.learner {
-            Learner::Online(_) if batch_only => return unused("max_iterations/tolerance"),
-            Learner::Online(_) if lao_only => return unused("attributes/radius"),
-            Learner::Online(algorithm) => self.train_online(algorithm, loss, data)?,
-            Learner::Batch(_) if online_only => return unused("epochs/steps/t0"),
-            Learner::Batch(_) if lao_only => return unused("attributes/radius"),
-            Learner::Batch(_) if !self.regularize_bias => return unused("a free bias"),
-            Learner::Batch(algorithm) => self.train_batch(algorithm, loss, data)?,
-            Learner::AttributeEfficient(_) if online_only => return unused("epochs/steps/t0"),
-            Learner::AttributeEfficient(_) if batch_only => {
-                return unused("max_iterations/tolerance");
-            }
-            Learner::AttributeEfficient(algo) => self.train_lao(algo, loss, data)?,
-        };
-        let weights = match data.feature_permutation() {
-            Some(permutation) => weights_to_original(&weights, permutation),
-            None => weights,
-        };
-        Ok(Model {
-            weights,
-            bias,
-            loss,
-            info: TrainingInfo {
-                algorithm: self.learner.to_string(),
-                lambda: self.lambda,
-                regularize_bias: self.regularize_bias,
-                details: details.as_object().cloned().unwrap_or_default(),
-            },
-        })
-    }
-
-    fn train_online(
-        &self,
-        algorithm: online::Algorithm,
-        loss: Loss,
-        data: &ExampleSet,
-    ) -> Result<(Vec<f64>, f64, serde_json::Value), Error> {
-        let config = online::Config {
-            loss,
-            lambda: self.lambda,
-            t0: self.t0,
-            average_start: 1,
-            regularize_bias: self.regularize_bias,
-            sampling: self.sampling,
-            seed: self.seed,
-            stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
-        };
-        let fit = online::fit(data, algorithm, &config, &mut ())?;
-        let details = json!({
-            "t0": fit.schedule.t0,
-            "average_start": fit.schedule.average_start,
-            "sampling": self.sampling.to_string(),
-            "seed": self.seed,
-            "steps": fit.steps,
-        });
-        let output = fit.snapshot.output();
-        Ok((output.weights.clone(), output.bias, details))
-    }
-
-    fn train_batch(
-        &self,
-        algorithm: batch::Algorithm,
-        loss: Loss,
-        data: &ExampleSet,
-    ) -> Result<(Vec<f64>, f64, serde_json::Value), Error> {
-        let defaults = batch::Options::default();
-        let options = batch::Options {
-            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
-            tol: self.tolerance.unwrap_or(defaults.tol),
-            ..defaults
-        };
-        let objective = Objective::new(data, loss, self.lambda, true);
-        let solution = batch::solve(algorithm, &objective, &options, &mut |_| {})?;
-        let n = data.n_features();
-        let details = json!({
-            "iterations": solution.iterations,
-            "stop": solution.stop,
-            "objective": solution.objective,
-            "tol": options.tol,
-        });
-        Ok((solution.w[..n].to_vec(), solution.w[n], details))
-    }
-
-    fn train_lao(
-        &self,
-        algo: lao::Algo,
-        loss: Loss,
-        data: &ExampleSet,
-    ) -> Result<(Vec<f64>, f64, serde_json::Value), Error> {
-        let insensitivity = match (algo, loss) {
-            (lao::Algo::Aesvr, Loss::EpsilonInsensitive(eps)) => eps,
-            (lao::Algo::Aerr | lao::Algo::Aelr, Loss::Squared) => 0.0,
-            _ => {
-                return Err(Error::Config(format!(
-                    "{algo} learns with {} loss, not {loss}",
-                    Learner::AttributeEfficient(algo).default_loss()
-                )));
-            }
-        };
-        let (k, radius) = (self.attributes.unwrap_or(1), self.radius.unwrap_or(1.0));
-        if k == 0 || k > data.n_features() {
-            return Err(Error::Config(format!(
-                "{algo} reads k attributes per example: k = {k} is not within 1..={}",
-                data.n_features()
-            )));
-        }
-        if !(radius > 0.0 && radius.is_finite()) {
-            return Err(Error::Config(format!(
-                "the radius B must be positive, got {radius}"
-            )));
-        }
-        if data.n_rows() == 0 {
-            return Err(online::ConfigError::NoRows.into());
-        }
-        let config = LaoConfig {
-            algo,
-            k,
-            radius,
-            eta: None,
-            svr: SmoothedInsensitive {
-                smoothing: 1.0,
-                insensitivity,
-            },
-            seed: self.seed,
-        };
-        let fit = lao::train(data, &config);
-        let details = json!({
-            "k": k,
-            "radius": radius,
-            "eta": fit.eta,
-            "seed": self.seed,
-            "attributes_observed": fit.attributes_observed,
-        });
-        Ok((fit.weights, 0.0, details))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Examples;
+    use crate::online::{Sampling, Stop};
 
     /// A separable toy: label = sign of feature 0 minus feature 1, plus noise features.
     fn toy(m: usize) -> ExampleSet {
@@ -537,6 +252,41 @@ mod tests {
         assert!(err(Trainer::new("aerr".parse().unwrap()).attributes(8)).contains("1..=7"));
         assert!(err(Trainer::new(Learner::ASGD).lambda(-1.0)).contains("lambda"));
         assert!("nope".parse::<Learner>().unwrap_err().contains("aesvr"));
+        assert!(err(Trainer::new("aerr".parse().unwrap()).smoothing(0.5)).contains("smoothing"));
+        assert!(err(Trainer::new("naive-asgd".parse().unwrap()).threads(2)).contains("one thread"));
+        assert!(err(Trainer::new("lbfgs".parse().unwrap()).threads(1)).contains("threads"));
+        assert!(err(Trainer::new(Learner::ASGD).memory(3)).contains("memory"));
+    }
+
+    /// Counts the batch iterations it is shown.
+    struct Iterations(u64);
+
+    impl online::Observer for Iterations {}
+
+    impl Monitor for Iterations {
+        fn iteration(&mut self, _: &batch::Progress) {
+            self.0 += 1;
+        }
+    }
+
+    #[test]
+    fn monitors_see_every_batch_iteration_and_one_hogwild_thread_is_the_plain_learner() {
+        let data = toy(150);
+        let mut seen = Iterations(0);
+        let trainer = Trainer::new("sublbfgs".parse().unwrap()).max_iterations(7);
+        let run = trainer.train_monitored(&data, &mut seen).unwrap();
+        let iterations = run.model.info.details["iterations"].as_u64().unwrap();
+        assert!(
+            iterations >= 1 && seen.0 >= iterations,
+            "{} of {iterations}",
+            seen.0
+        );
+        assert!(run.examples >= 150 && run.seconds >= 0.0);
+        assert_eq!(run.model, trainer.train(&data).unwrap());
+
+        let plain = Trainer::new(Learner::ASGD).seed(3).epochs(2);
+        let one_thread = plain.clone().threads(1).train(&data).unwrap();
+        assert_eq!(plain.train(&data).unwrap(), one_thread);
     }
 
     #[test]

@@ -1,0 +1,485 @@
+//! [`Trainer`]: one learner of any family with its settings, run on a dataset; what the
+//! `sparselin train` command line and the C ABI build their models with.
+
+use serde_json::json;
+
+use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
+use crate::batch::{self, Objective};
+use crate::lao::{self, LaoConfig, SmoothedInsensitive};
+use crate::model::{TrainingInfo, weights_to_original};
+use crate::online::hogwild::{self, ScalarSharing};
+use crate::online::{self, Sampling, Stop};
+
+/// A learner with its settings; [`Trainer::train`] runs it. Setters that do not apply to
+/// the chosen learner make `train` fail rather than be silently ignored.
+///
+/// ```
+/// use sparselin::api::{Learner, Loss, Trainer};
+/// use sparselin::batch::Algorithm;
+///
+/// let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))
+///     .loss(Loss::Log)
+///     .lambda(1e-4)
+///     .max_iterations(200)
+///     .tolerance(1e-8);
+/// # let _ = trainer;
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trainer {
+    learner: Learner,
+    loss: Option<Loss>,
+    lambda: f64,
+    stop: Option<Stop>,
+    seed: u64,
+    regularize_bias: bool,
+    t0: Option<f64>,
+    average_start: Option<u64>,
+    sampling: Sampling,
+    threads: Option<usize>,
+    scalars: Option<ScalarSharing>,
+    max_iterations: Option<usize>,
+    tolerance: Option<f64>,
+    memory: Option<usize>,
+    exact_direction: bool,
+    attributes: Option<usize>,
+    radius: Option<f64>,
+    eta: Option<f64>,
+    smoothing: Option<f64>,
+}
+
+/// Online learners without `epochs` or `steps`: this many passes.
+pub const DEFAULT_EPOCHS: u64 = 5;
+
+/// What a caller sees of a training run as it happens: the online learners' progress and
+/// epoch ends (the [`online::Observer`] part) and every batch solver iteration. `()` watches
+/// nothing.
+pub trait Monitor: online::Observer {
+    /// After each iteration of a batch solver.
+    fn iteration(&mut self, _progress: &batch::Progress) {}
+}
+
+impl Monitor for () {}
+
+/// A finished run: the model and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Training {
+    /// The model, in original feature ids.
+    pub model: Model,
+    /// Seconds of training (loading, set-up and observers excluded where the learner times
+    /// itself; batch solvers: the whole solve).
+    pub seconds: f64,
+    /// Examples processed: steps (online), rows × passes over the data (batch), examples
+    /// (attribute-efficient).
+    pub examples: u64,
+}
+
+impl Trainer {
+    /// `learner` with the defaults: its [`Learner::default_loss`], λ = 10⁻⁴, seed 1, a
+    /// regularized bias, [`DEFAULT_EPOCHS`] passes (online), the batch solvers' own limits.
+    pub fn new(learner: Learner) -> Self {
+        Trainer {
+            learner,
+            loss: None,
+            lambda: 1e-4,
+            stop: None,
+            seed: 1,
+            regularize_bias: true,
+            t0: None,
+            average_start: None,
+            sampling: Sampling::default(),
+            threads: None,
+            scalars: None,
+            max_iterations: None,
+            tolerance: None,
+            memory: None,
+            exact_direction: false,
+            attributes: None,
+            radius: None,
+            eta: None,
+            smoothing: None,
+        }
+    }
+
+    /// The loss ℓ (online and batch learners; AESVR takes ε from `EpsilonInsensitive(ε)`).
+    pub fn loss(mut self, loss: Loss) -> Self {
+        self.loss = Some(loss);
+        self
+    }
+
+    /// λ > 0 of the objective (online and batch learners).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+
+    /// Online learners: E passes' worth of steps (E·m).
+    pub fn epochs(mut self, epochs: u64) -> Self {
+        self.stop = Some(Stop::Epochs(epochs));
+        self
+    }
+
+    /// Online learners: exactly T steps.
+    pub fn steps(mut self, steps: u64) -> Self {
+        self.stop = Some(Stop::Steps(steps));
+        self
+    }
+
+    /// Seed of the sampler (online) or of the draws and order (attribute-efficient): same
+    /// seed, same data, same model, bit for bit.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Whether (λ/2)b² is in the objective (default yes). Batch solvers always regularize it.
+    pub fn regularize_bias(mut self, yes: bool) -> Self {
+        self.regularize_bias = yes;
+        self
+    }
+
+    /// Online learners: the step-size offset t₀ (default: [`online::driver::default_t0`]).
+    pub fn t0(mut self, t0: f64) -> Self {
+        self.t0 = Some(t0);
+        self
+    }
+
+    /// Averaged online learners: the first step t_a in the average (default 1).
+    pub fn average_start(mut self, step: u64) -> Self {
+        self.average_start = Some(step);
+        self
+    }
+
+    /// Online learners: the order examples are visited in.
+    pub fn sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+
+    /// SGD, ASGD and CASGD: run on this many lock-free Hogwild workers
+    /// ([`online::hogwild`]); 1 is the single-threaded learner, bit for bit. Without it they
+    /// run single-threaded; the O(n) baselines run on one thread only.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Hogwild workers (see [`Trainer::threads`]): how the per-step scalars are shared.
+    pub fn scalar_sharing(mut self, sharing: ScalarSharing) -> Self {
+        self.scalars = Some(sharing);
+        self
+    }
+
+    /// Batch learners: the iteration limit.
+    pub fn max_iterations(mut self, iterations: usize) -> Self {
+        self.max_iterations = Some(iterations);
+        self
+    }
+
+    /// Batch learners: stop once the relative suboptimality certificate is below `tol`.
+    pub fn tolerance(mut self, tol: f64) -> Self {
+        self.tolerance = Some(tol);
+        self
+    }
+
+    /// Batch learners: the L-BFGS memory M (default 10).
+    pub fn memory(mut self, memory: usize) -> Self {
+        self.memory = Some(memory);
+        self
+    }
+
+    /// subLBFGS: continue direction finding past the first descent direction (MATH.md §7's
+    /// ε rule) instead of stopping at it.
+    pub fn exact_direction(mut self, yes: bool) -> Self {
+        self.exact_direction = yes;
+        self
+    }
+
+    /// Attribute-efficient learners: k ≥ 1 attributes read per example (default 1).
+    pub fn attributes(mut self, k: usize) -> Self {
+        self.attributes = Some(k);
+        self
+    }
+
+    /// Attribute-efficient learners: the radius B > 0 of the weight ball (default 1).
+    pub fn radius(mut self, radius: f64) -> Self {
+        self.radius = Some(radius);
+        self
+    }
+
+    /// Attribute-efficient learners: the step size η > 0 (default: the theorems' step).
+    pub fn eta(mut self, eta: f64) -> Self {
+        self.eta = Some(eta);
+        self
+    }
+
+    /// AESVR: the width δ > 0 of the erf smoothing of the ε-insensitive loss (default 1).
+    pub fn smoothing(mut self, width: f64) -> Self {
+        self.smoothing = Some(width);
+        self
+    }
+
+    /// The learner this trainer runs.
+    pub fn learner(&self) -> Learner {
+        self.learner
+    }
+
+    /// Train on `data`. The model's weights are in original feature ids (a renumbered
+    /// dataset's permutation is undone), ready for [`Model::save`] and [`super::predict`].
+    pub fn train(&self, data: &ExampleSet) -> Result<Model, Error> {
+        Ok(self.train_monitored(data, &mut ())?.model)
+    }
+
+    /// [`Trainer::train`], reporting progress to `monitor` as it goes, and timed.
+    pub fn train_monitored<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        monitor: &mut M,
+    ) -> Result<Training, Error> {
+        self.refuse_settings_that_do_not_apply()?;
+        let loss = self.loss.unwrap_or(self.learner.default_loss());
+        let (run, details) = match self.learner {
+            Learner::Online(algorithm) => self.train_online(algorithm, loss, data, monitor)?,
+            Learner::Batch(algorithm) => self.train_batch(algorithm, loss, data, monitor)?,
+            Learner::AttributeEfficient(algo) => self.train_lao(algo, loss, data)?,
+        };
+        let weights = match data.feature_permutation() {
+            Some(permutation) => weights_to_original(&run.weights, permutation),
+            None => run.weights,
+        };
+        // The attribute-efficient learners have neither λ nor a bias.
+        let lao = matches!(self.learner, Learner::AttributeEfficient(_));
+        let model = Model {
+            weights,
+            bias: run.bias,
+            loss,
+            info: TrainingInfo {
+                algorithm: self.learner.to_string(),
+                lambda: if lao { 0.0 } else { self.lambda },
+                regularize_bias: self.regularize_bias && !lao,
+                details: details.as_object().cloned().unwrap_or_default(),
+            },
+        };
+        Ok(Training {
+            model,
+            seconds: run.seconds,
+            examples: run.examples,
+        })
+    }
+
+    /// An error naming the first setting that the chosen learner does not use.
+    fn refuse_settings_that_do_not_apply(&self) -> Result<(), Error> {
+        let (online, batch, lao, family) = match self.learner {
+            Learner::Online(_) => (true, false, false, "n online"),
+            Learner::Batch(_) => (false, true, false, " batch"),
+            Learner::AttributeEfficient(_) => (false, false, true, "n attribute-efficient"),
+        };
+        let aesvr = self.learner == Learner::AttributeEfficient(lao::Algo::Aesvr);
+        // (setting, whether it is set, whether this learner uses it)
+        let settings = [
+            ("epochs/steps", self.stop.is_some(), online),
+            ("t0", self.t0.is_some(), online),
+            ("average_start", self.average_start.is_some(), online),
+            ("threads", self.threads.is_some(), online),
+            ("scalar_sharing", self.scalars.is_some(), online),
+            // Batch solvers always regularize the bias; attribute-efficient ones have none.
+            ("a free bias", !self.regularize_bias, online),
+            ("max_iterations", self.max_iterations.is_some(), batch),
+            ("tolerance", self.tolerance.is_some(), batch),
+            ("memory", self.memory.is_some(), batch),
+            ("exact_direction", self.exact_direction, batch),
+            ("attributes", self.attributes.is_some(), lao),
+            ("radius", self.radius.is_some(), lao),
+            ("eta", self.eta.is_some(), lao),
+            ("smoothing", self.smoothing.is_some(), aesvr),
+        ];
+        match settings.iter().find(|(_, set, used)| *set && !*used) {
+            Some((what, _, _)) => Err(Error::Config(format!(
+                "{what} does not apply to {} (a{family} learner)",
+                self.learner
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn train_online<M: Monitor>(
+        &self,
+        algorithm: online::Algorithm,
+        loss: Loss,
+        data: &ExampleSet,
+        monitor: &mut M,
+    ) -> Result<(Run, serde_json::Value), Error> {
+        let config = online::Config {
+            loss,
+            lambda: self.lambda,
+            t0: self.t0,
+            average_start: self.average_start.unwrap_or(1),
+            regularize_bias: self.regularize_bias,
+            sampling: self.sampling,
+            seed: self.seed,
+            stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
+        };
+        let parallel = matches!(
+            algorithm,
+            online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
+        );
+        let fit = match self.threads {
+            Some(0) => return Err(Error::Config("threads must be at least 1".into())),
+            Some(threads) if parallel => {
+                let options = hogwild::Options {
+                    scalars: self.scalars.unwrap_or_default(),
+                    ..hogwild::Options::new(threads)
+                };
+                hogwild::fit(data, algorithm, &config, &options, monitor)?
+            }
+            Some(threads) if threads > 1 => {
+                return Err(Error::Config(format!(
+                    "{algorithm} runs on one thread only (threads = 1)"
+                )));
+            }
+            _ => online::fit(data, algorithm, &config, monitor)?,
+        };
+        let details = json!({
+            "t0": fit.schedule.t0,
+            "average_start": fit.schedule.average_start,
+            "sampling": self.sampling.to_string(),
+            "seed": self.seed,
+            "steps": fit.steps,
+            "threads": self.threads.unwrap_or(1),
+            "epochs": fit.steps as f64 / data.n_rows() as f64,
+            "averaged": fit.snapshot.averaged.is_some(),
+        });
+        let output = fit.snapshot.output();
+        let run = Run {
+            weights: output.weights.clone(),
+            bias: output.bias,
+            seconds: fit.seconds,
+            examples: fit.steps,
+        };
+        Ok((run, details))
+    }
+
+    fn train_batch<M: Monitor>(
+        &self,
+        algorithm: batch::Algorithm,
+        loss: Loss,
+        data: &ExampleSet,
+        monitor: &mut M,
+    ) -> Result<(Run, serde_json::Value), Error> {
+        let defaults = batch::Options::default();
+        let options = batch::Options {
+            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
+            tol: self.tolerance.unwrap_or(defaults.tol),
+            memory: self.memory.unwrap_or(defaults.memory),
+            first_descent: !self.exact_direction,
+            ..defaults
+        };
+        let objective = Objective::new(data, loss, self.lambda, true);
+        let mut passes = 0;
+        let started = std::time::Instant::now();
+        let solution = batch::solve(algorithm, &objective, &options, &mut |p| {
+            passes = p.passes;
+            monitor.iteration(p);
+        })?;
+        let seconds = started.elapsed().as_secs_f64();
+        let n = data.n_features();
+        let details = json!({
+            "iterations": solution.iterations,
+            "stop": solution.stop,
+            "objective": solution.objective,
+            "passes": passes,
+            "memory": options.memory,
+            "tol": options.tol,
+            "first_descent": options.first_descent,
+        });
+        let run = Run {
+            weights: solution.w[..n].to_vec(),
+            bias: solution.w[n],
+            seconds,
+            examples: passes.saturating_mul(data.n_rows() as u64),
+        };
+        Ok((run, details))
+    }
+
+    fn train_lao(
+        &self,
+        algo: lao::Algo,
+        loss: Loss,
+        data: &ExampleSet,
+    ) -> Result<(Run, serde_json::Value), Error> {
+        let insensitivity = match (algo, loss) {
+            (lao::Algo::Aesvr, Loss::EpsilonInsensitive(eps)) => eps,
+            (lao::Algo::Aerr | lao::Algo::Aelr, Loss::Squared) => 0.0,
+            _ => {
+                return Err(Error::Config(format!(
+                    "{algo} learns with {} loss, not {loss}",
+                    Learner::AttributeEfficient(algo).default_loss()
+                )));
+            }
+        };
+        let (k, radius) = (self.attributes.unwrap_or(1), self.radius.unwrap_or(1.0));
+        if k == 0 || k > data.n_features() {
+            return Err(Error::Config(format!(
+                "{algo} reads k attributes per example: k = {k} is not within 1..={}",
+                data.n_features()
+            )));
+        }
+        let positive = |name: &str, value: f64| {
+            if value > 0.0 && value.is_finite() {
+                Ok(())
+            } else {
+                Err(Error::Config(format!(
+                    "{name} must be positive and finite, got {value}"
+                )))
+            }
+        };
+        positive("the radius B", radius)?;
+        if let Some(eta) = self.eta {
+            positive("the step size η", eta)?;
+        }
+        let smoothing = self.smoothing.unwrap_or(1.0);
+        positive("the smoothing width δ", smoothing)?;
+        if data.n_rows() == 0 {
+            return Err(online::ConfigError::NoRows.into());
+        }
+        let config = LaoConfig {
+            algo,
+            k,
+            radius,
+            eta: self.eta,
+            svr: SmoothedInsensitive {
+                smoothing,
+                insensitivity,
+            },
+            seed: self.seed,
+        };
+        let started = std::time::Instant::now();
+        let fit = lao::train(data, &config);
+        let seconds = started.elapsed().as_secs_f64();
+        let details = json!({
+            "attributes_per_example": k,
+            "radius": radius,
+            "eta": fit.eta,
+            "smoothing": (algo == lao::Algo::Aesvr).then_some(smoothing),
+            "seed": self.seed,
+            "examples": fit.examples,
+            "attributes_observed": fit.attributes_observed,
+            "attributes_observed_per_example":
+                fit.attributes_observed as f64 / fit.examples.max(1) as f64,
+        });
+        let run = Run {
+            weights: fit.weights,
+            bias: 0.0,
+            seconds,
+            examples: fit.examples,
+        };
+        Ok((run, details))
+    }
+}
+
+/// What one family's run hands back before the weights are mapped to original ids.
+struct Run {
+    weights: Vec<f64>,
+    bias: f64,
+    seconds: f64,
+    examples: u64,
+}
