@@ -181,7 +181,7 @@ impl Trainer {
         self
     }
 
-    /// Batch learners: the L-BFGS memory M (default 10).
+    /// Batch learners: the L-BFGS memory M (default [`batch::DEFAULT_MEMORY`]).
     pub fn memory(mut self, memory: usize) -> Self {
         self.memory = Some(memory);
         self
