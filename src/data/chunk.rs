@@ -176,7 +176,7 @@ fn parse_one<V: TextValue>(
         if pos == content.len() {
             break;
         }
-        if content[pos..].starts_with(b"qid:") {
+        if content[pos] == b'q' && content[pos..].starts_with(b"qid:") {
             pos = token_end(content, pos);
             continue;
         }

@@ -33,73 +33,103 @@ struct Decimal {
     used: usize,
 }
 
+/// The value of the eight ASCII digits at `bytes[p..p + 8]`, if there are eight digits
+/// there (SWAR: one load, a digit test and three multiplications instead of eight steps).
+#[inline]
+fn eight_digits(bytes: &[u8], p: usize) -> Option<u64> {
+    let chunk: [u8; 8] = bytes.get(p..p + 8)?.try_into().ok()?;
+    let v = u64::from_le_bytes(chunk);
+    let all_digits = (v & 0xF0F0_F0F0_F0F0_F0F0)
+        | ((v.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+        == 0x3333_3333_3333_3333;
+    if !all_digits {
+        return None;
+    }
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    let v = v.wrapping_sub(0x3030_3030_3030_3030);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let v = (v & MASK)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((v >> 16) & MASK).wrapping_mul(MUL2));
+    Some(v >> 32)
+}
+
+/// Append the digits at `bytes[p..]` to `mantissa` (wrapping: the caller bounds the count);
+/// returns the position after them.
+#[inline]
+fn digits(bytes: &[u8], mut p: usize, mantissa: &mut u64) -> usize {
+    while let Some(eight) = eight_digits(bytes, p) {
+        *mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight);
+        p += 8;
+    }
+    while let Some(&b) = bytes.get(p) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
+        p += 1;
+    }
+    p
+}
+
+/// Position of the first byte at or after `p` that is not `b'0'`.
+#[inline]
+fn skip_zeros(bytes: &[u8], mut p: usize) -> usize {
+    while bytes.get(p) == Some(&b'0') {
+        p += 1;
+    }
+    p
+}
+
 /// Read `[+-]digits[.digits][(e|E)[+-]digits]` at the start of `bytes`, with at least one
 /// mantissa digit. `None` when the text is anything else or has more than 19 significant
 /// digits or a long exponent (the caller then uses the general parser, which also decides
 /// whether the text is a number at all).
 #[inline]
 fn scan_decimal(bytes: &[u8]) -> Option<Decimal> {
-    let mut p = 0;
-    let negative = match bytes.first() {
-        Some(b'-') => {
-            p = 1;
-            true
-        }
-        Some(b'+') => {
-            p = 1;
-            false
-        }
-        _ => false,
-    };
-    let (mut mantissa, mut significant, mut digits) = (0u64, 0u32, 0u32);
-    let mut exponent = 0i32;
-    while let Some(&b) = bytes.get(p) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        significant += u32::from(mantissa != 0 || d != 0);
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-        digits += 1;
-        p += 1;
-    }
+    let negative = bytes.first() == Some(&b'-');
+    let start = usize::from(matches!(bytes.first(), Some(b'-' | b'+')));
+    // Leading zeros carry no significant digit; skip them before counting.
+    let mut p = skip_zeros(bytes, start);
+    let mut any_digit = p > start;
+    let mut mantissa = 0u64;
+    let int_start = p;
+    p = digits(bytes, p, &mut mantissa);
+    let int_digits = p - int_start;
+    any_digit |= int_digits > 0;
+    let (mut significant, mut exponent) = (int_digits, 0i64);
     if bytes.get(p) == Some(&b'.') {
         p += 1;
-        while let Some(&b) = bytes.get(p) {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            significant += u32::from(mantissa != 0 || d != 0);
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-            digits += 1;
-            exponent = exponent.saturating_sub(1);
-            p += 1;
+        if int_digits == 0 {
+            let zeros = p;
+            p = skip_zeros(bytes, p);
+            exponent -= (p - zeros) as i64;
+            any_digit |= p > zeros;
         }
+        let frac_start = p;
+        p = digits(bytes, p, &mut mantissa);
+        let frac_digits = p - frac_start;
+        any_digit |= frac_digits > 0;
+        significant += frac_digits;
+        exponent -= frac_digits as i64;
     }
-    if digits == 0 || significant > 19 {
+    if !any_digit || significant > 19 {
         return None;
     }
     if let Some(b'e' | b'E') = bytes.get(p) {
         p += 1;
-        let negative_exponent = match bytes.get(p) {
-            Some(b'-') => {
-                p += 1;
-                true
-            }
-            Some(b'+') => {
-                p += 1;
-                false
-            }
-            _ => false,
-        };
-        let (mut e, start) = (0i32, p);
+        let negative_exponent = bytes.get(p) == Some(&b'-');
+        p += usize::from(matches!(bytes.get(p), Some(b'-' | b'+')));
+        let (mut e, start) = (0i64, p);
         while let Some(&b) = bytes.get(p) {
             let d = b.wrapping_sub(b'0');
             if d > 9 || p - start == 4 {
                 break;
             }
-            e = e * 10 + i32::from(d);
+            e = e * 10 + i64::from(d);
             p += 1;
         }
         if p == start || bytes.get(p).is_some_and(u8::is_ascii_digit) {
@@ -110,7 +140,7 @@ fn scan_decimal(bytes: &[u8]) -> Option<Decimal> {
     Some(Decimal {
         negative,
         mantissa,
-        exponent,
+        exponent: exponent.clamp(-10_000, 10_000) as i32,
         used: p,
     })
 }
@@ -249,10 +279,18 @@ pub fn parse_u64_prefix(bytes: &[u8]) -> Option<(u64, usize)> {
         if d > 9 {
             break;
         }
-        value = value.checked_mul(10)?.checked_add(u64::from(d))?;
+        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
         p += 1;
     }
-    (p > start).then_some((value, p))
+    match p - start {
+        0 => None,
+        // Up to 19 digits cannot overflow; longer ones (leading zeros, say) are redone checked.
+        1..=19 => Some((value, p)),
+        _ => bytes[start..p]
+            .iter()
+            .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .map(|v| (v, p)),
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +358,15 @@ mod tests {
             "0.0000000",
             "00000000000000000000000001",
             "1e00001",
+            "12345678",
+            "1234567890123456789",
+            "0.12345678",
+            "0.000000001234567890123",
+            "1.2345678/9",
+            "12345678:1",
+            "0.1234567:8",
+            "99999999.99999999",
+            "10000000000000000000.5",
             "1e-99999",
             "0.1",
             "0.2",
