@@ -28,10 +28,16 @@ fn gen_convert_info_without_a_terminal() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Only the summary line: no bar, no terminal control characters.
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(!stderr.contains('\x1b') && !stderr.contains('\r'), "{stderr:?}");
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\r'),
+        "{stderr:?}"
+    );
 
     let quiet = sparselin(&["gen", &p("quiet"), "--train-rows", "10", "--quiet"]);
-    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{quiet:?}");
+    assert!(
+        quiet.status.success() && quiet.stderr.is_empty(),
+        "{quiet:?}"
+    );
 
     for extra in [&[][..], &["--quiet"][..]] {
         let output = p(&format!("converted{}", extra.len()));

@@ -1,7 +1,6 @@
 //! The fast LIBSVM parser: one newline-aligned chunk of text at a time, no allocation per
-//! token or per line, numbers parsed straight from bytes ([`number`](super::number): a
-//! hand-written integer loop for indices, Clinger's exact fast path for the usual short
-//! decimals with `fast-float2` behind it, bit-identical to `str::parse`).
+//! token or per line, numbers parsed straight from bytes ([`number`](super::number): a digit
+//! loop for indices, `fast-float2` for values, bit-identical to `str::parse`).
 //!
 //! It accepts exactly what [`libsvm::parse_line`](super::libsvm::parse_line) — the simple
 //! reference parser — accepts and produces the same rows (the property tests hold the two

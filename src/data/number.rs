@@ -2,163 +2,15 @@
 //!
 //! [`TextValue::parse_prefix`] reads the longest number at the start of a byte slice and
 //! gives exactly the bits `str::parse::<f32>` / `str::parse::<f64>` gives for that text
-//! (both are correctly rounded, so "exactly" means "the correctly rounded value").
-//!
-//! The fast path covers the forms LIBSVM files are made of — `[+-]digits[.digits][e[+-]digits]`
-//! with at most 19 significant digits — by Clinger's exact case: when the decimal mantissa
-//! `m ≤ 2^53` and the power `|e| ≤ 22`, both `m` and `10^|e|` are exact `f64`s and one IEEE
-//! multiplication or division rounds the exact quotient correctly. For `f32` that `f64`
-//! result `q` is rounded again, which is exact unless `q` lies exactly halfway between two
-//! `f32`s (rounding is monotone and every `f32` midpoint is an `f64`, so a `q` that is not a
-//! midpoint is on the same side of every midpoint as the exact value). Midpoints, the `f32`
-//! subnormal range, long mantissas, large exponents, `inf`/`nan` and anything unusual go to
-//! `fast-float2` (Eisel–Lemire with its exact fallback, correctly rounded).
+//! (both are correctly rounded, so "exactly" means "the correctly rounded value"; the
+//! property tests below hold them together). It is `fast-float2` (Eisel–Lemire with an exact
+//! fallback, eight digits at a time): a hand-written Clinger fast path with SWAR digit steps
+//! measured slower than it on the rcv1-like text (PERF.md, "Data"). Indices are read by
+//! [`parse_u64_prefix`], a plain digit loop.
 
 use sparselin_kernels::Values;
 
 use super::csr::ValueVec;
-
-/// `10^k` for `k ≤ 22`: every one is exact in `f64`.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// A plain decimal read by [`scan_decimal`]: `±mantissa × 10^exponent`.
-struct Decimal {
-    negative: bool,
-    mantissa: u64,
-    exponent: i32,
-    /// Bytes the number spans.
-    used: usize,
-}
-
-/// The value of the eight ASCII digits at `bytes[p..p + 8]`, if there are eight digits
-/// there (SWAR: one load, a digit test and three multiplications instead of eight steps).
-#[inline]
-fn eight_digits(bytes: &[u8], p: usize) -> Option<u64> {
-    let chunk: [u8; 8] = bytes.get(p..p + 8)?.try_into().ok()?;
-    let v = u64::from_le_bytes(chunk);
-    let all_digits = (v & 0xF0F0_F0F0_F0F0_F0F0)
-        | ((v.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
-        == 0x3333_3333_3333_3333;
-    if !all_digits {
-        return None;
-    }
-    const MASK: u64 = 0x0000_00FF_0000_00FF;
-    const MUL1: u64 = 100 + (1_000_000 << 32);
-    const MUL2: u64 = 1 + (10_000 << 32);
-    let v = v.wrapping_sub(0x3030_3030_3030_3030);
-    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
-    let v = (v & MASK)
-        .wrapping_mul(MUL1)
-        .wrapping_add(((v >> 16) & MASK).wrapping_mul(MUL2));
-    Some(v >> 32)
-}
-
-/// Append the digits at `bytes[p..]` to `mantissa` (wrapping: the caller bounds the count);
-/// returns the position after them.
-#[inline]
-fn digits(bytes: &[u8], mut p: usize, mantissa: &mut u64) -> usize {
-    while let Some(eight) = eight_digits(bytes, p) {
-        *mantissa = mantissa.wrapping_mul(100_000_000).wrapping_add(eight);
-        p += 8;
-    }
-    while let Some(&b) = bytes.get(p) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-        p += 1;
-    }
-    p
-}
-
-/// Position of the first byte at or after `p` that is not `b'0'`.
-#[inline]
-fn skip_zeros(bytes: &[u8], mut p: usize) -> usize {
-    while bytes.get(p) == Some(&b'0') {
-        p += 1;
-    }
-    p
-}
-
-/// Read `[+-]digits[.digits][(e|E)[+-]digits]` at the start of `bytes`, with at least one
-/// mantissa digit. `None` when the text is anything else or has more than 19 significant
-/// digits or a long exponent (the caller then uses the general parser, which also decides
-/// whether the text is a number at all).
-#[inline]
-fn scan_decimal(bytes: &[u8]) -> Option<Decimal> {
-    let negative = bytes.first() == Some(&b'-');
-    let start = usize::from(matches!(bytes.first(), Some(b'-' | b'+')));
-    // Leading zeros carry no significant digit; skip them before counting.
-    let mut p = skip_zeros(bytes, start);
-    let mut any_digit = p > start;
-    let mut mantissa = 0u64;
-    let int_start = p;
-    p = digits(bytes, p, &mut mantissa);
-    let int_digits = p - int_start;
-    any_digit |= int_digits > 0;
-    let (mut significant, mut exponent) = (int_digits, 0i64);
-    if bytes.get(p) == Some(&b'.') {
-        p += 1;
-        if int_digits == 0 {
-            let zeros = p;
-            p = skip_zeros(bytes, p);
-            exponent -= (p - zeros) as i64;
-            any_digit |= p > zeros;
-        }
-        let frac_start = p;
-        p = digits(bytes, p, &mut mantissa);
-        let frac_digits = p - frac_start;
-        any_digit |= frac_digits > 0;
-        significant += frac_digits;
-        exponent -= frac_digits as i64;
-    }
-    if !any_digit || significant > 19 {
-        return None;
-    }
-    if let Some(b'e' | b'E') = bytes.get(p) {
-        p += 1;
-        let negative_exponent = bytes.get(p) == Some(&b'-');
-        p += usize::from(matches!(bytes.get(p), Some(b'-' | b'+')));
-        let (mut e, start) = (0i64, p);
-        while let Some(&b) = bytes.get(p) {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 || p - start == 4 {
-                break;
-            }
-            e = e * 10 + i64::from(d);
-            p += 1;
-        }
-        if p == start || bytes.get(p).is_some_and(u8::is_ascii_digit) {
-            return None; // no exponent digits, or more than four
-        }
-        exponent += if negative_exponent { -e } else { e };
-    }
-    Some(Decimal {
-        negative,
-        mantissa,
-        exponent: exponent.clamp(-10_000, 10_000) as i32,
-        used: p,
-    })
-}
-
-/// The correctly rounded `f64` of `d` when Clinger's exact case applies.
-#[inline]
-fn exact_f64(d: &Decimal) -> Option<f64> {
-    if d.mantissa > 1 << 53 || !(-22..=22).contains(&d.exponent) {
-        return None;
-    }
-    let m = d.mantissa as f64;
-    let v = if d.exponent < 0 {
-        m / POW10[d.exponent.unsigned_abs() as usize]
-    } else {
-        m * POW10[d.exponent as usize]
-    };
-    Some(if d.negative { -v } else { v })
-}
 
 /// A value type the text parsers produce: `f64` (labels, f64 storage) or `f32` (f32
 /// storage, parsed directly in single precision rather than rounded twice through `f64`).
@@ -194,11 +46,6 @@ impl TextValue for f64 {
 
     #[inline]
     fn parse_prefix(bytes: &[u8]) -> Option<(f64, usize)> {
-        if let Some(d) = scan_decimal(bytes)
-            && let Some(v) = exact_f64(&d)
-        {
-            return Some((v, d.used));
-        }
         fast_float2::parse_partial::<f64, _>(bytes).ok()
     }
 
@@ -231,16 +78,6 @@ impl TextValue for f32 {
 
     #[inline]
     fn parse_prefix(bytes: &[u8]) -> Option<(f32, usize)> {
-        if let Some(d) = scan_decimal(bytes)
-            && let Some(q) = exact_f64(&d)
-        {
-            // Bits of the f64 mantissa below f32 precision: exactly half means a midpoint.
-            const BELOW: u64 = (1 << 29) - 1;
-            let normal = q == 0.0 || q.abs() >= f64::from(f32::MIN_POSITIVE);
-            if normal && q.to_bits() & BELOW != 1 << 28 {
-                return Some((q as f32, d.used));
-            }
-        }
         fast_float2::parse_partial::<f32, _>(bytes).ok()
     }
 
@@ -288,7 +125,9 @@ pub fn parse_u64_prefix(bytes: &[u8]) -> Option<(u64, usize)> {
         1..=19 => Some((value, p)),
         _ => bytes[start..p]
             .iter()
-            .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .try_fold(0u64, |v, &b| {
+                v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+            })
             .map(|v| (v, p)),
     }
 }
@@ -389,7 +228,7 @@ mod tests {
         );
     }
 
-    /// A decimal exactly halfway between two f32s (and its neighbours) goes the exact way.
+    /// A decimal exactly halfway between two f32s (and its neighbours) rounds like std.
     #[test]
     fn f32_midpoints_round_like_std() {
         for bits in [
@@ -415,7 +254,7 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
-        /// Decimal text of every shape the fast path handles and a few it does not.
+        /// Decimal text of many shapes: signs, long and short mantissas, exponents.
         fn decimal() -> impl Strategy<Value = String> {
             (
                 prop::sample::select(vec!["", "-", "+"]),
