@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
+use crate::dist::{Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::model::{TrainingInfo, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
@@ -235,11 +236,42 @@ impl Trainer {
         data: &ExampleSet,
         monitor: &mut M,
     ) -> Result<Training, Error> {
+        self.train_across(data, &Local, monitor)
+    }
+
+    /// Data-parallel training ([`crate::dist`]): `data` is this rank's share, and every rank
+    /// of `reducer` calls this with the same settings. Batch solvers sum across ranks every
+    /// iteration; online learners train on each share with seed + rank and their weights are
+    /// averaged, weighted by rows, once at the end. Every rank returns the same model.
+    pub fn train_across<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<Training, Error> {
         self.refuse_settings_that_do_not_apply()?;
         let loss = self.loss.unwrap_or(self.learner.default_loss());
         let (run, details) = match self.learner {
+            Learner::Online(algorithm) if reducer.size() > 1 => {
+                let local = Trainer {
+                    seed: self.seed.wrapping_add(reducer.rank() as u64),
+                    ..self.clone()
+                };
+                let (mut run, details) = local.train_online(algorithm, loss, data, monitor)?;
+                let mut w = std::mem::take(&mut run.weights);
+                w.push(run.bias);
+                crate::dist::average(reducer, &mut w, data.n_rows());
+                run.bias = w.pop().expect("the bias");
+                run.weights = w;
+                (run, details)
+            }
             Learner::Online(algorithm) => self.train_online(algorithm, loss, data, monitor)?,
-            Learner::Batch(algorithm) => self.train_batch(algorithm, loss, data, monitor)?,
+            Learner::Batch(algorithm) => {
+                self.train_batch(algorithm, loss, data, reducer, monitor)?
+            }
+            Learner::AttributeEfficient(algo) if reducer.size() > 1 => {
+                return Err(Error::Config(format!("{algo} has no distributed version")));
+            }
             Learner::AttributeEfficient(algo) => self.train_lao(algo, loss, data)?,
         };
         let weights = match data.feature_permutation() {
@@ -363,6 +395,7 @@ impl Trainer {
         algorithm: batch::Algorithm,
         loss: Loss,
         data: &ExampleSet,
+        reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
         let defaults = batch::Options::default();
@@ -373,7 +406,7 @@ impl Trainer {
             first_descent: !self.exact_direction,
             ..defaults
         };
-        let objective = Objective::new(data, loss, self.lambda, true);
+        let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
         let mut passes = 0;
         let started = std::time::Instant::now();
         let solution = batch::solve(algorithm, &objective, &options, &mut |p| {
@@ -395,7 +428,7 @@ impl Trainer {
             weights: solution.w[..n].to_vec(),
             bias: solution.w[n],
             seconds,
-            examples: passes.saturating_mul(data.n_rows() as u64),
+            examples: passes.saturating_mul(objective.total_rows() as u64),
         };
         Ok((run, details))
     }

@@ -83,11 +83,32 @@ impl Dataset {
     /// Open the dataset in `dir`: parse the manifest, map every shard and check that headers
     /// and manifest agree. Reads no row data.
     pub fn open(dir: &Path) -> Result<Dataset, DataError> {
+        let manifest = read_manifest(dir)?;
+        Self::from_manifest(dir, manifest)
+    }
+
+    /// Open only rank `rank`'s share of the shards of the dataset in `dir` (of `ranks` ranks;
+    /// [`crate::dist::shard_share`]), mapping no other shard. The result is a dataset of those
+    /// shards alone: its manifest lists them with rows renumbered from 0 and totals of the
+    /// share; columns, value type, feature permutation and column statistics stay the whole
+    /// dataset's. A rank may get no shard (fewer shards than ranks): then it has no rows.
+    pub fn open_share(dir: &Path, rank: usize, ranks: usize) -> Result<Dataset, DataError> {
+        let mut manifest = read_manifest(dir)?;
+        let share = crate::dist::shard_share(&manifest.shards, rank, ranks);
+        manifest.shards = manifest.shards[share].to_vec();
+        let (mut rows, mut nnz) = (0, 0);
+        for shard in &mut manifest.shards {
+            shard.first_row = rows;
+            rows += shard.rows;
+            nnz += shard.nnz;
+        }
+        (manifest.rows, manifest.nnz) = (rows, nnz);
+        Self::from_manifest(dir, manifest)
+    }
+
+    /// Load the permutation, map the shards `manifest` lists and check their headers.
+    fn from_manifest(dir: &Path, manifest: Manifest) -> Result<Dataset, DataError> {
         let manifest_path = dir.join(MANIFEST);
-        let text = std::fs::read(&manifest_path).map_err(|e| DataError::io(&manifest_path, e))?;
-        let manifest: Manifest = serde_json::from_slice(&text)
-            .map_err(|e| DataError::invalid(&manifest_path, format!("bad manifest: {e}")))?;
-        check_manifest(&manifest).map_err(|m| DataError::invalid(&manifest_path, m))?;
         let columns = manifest.columns as usize;
         let permutation = match &manifest.feature_permutation {
             Some(array) => {
@@ -206,6 +227,16 @@ impl Dataset {
             dataset: self,
         })
     }
+}
+
+/// Parse and check `dir`'s manifest.
+fn read_manifest(dir: &Path) -> Result<Manifest, DataError> {
+    let manifest_path = dir.join(MANIFEST);
+    let text = std::fs::read(&manifest_path).map_err(|e| DataError::io(&manifest_path, e))?;
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|e| DataError::invalid(&manifest_path, format!("bad manifest: {e}")))?;
+    check_manifest(&manifest).map_err(|m| DataError::invalid(&manifest_path, m))?;
+    Ok(manifest)
 }
 
 fn check_manifest(m: &Manifest) -> Result<(), String> {

@@ -16,6 +16,8 @@ pub mod mpi;
 pub(crate) mod threads;
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use crate::data::dataset::ShardEntry;
 
@@ -47,6 +49,67 @@ impl Reducer for Local {
     }
 
     fn sum(&self, _values: &mut [f64]) {}
+}
+
+/// A reducer that counts and times the sums it passes on: the communication part of a run
+/// (time in [`Reducer::sum`] includes waiting for the slowest rank to arrive).
+pub struct Timed<'r> {
+    inner: &'r dyn Reducer,
+    nanos: AtomicU64,
+    calls: AtomicU64,
+    values: AtomicU64,
+}
+
+/// What a [`Timed`] reducer saw.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Traffic {
+    /// Seconds spent inside sums.
+    pub seconds: f64,
+    /// Number of sums.
+    pub calls: u64,
+    /// f64 values summed, over all calls.
+    pub values: u64,
+}
+
+impl<'r> Timed<'r> {
+    /// Time the sums of `inner`.
+    pub fn new(inner: &'r dyn Reducer) -> Self {
+        Timed {
+            inner,
+            nanos: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            values: AtomicU64::new(0),
+        }
+    }
+
+    /// The totals so far.
+    pub fn traffic(&self) -> Traffic {
+        Traffic {
+            seconds: self.nanos.load(Ordering::Relaxed) as f64 * 1e-9,
+            calls: self.calls.load(Ordering::Relaxed),
+            values: self.values.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Reducer for Timed<'_> {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+
+    fn sum(&self, values: &mut [f64]) {
+        let start = Instant::now();
+        self.inner.sum(values);
+        let nanos = start.elapsed().as_nanos() as u64;
+        self.nanos.fetch_add(nanos, Ordering::Relaxed);
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.values
+            .fetch_add(values.len() as u64, Ordering::Relaxed);
+    }
 }
 
 /// Which shards rank `rank` of `ranks` opens: a contiguous run of shards, cut where the
@@ -135,5 +198,16 @@ mod tests {
         for w in results {
             assert_eq!(w, [(0.0 + 2.0 * 3.0) / 4.0, 1.0]);
         }
+    }
+
+    #[test]
+    fn timed_counts_the_sums_it_passes_on() {
+        let timed = Timed::new(&Local);
+        let mut v = [1.0, 2.0];
+        timed.sum(&mut v);
+        timed.sum(&mut v[..1]);
+        assert_eq!(v, [1.0, 2.0]);
+        let traffic = timed.traffic();
+        assert_eq!((traffic.calls, traffic.values), (2, 3));
     }
 }

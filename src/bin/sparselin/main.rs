@@ -14,6 +14,8 @@ mod predict;
 mod progress;
 mod trace;
 mod train;
+#[cfg(feature = "mpi")]
+mod train_mpi;
 mod verify;
 
 use std::process::ExitCode;

@@ -64,7 +64,7 @@ pub enum WeightType {
 }
 
 /// Arguments of `sparselin train`.
-#[derive(clap::Args)]
+#[derive(Clone, clap::Args)]
 pub struct Args {
     /// Training data: a dataset directory (`sparselin convert`) or a LIBSVM file (gzip ok).
     pub data: PathBuf,
@@ -163,6 +163,13 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Train across this many MPI processes (`mpirun -np N sparselin train DIR --ranks N`):
+    /// each opens its share of the dataset's shards; a communicator of another size is an
+    /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; sgd, asgd and
+    /// casgd train on each share (one thread per rank unless --threads) and average the models.
+    #[cfg(feature = "mpi")]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub ranks: Option<u64>,
 }
 
 impl Algo {
@@ -189,6 +196,23 @@ impl Algo {
 
 /// Train, save, report.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let launched = launcher_size();
+    #[cfg(feature = "mpi")]
+    if let Some(ranks) = args.ranks {
+        return crate::train_mpi::run(args, ranks as usize);
+    }
+    if let Some(size) = launched.filter(|&n| n > 1) {
+        anyhow::bail!(
+            "started by an MPI launcher as one of {size} processes, but this is a single-process \
+             run: every process would train alone and write the same model. {}",
+            if cfg!(feature = "mpi") {
+                format!("Pass --ranks {size}.")
+            } else {
+                "This sparselin was built without MPI: rebuild with --features mpi and pass --ranks."
+                    .to_string()
+            }
+        );
+    }
     let data = read_examples(&args.data, args.features)?;
     let test = match &args.test {
         Some(path) => Some(read_examples(path, Some(data.n_features()))?),
@@ -201,9 +225,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     report(&args, &data, test.as_ref(), &training, &progress.trace)
 }
 
+/// The job size an MPI launcher announces in the environment (Open MPI, MPICH/Hydra).
+pub fn launcher_size() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok()?.parse().ok())
+}
+
 /// The [`Trainer`] the flags describe: each family gets only the flags it uses (the others
 /// keep their defaults and are ignored, as the help says).
-fn trainer(args: &Args) -> anyhow::Result<Trainer> {
+pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let learner = args.algo.learner();
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {

@@ -1,0 +1,179 @@
+//! `mpirun -np N sparselin train DIR --ranks N ...`: data-parallel training over MPI (cargo
+//! feature `mpi`).
+//!
+//! Every rank opens its share of the dataset's shards (`Dataset::open_share`). Batch solvers
+//! sum across ranks every iteration and end with the same weights everywhere; online learners
+//! train on each share and the models are averaged, weighted by rows
+//! (`Trainer::train_across`). Rank 0 alone prints and
+//! writes the model (atomically, after every rank has finished); an error on any rank ends the
+//! whole job through `MPI_Abort`, so it exits non-zero and writes no model.
+
+use anyhow::{Context, bail};
+use serde_json::json;
+use sparselin::api::{Monitor, Training};
+use sparselin::batch;
+use sparselin::data::{Dataset, ExampleSet, Examples};
+use sparselin::dist::mpi::World;
+use sparselin::dist::{Reducer, Timed};
+use sparselin::kernels::dense;
+use sparselin::metrics;
+use sparselin::model::Precision;
+use sparselin::online::Observer;
+
+use crate::train::{Args, WeightType};
+
+/// Initialize MPI, check the job size against `ranks`, train; on error, abort every rank.
+pub fn run(mut args: Args, ranks: usize) -> anyhow::Result<()> {
+    let universe = mpi::initialize().context("MPI could not be initialized (or already was)")?;
+    let world = World::new(&universe);
+    if world.size() != ranks {
+        bail!(
+            "--ranks {ranks}, but this process sees {} MPI process(es) in MPI_COMM_WORLD: the \
+             launcher (mpirun -np) and --ranks disagree, or mpirun belongs to another MPI than \
+             the one sparselin was built with (each process would then run alone as rank 0)",
+            world.size()
+        );
+    }
+    let rank = world.rank();
+    args.quiet |= rank != 0;
+    match train(&args, &world) {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            eprintln!("sparselin: error on rank {rank} of {ranks}: {error:#}");
+            world.abort(1)
+        }
+    }
+}
+
+fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
+    let (rank, size) = (world.rank(), world.size());
+    if !args.data.is_dir() {
+        bail!(
+            "{}: distributed training reads a dataset directory (`sparselin convert`), whose \
+             shards the ranks share",
+            args.data.display()
+        );
+    }
+    if args.test.is_some() || args.trace.is_some() || args.plot.is_some() {
+        bail!("--test, --trace and --plot are not available with --ranks");
+    }
+    let share = Dataset::open_share(&args.data, rank, size)?.into_examples()?;
+    let share = match args.features {
+        Some(n) => share.with_n_features(n)?,
+        None => share,
+    };
+    let data = ExampleSet::Dataset(share);
+    let timed = Timed::new(world);
+    let local = Args {
+        threads: args.threads.or(Some(1)),
+        ..args.clone()
+    };
+    let mut trainer = crate::train::trainer(&local)?;
+    if !matches!(trainer.learner(), sparselin::api::Learner::Online(_)) {
+        trainer = crate::train::trainer(args)?;
+    }
+    let mut lines = Lines { quiet: args.quiet };
+    let trained = trainer.train_across(&data, &timed, &mut lines)?;
+    let traffic = timed.traffic();
+    let (objective, error_rate) = evaluate(&trained, &data, world);
+    world.barrier();
+    if rank != 0 {
+        return Ok(());
+    }
+    let model = &trained.model;
+    let precision = match args.weights {
+        WeightType::F64 => Precision::F64,
+        WeightType::F32 => Precision::F32,
+    };
+    model.save(&args.output, precision)?;
+    if let Some(path) = &args.readable {
+        model.save_readable(path)?;
+    }
+    if args.json {
+        let summary = json!({
+            "algorithm": model.info.algorithm,
+            "loss": model.loss.to_string(),
+            "lambda": model.info.lambda,
+            "ranks": size,
+            "details": model.info.details,
+            "seconds": trained.seconds,
+            "communication": traffic,
+            "train": { "objective": objective, "error_rate": error_rate },
+            "model": args.output,
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!(
+            "{} ({}, λ = {:e}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
+            model.info.algorithm,
+            model.loss,
+            model.info.lambda,
+            trained.seconds,
+            traffic.seconds,
+            traffic.calls
+        );
+        let error = error_rate.map_or(String::new(), |e| format!(", error {e:.5}"));
+        println!("train objective {objective:.12e}{error}");
+        println!("model written to {}", args.output.display());
+    }
+    Ok(())
+}
+
+/// Rank 0's batch iteration lines.
+struct Lines {
+    quiet: bool,
+}
+
+impl Observer for Lines {}
+
+impl Monitor for Lines {
+    fn iteration(&mut self, p: &batch::Progress) {
+        if !self.quiet {
+            eprintln!(
+                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {} passes",
+                p.iteration, p.objective, p.gap, p.seconds, p.passes
+            );
+        }
+    }
+}
+
+/// The training objective and error rate over every rank's rows.
+fn evaluate(trained: &Training, data: &ExampleSet, reducer: &dyn Reducer) -> (f64, Option<f64>) {
+    let model = &trained.model;
+    // The model holds original feature ids; the data internal columns.
+    let weights: Vec<f64> = match data.feature_permutation() {
+        Some(permutation) => permutation
+            .iter()
+            .map(|&id| model.weights[id as usize])
+            .collect(),
+        None => model.weights.clone(),
+    };
+    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
+    let rows = data.n_rows() as f64;
+    // A rank without rows adds zeros.
+    let mut sums = [0.0; 3];
+    if rows > 0.0 {
+        let local = metrics::evaluate(
+            model.loss,
+            lambda,
+            regularize_bias,
+            &weights,
+            model.bias,
+            data,
+        );
+        sums = [
+            local.mean_loss * rows,
+            local.error_rate.unwrap_or(0.0) * rows,
+            rows,
+        ];
+    }
+    reducer.sum(&mut sums);
+    let b2 = if regularize_bias {
+        model.bias * model.bias
+    } else {
+        0.0
+    };
+    let objective = sums[0] / sums[2] + 0.5 * lambda * (dense::norm2(&weights) + b2);
+    let error_rate = model.loss.is_classification().then(|| sums[1] / sums[2]);
+    (objective, error_rate)
+}
