@@ -1,8 +1,8 @@
 //! AVX2 + FMA kernels.
 //!
-//! Dot products gather four `f64` weights at a time (`vgatherqpd` through indices zero-extended
-//! to 64 bits, so every `u32` index is valid, and doubled for the interleaved `[v, u]` pairs)
-//! into four independent accumulators. AVX2 has no scatter, so `axpy` updates one weight at a
+//! Dot products fetch four `f64` weights at a time with four scalar loads (not `vgatherqpd`,
+//! which measured 1.3–1.8× slower on this AMD EPYC: PERF.md `## Kernels`), doubled indices for
+//! the interleaved `[v, u]` pairs, into four independent accumulators. AVX2 has no scatter, so `axpy` updates one weight at a
 //! time with a fused multiply-add; the fused `axpy2` loads and stores each `[v, u]` pair as one
 //! 16-byte vector, which makes it cost the same as a plain `axpy`.
 
@@ -44,6 +44,10 @@ unsafe fn hsum(v: __m256d) -> f64 {
 /// Σ_k w[idx[k] << SHIFT]·val[k]: SHIFT = 0 reads a weight vector, SHIFT = 1 reads the first
 /// member of interleaved pairs.
 ///
+/// The four weights of each vector are fetched by four scalar loads, not by `vgatherqpd`:
+/// on AMD Zen a gather issues as many micro-ops and is slower than the loads it replaces
+/// (measured: PERF.md `## Kernels`), while separate loads issue two per cycle on every core.
+///
 /// Contract: AVX2 + FMA present; `val` has `idx.len()` values; for every k,
 /// `idx[k] << SHIFT` is below the length of the `f64` array `w` points to.
 #[inline(always)]
@@ -51,31 +55,27 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
     let n = idx.len();
     let ip = idx.as_ptr();
     // SAFETY: index and value loads cover positions k..k+4 with k + 4 <= n, inside the row;
-    // each gathered lane (and each tail load) is w[idx[k] << SHIFT], in bounds by contract.
+    // each weight load (and each tail load) is w[idx[k] << SHIFT], in bounds by contract.
     unsafe {
-        let lanes = |k: usize| {
-            let ix = _mm256_cvtepu32_epi64(_mm_loadu_si128(ip.add(k).cast()));
-            _mm256_slli_epi64::<SHIFT>(ix)
-        };
+        let weight = |k: usize| *w.add((*ip.add(k) as usize) << SHIFT);
+        let lanes =
+            |k: usize| _mm256_setr_pd(weight(k), weight(k + 1), weight(k + 2), weight(k + 3));
         let mut acc = [_mm256_setzero_pd(); 4];
         let mut k = 0;
         while k + 16 <= n {
             for (j, a) in acc.iter_mut().enumerate() {
-                let wv = _mm256_i64gather_pd::<8>(w, lanes(k + 4 * j));
-                *a = _mm256_fmadd_pd(wv, val.load4(k + 4 * j), *a);
+                *a = _mm256_fmadd_pd(lanes(k + 4 * j), val.load4(k + 4 * j), *a);
             }
             k += 16;
         }
         while k + 4 <= n {
-            let wv = _mm256_i64gather_pd::<8>(w, lanes(k));
-            acc[0] = _mm256_fmadd_pd(wv, val.load4(k), acc[0]);
+            acc[0] = _mm256_fmadd_pd(lanes(k), val.load4(k), acc[0]);
             k += 4;
         }
         let sum = _mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3]));
         let mut s = hsum(sum);
         while k < n {
-            let wi = *w.add((*ip.add(k) as usize) << SHIFT);
-            s = wi.mul_add(val.get(k), s);
+            s = weight(k).mul_add(val.get(k), s);
             k += 1;
         }
         s
