@@ -14,7 +14,7 @@ use sparselin::data::{ExampleSet, Examples};
 use sparselin::lao;
 use sparselin::loss::Loss;
 use sparselin::metrics::{self, Evaluation};
-use sparselin::model::{Precision, weights_to_original};
+use sparselin::model::{Model, Precision, weights_to_original};
 use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 
@@ -447,6 +447,19 @@ fn headline(e: &Evaluation) -> String {
     }
 }
 
+/// Write the model (atomically) at the requested precision, and its text form if asked.
+pub(crate) fn save(args: &Args, model: &Model) -> anyhow::Result<()> {
+    let precision = match args.weights {
+        WeightType::F64 => Precision::F64,
+        WeightType::F32 => Precision::F32,
+    };
+    model.save(&args.output, precision)?;
+    if let Some(path) = &args.readable {
+        model.save_readable(path)?;
+    }
+    Ok(())
+}
+
 /// Save the model and its companions, print the summary.
 fn report(
     args: &Args,
@@ -456,14 +469,7 @@ fn report(
     trace: &[TraceRow],
 ) -> anyhow::Result<()> {
     let model = &trained.model;
-    let precision = match args.weights {
-        WeightType::F64 => Precision::F64,
-        WeightType::F32 => Precision::F32,
-    };
-    model.save(&args.output, precision)?;
-    if let Some(path) = &args.readable {
-        model.save_readable(path)?;
-    }
+    save(args, model)?;
     if let Some(path) = &args.trace {
         write_csv(path, trace).context("writing the trace")?;
     }

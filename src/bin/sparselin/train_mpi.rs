@@ -17,10 +17,9 @@ use sparselin::dist::mpi::World;
 use sparselin::dist::{Reducer, Timed};
 use sparselin::kernels::dense;
 use sparselin::metrics;
-use sparselin::model::Precision;
 use sparselin::online::Observer;
 
-use crate::train::{Args, WeightType};
+use crate::train::Args;
 
 /// Initialize MPI, check the job size against `ranks`, train; on error, abort every rank.
 pub fn run(mut args: Args, ranks: usize) -> anyhow::Result<()> {
@@ -81,14 +80,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         return Ok(());
     }
     let model = &trained.model;
-    let precision = match args.weights {
-        WeightType::F64 => Precision::F64,
-        WeightType::F32 => Precision::F32,
-    };
-    model.save(&args.output, precision)?;
-    if let Some(path) = &args.readable {
-        model.save_readable(path)?;
-    }
+    crate::train::save(args, model)?;
     if args.json {
         let summary = json!({
             "algorithm": model.info.algorithm,
