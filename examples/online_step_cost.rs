@@ -106,14 +106,7 @@ fn main() {
         Some(e) => e.parse().expect("MAX_EXPONENT: an integer from 3 to 7"),
         None => 7,
     };
-    let algorithms = [
-        Algorithm::Sgd,
-        Algorithm::Asgd,
-        Algorithm::Casgd,
-        Algorithm::NaiveSgd,
-        Algorithm::NaiveAsgd,
-        Algorithm::NaiveCasgd,
-    ];
+    let algorithms = Algorithm::ALL;
     println!(
         "k = {K}, T = {T} uniform steps timed after max(T, 20n/(256k)) warm-up steps (baselines past n = 10^5: T·10^5/n, after as many), m = {M} rows, hinge; median µs per step\n"
     );

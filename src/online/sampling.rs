@@ -132,14 +132,8 @@ impl Sampler {
         self.kind
     }
 
-    /// The index [`Sampler::next`] will return, without consuming it.
-    #[inline]
-    pub fn peek(&self) -> usize {
-        self.peek_at(0)
-    }
-
     /// The index the (`ahead` + 1)-th call to [`Sampler::next`] from now will return
-    /// (`peek_at(0)` is [`Sampler::peek`]). Panics unless `ahead < LOOKAHEAD`.
+    /// (`peek_at(0)`: the next one, without consuming it). Panics unless `ahead < LOOKAHEAD`.
     #[inline]
     pub fn peek_at(&self, ahead: usize) -> usize {
         assert!(
@@ -220,7 +214,7 @@ mod tests {
         let mut s = Sampler::new(Sampling::FileOrder, 3, 0);
         let mut seen = Vec::new();
         for _ in 0..7 {
-            let p = s.peek();
+            let p = s.peek_at(0);
             let n = s.next();
             assert_eq!(p, n);
             seen.push(n);
