@@ -12,6 +12,7 @@
 //! * [`online`] — SGD, ASGD and CASGD in O(k) per step, and their O(Tn) baselines.
 //! * [`model`] — trained models: prediction and the model file.
 //! * [`metrics`] — objective, error rate, AUC, log loss, RMSE.
+//! * [`output`] — output files written whole or not at all.
 //!
 //! The numeric kernels live in the `sparselin-kernels` crate, re-exported as [`kernels`].
 
@@ -28,5 +29,6 @@ pub mod loss;
 pub mod metrics;
 pub mod model;
 pub mod online;
+pub mod output;
 
 pub use sparselin_kernels as kernels;

@@ -20,7 +20,6 @@
 
 use std::borrow::Cow;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -316,30 +315,12 @@ pub fn weights_to_original(weights: &[f64], permutation: &[u32]) -> Vec<f64> {
     out
 }
 
-/// Write `bytes` to a temporary file beside `path`, flush it to disk, then rename it over
-/// `path`: readers see the old file or the new one, never a mix.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
-    let io = |source| ModelError::Io {
+/// Write `bytes` to `path` through [`crate::output::OutputFile`] (whole or not at all).
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
+    crate::output::write_file(path, bytes).map_err(|source| ModelError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io(std::io::Error::other("not a file name")))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".tmp{}", std::process::id()));
-    let temp = path.with_file_name(temp_name);
-    let result = fs::File::create(&temp)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        })
-        .and_then(|()| fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map_err(io)
+    })
 }
 
 #[cfg(test)]

@@ -6,8 +6,7 @@
 //! own precision; the parser reads an `f32` value as `str::parse::<f32>` does, so the text
 //! reads back bit for bit.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -16,6 +15,7 @@ use sparselin_kernels::Values;
 use super::csr::Row;
 use super::dataset::Dataset;
 use super::error::DataError;
+use crate::output::OutputFile;
 
 /// Rows formatted per parallel task.
 const BLOCK_ROWS: usize = 4096;
@@ -54,64 +54,50 @@ pub fn push_row(
 }
 
 /// Write every row of the dataset at `dir` as LIBSVM text to `output` (`-` for standard
-/// output). A file is written under a temporary name and renamed at the end. Returns the
-/// bytes written.
+/// output). A file appears whole or not at all ([`OutputFile`]). Returns the bytes written.
 pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
     let dataset = Dataset::open(dir)?;
     let permutation = dataset.feature_permutation().map(<[u32]>::to_vec);
     let examples = dataset.into_examples()?;
     let shards = examples.dataset().shards();
     let to_stdout = output == Path::new("-");
-    let tmp = output.with_file_name(format!(
-        ".{}.tmp-{}",
-        output
-            .file_name()
-            .map_or("export".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
-    let target = if to_stdout { Path::new("-") } else { &tmp };
-    let io = |e| DataError::io(if to_stdout { output } else { &tmp }, e);
-    let sink: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
+    let io = |e| DataError::io(output, e);
+    let mut file = if to_stdout {
+        None
     } else {
-        Box::new(File::create(target).map_err(io)?)
+        Some(OutputFile::create(output).map_err(io)?)
     };
-    let mut sink = BufWriter::with_capacity(1 << 20, sink);
+    let mut stdout = std::io::stdout().lock();
+    let sink: &mut dyn Write = match &mut file {
+        Some(file) => file,
+        None => &mut stdout,
+    };
     let mut written = 0u64;
-    let result = (|| {
-        for shard in shards {
-            let n = shard.header().n_rows;
-            let blocks: Vec<Vec<u8>> = (0..n.div_ceil(BLOCK_ROWS))
-                .into_par_iter()
-                .map(|b| {
-                    let (mut out, mut scratch) = (Vec::new(), Vec::new());
-                    for i in b * BLOCK_ROWS..n.min((b + 1) * BLOCK_ROWS) {
-                        push_row(
-                            &mut out,
-                            &shard.row(i),
-                            permutation.as_deref(),
-                            &mut scratch,
-                        );
-                    }
-                    out
-                })
-                .collect();
-            for block in blocks {
-                sink.write_all(&block).map_err(io)?;
-                written += block.len() as u64;
-            }
+    for shard in shards {
+        let n = shard.header().n_rows;
+        let blocks: Vec<Vec<u8>> = (0..n.div_ceil(BLOCK_ROWS))
+            .into_par_iter()
+            .map(|b| {
+                let (mut out, mut scratch) = (Vec::new(), Vec::new());
+                for i in b * BLOCK_ROWS..n.min((b + 1) * BLOCK_ROWS) {
+                    push_row(
+                        &mut out,
+                        &shard.row(i),
+                        permutation.as_deref(),
+                        &mut scratch,
+                    );
+                }
+                out
+            })
+            .collect();
+        for block in blocks {
+            sink.write_all(&block).map_err(io)?;
+            written += block.len() as u64;
         }
-        sink.flush().map_err(io)
-    })();
-    drop(sink);
-    if let Err(e) = result {
-        if !to_stdout {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        return Err(e);
     }
-    if !to_stdout {
-        std::fs::rename(&tmp, output).map_err(|e| DataError::io(output, e))?;
+    sink.flush().map_err(io)?;
+    if let Some(file) = file {
+        file.commit().map_err(io)?;
     }
     Ok(written)
 }

@@ -24,6 +24,7 @@ use super::error::DataError;
 use super::export::push_row;
 use super::shard::{ShardParts, ValueKind};
 use super::writer::{DatasetWriter, FinishOptions};
+use crate::output::OutputFile;
 
 /// Classification (±1 labels) or regression (real labels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,26 +334,18 @@ pub fn write_split(
     Ok(())
 }
 
-/// LIBSVM text written under a temporary name, renamed by [`TextOut::finish`].
+/// LIBSVM text for `path`, written whole or not at all ([`OutputFile`]).
 struct TextOut {
     path: PathBuf,
-    tmp: PathBuf,
-    file: std::io::BufWriter<std::fs::File>,
-    done: bool,
+    file: OutputFile,
 }
 
 impl TextOut {
     fn create(path: &Path) -> Result<TextOut, DataError> {
-        let name = path
-            .file_name()
-            .map_or("text".into(), |n| n.to_string_lossy());
-        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(|e| DataError::io(&tmp, e))?;
+        let file = OutputFile::create(path).map_err(|e| DataError::io(path, e))?;
         Ok(TextOut {
             path: path.to_path_buf(),
-            tmp,
-            file: std::io::BufWriter::with_capacity(1 << 20, file),
-            done: false,
+            file,
         })
     }
 
@@ -376,25 +369,13 @@ impl TextOut {
         for t in texts {
             self.file
                 .write_all(&t)
-                .map_err(|e| DataError::io(&self.tmp, e))?;
+                .map_err(|e| DataError::io(&self.path, e))?;
         }
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), DataError> {
-        use std::io::Write;
-        self.file.flush().map_err(|e| DataError::io(&self.tmp, e))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| DataError::io(&self.path, e))?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for TextOut {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
+    fn finish(self) -> Result<(), DataError> {
+        self.file.commit().map_err(|e| DataError::io(&self.path, e))
     }
 }
 

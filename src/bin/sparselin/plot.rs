@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use plotters::prelude::*;
-use sparselin::model::write_atomically;
+use sparselin::output::write_file;
 
 /// Arguments of `sparselin plot`.
 #[derive(clap::Args)]
@@ -55,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut svg = String::new();
     draw(&mut svg, &curves, &args.title, y_name)
         .map_err(|e| anyhow::anyhow!("{}: plotting: {e}", args.output.display()))?;
-    write_atomically(&args.output, svg.as_bytes())
+    write_file(&args.output, svg.as_bytes())
         .with_context(|| format!("writing {}", args.output.display()))?;
     println!("plot written to {}", args.output.display());
     Ok(())

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use plotters::prelude::*;
-use sparselin::model::write_atomically;
+use sparselin::output::write_file;
 
 /// The state after one epoch.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -39,7 +39,7 @@ pub fn write_csv(path: &Path, rows: &[TraceRow]) -> anyhow::Result<()> {
             cell(r.test_error)
         ));
     }
-    Ok(write_atomically(path, text.as_bytes())?)
+    write_file(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Plot objective (left) and test error (right, if any) against seconds as an SVG, atomically.
@@ -47,7 +47,7 @@ pub fn write_plot(path: &Path, rows: &[TraceRow], error_name: &str) -> anyhow::R
     let mut svg = String::new();
     draw(&mut svg, rows, error_name)
         .map_err(|e| anyhow::anyhow!("{}: plotting: {e}", path.display()))?;
-    write_atomically(path, svg.as_bytes()).with_context(|| "writing the plot".to_string())
+    write_file(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// A named curve and its colour.
