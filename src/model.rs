@@ -81,12 +81,12 @@ pub struct Model {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         /// The model file.
         path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
+        /// What the system said (part of the message, so not also a `source()`).
+        reason: std::io::Error,
     },
     /// The file is not a model, is damaged, or is from an incompatible version.
     #[error("{path}: {message}")]
@@ -267,9 +267,9 @@ impl Model {
 
     /// Read a model file, checking magic, version, size and checksum.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
-        let bytes = fs::read(path).map_err(|source| ModelError::Io {
+        let bytes = fs::read(path).map_err(|reason| ModelError::Io {
             path: path.to_path_buf(),
-            source,
+            reason,
         })?;
         Model::from_bytes(&bytes, path)
     }
@@ -317,9 +317,9 @@ pub fn weights_to_original(weights: &[f64], permutation: &[u32]) -> Vec<f64> {
 
 /// Write `bytes` to `path` through [`crate::output::OutputFile`] (whole or not at all).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
-    crate::output::write_file(path, bytes).map_err(|source| ModelError::Io {
+    crate::output::write_file(path, bytes).map_err(|reason| ModelError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })
 }
 

@@ -54,7 +54,7 @@ pub enum Error {
     Data(#[from] DataError),
     /// In-memory CSR arrays broke an invariant.
     #[error("CSR arrays: {0}")]
-    Csr(#[from] CsrError),
+    Csr(CsrError),
     /// An online learner refused its configuration.
     #[error(transparent)]
     Online(#[from] online::ConfigError),
@@ -67,6 +67,14 @@ pub enum Error {
     /// A combination of settings that no learner accepts.
     #[error("{0}")]
     Config(String),
+}
+
+/// The CSR error is part of [`Error::Csr`]'s message (not also its `source()`, which would
+/// print it twice in a chain of causes).
+impl From<CsrError> for Error {
+    fn from(error: CsrError) -> Self {
+        Error::Csr(error)
+    }
 }
 
 /// Open a dataset directory (`sparselin convert` output) or a LIBSVM text file (gzip ok).

@@ -8,12 +8,12 @@ use super::libsvm::LibsvmError;
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
     /// An operating-system error on a file or directory.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         /// The file or directory.
         path: String,
-        /// What the system said.
-        source: std::io::Error,
+        /// What the system said (part of the message, so not also a `source()`).
+        reason: std::io::Error,
     },
     /// A shard, manifest or dataset that is malformed, truncated or corrupted.
     #[error("{path}: {message}")]
@@ -30,10 +30,10 @@ pub enum DataError {
 
 impl DataError {
     /// An I/O error on `path`.
-    pub fn io(path: &Path, source: std::io::Error) -> Self {
+    pub fn io(path: &Path, reason: std::io::Error) -> Self {
         DataError::Io {
             path: path.display().to_string(),
-            source,
+            reason,
         }
     }
 

@@ -56,12 +56,12 @@ pub enum LibsvmError {
         message: String,
     },
     /// The file could not be read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {reason}")]
     Io {
         /// The file's name.
         file: String,
-        /// What the system said.
-        source: std::io::Error,
+        /// What the system said (part of the message, so not also a `source()`).
+        reason: std::io::Error,
     },
 }
 
@@ -101,9 +101,9 @@ fn read_typed<V: TextValue, R: Read>(
         line.clear();
         let read = reader
             .read_line(&mut line)
-            .map_err(|source| LibsvmError::Io {
+            .map_err(|reason| LibsvmError::Io {
                 file: name.to_string(),
-                source,
+                reason,
             })?;
         if read == 0 {
             break;
