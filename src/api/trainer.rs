@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
-use crate::dist::{Local, Reducer};
+use crate::dist::online::Averaging;
+use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::model::{TrainingInfo, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
@@ -38,6 +39,7 @@ pub struct Trainer {
     sampling: Sampling,
     threads: Option<usize>,
     scalars: Option<ScalarSharing>,
+    averaging: Option<Averaging>,
     max_iterations: Option<usize>,
     tolerance: Option<f64>,
     memory: Option<usize>,
@@ -90,6 +92,7 @@ impl Trainer {
             sampling: Sampling::default(),
             threads: None,
             scalars: None,
+            averaging: None,
             max_iterations: None,
             tolerance: None,
             memory: None,
@@ -138,7 +141,7 @@ impl Trainer {
         self
     }
 
-    /// Online learners: the step-size offset t₀ (default: [`online::driver::default_t0`]).
+    /// Online learners: the step-size offset t₀ (default: [`online::default_t0`]).
     pub fn t0(mut self, t0: f64) -> Self {
         self.t0 = Some(t0);
         self
@@ -167,6 +170,13 @@ impl Trainer {
     /// Hogwild workers (see [`Trainer::threads`]): how the per-step scalars are shared.
     pub fn scalar_sharing(mut self, sharing: ScalarSharing) -> Self {
         self.scalars = Some(sharing);
+        self
+    }
+
+    /// Online learners across several ranks ([`Trainer::train_across`]): when the ranks'
+    /// models are averaged (default [`Averaging::Epoch`]).
+    pub fn averaging(mut self, averaging: Averaging) -> Self {
+        self.averaging = Some(averaging);
         self
     }
 
@@ -241,8 +251,9 @@ impl Trainer {
 
     /// Data-parallel training ([`crate::dist`]): `data` is this rank's share, and every rank
     /// of `reducer` calls this with the same settings. Batch solvers sum across ranks every
-    /// iteration; online learners train on each share with seed + rank and their weights are
-    /// averaged, weighted by rows, once at the end. Every rank returns the same model.
+    /// iteration; online learners train on each share with seed + rank and the ranks' models
+    /// are averaged, weighted by rows, after every epoch ([`dist::online`]) or once at the end
+    /// (see [`Trainer::averaging`]). Every rank returns the same model.
     pub fn train_across<M: Monitor>(
         &self,
         data: &ExampleSet,
@@ -252,20 +263,9 @@ impl Trainer {
         self.refuse_settings_that_do_not_apply()?;
         let loss = self.loss.unwrap_or(self.learner.default_loss());
         let (run, details) = match self.learner {
-            Learner::Online(algorithm) if reducer.size() > 1 => {
-                let local = Trainer {
-                    seed: self.seed.wrapping_add(reducer.rank() as u64),
-                    ..self.clone()
-                };
-                let (mut run, details) = local.train_online(algorithm, loss, data, monitor)?;
-                let mut w = std::mem::take(&mut run.weights);
-                w.push(run.bias);
-                crate::dist::average(reducer, &mut w, data.n_rows());
-                run.bias = w.pop().expect("the bias");
-                run.weights = w;
-                (run, details)
+            Learner::Online(algorithm) => {
+                self.train_online(algorithm, loss, data, reducer, monitor)?
             }
-            Learner::Online(algorithm) => self.train_online(algorithm, loss, data, monitor)?,
             Learner::Batch(algorithm) => {
                 self.train_batch(algorithm, loss, data, reducer, monitor)?
             }
@@ -313,6 +313,7 @@ impl Trainer {
             ("average_start", self.average_start.is_some(), online),
             ("threads", self.threads.is_some(), online),
             ("scalar_sharing", self.scalars.is_some(), online),
+            ("averaging", self.averaging.is_some(), online),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
             ("max_iterations", self.max_iterations.is_some(), batch),
@@ -338,9 +339,10 @@ impl Trainer {
         algorithm: online::Algorithm,
         loss: Loss,
         data: &ExampleSet,
+        reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
-        let config = online::Config {
+        let mut config = online::Config {
             loss,
             lambda: self.lambda,
             t0: self.t0,
@@ -354,8 +356,23 @@ impl Trainer {
             algorithm,
             online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
         );
+        let ranks = reducer.size();
+        let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
+        if averaging == Some(Averaging::End) {
+            // Every rank a whole run on its share, averaged once below.
+            config.seed = config.seed.wrapping_add(reducer.rank() as u64);
+        }
         let fit = match self.threads {
             Some(0) => return Err(Error::Config("threads must be at least 1".into())),
+            Some(threads) if threads > 1 && averaging == Some(Averaging::Epoch) => {
+                return Err(Error::Config(format!(
+                    "averaging every epoch across ranks runs one thread per rank ({threads} \
+                     threads asked): use threads 1, or average once at the end"
+                )));
+            }
+            _ if averaging == Some(Averaging::Epoch) => {
+                dist::online::fit(data, algorithm, &config, reducer, monitor)?
+            }
             Some(threads) if parallel => {
                 let options = hogwild::Options {
                     scalars: self.scalars.unwrap_or_default(),
@@ -370,7 +387,14 @@ impl Trainer {
             }
             _ => online::fit(data, algorithm, &config, monitor)?,
         };
+        let mut snapshot = fit.snapshot;
+        if averaging == Some(Averaging::End) {
+            let share = data.n_rows() as f64 / dist::total_rows(reducer, data.n_rows()) as f64;
+            dist::online::average_snapshot(reducer, &mut snapshot, share);
+        }
         let details = json!({
+            "ranks": ranks,
+            "averaging": averaging.map(|a| a.to_string()),
             "t0": fit.schedule.t0,
             "average_start": fit.schedule.average_start,
             "sampling": self.sampling.to_string(),
@@ -378,9 +402,9 @@ impl Trainer {
             "steps": fit.steps,
             "threads": self.threads.unwrap_or(1),
             "epochs": fit.steps as f64 / data.n_rows() as f64,
-            "averaged": fit.snapshot.averaged.is_some(),
+            "averaged": snapshot.averaged.is_some(),
         });
-        let output = fit.snapshot.output();
+        let output = snapshot.output();
         let run = Run {
             weights: output.weights.clone(),
             bias: output.bias,

@@ -1,5 +1,6 @@
 //! Data-parallel training across processes: the [`Reducer`] the batch solvers sum through,
-//! the deterministic assignment of a dataset's shards to ranks, and model averaging.
+//! the deterministic assignment of a dataset's shards to ranks, and the averaging of online
+//! learners' models ([`online`]).
 //!
 //! Every rank holds a share of the rows and the whole weight vector. A batch solver computes
 //! its sums (objective, gradient, line-search slopes) over the local rows and adds the ranks'
@@ -12,6 +13,7 @@
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod online;
 #[cfg(test)]
 pub(crate) mod threads;
 
@@ -140,17 +142,11 @@ pub fn shard_share(shards: &[ShardEntry], rank: usize, ranks: usize) -> Range<us
     start..end
 }
 
-/// The row-weighted average Σ_r m_r w_r / Σ_r m_r of every rank's `weights` (bias last, say),
-/// where `rows` = m_r is this rank's row count: the one-shot parameter mixing of data-parallel
-/// SGD (Zinkevich, Weimer, Smola & Li, NIPS 2010). A rank without rows counts for nothing.
-/// Every rank receives the average.
-pub fn average(reducer: &dyn Reducer, weights: &mut [f64], rows: usize) {
+/// Σ_r m_r: every rank's `rows` added up (a rank without rows counts 0).
+pub fn total_rows(reducer: &dyn Reducer, rows: usize) -> usize {
     let mut total = [rows as f64];
     reducer.sum(&mut total);
-    assert!(total[0] > 0.0, "average: no rank has rows");
-    let share = rows as f64 / total[0];
-    weights.iter_mut().for_each(|w| *w *= share);
-    reducer.sum(weights);
+    total[0] as usize
 }
 
 #[cfg(test)]
@@ -185,19 +181,6 @@ mod tests {
         assert_eq!(halves, [0..4, 4..8]);
         assert_eq!(shard_share(&shards[..1], 0, 3), 0..0);
         assert_eq!(shard_share(&shards[..1], 1, 3), 0..1);
-    }
-
-    #[test]
-    fn average_weighs_ranks_by_rows() {
-        let results = threads::run(3, |reducer| {
-            let rank = reducer.rank();
-            let mut w = vec![rank as f64, 1.0];
-            average(reducer, &mut w, [1, 0, 3][rank]);
-            w
-        });
-        for w in results {
-            assert_eq!(w, [(0.0 + 2.0 * 3.0) / 4.0, 1.0]);
-        }
     }
 
     #[test]

@@ -91,4 +91,26 @@ impl Learner for Asgd {
         });
         Snapshot { last, averaged }
     }
+
+    fn restart(&mut self, snapshot: &Snapshot, t: u64) {
+        let divisor = self.schedule.divisor(t);
+        self.h = RunningHarmonic::resume(
+            &self.schedule,
+            RunningHarmonic::closed_form(&self.schedule, t),
+        );
+        let h = self.h.value();
+        let avg_divisor = self.schedule.lambda * self.h.count(t) as f64;
+        let averaged = snapshot.averaged_for_restart(self.h.count(t));
+        // The inverses of the recovery in `snapshot`: v_t = −λ(t + t₀) w_t (Lemma 1) and
+        // u_t = h'_t v_t + λ(t − t_a + 1) w̄_t.
+        for (i, pair) in self.vu.iter_mut().enumerate() {
+            let v = -divisor * snapshot.last.weights[i];
+            let w_bar = averaged.map_or(0.0, |avg| avg.weights[i]);
+            *pair = [v, h * v + avg_divisor * w_bar];
+        }
+        let b_bar = averaged.map_or(0.0, |avg| avg.bias);
+        self.bias = self
+            .bias
+            .restarted(snapshot.last.bias, b_bar, divisor, h, avg_divisor);
+    }
 }

@@ -83,4 +83,29 @@ impl BiasTerm {
             BiasTerm::Free { b_bar, .. } => b_bar,
         }
     }
+
+    /// The state (of the same kind) whose bias after t steps is `b` and whose average is
+    /// `b_bar`, given `divisor` = λ(t + t₀), h'_t and `avg_divisor` = λ(t − t_a + 1) (0 before
+    /// t_a, where `b_bar` is not used): the inverse of [`BiasTerm::value`] and
+    /// [`BiasTerm::averaged`], a_t = −λ(t + t₀) b_t (Lemma 1) and ā_t = h'_t a_t + λ(t − t_a + 1) b̄_t.
+    pub fn restarted(
+        &self,
+        b: f64,
+        b_bar: f64,
+        divisor: f64,
+        h: f64,
+        avg_divisor: f64,
+    ) -> BiasTerm {
+        let b_bar = if avg_divisor > 0.0 { b_bar } else { 0.0 };
+        match self {
+            BiasTerm::Regularized { .. } => {
+                let a = -divisor * b;
+                BiasTerm::Regularized {
+                    a,
+                    a_bar: h * a + avg_divisor * b_bar,
+                }
+            }
+            BiasTerm::Free { .. } => BiasTerm::Free { b, b_bar },
+        }
+    }
 }

@@ -22,12 +22,8 @@ pub struct Casgd {
     schedule: Schedule,
     /// [v_i, u_i] over the raw examples.
     vu: Vec<[f64; 2]>,
-    /// x̄, the mean example (absent entries count as 0).
-    x_bar: Vec<f64>,
-    /// ‖x̄‖².
-    x_bar_norm2: f64,
-    /// q_i = x_i·x̄ for every example i.
-    q: Vec<f64>,
+    /// x̄, ‖x̄‖² and q_i = x_i·x̄.
+    centering: Centering,
     /// a_t = Σ g_i and ā_t = Σ h'_{i−1} g_i (they center the weights whatever the bias does).
     a: f64,
     a_bar: f64,
@@ -143,9 +139,7 @@ impl Casgd {
             loss,
             schedule,
             vu,
-            x_bar: centering.x_bar,
-            x_bar_norm2: centering.x_bar_norm2,
-            q: centering.q,
+            centering,
             a: sums.a,
             a_bar: sums.a_bar,
             z: sums.z,
@@ -172,7 +166,7 @@ impl Casgd {
 impl Learner for Casgd {
     #[inline]
     fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
-        let q = self.q[i];
+        let q = self.centering.q[i];
         let divisor = self.schedule.divisor(t - 1);
         let vx = sparse::dot_first(&self.vu, x.indices, x.values);
         // p_t = w_{t−1}·x + b'_{t−1} = −(v·x − a q + a − z̃)/(λ(t − 1 + t₀)) (+ b_{t−1} if free).
@@ -189,7 +183,7 @@ impl Learner for Casgd {
         let g = self.loss.derivative(p, y);
         let h = self.h.value();
         sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
-        let q_centered = q - self.x_bar_norm2;
+        let q_centered = q - self.centering.x_bar_norm2;
         self.a += g;
         self.a_bar += h * g;
         self.z += g * q_centered;
@@ -213,7 +207,7 @@ impl Learner for Casgd {
             let weights = self
                 .vu
                 .iter()
-                .zip(&self.x_bar)
+                .zip(&self.centering.x_bar)
                 .map(|(pair, &m)| -(pair[0] - self.a * m) / divisor)
                 .collect();
             let free_bias = match self.bias {
@@ -238,7 +232,7 @@ impl Learner for Casgd {
                 h,
                 &self.vu,
                 centering / divisor,
-                Some(&self.x_bar),
+                Some(&self.centering.x_bar),
                 &mut weights,
             );
             let free_bias = match self.bias {
@@ -251,6 +245,41 @@ impl Learner for Casgd {
             }
         });
         Snapshot { last, averaged }
+    }
+
+    fn restart(&mut self, snapshot: &Snapshot, t: u64) {
+        let divisor = self.schedule.divisor(t);
+        self.h = RunningHarmonic::resume(
+            &self.schedule,
+            RunningHarmonic::closed_form(&self.schedule, t),
+        );
+        let h = self.h.value();
+        let avg_divisor = self.schedule.lambda * self.h.count(t) as f64;
+        let averaged = snapshot.averaged_for_restart(self.h.count(t));
+        let x_bar = &self.centering.x_bar;
+        // The snapshot's biases are on raw data (b' = b − w·x̄); the sums hold centered ones.
+        let last = &snapshot.last;
+        let b = last.bias + dense::dot(&last.weights, x_bar);
+        let b_bar = averaged.map_or(0.0, |avg| avg.bias + dense::dot(&avg.weights, x_bar));
+        // a and ā: the inverses of b_t = −a_t/(λ(t + t₀)) and b̄_t = −(h'a − ā)/(λ(t − t_a + 1))
+        // for a regularized bias; for a free one any a works ((v + c x̄, a + c) is the same
+        // model), and a = ā = 0 is the simplest.
+        self.bias = self.bias.restarted(b, b_bar, divisor, h, avg_divisor);
+        (self.a, self.a_bar) = match self.bias {
+            BiasTerm::Regularized { a, a_bar } => (a, a_bar),
+            BiasTerm::Free { .. } => (0.0, 0.0),
+        };
+        // v = −λ(t + t₀) w + a x̄ and u = h'v − (h'a − ā) x̄ + λ(t − t_a + 1) w̄: the inverses
+        // of w_t and w̄_t in `snapshot`.
+        let centering = h * self.a - self.a_bar;
+        for (i, pair) in self.vu.iter_mut().enumerate() {
+            let v = -divisor * last.weights[i] + self.a * x_bar[i];
+            let w_bar = averaged.map_or(0.0, |avg| avg.weights[i]);
+            *pair = [v, h * v - centering * x_bar[i] + avg_divisor * w_bar];
+        }
+        (self.z, self.zeta) =
+            self.centering
+                .projection_sums(self.vu.iter().copied(), self.a, self.a_bar);
     }
 }
 
@@ -289,13 +318,10 @@ mod tests {
             let row = data.row(i);
             learner.step(i, row, row.label, t);
         }
-        let centering = Centering {
-            x_bar: learner.x_bar.clone(),
-            x_bar_norm2: learner.x_bar_norm2,
-            q: learner.q.clone(),
-        };
         let (z, zeta) =
-            centering.projection_sums(learner.vu.iter().copied(), learner.a, learner.a_bar);
+            learner
+                .centering
+                .projection_sums(learner.vu.iter().copied(), learner.a, learner.a_bar);
         assert!(learner.z.abs() > 1e-3 && learner.zeta.abs() > 1e-3);
         assert!(
             (z - learner.z).abs() <= 1e-12 * learner.z.abs().max(1.0),

@@ -203,6 +203,23 @@ pub fn fit<E: Examples>(
     config: &Config,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    fit_mixing(data, algorithm, config, observer, None)
+}
+
+/// Replaces the iterates at the end of every epoch, and the final ones: a data-parallel run
+/// replaces them by the ranks' average ([`crate::dist::online`]).
+pub type Mix<'a> = &'a mut dyn FnMut(&mut Snapshot);
+
+/// [`fit`], with the iterates passed through `mix` after every epoch (m steps) and after the
+/// last step; the learner restarts from the mixed ones ([`Learner::restart`]), and the
+/// observer and the result see them. Without `mix` this is [`fit`].
+pub fn fit_mixing<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    observer: &mut dyn Observer,
+    mix: Option<Mix<'_>>,
+) -> Result<Fit, ConfigError> {
     let (schedule, steps) = plan(data, algorithm, config)?;
     let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
     let naive = |kind| Naive::new(data, kind, loss, schedule, reg);
@@ -210,6 +227,7 @@ pub fn fit<E: Examples>(
         config,
         schedule,
         steps,
+        mix,
     };
     Ok(match algorithm {
         Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
@@ -263,16 +281,17 @@ pub(crate) fn plan<E: Examples>(
 }
 
 /// A validated run.
-struct Run<'a> {
+struct Run<'a, 'm> {
     config: &'a Config,
     schedule: Schedule,
     steps: u64,
+    mix: Option<Mix<'m>>,
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     /// The loop: T steps in epochs of m, the sampler choosing each example.
     fn drive<E: Examples, L: Learner>(
-        &self,
+        mut self,
         data: &E,
         mut learner: L,
         observer: &mut dyn Observer,
@@ -303,9 +322,18 @@ impl Run<'_> {
                     (loss_sum, loss_count) = (0.0, 0);
                 }
             }
+            let mixed = match self.mix.as_deref_mut() {
+                Some(mix) if t < self.steps => {
+                    let mut snapshot = learner.snapshot(t);
+                    mix(&mut snapshot);
+                    learner.restart(&snapshot, t);
+                    Some(snapshot)
+                }
+                _ => None,
+            };
             seconds += start.elapsed().as_secs_f64();
             if wants_epochs && t < self.steps {
-                let snapshot = learner.snapshot(t);
+                let snapshot = mixed.unwrap_or_else(|| learner.snapshot(t));
                 observer.epoch_end(&EpochEnd {
                     epochs: t as f64 / m as f64,
                     steps: t,
@@ -315,7 +343,10 @@ impl Run<'_> {
             }
         }
         let start = Instant::now();
-        let snapshot = learner.snapshot(t);
+        let mut snapshot = learner.snapshot(t);
+        if let Some(mix) = self.mix.as_deref_mut() {
+            mix(&mut snapshot);
+        }
         seconds += start.elapsed().as_secs_f64();
         if wants_epochs {
             observer.epoch_end(&EpochEnd {

@@ -20,7 +20,9 @@ mod sgd;
 pub use asgd::Asgd;
 pub use bias::BiasTerm;
 pub use casgd::Casgd;
-pub use driver::{Algorithm, Config, ConfigError, EpochEnd, Fit, Observer, Stop, fit};
+pub use driver::{
+    Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Observer, Stop, default_t0, fit, fit_mixing,
+};
 pub use naive::{Naive, NaiveKind};
 pub use sampling::{Sampler, Sampling};
 pub use schedule::{RunningHarmonic, Schedule, harmonic};
@@ -51,6 +53,16 @@ impl Snapshot {
     pub fn output(&self) -> &Iterate {
         self.averaged.as_ref().unwrap_or(&self.last)
     }
+
+    /// The averaged iterate a restart needs when `count` iterates are averaged at its step
+    /// (none before t_a, where there is nothing to restart the average from).
+    fn averaged_for_restart(&self, count: u64) -> Option<&Iterate> {
+        (count > 0).then(|| {
+            self.averaged
+                .as_ref()
+                .expect("restarting an averaged learner at t >= t_a needs the averaged iterate")
+        })
+    }
 }
 
 /// One online learner: a step per example, the iterates on demand.
@@ -60,4 +72,11 @@ pub trait Learner {
     fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64;
     /// The iterates after `t` steps (O(n)).
     fn snapshot(&self, t: u64) -> Snapshot;
+    /// Continue from given iterates (O(n)): afterwards the learner's iterates after `t` steps
+    /// are `snapshot`'s, and step t + 1 is taken from them exactly as if the learner had got
+    /// there itself (same schedule, same running average). SGD ignores the averaged iterate;
+    /// the averaged learners need it once t ≥ t_a. Restarting from the learner's own
+    /// [`Learner::snapshot`] changes nothing but rounding; a data-parallel run restarts every
+    /// rank from the ranks' average after each epoch ([`crate::dist::online`]).
+    fn restart(&mut self, snapshot: &Snapshot, t: u64);
 }

@@ -127,4 +127,24 @@ impl Learner for Naive {
             averaged,
         }
     }
+
+    fn restart(&mut self, snapshot: &Snapshot, t: u64) {
+        // The dense state is the iterates themselves (CASGD's biases back to centered ones).
+        let centered = |it: &Iterate| {
+            if self.kind == NaiveKind::Casgd {
+                it.bias + dense::dot(&it.weights, &self.x_bar)
+            } else {
+                it.bias
+            }
+        };
+        self.b = centered(&snapshot.last);
+        self.w.copy_from_slice(&snapshot.last.weights);
+        let count = (t + 1).saturating_sub(self.schedule.average_start);
+        if self.kind != NaiveKind::Sgd
+            && let Some(averaged) = snapshot.averaged_for_restart(count)
+        {
+            self.b_bar = centered(averaged);
+            self.w_bar.copy_from_slice(&averaged.weights);
+        }
+    }
 }

@@ -73,4 +73,15 @@ impl Learner for Sgd {
             averaged: None,
         }
     }
+
+    fn restart(&mut self, snapshot: &Snapshot, t: u64) {
+        // Lemma 1 backwards: v_t = −λ(t + t₀) w_t, a_t = −λ(t + t₀) b_t.
+        let divisor = self.schedule.divisor(t);
+        for (v, &w) in self.v.iter_mut().zip(&snapshot.last.weights) {
+            *v = -divisor * w;
+        }
+        self.bias = self
+            .bias
+            .restarted(snapshot.last.bias, 0.0, divisor, 0.0, 0.0);
+    }
 }

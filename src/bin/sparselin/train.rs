@@ -166,10 +166,17 @@ pub struct Args {
     /// Train across this many MPI processes (`mpirun -np N sparselin train DIR --ranks N`):
     /// each opens its share of the dataset's shards; a communicator of another size is an
     /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; sgd, asgd and
-    /// casgd train on each share (one thread per rank unless --threads) and average the models.
+    /// casgd train on each share (one thread per rank) and average the models (--average-every).
     #[cfg(feature = "mpi")]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub ranks: Option<u64>,
+    /// With --ranks, sgd, asgd and casgd: average the ranks' models after every epoch and go on
+    /// from the average (iterative parameter mixing, one sum per epoch), or once at the end (a
+    /// single sum, but further from the single-process model when the shares differ; allows
+    /// --threads above 1).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "epoch", requires = "ranks")]
+    pub average_every: sparselin::dist::online::Averaging,
 }
 
 impl Algo {

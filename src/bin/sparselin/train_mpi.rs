@@ -3,8 +3,8 @@
 //!
 //! Every rank opens its share of the dataset's shards (`Dataset::open_share`). Batch solvers
 //! sum across ranks every iteration and end with the same weights everywhere; online learners
-//! train on each share and the models are averaged, weighted by rows
-//! (`Trainer::train_across`). Rank 0 alone prints and
+//! train on each share and the models are averaged, weighted by rows, after every epoch or
+//! once at the end (`--average-every`, `sparselin::dist::online`). Rank 0 alone prints and
 //! writes the model (atomically, after every rank has finished); an error on any rank ends the
 //! whole job through `MPI_Abort`, so it exits non-zero and writes no model.
 
@@ -67,10 +67,12 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         threads: args.threads.or(Some(1)),
         ..args.clone()
     };
-    let mut trainer = crate::train::trainer(&local)?;
-    if !matches!(trainer.learner(), sparselin::api::Learner::Online(_)) {
-        trainer = crate::train::trainer(args)?;
-    }
+    let trainer = match crate::train::trainer(&local)? {
+        t if matches!(t.learner(), sparselin::api::Learner::Online(_)) => {
+            t.averaging(args.average_every)
+        }
+        _ => crate::train::trainer(args)?,
+    };
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
