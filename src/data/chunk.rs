@@ -1,6 +1,9 @@
 //! The fast LIBSVM parser: one newline-aligned chunk of text at a time, no allocation per
-//! token or per line, numbers parsed straight from bytes ([`number`](super::number): a digit
-//! loop for indices, `fast-float2` for values, bit-identical to `str::parse`).
+//! token or per line, numbers parsed straight from bytes ([`number`](super::number)): an
+//! `index:value` token in its common form is scanned in one pass of 8-byte loads
+//! ([`scan_entry`]) and rounded by Clinger's fast path, any other token goes through the
+//! general readers (SWAR digits for indices, `fast-float2` for values); every value is
+//! bit-identical to `str::parse`.
 //!
 //! It accepts exactly what [`libsvm::parse_line`](super::libsvm::parse_line) — the simple
 //! reference parser — accepts and produces the same rows (the property tests hold the two
@@ -8,7 +11,7 @@
 //! problem, so both report the same `line:column: message`.
 
 use super::libsvm::parse_line;
-use super::number::{TextValue, parse_u64_prefix};
+use super::number::{TextValue, parse_u64_prefix, scan_entry};
 
 /// Rows parsed from one chunk, in CSR form, values in the storage precision `V`.
 #[derive(Clone, Debug, Default)]
@@ -75,17 +78,14 @@ pub fn parse_chunk_into<V: TextValue>(
     out.indices.reserve(text.len() / 12);
     out.values.reserve(text.len() / 12);
     let mut scratch: Vec<(u32, V)> = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, next) = match memchr::memchr(b'\n', rest) {
-            Some(end) => (&rest[..end], &rest[end + 1..]),
-            None => (rest, &rest[rest.len()..]),
-        };
+    let mut start = 0;
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |k| start + k);
         out.lines += 1;
-        if parse_one(line, zero_based, out, &mut scratch).is_none() {
-            return Err(describe::<V>(line, zero_based, out.lines));
+        if parse_one(text, start, end, zero_based, out, &mut scratch).is_none() {
+            return Err(describe::<V>(&text[start..end], zero_based, out.lines));
         }
-        rest = next;
+        start = end + 1;
     }
     Ok(())
 }
@@ -106,94 +106,103 @@ fn describe<V: TextValue>(line: &[u8], zero_based: bool, line_no: u64) -> ChunkE
     }
 }
 
-/// Index of the first separator at or after `pos` (or the end).
+/// Index of the first separator at or after `pos`, before `end` (or `end`).
 #[inline]
-fn token_end(bytes: &[u8], mut pos: usize) -> usize {
-    while pos < bytes.len() && !is_space(bytes[pos]) {
+fn token_end(bytes: &[u8], mut pos: usize, end: usize) -> usize {
+    while pos < end && !is_space(bytes[pos]) {
         pos += 1;
     }
     pos
 }
 
-/// Index of the first non-separator at or after `pos` (or the end).
+/// Index of the first non-separator at or after `pos`, before `end` (or `end`).
 #[inline]
-fn skip_spaces(bytes: &[u8], mut pos: usize) -> usize {
-    while pos < bytes.len() && is_space(bytes[pos]) {
+fn skip_spaces(bytes: &[u8], mut pos: usize, end: usize) -> usize {
+    while pos < end && is_space(bytes[pos]) {
         pos += 1;
     }
     pos
 }
 
-/// A finite label filling the whole token.
+/// Whether a token that ends at `at` (exclusive) ends at a separator or the end of the line's
+/// content `end`.
 #[inline]
-fn parse_label(token: &[u8]) -> Option<f64> {
-    match f64::parse_prefix(token) {
-        Some((v, used)) if used == token.len() && v.is_finite() => Some(v),
-        _ => None,
-    }
+fn ends_token(bytes: &[u8], at: usize, end: usize) -> bool {
+    at == end || (at < end && is_space(bytes[at]))
 }
 
-/// Parse one `index:value` token starting at `pos`, scanning the bytes once: the index
-/// digits up to `:`, then a finite value that must end at a separator. Returns (raw index,
-/// value, position after the token).
+/// Parse one `index:value` token starting at `pos` of `text`, within the line's content
+/// ending at `end`: the index digits up to `:`, then a finite value that must end at a
+/// separator. The number readers may look past `end` (at the `#` or newline there, or
+/// further), so each result is checked to lie within it. Returns (raw index, value,
+/// position after the token).
 #[inline]
-fn parse_entry<V: TextValue>(bytes: &[u8], pos: usize) -> Option<(u64, V, usize)> {
-    let (raw, used) = parse_u64_prefix(&bytes[pos..])?;
+fn parse_entry<V: TextValue>(text: &[u8], pos: usize, end: usize) -> Option<(u64, V, usize)> {
+    let (raw, used) = parse_u64_prefix(&text[pos..])?;
     let colon = pos + used;
-    if bytes.get(colon) != Some(&b':') {
+    if colon >= end || text[colon] != b':' {
         return None;
     }
-    let (value, used) = V::parse_prefix(&bytes[colon + 1..])?;
-    let end = colon + 1 + used;
-    let at_separator = bytes.get(end).is_none_or(|&b| is_space(b));
-    (used > 0 && at_separator && value.is_finite()).then_some((raw, value, end))
+    let (value, used) = V::parse_prefix(&text[colon + 1..])?;
+    let after = colon + 1 + used;
+    (used > 0 && ends_token(text, after, end) && value.is_finite()).then_some((raw, value, after))
 }
 
-/// Parse one line into `out`; `None` if it is malformed (nothing is appended then).
+/// Parse the line `text[start..end]` (without its newline) into `out`; `None` if it is
+/// malformed (nothing is appended then).
 #[inline]
 fn parse_one<V: TextValue>(
-    line: &[u8],
+    text: &[u8],
+    start: usize,
+    end: usize,
     zero_based: bool,
     out: &mut ChunkRows<V>,
     scratch: &mut Vec<(u32, V)>,
 ) -> Option<()> {
-    let content = match memchr::memchr(b'#', line) {
-        Some(hash) => &line[..hash],
-        None => line,
-    };
-    let start = skip_spaces(content, 0);
-    if start == content.len() {
+    let end = memchr::memchr(b'#', &text[start..end]).map_or(end, |hash| start + hash);
+    let first = skip_spaces(text, start, end);
+    if first == end {
         return Some(()); // blank or comment-only line
     }
-    let mut pos = token_end(content, start);
-    let label = parse_label(&content[start..pos])?;
+    let (label, used) = f64::parse_prefix(&text[first..])?;
+    let mut pos = first + used;
+    if !ends_token(text, pos, end) || !label.is_finite() {
+        return None;
+    }
     let row_start = out.indices.len();
+    let one_based = u64::from(!zero_based);
     let (mut sorted, mut ones) = (true, true);
-    let mut previous: Option<u32> = None;
+    // The previous index plus one (0 before the first), so "sorted" is `index >= next`.
+    let mut next: u64 = 0;
     loop {
-        pos = skip_spaces(content, pos);
-        if pos == content.len() {
+        pos = skip_spaces(text, pos, end);
+        if pos == end {
             break;
         }
-        if content[pos] == b'q' && content[pos..].starts_with(b"qid:") {
-            pos = token_end(content, pos);
+        let fast = scan_entry(text, pos).and_then(|(raw, decimal, after)| {
+            Some((raw, V::from_decimal(decimal)?, after)).filter(|_| after <= end)
+        });
+        if fast.is_none() && text[pos] == b'q' && text[pos..end].starts_with(b"qid:") {
+            pos = token_end(text, pos, end);
             continue;
         }
-        let entry = parse_entry(content, pos).and_then(|(raw, value, end)| {
-            let index = if zero_based { raw } else { raw.checked_sub(1)? };
-            Some((u32::try_from(index).ok()?, value, end))
-        });
-        let Some((index, value, end)) = entry else {
+        let entry = fast
+            .or_else(|| parse_entry(text, pos, end))
+            .and_then(|(raw, value, after)| {
+                let index = raw.checked_sub(one_based)?;
+                (index <= u64::from(u32::MAX)).then_some((index, value, after))
+            });
+        let Some((index, value, after)) = entry else {
             out.indices.truncate(row_start);
             out.values.truncate(row_start);
             return None;
         };
-        sorted &= previous.is_none_or(|p| p < index);
+        sorted &= index >= next;
         ones &= value == V::ONE;
-        previous = Some(index);
-        out.indices.push(index);
+        next = index + 1;
+        out.indices.push(index as u32);
         out.values.push(value);
-        pos = end;
+        pos = after;
     }
     if !sorted {
         normalize(out, row_start, scratch)?;
