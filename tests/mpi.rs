@@ -2,7 +2,8 @@
 //! data (cargo feature `mpi`; `.ci/run` installs Open MPI and runs these): distributed L-BFGS
 //! and subLBFGS reach the single-process objective to 1e-10 relative, ASGD averaged across
 //! ranks after every epoch lands within 0.5% of it (averaged once at the end: within 1%), and
-//! a mismatched or failing job exits non-zero and writes no model.
+//! L-BFGS warm-started from distributed ASGD reaches the same objective, and a mismatched or
+//! failing job exits non-zero and writes no model.
 #![cfg(feature = "mpi")]
 
 use std::path::{Path, PathBuf};
@@ -101,6 +102,42 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
                 "{solver:?}, {ranks} ranks: {distributed} vs {single} ({relative:e})"
             );
         }
+    }
+}
+
+/// L-BFGS started from 2 epochs of ASGD (averaged across the ranks every epoch) converges to
+/// the single-process optimum from zero, alone and on 2 and 4 ranks.
+#[test]
+fn warm_started_lbfgs_reaches_the_cold_single_process_objective() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path(), 40);
+    let model = tmp.path().join("model");
+    let args = [
+        data.to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-2",
+        "--tol",
+        "1e-12",
+    ];
+    let cold = objective(&train(None, &args));
+    let mut warm_args = args.to_vec();
+    warm_args.extend(["--warm-start-epochs", "2"]);
+    for ranks in [None, Some(2), Some(4)] {
+        let output = train(ranks, &warm_args);
+        let warm = objective(&output);
+        let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(summary["details"]["warm_start"]["asgd_epochs"], 2);
+        let relative = (warm - cold).abs() / cold;
+        assert!(
+            relative <= 1e-10,
+            "{ranks:?} ranks: {warm} vs {cold} ({relative:e})"
+        );
     }
 }
 

@@ -41,6 +41,7 @@ pub struct Trainer {
     scalars: Option<ScalarSharing>,
     averaging: Option<Averaging>,
     max_iterations: Option<usize>,
+    warm_start: Option<u64>,
     tolerance: Option<f64>,
     memory: Option<usize>,
     exact_direction: bool,
@@ -94,6 +95,7 @@ impl Trainer {
             scalars: None,
             averaging: None,
             max_iterations: None,
+            warm_start: None,
             tolerance: None,
             memory: None,
             exact_direction: false,
@@ -183,6 +185,14 @@ impl Trainer {
     /// Batch learners: the iteration limit.
     pub fn max_iterations(mut self, iterations: usize) -> Self {
         self.max_iterations = Some(iterations);
+        self
+    }
+
+    /// Batch learners: start from the model of `epochs` epochs of ASGD with the same loss, λ
+    /// and seed (averaged across the ranks every epoch under [`Trainer::train_across`])
+    /// instead of from zero. The ASGD epochs count in the training time.
+    pub fn warm_start_epochs(mut self, epochs: u64) -> Self {
+        self.warm_start = Some(epochs);
         self
     }
 
@@ -317,6 +327,7 @@ impl Trainer {
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
             ("max_iterations", self.max_iterations.is_some(), batch),
+            ("warm_start_epochs", self.warm_start.is_some(), batch),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), batch),
             ("exact_direction", self.exact_direction, batch),
@@ -422,17 +433,39 @@ impl Trainer {
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
+        let started = std::time::Instant::now();
+        let warm = match self.warm_start {
+            Some(epochs) => {
+                let config = online::Config {
+                    loss,
+                    lambda: self.lambda,
+                    t0: None,
+                    average_start: 1,
+                    regularize_bias: true,
+                    sampling: Sampling::default(),
+                    seed: self.seed,
+                    stop: Stop::Epochs(epochs),
+                };
+                let asgd = online::Algorithm::Asgd;
+                let fit = dist::online::fit(data, asgd, &config, reducer, &mut ())?;
+                let output = fit.snapshot.output();
+                let mut w0 = output.weights.clone();
+                w0.push(output.bias);
+                Some((w0, started.elapsed().as_secs_f64()))
+            }
+            None => None,
+        };
         let defaults = batch::Options::default();
         let options = batch::Options {
             max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
             tol: self.tolerance.unwrap_or(defaults.tol),
             memory: self.memory.unwrap_or(defaults.memory),
             first_descent: !self.exact_direction,
+            w0: warm.as_ref().map(|(w0, _)| w0.clone()),
             ..defaults
         };
         let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
         let mut passes = 0;
-        let started = std::time::Instant::now();
         let solution = batch::solve(algorithm, &objective, &options, &mut |p| {
             passes = p.passes;
             monitor.iteration(p);
@@ -447,6 +480,10 @@ impl Trainer {
             "memory": options.memory,
             "tol": options.tol,
             "first_descent": options.first_descent,
+            "warm_start": warm.map(|(_, seconds)| json!({
+                "asgd_epochs": self.warm_start,
+                "seconds": seconds,
+            })),
         });
         let run = Run {
             weights: solution.w[..n].to_vec(),

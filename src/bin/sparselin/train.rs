@@ -80,6 +80,10 @@ pub struct Args {
     /// Batch solvers: iteration limit.
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
+    /// Batch solvers: start from the model of N epochs of ASGD (same loss, λ and seed; with
+    /// --ranks averaged across the ranks every epoch) instead of from zero.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub warm_start_epochs: Option<u64>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g (a certificate that
     /// J is within a factor 1 + tol of its minimum).
     #[arg(long, default_value_t = 1e-9)]
@@ -270,13 +274,16 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             }
             .scalar_sharing(args.scalars)
         }
-        Learner::Batch(_) => trainer
-            .loss(args.loss)
-            .regularize_bias(!args.free_bias)
-            .max_iterations(args.max_iter)
-            .tolerance(args.tol)
-            .memory(args.memory)
-            .exact_direction(args.exact_direction),
+        Learner::Batch(_) => match args.warm_start_epochs {
+            Some(epochs) => trainer.warm_start_epochs(epochs),
+            None => trainer,
+        }
+        .loss(args.loss)
+        .regularize_bias(!args.free_bias)
+        .max_iterations(args.max_iter)
+        .tolerance(args.tol)
+        .memory(args.memory)
+        .exact_direction(args.exact_direction),
         Learner::AttributeEfficient(algo) => {
             // The flags are checked here to name them; the library checks the values again.
             anyhow::ensure!(
