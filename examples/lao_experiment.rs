@@ -104,7 +104,7 @@ fn load() -> anyhow::Result<CsrMatrix> {
         for r in 0..part.n_rows() {
             let row = part.row(r);
             labels.push(row.label);
-            indices.extend_from_slice(row.indices);
+            indices.extend_from_slice(&row.indices);
             values.extend((0..row.nnz()).map(|q| row.values.get(q)));
             offsets.push(indices.len() as u64);
         }

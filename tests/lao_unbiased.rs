@@ -3,7 +3,7 @@
 //! so the outcome is deterministic; a 4σ miss has probability ~6e-5 per coordinate). Each
 //! check is also shown to fail on a deliberately biased estimator.
 
-use sparselin::data::{Row, Values};
+use sparselin::data::{BoundedIndices, Row, Values};
 use sparselin::lao::aelr::TreeSampler as L1TreeSampler;
 use sparselin::lao::aerr::TreeSampler as L2TreeSampler;
 use sparselin::lao::draws::Draws;
@@ -21,7 +21,7 @@ const Y: f64 = 0.35;
 fn row() -> Row<'static> {
     Row {
         label: Y,
-        indices: &X_IDX,
+        indices: BoundedIndices::scan(&X_IDX),
         values: Values::F64(&X_VAL),
     }
 }

@@ -203,6 +203,42 @@ fn out_of_order_rows_are_refused_before_use() {
     assert!(err.to_string().contains("strictly increasing"), "{err}");
 }
 
+/// An index at or past the column count, written into a shard behind the writer's back, is
+/// refused when the rows are first used (and by `verify`), naming the file, without a panic.
+#[test]
+fn index_past_the_columns_is_refused_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let mut writer = DatasetWriter::create(&dir, ValueKind::Ones).unwrap();
+    let parts = ShardParts {
+        labels: &[1.0, -1.0],
+        offsets: &[0, 2, 3],
+        indices: &[1, 3, 2],
+        values: Values::Ones,
+        n_features: 4,
+    };
+    writer.write_shard(&parts).unwrap();
+    writer.finish(FinishOptions::default()).unwrap();
+    let path = Dataset::open(&dir).unwrap().shards()[0]
+        .path()
+        .to_path_buf();
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The index section's offset is the third section entry of the header (FORMAT.md).
+    let at = u64::from_le_bytes(bytes[104..112].try_into().unwrap()) as usize;
+    for bad in [4u32, u32::MAX] {
+        bytes[at + 8..at + 12].copy_from_slice(&bad.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let err = Dataset::open(&dir)
+            .unwrap()
+            .into_examples()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(err.contains("below 4"), "{err}");
+        assert!(open_and_verify(&path).is_err());
+    }
+}
+
 #[test]
 fn manifest_and_shards_must_agree() {
     let tmp = tempfile::tempdir().unwrap();

@@ -3,14 +3,14 @@
 //! Weights are `AtomicU64` holding `f64` bits. Every access is a relaxed load or store, so
 //! threads racing on one weight may lose an update but never tear a value, and the program has
 //! no data race. Each kernel is compiled once per value kind (the `Values` match is made once
-//! per row, not per entry) and checks a row's bounds once, from its largest index (found by
-//! the dispatched SIMD `max_index`), before an unchecked loop: the same contract as the
-//! plain kernels of [`crate::kernel_set`].
+//! per row, not per entry) and checks a row in O(1) from the bound its [`BoundedIndices`]
+//! carry, before an unchecked loop: the same contract as the plain kernels of
+//! [`crate::kernel_set`].
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::Values;
-use crate::dispatch::selected;
+use crate::kernel_set::check_row;
+use crate::{BoundedIndices, Values};
 
 /// The values of one row, matched once per row so that the loops are monomorphic.
 trait RowValue: Copy {
@@ -33,7 +33,7 @@ impl RowValue for &[f32] {
     #[inline(always)]
     unsafe fn at(self, k: usize) -> f64 {
         // SAFETY: k is below the row's length (contract), which equals this slice's length
-        // (`check_row`).
+        // (`kernel_set::check_row`).
         f64::from(unsafe { *self.get_unchecked(k) })
     }
 }
@@ -64,21 +64,6 @@ macro_rules! per_kind {
             }
         }
     };
-}
-
-/// Panics unless `val` matches `idx` in length and every index is below `len`: after it, the
-/// unchecked loops below stay in bounds.
-#[inline]
-fn check_row(idx: &[u32], val: Values<'_>, len: usize) {
-    if let Some(n) = val.len() {
-        assert_eq!(n, idx.len(), "index and value slices differ in length");
-    }
-    if let Some(max) = selected().max_index(idx) {
-        assert!(
-            (max as usize) < len,
-            "index out of bounds: the len is {len} but the index is {max}"
-        );
-    }
 }
 
 #[inline(always)]
@@ -139,29 +124,35 @@ fn single(w: &[AtomicU64]) -> &[[AtomicU64; 1]] {
 }
 
 /// See [`crate::sparse::dot_atomic`].
-pub(crate) fn dot(w: &[AtomicU64], idx: &[u32], val: Values<'_>) -> f64 {
-    check_row(idx, val, w.len());
+pub(crate) fn dot(w: &[AtomicU64], idx: BoundedIndices<'_>, val: Values<'_>) -> f64 {
+    let idx = check_row(idx, val, w.len());
     // SAFETY: `check_row` established the contract.
     per_kind!(val, |v| unsafe { sum4::<1, 0, _>(single(w), idx, v) })
 }
 
 /// See [`crate::sparse::dot_first_atomic`].
-pub(crate) fn dot_first(vu: &[[AtomicU64; 2]], idx: &[u32], val: Values<'_>) -> f64 {
-    check_row(idx, val, vu.len());
+pub(crate) fn dot_first(vu: &[[AtomicU64; 2]], idx: BoundedIndices<'_>, val: Values<'_>) -> f64 {
+    let idx = check_row(idx, val, vu.len());
     // SAFETY: `check_row` established the contract.
     per_kind!(val, |v| unsafe { sum4::<2, 0, _>(vu, idx, v) })
 }
 
 /// See [`crate::sparse::axpy_atomic`].
-pub(crate) fn axpy(a: f64, idx: &[u32], val: Values<'_>, w: &[AtomicU64]) {
-    check_row(idx, val, w.len());
+pub(crate) fn axpy(a: f64, idx: BoundedIndices<'_>, val: Values<'_>, w: &[AtomicU64]) {
+    let idx = check_row(idx, val, w.len());
     // SAFETY: `check_row` established the contract.
     per_kind!(val, |v| unsafe { update([a], single(w), idx, v) })
 }
 
 /// See [`crate::sparse::axpy2_atomic`].
-pub(crate) fn axpy2(a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &[[AtomicU64; 2]]) {
-    check_row(idx, val, vu.len());
+pub(crate) fn axpy2(
+    a: f64,
+    b: f64,
+    idx: BoundedIndices<'_>,
+    val: Values<'_>,
+    vu: &[[AtomicU64; 2]],
+) {
+    let idx = check_row(idx, val, vu.len());
     // SAFETY: `check_row` established the contract.
     per_kind!(val, |v| unsafe { update([a, b], vu, idx, v) })
 }

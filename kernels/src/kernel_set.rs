@@ -5,8 +5,8 @@
 //! the raw kernel runs. The free functions in [`crate::sparse`] and [`crate::dense`] call the
 //! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
 
-use crate::Values;
 use crate::dispatch::{Isa, IsaError};
+use crate::{BoundedIndices, Values};
 
 /// Raw fused pair update: (a, b, idx, val, vu).
 type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
@@ -88,50 +88,57 @@ impl KernelSet {
         Some(unsafe { (self.raw.max_index)(idx) })
     }
 
-    /// Panics unless `val` matches `idx` in length and every index is below `len`.
-    #[inline]
-    fn check_row(&self, idx: &[u32], val: Values<'_>, len: usize) {
-        if let Some(n) = val.len() {
-            assert_eq!(n, idx.len(), "index and value slices differ in length");
-        }
-        if let Some(max) = self.max_index(idx) {
-            let max = max as usize;
-            assert!(
-                max < len,
-                "index out of bounds: the len is {len} but the index is {max}"
-            );
-        }
-    }
-
     /// Σ_k w[idx[k]]·val[k]. See [`crate::sparse::dot`].
     #[inline]
-    pub fn dot(&self, w: &[f64], idx: &[u32], val: Values<'_>) -> f64 {
-        self.check_row(idx, val, w.len());
-        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+    pub fn dot<'a>(&self, w: &[f64], idx: impl Into<BoundedIndices<'a>>, val: Values<'_>) -> f64 {
+        let idx = check_row(idx.into(), val, w.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the weight length.
         unsafe { (self.raw.dot)(w, idx, val) }
     }
 
     /// w[idx[k]] += a·val[k]. See [`crate::sparse::axpy`].
     #[inline]
-    pub fn axpy(&self, a: f64, idx: &[u32], val: Values<'_>, w: &mut [f64]) {
-        self.check_row(idx, val, w.len());
-        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+    pub fn axpy<'a>(
+        &self,
+        a: f64,
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+        w: &mut [f64],
+    ) {
+        let idx = check_row(idx.into(), val, w.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the weight length.
         unsafe { (self.raw.axpy)(a, idx, val, w) }
     }
 
     /// Σ_k vu[idx[k]][0]·val[k]. See [`crate::sparse::dot_first`].
     #[inline]
-    pub fn dot_first(&self, vu: &[[f64; 2]], idx: &[u32], val: Values<'_>) -> f64 {
-        self.check_row(idx, val, vu.len());
-        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+    pub fn dot_first<'a>(
+        &self,
+        vu: &[[f64; 2]],
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+    ) -> f64 {
+        let idx = check_row(idx.into(), val, vu.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the weight length.
         unsafe { (self.raw.dot_first)(vu, idx, val) }
     }
 
     /// vu[i][0] += a·x_i, vu[i][1] += b·x_i. See [`crate::sparse::axpy2`].
     #[inline]
-    pub fn axpy2(&self, a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &mut [[f64; 2]]) {
-        self.check_row(idx, val, vu.len());
-        // SAFETY: the CPU has the ISA (`for_isa`) and `check_row` established the bounds.
+    pub fn axpy2<'a>(
+        &self,
+        a: f64,
+        b: f64,
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+        vu: &mut [[f64; 2]],
+    ) {
+        let idx = check_row(idx.into(), val, vu.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the weight length.
         unsafe { (self.raw.axpy2)(a, b, idx, val, vu) }
     }
 
@@ -189,4 +196,15 @@ impl std::fmt::Debug for KernelSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KernelSet").field("isa", &self.isa).finish()
     }
+}
+
+/// Panics unless `val` matches `idx` in length and the bound of `idx` fits weights of length
+/// `len` (O(1): the bound was proven when `idx` was built). Returns the indices to run on.
+#[inline]
+pub(crate) fn check_row<'a>(idx: BoundedIndices<'a>, val: Values<'_>, len: usize) -> &'a [u32] {
+    if let Some(n) = val.len() {
+        assert_eq!(n, idx.len(), "index and value slices differ in length");
+    }
+    idx.check_within(len);
+    idx.as_slice()
 }

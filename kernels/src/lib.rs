@@ -6,7 +6,7 @@
 //! (see [`dispatch`]); `SPARSELIN_ISA=scalar|avx2|avx512|neon` forces one. [`KernelSet`] gives
 //! direct access to one path (tests and benchmarks compare every path against scalar).
 //!
-//! Layout: [`sparse`] and [`dense`] are the safe API; `kernel_set.rs` checks arguments and
+//! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices; `kernel_set.rs` checks arguments and
 //! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
 //! the paths; `generic.rs` holds the bodies written once and compiled per path; `atomic.rs`
 //! holds the relaxed-atomic Hogwild kernels.
@@ -23,11 +23,14 @@
 //!
 //! Sparse rows are a pair of slices: strictly increasing `u32` column indices and their values
 //! ([`Values`]). Weights are `f64`. An index past the end of the weight slice panics, exactly
-//! like slice indexing: no kernel ever reads or writes out of bounds.
+//! like slice indexing: no kernel ever reads or writes out of bounds. A plain index slice is
+//! scanned for its largest index on each call; a [`BoundedIndices`] carries a bound proven
+//! once for a whole index array (see [`bounded`]), so that a row is checked in O(1).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod atomic;
+pub mod bounded;
 pub mod dense;
 pub mod dispatch;
 mod generic;
@@ -43,6 +46,7 @@ mod aarch64;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub use bounded::{BoundedIndices, IndexVec};
 pub use kernel_set::KernelSet;
 
 /// The values of one sparse row, parallel to its index slice.

@@ -1,14 +1,19 @@
 //! In-memory compressed sparse rows, and the [`Examples`] trait every learner reads through.
 
-use sparselin_kernels::{Values, sparse};
+use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
 
 /// One labeled example: strictly increasing column indices and their values.
+///
+/// The indices carry a proven bound (see [`BoundedIndices`]): rows of a [`CsrMatrix`] or a
+/// dataset are cut from an index array scanned once, so the sparse kernels check them in
+/// O(1); a row built from a plain slice (`BoundedIndices::scan`, or `.into()`) is scanned
+/// when built.
 #[derive(Clone, Copy, Debug)]
 pub struct Row<'a> {
     /// The label y (±1 for classification, real for regression).
     pub label: f64,
     /// Column indices, 0-based, strictly increasing, each `< n_features`.
-    pub indices: &'a [u32],
+    pub indices: BoundedIndices<'a>,
     /// Values parallel to `indices`.
     pub values: Values<'a>,
 }
@@ -120,7 +125,8 @@ pub enum CsrError {
 pub struct CsrMatrix {
     labels: Vec<f64>,
     offsets: Vec<u64>,
-    indices: Vec<u32>,
+    /// Scanned once for its bound, so that rows are proven slices of it.
+    indices: IndexVec,
     values: ValueVec,
     n_features: usize,
 }
@@ -138,7 +144,7 @@ impl CsrMatrix {
         Ok(CsrMatrix {
             labels,
             offsets,
-            indices,
+            indices: IndexVec::new(indices),
             values,
             n_features,
         })
@@ -156,7 +162,7 @@ impl CsrMatrix {
 
     /// All column indices, row after row.
     pub fn indices(&self) -> &[u32] {
-        &self.indices
+        self.indices.as_slice()
     }
 
     /// All values, row after row.
@@ -170,7 +176,7 @@ impl CsrMatrix {
         CsrMatrix::new(
             self.labels,
             self.offsets,
-            self.indices,
+            self.indices.into_vec(),
             self.values,
             n_features,
         )
@@ -246,13 +252,13 @@ impl Examples for CsrMatrix {
         let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         Row {
             label: self.labels[i],
-            indices: &self.indices[start..end],
+            indices: self.indices.bounded().slice(start..end),
             values: self.values.slice(start, end),
         }
     }
 
     fn nnz(&self) -> u64 {
-        self.indices.len() as u64
+        self.indices.as_slice().len() as u64
     }
 
     #[inline]

@@ -2,8 +2,10 @@
 //! see [`columns`](super::columns)).
 //!
 //! [`Dataset::open`] reads the manifest and maps every shard, checking headers and bounds
-//! only (cost independent of the data size; the column statistics are read only on demand). [`Dataset::into_examples`] then checks the row
-//! invariants of every shard once, in parallel, and hands out a [`DatasetExamples`] that
+//! only (cost independent of the data size; the column statistics are read only on demand).
+//! [`Dataset::into_examples`] then checks the row invariants of every shard once, in
+//! parallel, proving on the way the bound of each shard's index section (so that the
+//! kernels check every row in O(1), see [`Shard::bounded_indices`]), and hands out a [`DatasetExamples`] that
 //! learners read through the [`Examples`] trait with global row indices.
 //! [`DatasetWriter`] builds a dataset under a temporary name and renames it into place.
 
@@ -200,8 +202,8 @@ impl Dataset {
         results.into_iter().collect()
     }
 
-    /// Check the row invariants of every shard (in parallel, once) and return the validated
-    /// row view. Checksums are not recomputed (that is [`Dataset::verify`]).
+    /// Check the row invariants of every shard (in parallel, once; this also proves each
+    /// shard's index bound, [`Shard::check_rows`]) and return the validated row view. Checksums are not recomputed (that is [`Dataset::verify`]).
     pub fn into_examples(self) -> Result<DatasetExamples, DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::check_rows).collect();
         results.into_iter().collect::<Result<(), _>>()?;

@@ -31,5 +31,5 @@ pub use dataset::{Dataset, DatasetExamples, Manifest};
 pub use error::DataError;
 pub use shard::{Shard, ShardParts, ValueKind};
 pub use source::{ExampleSet, open_examples};
-pub use sparselin_kernels::Values;
+pub use sparselin_kernels::{BoundedIndices, Values};
 pub use writer::{DatasetWriter, FinishOptions};

@@ -24,7 +24,9 @@
 //!
 //! Opening checks the header (magic, version, header checksum, counts, and that every section
 //! lies inside the file where its count says it should) and reads nothing else except the
-//! first and last row offset. [`Shard::check_rows`] checks the row invariants (O(nnz)) and
+//! first and last row offset. [`Shard::check_rows`] checks the row invariants (O(nnz)), proves
+//! the bound of the index section that rows hand to the kernels (see
+//! [`Shard::bounded_indices`]), and
 //! [`Shard::verify`] adds the section checksums. The CRC-32 is `crc32fast` (already a
 //! dependency, hardware-accelerated, and a standard checksum another tool can recompute).
 
@@ -32,7 +34,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use sparselin_kernels::mmap::{Mmap, map_read_only};
+use sparselin_kernels::BoundedIndices;
+use sparselin_kernels::mmap::{IndexedMap, map_read_only};
 use sparselin_kernels::{Values, sparse};
 
 use super::csr::Row;
@@ -164,7 +167,8 @@ pub struct Header {
 #[derive(Debug)]
 pub struct Shard {
     path: PathBuf,
-    map: Mmap,
+    /// The file, with its index section's bound proven on first use.
+    map: IndexedMap,
     header: Header,
 }
 
@@ -198,6 +202,11 @@ impl Shard {
         }
         let map = map_read_only(&file).map_err(|e| DataError::io(path, e))?;
         let header = parse_header(&map).map_err(|m| DataError::invalid(path, m))?;
+        let e = header.sections[Section::Indices as usize];
+        // `parse_header` checked that the section lies in the file at a multiple of 64.
+        let map = IndexedMap::new(map, e.offset..e.offset + e.len).ok_or_else(|| {
+            DataError::invalid(path, "index section is not aligned u32s inside the file")
+        })?;
         let shard = Shard {
             path: path.to_path_buf(),
             map,
@@ -229,12 +238,12 @@ impl Shard {
 
     /// Size of the file in bytes.
     pub fn file_len(&self) -> usize {
-        self.map.len()
+        self.map.bytes().len()
     }
 
     fn section_bytes(&self, section: Section) -> &[u8] {
         let e = self.header.sections[section as usize];
-        &self.map[e.offset..e.offset + e.len]
+        &self.map.bytes()[e.offset..e.offset + e.len]
     }
 
     /// Labels, one per row.
@@ -250,7 +259,14 @@ impl Shard {
 
     /// All column indices.
     pub fn indices(&self) -> &[u32] {
-        bytemuck::cast_slice(self.section_bytes(Section::Indices))
+        self.map.indices()
+    }
+
+    /// All column indices with their proven bound (the largest index plus one). The first
+    /// call scans the index section once (O(nnz), SIMD); later calls, and every [`Shard::row`]
+    /// after it, cost O(1).
+    pub fn bounded_indices(&self) -> BoundedIndices<'_> {
+        self.map.bounded()
     }
 
     /// All values.
@@ -265,7 +281,8 @@ impl Shard {
 
     /// Row `i` of this shard. The invariants of [`Row`] hold only after [`Shard::check_rows`]
     /// succeeded; before that the slices are in bounds but may be out of order. Panics if the
-    /// offsets of row `i` are out of bounds, which `check_rows` rules out.
+    /// offsets of row `i` are out of bounds, which `check_rows` rules out. The indices are a
+    /// sub-slice of [`Shard::bounded_indices`] (whose first call scans the section).
     #[inline]
     pub fn row(&self, i: usize) -> Row<'_> {
         let offsets = self.offsets();
@@ -277,7 +294,7 @@ impl Shard {
         };
         Row {
             label: self.labels()[i],
-            indices: &self.indices()[start..end],
+            indices: self.bounded_indices().slice(start..end),
             values,
         }
     }
@@ -292,7 +309,8 @@ impl Shard {
 
     /// Check the row invariants (O(nnz)): offsets non-decreasing and within the index section,
     /// indices strictly increasing within each row and below the column count, labels and
-    /// values finite.
+    /// values finite. Also proves the index section's bound once ([`Shard::bounded_indices`]),
+    /// so that the kernels check each row of this shard in O(1).
     pub fn check_rows(&self) -> Result<(), DataError> {
         let bad = |message: String| DataError::invalid(&self.path, message);
         let (offsets, indices, n) = (self.offsets(), self.indices(), self.header.n_features);
@@ -311,6 +329,16 @@ impl Shard {
                     "row {row}: indices are not strictly increasing and below {n}"
                 )));
             }
+        }
+        // Proves the bound the kernels rely on (one scan, kept for every later row). Rows
+        // cover the whole section (offsets run 0..nnz, checked at open), so after the loop
+        // above this cannot fail; it is reported like the loop's errors all the same.
+        let bound = self.bounded_indices().bound();
+        if bound > n {
+            return Err(bad(format!(
+                "index {} is not below the column count {n}",
+                bound - 1
+            )));
         }
         if let Some(row) = self.labels().iter().position(|l| !l.is_finite()) {
             return Err(bad(format!("row {row}: label is not finite")));
@@ -331,7 +359,10 @@ impl Shard {
     pub fn verify(&self) -> Result<(), DataError> {
         let mut gap_start = HEADER_LEN;
         for entry in &self.header.sections {
-            if self.map[gap_start..entry.offset].iter().any(|&b| b != 0) {
+            if self.map.bytes()[gap_start..entry.offset]
+                .iter()
+                .any(|&b| b != 0)
+            {
                 return Err(DataError::invalid(
                     &self.path,
                     format!(

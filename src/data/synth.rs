@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use sparselin_kernels::Values;
+use sparselin_kernels::{BoundedIndices, Values};
 
 use super::csr::Row;
 use super::error::DataError;
@@ -358,7 +358,7 @@ impl TextOut {
                 for r in block {
                     let row = Row {
                         label: r.label,
-                        indices: &r.indices,
+                        indices: BoundedIndices::scan(&r.indices),
                         values: Values::F32(&r.values),
                     };
                     push_row(&mut out, &row, None, &mut scratch);

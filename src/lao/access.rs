@@ -63,14 +63,14 @@ impl<'r> Attributes<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Values;
+    use crate::data::{BoundedIndices, Values};
 
     #[test]
     fn reads_count_and_missing_reads_zero() {
         let values = [0.5, -2.0];
         let row = Row {
             label: -1.0,
-            indices: &[1, 4],
+            indices: BoundedIndices::scan(&[1, 4]),
             values: Values::F64(&values),
         };
         let mut ex = Attributes::new(row, 6);
@@ -89,7 +89,7 @@ mod tests {
     fn reading_past_the_dimension_panics() {
         let row = Row {
             label: 1.0,
-            indices: &[0],
+            indices: BoundedIndices::scan(&[0]),
             values: Values::Ones,
         };
         Attributes::new(row, 1).attribute(1);

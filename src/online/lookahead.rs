@@ -34,7 +34,7 @@ pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler) {
 fn prefetch_lines(row: &Row<'_>) {
     let every_line = |len: usize, per_line: usize| (0..len as u32).step_by(per_line);
     for k in every_line(row.indices.len(), 16) {
-        sparse::prefetch(row.indices, &[k]);
+        sparse::prefetch(&row.indices, &[k]);
     }
     match row.values {
         Values::F32(v) => every_line(v.len(), 16).for_each(|k| sparse::prefetch(v, &[k])),
