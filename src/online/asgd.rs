@@ -94,10 +94,7 @@ impl Learner for Asgd {
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
         let divisor = self.schedule.divisor(t);
-        self.h = RunningHarmonic::resume(
-            &self.schedule,
-            RunningHarmonic::closed_form(&self.schedule, t),
-        );
+        self.h = RunningHarmonic::at_step(&self.schedule, t);
         let h = self.h.value();
         let avg_divisor = self.schedule.lambda * self.h.count(t) as f64;
         let averaged = snapshot.averaged_for_restart(self.h.count(t));

@@ -74,6 +74,11 @@ impl RunningHarmonic {
         }
     }
 
+    /// A running sum at h'_t, taken from the closed form (after a jump in t, or a restart).
+    pub fn at_step(schedule: &Schedule, t: u64) -> RunningHarmonic {
+        RunningHarmonic::resume(schedule, RunningHarmonic::closed_form(schedule, t))
+    }
+
     /// h'_t from the closed form: 0 before t_a, else `harmonic(t − t_a + 1, t₀ + t_a − 1)`.
     pub fn closed_form(schedule: &Schedule, t: u64) -> f64 {
         let ta = schedule.average_start;

@@ -332,15 +332,10 @@ impl Trained<'_> {
     /// single-threaded learner's with one worker).
     fn final_harmonic(&self) -> RunningHarmonic {
         let t = self.steps;
-        self.states.iter().find(|s| s.next_t == t + 1).map_or_else(
-            || {
-                RunningHarmonic::resume(
-                    &self.schedule,
-                    RunningHarmonic::closed_form(&self.schedule, t),
-                )
-            },
-            |s| s.h,
-        )
+        self.states
+            .iter()
+            .find(|s| s.next_t == t + 1)
+            .map_or_else(|| RunningHarmonic::at_step(&self.schedule, t), |s| s.h)
     }
 }
 

@@ -115,8 +115,7 @@ fn step<E: Examples, S: Sums>(
 ) {
     let schedule = &ctx.schedule;
     if t != state.next_t {
-        let h = RunningHarmonic::closed_form(schedule, t - 1);
-        state.h = RunningHarmonic::resume(schedule, h);
+        state.h = RunningHarmonic::at_step(schedule, t - 1);
     }
     state.next_t = t + 1;
     let i = state.sampler.next();
