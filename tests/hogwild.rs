@@ -154,10 +154,10 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
         let single = online::fit(&data, algorithm, &config, &mut ()).unwrap();
         let reference = objective(&data, &config, &single.snapshot);
         // CASGD runs with at most one worker per core: oversubscribed (4 workers on this
-        // machine's 2 cores) its workers are preempted mid-update, and every lost update of v
-        // leaves its share of a, so the centered weights v − a·x̄ drift: +0.7% to +1.6% in one
-        // session's runs, +10% in a CI run, despite the per-epoch resync of z̃
-        // (PERF.md `## Hogwild`). SGD and ASGD lose the same updates harmlessly.
+        // machine's 2 cores, both cores also busy with other work) its workers are preempted
+        // mid-step, and CASGD is the learner that feels it: measured with claim blocks that
+        // grow with t + t₀ (`hogwild::worker::block_size`), 4 workers on 2 idle cores landed
+        // within ±6e-4, on 2 busy cores at up to +5.1e-3; 2 workers at most −8.7e-4 either way.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         for threads in [2, 4] {
             if algorithm == Algorithm::Casgd && threads > cores.max(2) {
@@ -172,6 +172,7 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
             assert_eq!(fit.steps, single.steps);
             let got = objective(&data, &config, &fit.snapshot);
             let relative = (got - reference) / reference;
+            eprintln!("{name} {algorithm} {loss}, {threads} threads: {relative:+.2e}");
             assert!(
                 relative.abs() < 5e-3,
                 "{name} {algorithm} {loss}, {threads} threads: objective {got} vs {reference} \

@@ -7,8 +7,10 @@
 //!   loads and stores through the kernels crate's `_atomic` kernels: no locks, no
 //!   read-modify-write on the weights, no data race; two workers updating one feature at once
 //!   may lose one of the two updates, which is the Hogwild bargain (rare for sparse data).
-//! * **Step numbers.** A global atomic counter hands out step numbers in blocks of
-//!   [`worker::BLOCK`]; each update takes its own t, hence its own divisor λ(t − 1 + t₀) and
+//! * **Step numbers.** A global atomic counter hands out step numbers in blocks of up to
+//!   [`worker::BLOCK`], smaller while t + t₀ is small ([`worker::block_size`]: the steps
+//!   workers run side by side must stay few next to t + t₀, or the averaged bias of a run
+//!   keeps the mark of its first blocks); each update takes its own t, hence its own divisor λ(t − 1 + t₀) and
 //!   its own h'_{t−1}. h' is a running sum within a block and restarts from the closed form
 //!   ([`crate::online::harmonic`]) at each block a worker claims.
 //! * **Per-step scalars.** a (and CASGD's z̃, a free bias b) are read by every prediction; see
@@ -194,6 +196,7 @@ fn train<'a, E: Examples>(
             centering: run.centering.as_ref(),
             counter: &counter,
             limit,
+            threads,
         };
         run_epoch(
             &ctx,
@@ -374,6 +377,17 @@ mod tests {
             offsets.push(indices.len() as u64);
         }
         CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 40).unwrap()
+    }
+
+    #[test]
+    fn blocks_grow_with_t_until_the_cap() {
+        use worker::{BLOCK, block_size};
+        assert_eq!(block_size(0, 0.0, 2), 1);
+        assert_eq!(block_size(0, 2000.0, 2), 3);
+        assert_eq!(block_size(10_000, 2000.0, 2), 23);
+        assert_eq!(block_size(10_000, 2000.0, 4), 11);
+        assert_eq!(block_size(u64::MAX / 2, 0.0, 64), BLOCK);
+        assert_eq!(block_size(0, 1e12, 1), BLOCK);
     }
 
     /// The averaged iterate of ASGD and CASGD recomputed from the final shared sums by the
