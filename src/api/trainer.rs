@@ -465,7 +465,7 @@ impl Trainer {
             ..defaults
         };
         let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
-        let mut passes = 0;
+        let mut passes = 0.0;
         let solution = batch::solve(algorithm, &objective, &options, &mut |p| {
             passes = p.passes;
             monitor.iteration(p);
@@ -489,7 +489,7 @@ impl Trainer {
             weights: solution.w[..n].to_vec(),
             bias: solution.w[n],
             seconds,
-            examples: passes.saturating_mul(objective.total_rows() as u64),
+            examples: (passes * objective.total_rows() as f64).round() as u64,
         };
         Ok((run, details))
     }

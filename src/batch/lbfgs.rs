@@ -109,7 +109,7 @@ pub fn solve<E: Examples>(
     let mut p = objective.product(&w);
     let mut value = objective.value(&w, &p);
     let mut gradient = objective.gradient(&w, &p);
-    tracker.passes += 2;
+    tracker.passes += 2.0;
     let mut memory = Memory::new(options.memory, options.b0_scale);
     let mut iteration = 0;
     let stop = loop {
@@ -133,7 +133,7 @@ pub fn solve<E: Examples>(
         dense::axpby(eta, &d, 1.0, &mut w);
         dense::axpby(eta, &xd, 1.0, &mut p);
         let new_gradient = objective.gradient(&w, &p);
-        tracker.passes += 1;
+        tracker.passes += 1.0;
         let new_value = objective.value(&w, &p);
         debug_assert!((new_value - step.value).abs() <= 1e-8 * new_value.abs().max(1.0));
         let mut y = new_gradient.clone();
@@ -175,7 +175,7 @@ fn descend<E: Examples>(
         dense::scale(-1.0, &mut d);
         let slope = dense::dot(gradient, &d);
         let xd = objective.product(&d);
-        tracker.passes += 1;
+        tracker.passes += 1.0;
         let ray = objective.ray(w, &d, p, &xd);
         let eta0 = if memory.is_empty() {
             (1.0 / dense::norm2(&d).sqrt()).min(1.0)

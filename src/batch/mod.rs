@@ -179,8 +179,9 @@ pub struct Progress {
     pub gap: f64,
     /// Wall-clock seconds since the solver started.
     pub seconds: f64,
-    /// Passes over the data so far (one pass = one product X·v or Xᵀc).
-    pub passes: u64,
+    /// Passes over the data so far (one pass = one product X·v or Xᵀc; an update of Xᵀc
+    /// that touches a fraction of the rows counts as that fraction).
+    pub passes: f64,
 }
 
 impl Progress {
@@ -190,7 +191,7 @@ impl Progress {
             objective,
             gap,
             seconds: 0.0,
-            passes: 0,
+            passes: 0.0,
         }
     }
 }
@@ -198,7 +199,7 @@ impl Progress {
 /// Counts passes and time, and hands each [`Progress`] to the caller's callback.
 pub struct Tracker<'a> {
     started: Instant,
-    passes: u64,
+    passes: f64,
     callback: &'a mut dyn FnMut(&Progress),
 }
 
@@ -207,7 +208,7 @@ impl<'a> Tracker<'a> {
     pub fn new(callback: &'a mut dyn FnMut(&Progress)) -> Self {
         Tracker {
             started: Instant::now(),
-            passes: 0,
+            passes: 0.0,
             callback,
         }
     }

@@ -147,25 +147,28 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// the local rows' c_i. Rows with c_i = 0 are skipped.
     pub fn transpose_product(&self, c: &[f64]) -> Vec<f64> {
         assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
-        let (n, dim) = (self.data.n_features(), self.dim());
+        let mut out = self.local_transpose(vec![0.0; self.dim()], |i| c[i]);
+        self.reducer.sum(&mut out);
+        out
+    }
+
+    /// `start` + Σ_i coefficient(i) [x_i, 1] over the local rows (not summed over ranks), rows
+    /// with a zero coefficient skipped: each fixed row block fills its own dense buffer, and the
+    /// buffers are added to `start` in block order.
+    fn local_transpose(
+        &self,
+        mut out: Vec<f64>,
+        coefficient: impl Fn(usize) -> f64 + Sync,
+    ) -> Vec<f64> {
         let buffers: Vec<Vec<f64>> = self
             .blocks
             .par_iter()
             .map(|rows| {
-                let mut g = vec![0.0; dim];
-                for i in rows.clone() {
-                    if c[i] != 0.0 {
-                        let row = self.data.row(i);
-                        sparse::axpy(c[i], row.indices, row.values, &mut g[..n]);
-                        if self.bias {
-                            g[n] += c[i];
-                        }
-                    }
-                }
+                let mut g = vec![0.0; self.dim()];
+                self.add_rows(&mut g, rows.clone(), &coefficient);
                 g
             })
             .collect();
-        let mut out = vec![0.0; dim];
         out.par_chunks_mut(CHUNK_ROWS * 4)
             .enumerate()
             .for_each(|(c, chunk)| {
@@ -174,8 +177,65 @@ impl<'a, E: Examples> Objective<'a, E> {
                     dense::axpby(1.0, &b[start..start + chunk.len()], 1.0, chunk);
                 }
             });
-        self.reducer.sum(&mut out);
         out
+    }
+
+    /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1], in row order, rows with a zero coefficient
+    /// skipped.
+    fn add_rows(&self, g: &mut [f64], rows: Range<usize>, coefficient: impl Fn(usize) -> f64) {
+        let n = self.data.n_features();
+        for i in rows {
+            let c = coefficient(i);
+            if c != 0.0 {
+                let row = self.data.row(i);
+                sparse::axpy(c, row.indices, row.values, &mut g[..n]);
+                if self.bias {
+                    g[n] += c;
+                }
+            }
+        }
+    }
+
+    /// λw + (1/m)Xᵀc like [`subgradient`](Self::subgradient), with Xᵀc updated from `cache`
+    /// (the c of an earlier call) as Xᵀc₀ + Xᵀ(c − c₀), an axpy per row where c_i ≠ c₀_i, or
+    /// recomputed when that is no cheaper (more changed rows than non-zero c_i, or no cache);
+    /// an update of fewer than m/[`MAX_BLOCKS`] rows runs serially, in row order.
+    /// Near a hinge optimum few rows change sides between iterates, so the update touches a
+    /// small fraction of X. Returns the subgradient, the cache for c, and the fraction of the
+    /// local rows touched (the work in passes). The result depends on the cache only through
+    /// rounding, and, like every evaluation, not on the thread count.
+    pub fn cached_subgradient(
+        &self,
+        w: &[f64],
+        c: Vec<f64>,
+        cache: Option<&TransposeCache>,
+    ) -> (Vec<f64>, TransposeCache, f64) {
+        assert_eq!(c.len(), self.n_rows(), "cached_subgradient: wrong length");
+        let nonzero = c.iter().filter(|&&v| v != 0.0).count();
+        let changed = cache.map(|old| c.iter().zip(&old.c).filter(|(a, b)| a != b).count());
+        let (local, touched) = match (cache, changed) {
+            (Some(old), Some(changed)) if changed < nonzero => {
+                let delta = |i: usize| c[i] - old.c[i];
+                let mut local = old.local.clone();
+                if changed * MAX_BLOCKS <= self.n_rows() {
+                    // Less than a block's share of rows: one pass in row order into Xᵀc₀ costs
+                    // less than zeroing and adding the blocks' dense buffers.
+                    self.add_rows(&mut local, 0..self.n_rows(), delta);
+                } else {
+                    local = self.local_transpose(local, delta);
+                }
+                (local, changed)
+            }
+            _ => (
+                self.local_transpose(vec![0.0; self.dim()], |i| c[i]),
+                nonzero,
+            ),
+        };
+        let mut g = local.clone();
+        self.reducer.sum(&mut g);
+        dense::axpby(self.lambda, w, 1.0 / self.total_rows as f64, &mut g);
+        let work = touched as f64 / self.n_rows().max(1) as f64;
+        (g, TransposeCache { c, local }, work)
     }
 
     /// (1/m) Σ_i ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
@@ -235,6 +295,14 @@ impl<'a, E: Examples> Objective<'a, E> {
             dd: dense::norm2(d),
         }
     }
+}
+
+/// The loss derivatives c of a subgradient and this rank's part of Xᵀc, from which
+/// [`Objective::cached_subgradient`] updates Xᵀc for a nearby c.
+pub struct TransposeCache {
+    c: Vec<f64>,
+    /// Σ_i c_i [x_i, 1] over the local rows.
+    local: Vec<f64>,
 }
 
 /// Φ(η) = J(w + ηd) evaluated in O(m) per point from cached products.
@@ -411,6 +479,43 @@ pub(crate) mod tests {
             assert!((v - f.value(&moved, &pm)).abs() < 1e-12);
             let slope = dense::dot(&f.gradient(&moved, &pm), &d);
             assert!((s - slope).abs() < 1e-12, "{s} vs {slope}");
+        }
+    }
+
+    #[test]
+    fn cached_subgradient_matches_a_full_evaluation() {
+        let x = random_matrix(9000, 40, 4);
+        let f = Objective::new(&x, Loss::Hinge, 1e-3, true);
+        let w: Vec<f64> = (0..41).map(|j| (j as f64 * 0.7).cos()).collect();
+        let c0: Vec<f64> = (0..9000).map(|i| [-1.0, 0.0, 1.0][i % 3]).collect();
+        let (g0, cache, work) = f.cached_subgradient(&w, c0.clone(), None);
+        assert_eq!(g0, f.subgradient(&w, &c0));
+        assert_eq!(work, 6000.0 / 9000.0);
+        // Few changed rows (the serial update), a block's share or more (the blocked update),
+        // more changed rows than non-zeros (recomputed in full).
+        for (changed, touched) in [(40, 40), (3000, 3000), (9000, 3000)] {
+            let mut c = c0.clone();
+            for v in c.iter_mut().take(changed) {
+                *v = if *v == 0.0 { 1.0 } else { 0.0 };
+            }
+            let full = f.subgradient(&w, &c);
+            let run = |threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| f.cached_subgradient(&w, c.clone(), Some(&cache)))
+            };
+            let (g1, _, work) = run(1);
+            let (g2, next, _) = run(2);
+            assert_eq!(work, touched as f64 / 9000.0, "{changed}");
+            assert!(g1.iter().zip(&g2).all(|(a, b)| a.to_bits() == b.to_bits()));
+            for (a, b) in g1.iter().zip(&full) {
+                assert!((a - b).abs() <= 1e-13, "{changed}: {a} vs {b}");
+            }
+            // The cache handed back is that of c: nothing changed, nothing touched.
+            let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(&next));
+            assert_eq!((again, none), (g1, 0.0));
         }
     }
 

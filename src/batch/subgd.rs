@@ -22,7 +22,7 @@ pub fn solve<E: Examples>(
         let p = objective.product(&w);
         let value = objective.value(&w, &p);
         let g = objective.gradient(&w, &p);
-        tracker.passes += 2;
+        tracker.passes += 2.0;
         let gap = tracker.gap(lambda, &g);
         if value < best.0 {
             best = (value, w.clone(), gap);

@@ -11,7 +11,7 @@ use sparselin_kernels::dense;
 
 use super::lbfgs::Memory;
 use super::line_search::{self, C1, C2, kink_slopes, on_kink};
-use super::objective::{Objective, fixed_sum};
+use super::objective::{Objective, TransposeCache, fixed_sum};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
 
@@ -63,9 +63,12 @@ struct Direction {
 /// takes s = argsup⟨s, p_i⟩; a descent direction (⟨s, p_i⟩ < 0) is returned once ε_i ≤ ε (or at
 /// once with `first_descent`); otherwise ḡ moves toward s by the μ* minimizing ½ḡᵀBḡ. After
 /// `max_rounds`, or when no progress is possible, the last descent direction seen (if any).
+/// `cache` holds Xᵀc for the c of `g1`, from which each s is updated.
+#[allow(clippy::too_many_arguments)]
 fn find_direction<E: Examples>(
     objective: &Objective<'_, E>,
     (w, pred): (&[f64], &[f64]),
+    cache: &TransposeCache,
     memory: &Memory,
     g1: &[f64],
     eps: f64,
@@ -79,7 +82,7 @@ fn find_direction<E: Examples>(
     let mut descent = None;
     for _ in 0..options.max_rounds.max(1) {
         let xp = objective.product(&p);
-        tracker.passes += 1;
+        tracker.passes += 1.0;
         let (sup, c) = argsup(objective, w, pred, &p, &xp);
         let pg = dense::dot(&p, &gbar);
         best_primal = best_primal.min(sup - 0.5 * pg);
@@ -88,8 +91,8 @@ fn find_direction<E: Examples>(
         if is_descent && (options.first_descent || gap <= eps) {
             return Some(Direction { p, xp, gbar, sup });
         }
-        let s = objective.subgradient(w, &c);
-        tracker.passes += 1;
+        let (s, _, work) = objective.cached_subgradient(w, c, Some(cache));
+        tracker.passes += work;
         let bs = memory.apply(&s);
         let mut diff = gbar.clone();
         dense::axpby(-1.0, &s, 1.0, &mut diff);
@@ -129,8 +132,9 @@ pub fn solve<E: Examples>(
     let mut pred = objective.product(&w);
     let mut value = objective.value(&w, &pred);
     // ḡ₁ of the first iteration: the subgradient with β = 0 on every kink (the loss's choice).
-    let mut g = objective.gradient(&w, &pred);
-    tracker.passes += 2;
+    let (mut g, mut cache, work) =
+        objective.cached_subgradient(&w, objective.derivatives(&pred), None);
+    tracker.passes += 1.0 + work;
     let mut memory = Memory::new(options.memory, options.b0_scale.or(Some(1.0 / lambda)));
     let mut gap = tracker.gap(lambda, &g);
     let mut iteration = 0;
@@ -140,19 +144,35 @@ pub fn solve<E: Examples>(
             break stop;
         }
         let eps = options.dir_eps * value.abs();
-        let direction =
-            match find_direction(objective, (&w, &pred), &memory, &g, eps, options, tracker) {
-                Some(direction) => direction,
-                None if !memory.is_empty() => {
-                    memory.clear();
-                    match find_direction(objective, (&w, &pred), &memory, &g, eps, options, tracker)
-                    {
-                        Some(direction) => direction,
-                        None => break Stop::NoDescent,
-                    }
+        let direction = match find_direction(
+            objective,
+            (&w, &pred),
+            &cache,
+            &memory,
+            &g,
+            eps,
+            options,
+            tracker,
+        ) {
+            Some(direction) => direction,
+            None if !memory.is_empty() => {
+                memory.clear();
+                match find_direction(
+                    objective,
+                    (&w, &pred),
+                    &cache,
+                    &memory,
+                    &g,
+                    eps,
+                    options,
+                    tracker,
+                ) {
+                    Some(direction) => direction,
+                    None => break Stop::NoDescent,
                 }
-                None => break Stop::NoDescent,
-            };
+            }
+            None => break Stop::NoDescent,
+        };
         // ḡ ∈ ∂J(w) too (a convex combination of subgradients at w): a second certificate.
         let aggregate_gap = tracker.gap(lambda, &direction.gbar);
         if aggregate_gap <= options.tol * value.abs() {
@@ -188,8 +208,10 @@ pub fn solve<E: Examples>(
         }
         // s' = argsup over ∂J(w_{t+1}) of ⟨s, p_t⟩: X·p_t is already known.
         let (_, c) = argsup(objective, &w, &pred, &p, &xp);
-        let s_prime = objective.subgradient(&w, &c);
-        tracker.passes += 1;
+        // Few rows change sides in a step: Xᵀc is updated from the cache, not recomputed.
+        let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(&cache));
+        cache = new_cache;
+        tracker.passes += work;
         let mut y = s_prime.clone();
         dense::axpby(-1.0, &gbar, 1.0, &mut y);
         let mut s = p;

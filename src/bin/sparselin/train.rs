@@ -422,12 +422,12 @@ impl Monitor for Progress<'_> {
     fn iteration(&mut self, p: &batch::Progress) {
         if !self.args.quiet {
             eprintln!(
-                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {} passes",
+                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes",
                 p.iteration, p.objective, p.gap, p.seconds, p.passes
             );
         }
         self.trace.push(TraceRow {
-            epochs: p.passes as f64,
+            epochs: p.passes,
             steps: p.iteration as u64,
             seconds: p.seconds,
             train_objective: p.objective,

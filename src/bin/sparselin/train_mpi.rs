@@ -124,7 +124,7 @@ impl Monitor for Lines {
     fn iteration(&mut self, p: &batch::Progress) {
         if !self.quiet {
             eprintln!(
-                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {} passes",
+                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes",
                 p.iteration, p.objective, p.gap, p.seconds, p.passes
             );
         }
