@@ -39,6 +39,7 @@ pub struct Trainer {
     sampling: Sampling,
     threads: Option<usize>,
     scalars: Option<ScalarSharing>,
+    hot_features: Option<usize>,
     averaging: Option<Averaging>,
     max_iterations: Option<usize>,
     warm_start: Option<u64>,
@@ -93,6 +94,7 @@ impl Trainer {
             sampling: Sampling::default(),
             threads: None,
             scalars: None,
+            hot_features: None,
             averaging: None,
             max_iterations: None,
             warm_start: None,
@@ -172,6 +174,14 @@ impl Trainer {
     /// Hogwild workers (see [`Trainer::threads`]): how the per-step scalars are shared.
     pub fn scalar_sharing(mut self, sharing: ScalarSharing) -> Self {
         self.scalars = Some(sharing);
+        self
+    }
+
+    /// Hogwild workers (see [`Trainer::threads`]): how many of the first features each worker
+    /// keeps in a private copy between merges ([`hogwild::Options::hot_features`]; default
+    /// [`hogwild::DEFAULT_HOT_FEATURES`]).
+    pub fn hot_features(mut self, features: usize) -> Self {
+        self.hot_features = Some(features);
         self
     }
 
@@ -323,6 +333,7 @@ impl Trainer {
             ("average_start", self.average_start.is_some(), online),
             ("threads", self.threads.is_some(), online),
             ("scalar_sharing", self.scalars.is_some(), online),
+            ("hot_features", self.hot_features.is_some(), online),
             ("averaging", self.averaging.is_some(), online),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
@@ -387,6 +398,7 @@ impl Trainer {
             Some(threads) if parallel => {
                 let options = hogwild::Options {
                     scalars: self.scalars.unwrap_or_default(),
+                    hot_features: self.hot_features.unwrap_or(hogwild::DEFAULT_HOT_FEATURES),
                     ..hogwild::Options::new(threads)
                 };
                 hogwild::fit(data, algorithm, &config, &options, monitor)?

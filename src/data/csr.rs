@@ -18,11 +18,33 @@ pub struct Row<'a> {
     pub values: Values<'a>,
 }
 
-impl Row<'_> {
+impl<'a> Row<'a> {
     /// Number of stored entries (k).
     #[inline]
     pub fn nnz(&self) -> usize {
         self.indices.len()
+    }
+
+    /// The entries with index below `column` and the rest, as two rows with this row's label
+    /// (indices are increasing, so the first part is a prefix, found by binary search). The
+    /// rest keeps this row's bound; the prefix is scanned for its own, so that kernels accept
+    /// it on weights of length `column`.
+    #[inline]
+    pub fn split_below(&self, column: usize) -> (Row<'a>, Row<'a>) {
+        let k = self.indices.partition_point(|&j| (j as usize) < column);
+        let low = BoundedIndices::scan(&self.indices.as_slice()[..k]);
+        let high = self.indices.slice(k..self.indices.len());
+        let (low_values, high_values) = match self.values {
+            Values::Ones => (Values::Ones, Values::Ones),
+            Values::F32(v) => (Values::F32(&v[..k]), Values::F32(&v[k..])),
+            Values::F64(v) => (Values::F64(&v[..k]), Values::F64(&v[k..])),
+        };
+        let part = |indices, values| Row {
+            label: self.label,
+            indices,
+            values,
+        };
+        (part(low, low_values), part(high, high_values))
     }
 }
 
@@ -265,5 +287,40 @@ impl Examples for CsrMatrix {
     fn prefetch_extent(&self, i: usize) {
         sparse::prefetch(&self.offsets, &[i as u32]);
         sparse::prefetch(&self.labels, &[i as u32]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_splits_below_a_column_into_prefix_and_rest() {
+        let (indices, values) = ([2u32, 5, 9], [1.0f32, 2.0, 3.0]);
+        let x = Row {
+            label: -1.0,
+            indices: (&indices).into(),
+            values: Values::F32(&values),
+        };
+        for (column, k, low_bound) in [(0, 0, 0), (2, 0, 0), (3, 1, 3), (9, 2, 6), (10, 3, 10)] {
+            let (low, high) = x.split_below(column);
+            assert_eq!((low.label, high.label), (-1.0, -1.0));
+            assert_eq!(
+                (low.indices.as_slice(), high.indices.as_slice()),
+                indices.split_at(k)
+            );
+            assert_eq!(low.values, Values::F32(&values[..k]));
+            assert_eq!(high.values, Values::F32(&values[k..]));
+            // The prefix's bound fits weights of length `column`; the rest keeps the row's.
+            assert_eq!(low.indices.bound(), low_bound);
+            assert_eq!(high.indices.bound(), 10);
+        }
+        let ones = Row {
+            values: Values::Ones,
+            ..x
+        };
+        let (low, high) = ones.split_below(6);
+        assert_eq!((low.values, high.values), (Values::Ones, Values::Ones));
+        assert_eq!((low.nnz(), high.nnz()), (2, 1));
     }
 }

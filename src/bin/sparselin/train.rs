@@ -140,6 +140,11 @@ pub struct Args {
     /// slots summed by each prediction, or one shared value.
     #[arg(long, default_value = "per-thread")]
     pub scalars: ScalarSharing,
+    /// Hogwild workers keep the first N features (the most frequent, on data numbered by
+    /// frequency: `gen` corpora, `convert --renumber`) in private copies merged every 256
+    /// steps, instead of contending for their cache lines at every step; 0 shares all directly.
+    #[arg(long, default_value_t = hogwild::DEFAULT_HOT_FEATURES)]
+    pub hot_features: usize,
     /// Feature count (default: meta.json beside the data, else the largest index + 1).
     #[arg(long)]
     pub features: Option<usize>,
@@ -273,6 +278,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 None => trainer,
             }
             .scalar_sharing(args.scalars)
+            .hot_features(args.hot_features)
         }
         Learner::Batch(_) => match args.warm_start_epochs {
             Some(epochs) => trainer.warm_start_epochs(epochs),

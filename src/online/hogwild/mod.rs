@@ -61,7 +61,7 @@ use std::time::Instant;
 use core_affinity::CoreId;
 
 use self::scalars::{A, B, LiveScalars, Z, sum};
-use self::sums::{Final, Storage, Sums};
+use self::sums::{Final, HotSplit, Storage, Sums};
 use self::worker::{Context, Rule, WorkerState, work};
 use super::casgd::{Centering, CenteringSums};
 use super::driver::plan;
@@ -80,6 +80,10 @@ pub struct Options {
     pub scalars: ScalarSharing,
     /// Pin worker j to core j (when there are at least as many cores as workers).
     pub pin: bool,
+    /// How many of the first features each worker keeps in a private copy, merged into the
+    /// shared sums every few hundred steps (the hottest ones on data numbered by descending
+    /// frequency; 0 shares every feature directly). Not used by a single worker.
+    pub hot_features: usize,
 }
 
 impl Options {
@@ -89,9 +93,14 @@ impl Options {
             threads,
             scalars: ScalarSharing::default(),
             pin: true,
+            hot_features: DEFAULT_HOT_FEATURES,
         }
     }
 }
+
+/// [`Options::hot_features`] by default (PERF.md `## Hogwild`): 4 KiB of [v, u] pairs per
+/// worker.
+pub const DEFAULT_HOT_FEATURES: usize = 256;
 
 /// The number of cores the OS lets this process use (1 if it cannot tell).
 pub fn available_threads() -> usize {
@@ -200,6 +209,7 @@ fn train<'a, E: Examples>(
         };
         run_epoch(
             &ctx,
+            options.hot_features,
             &mut run.storage,
             &run.live,
             &mut run.states,
@@ -232,6 +242,7 @@ fn train<'a, E: Examples>(
 /// One epoch: every worker on its own thread until the counter reaches `ctx.limit`.
 fn run_epoch<E: Examples>(
     ctx: &Context<'_, E>,
+    hot_features: usize,
     storage: &mut Storage,
     live: &LiveScalars,
     states: &mut [WorkerState],
@@ -241,8 +252,20 @@ fn run_epoch<E: Examples>(
     match storage {
         Storage::Single(v) => spawn(ctx, vec![&mut v[..]], live, states, cores),
         Storage::Pairs(vu) => spawn(ctx, vec![&mut vu[..]], live, states, cores),
-        Storage::SharedSingle(v) => spawn(ctx, vec![&v[..]; n], live, states, cores),
-        Storage::SharedPairs(vu) => spawn(ctx, vec![&vu[..]; n], live, states, cores),
+        Storage::SharedSingle(v) if hot_features == 0 => {
+            spawn(ctx, vec![&v[..]; n], live, states, cores)
+        }
+        Storage::SharedPairs(vu) if hot_features == 0 => {
+            spawn(ctx, vec![&vu[..]; n], live, states, cores)
+        }
+        Storage::SharedSingle(v) => {
+            let views = (0..n).map(|_| HotSplit::new(&v[..], hot_features));
+            spawn(ctx, views.collect(), live, states, cores)
+        }
+        Storage::SharedPairs(vu) => {
+            let views = (0..n).map(|_| HotSplit::new(&vu[..], hot_features));
+            spawn(ctx, views.collect(), live, states, cores)
+        }
     }
 }
 

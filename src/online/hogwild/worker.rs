@@ -106,7 +106,8 @@ impl WorkerState {
     }
 }
 
-/// Runs one worker until the epoch's steps are all claimed.
+/// Runs one worker until the epoch's steps are all claimed, then merges what it holds privately
+/// ([`Sums::merge`]).
 pub(super) fn work<E: Examples, S: Sums>(
     ctx: &Context<'_, E>,
     mut sums: S,
@@ -118,6 +119,7 @@ pub(super) fn work<E: Examples, S: Sums>(
         let block = block_size(ctx.counter.load(Relaxed), ctx.schedule.t0, ctx.threads);
         let claimed = ctx.counter.fetch_add(block, Relaxed);
         if claimed >= ctx.limit {
+            sums.merge();
             return;
         }
         for t in claimed + 1..=(claimed + block).min(ctx.limit) {
