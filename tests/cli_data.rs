@@ -34,6 +34,10 @@ fn gen_convert_info_without_a_terminal() {
     );
 
     let quiet = sparselin(&["gen", &p("quiet"), "--train-rows", "10", "--quiet"]);
+    let steep = sparselin(&["gen", &p("steep"), "--train-rows", "10", "--zipf=-1"]);
+    assert!(!steep.status.success(), "{steep:?}");
+    assert!(String::from_utf8_lossy(&steep.stderr).contains("--zipf must be between"));
+    assert!(!dir.path().join("steep").exists());
     assert!(
         quiet.status.success() && quiet.stderr.is_empty(),
         "{quiet:?}"

@@ -37,6 +37,10 @@ pub struct Args {
     /// Override the mean number of non-zeros per row.
     #[arg(long)]
     nnz: Option<f64>,
+    /// Override the Zipf exponent of the feature frequencies (default 1; larger puts a few
+    /// features in nearly every row: the contention case of Hogwild, PERF.md `## Hogwild`).
+    #[arg(long, value_name = "EXPONENT")]
+    zipf: Option<f64>,
     /// Override the task.
     #[arg(long, value_enum)]
     task: Option<TaskArg>,
@@ -73,6 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     spec.n_features = args.features.unwrap_or(spec.n_features);
     spec.mean_nnz = args.nnz.unwrap_or(spec.mean_nnz);
     spec.label_noise = args.noise.unwrap_or(spec.label_noise);
+    spec.zipf_exponent = args.zipf.unwrap_or(spec.zipf_exponent);
     spec.rows_per_shard = args.rows_per_shard.unwrap_or(spec.rows_per_shard);
     if let Some(task) = args.task {
         spec.task = match task {
@@ -85,6 +90,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "--features must be between 1 and 2^32 − 1"
     );
     anyhow::ensure!(spec.mean_nnz >= 1.0, "--nnz must be at least 1");
+    anyhow::ensure!(
+        (0.0..=8.0).contains(&spec.zipf_exponent),
+        "--zipf must be between 0 (uniform) and 8"
+    );
     let start = Instant::now();
     let progress = bar(
         Some(spec.train_rows + spec.test_rows),

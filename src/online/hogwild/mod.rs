@@ -13,6 +13,18 @@
 //!   keeps the mark of its first blocks); each update takes its own t, hence its own divisor λ(t − 1 + t₀) and
 //!   its own h'_{t−1}. h' is a running sum within a block and restarts from the closed form
 //!   ([`crate::online::harmonic`]) at each block a worker claims.
+//! * **Hot features.** The first [`Options::hot_features`] features (default
+//!   [`DEFAULT_HOT_FEATURES`]; the most frequent on data numbered by descending frequency, as
+//!   `gen` corpora and `convert --renumber` are) are kept by each worker in a private plain
+//!   copy, read and updated with the SIMD kernels, and merged into the shared sums every
+//!   [`sums::MERGE_STEPS`] of the worker's own steps and when it stops ([`sums::HotSplit`]).
+//!   A merge adds the copy's change since the last merge to each shared entry with a
+//!   compare-and-swap loop and takes the shared value as the new copy, so no update of a hot
+//!   feature is ever lost (tested to the last bit with racing workers); the others see them up
+//!   to one merge late. Without it the lines holding the hot weights move between the cores
+//!   at nearly every step. The merge interval counts steps, not claimed blocks: blocks are a
+//!   single step early in a run ([`worker::block_size`]), and merging 256 entries after each
+//!   would cost more than the steps.
 //! * **Per-step scalars.** a (and CASGD's z̃, a free bias b) are read by every prediction; see
 //!   [`ScalarSharing`] for the two ways to share them. Measured on this machine (PERF.md
 //!   `## Hogwild`): per-thread slots summed per prediction are the default. Sums no
@@ -45,9 +57,16 @@
 //! scalar slots are on separate cache lines (no false sharing), but a prediction reads all of
 //! them: the cost grows with the thread count, one line per worker (the shared slot instead
 //! makes every step move one line between all cores, and loses updates). Frequent features
-//! are the real limit: their weights' lines bounce between all cores, as any Hogwild does; the
-//! remedy is to renumber features by frequency (hot weights packed into few lines) and, on
-//! several NUMA nodes, to keep one replica of the hot weights per node. See PERF.md.
+//! are the real limit: in a plain Hogwild their weights' lines bounce between all cores at
+//! every step. With the hot features private, each worker instead moves the 4 KiB of hot
+//! [v, u] pairs (64 lines) once per merge, i.e. a quarter of a line per step whatever the core
+//! count, against one line per hot entry of each row (~23 on rcv1-like) without. What grows
+//! with the cores is the staleness of the hot weights (up to one merge, 256 steps, of every
+//! other worker: ~16k steps at 64 cores, small next to t + t₀ after the first epoch) and the
+//! compare-and-swap retries when two merges meet on a line (rare: a merge takes ~1/256 of
+//! a worker's time).
+//! Features that are frequent but beyond the private prefix still bounce; on several NUMA
+//! nodes the same merge would suit one replica of the hot weights per node. See PERF.md.
 
 mod scalars;
 mod sums;
