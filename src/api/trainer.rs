@@ -381,8 +381,13 @@ impl Trainer {
         let ranks = reducer.size();
         let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
         if averaging == Some(Averaging::End) {
-            // Every rank a whole run on its share, averaged once below.
+            // Every rank a whole run on its share, averaged once below, all with the whole
+            // data's default t₀.
             config.seed = config.seed.wrapping_add(reducer.rank() as u64);
+            if config.t0.is_none() {
+                let whole = dist::online::whole_norms(reducer, data);
+                config.t0 = Some(whole.default_t0(loss, self.lambda));
+            }
         }
         let fit = match self.threads {
             Some(0) => return Err(Error::Config("threads must be at least 1".into())),

@@ -35,6 +35,9 @@ pub trait Reducer: Sync {
     /// Replace `values` on every rank by the element-wise sum of every rank's `values`. Every
     /// rank calls it with the same length, and every rank receives the same bits.
     fn sum(&self, values: &mut [f64]);
+    /// Replace `values` on every rank by the element-wise maximum over every rank's `values`
+    /// (same contract as [`Reducer::sum`]).
+    fn max(&self, values: &mut [f64]);
 }
 
 /// The single-process reducer: one rank, sums are the values themselves.
@@ -51,9 +54,11 @@ impl Reducer for Local {
     }
 
     fn sum(&self, _values: &mut [f64]) {}
+
+    fn max(&self, _values: &mut [f64]) {}
 }
 
-/// A reducer that counts and times the sums it passes on: the communication part of a run
+/// A reducer that counts and times the sums (and maxima) it passes on: the communication part of a run
 /// (time in [`Reducer::sum`] includes waiting for the slowest rank to arrive).
 pub struct Timed<'r> {
     inner: &'r dyn Reducer,
@@ -65,11 +70,11 @@ pub struct Timed<'r> {
 /// What a [`Timed`] reducer saw.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Traffic {
-    /// Seconds spent inside sums.
+    /// Seconds spent inside sums and maxima.
     pub seconds: f64,
-    /// Number of sums.
+    /// Number of sums and maxima.
     pub calls: u64,
-    /// f64 values summed, over all calls.
+    /// f64 values reduced, over all calls.
     pub values: u64,
 }
 
@@ -104,8 +109,19 @@ impl Reducer for Timed<'_> {
     }
 
     fn sum(&self, values: &mut [f64]) {
+        self.timed(values, |v| self.inner.sum(v));
+    }
+
+    fn max(&self, values: &mut [f64]) {
+        self.timed(values, |v| self.inner.max(v));
+    }
+}
+
+impl Timed<'_> {
+    /// Run one collective on `values`, counting its time and size.
+    fn timed(&self, values: &mut [f64], collective: impl FnOnce(&mut [f64])) {
         let start = Instant::now();
-        self.inner.sum(values);
+        collective(values);
         let nanos = start.elapsed().as_nanos() as u64;
         self.nanos.fetch_add(nanos, Ordering::Relaxed);
         self.calls.fetch_add(1, Ordering::Relaxed);
@@ -188,9 +204,23 @@ mod tests {
         let timed = Timed::new(&Local);
         let mut v = [1.0, 2.0];
         timed.sum(&mut v);
-        timed.sum(&mut v[..1]);
+        timed.max(&mut v[..1]);
         assert_eq!(v, [1.0, 2.0]);
         let traffic = timed.traffic();
         assert_eq!((traffic.calls, traffic.values), (2, 3));
+    }
+
+    #[test]
+    fn thread_ranks_sum_and_take_maxima_alike() {
+        let results = threads::run(3, |r| {
+            let x = r.rank() as f64;
+            let (mut sum, mut max) = ([x, -x], [x, -x]);
+            r.sum(&mut sum);
+            r.max(&mut max);
+            (sum, max)
+        });
+        for result in results {
+            assert_eq!(result, ([3.0, -3.0], [2.0, 0.0]));
+        }
     }
 }

@@ -57,10 +57,22 @@ impl Reducer for World<'_> {
     /// (recursive doubling adds the same pairs in commuted order; ring and tree variants
     /// compute each element once and pass it on).
     fn sum(&self, values: &mut [f64]) {
+        self.all_reduce(values, SystemOperation::sum());
+    }
+
+    /// `MPI_Allreduce` with `MPI_MAX`.
+    fn max(&self, values: &mut [f64]) {
+        self.all_reduce(values, SystemOperation::max());
+    }
+}
+
+impl World<'_> {
+    /// `MPI_Allreduce` of `values` in place with `operation`.
+    fn all_reduce(&self, values: &mut [f64], operation: SystemOperation) {
         if self.size == 1 || values.is_empty() {
             return;
         }
         let send = values.to_vec();
-        SimpleCommunicator::world().all_reduce_into(&send[..], values, SystemOperation::sum());
+        SimpleCommunicator::world().all_reduce_into(&send[..], values, operation);
     }
 }

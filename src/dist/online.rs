@@ -23,8 +23,11 @@
 //!
 //! Squared and squared-hinge loss need t₀ ≥ (max‖x‖² + 1)/λ for every step to contract
 //! (MATH.md §2, [`online::default_t0`]); for them the scaled offset is raised to that bound
-//! of the rank's share, which makes their first epochs weigh t₀ up to p times too much.
-//! t₀ itself is the given one, or by default each rank's [`online::default_t0`] of its share.
+//! (of the whole data, so alike on every rank), which makes their first epochs weigh t₀ up to
+//! p times too much. t₀ itself is the given one, or by default the [`online::default_t0`] of
+//! the whole data ([`whole_norms`]: the ranks' row norms summed and maximized), not of the
+//! rank's share: with the share's own default, ranks whose rows differ in norm would run
+//! schedules that no longer scale together.
 //!
 //! # Global settings on local shares
 //!
@@ -39,7 +42,9 @@ use std::str::FromStr;
 use super::Reducer;
 use crate::data::Examples;
 use crate::loss::Loss;
-use crate::online::{self, Algorithm, Config, ConfigError, Fit, Observer, Snapshot, Stop};
+use crate::online::{
+    self, Algorithm, Config, ConfigError, Fit, Observer, RowNorms, Snapshot, Stop,
+};
 
 /// When the ranks' online models are averaged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,17 +77,34 @@ impl FromStr for Averaging {
     }
 }
 
-/// This rank's settings for a run that `config` describes over all ranks' `total` rows: the
-/// seed advanced by the rank, t₀ scaled to the share (see the module documentation), a step
+/// The whole data's [`RowNorms`]: the ranks' row counts and summed norms added, their largest
+/// norms' maximum (two collectives).
+pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E) -> RowNorms {
+    let local = RowNorms::of(share);
+    let mut sums = [local.rows, local.sum];
+    let mut max = [local.max];
+    reducer.sum(&mut sums);
+    reducer.max(&mut max);
+    RowNorms {
+        rows: sums[0],
+        max: max[0],
+        sum: sums[1],
+    }
+}
+
+/// This rank's settings for a run that `config` describes over all ranks' rows (`whole`, of
+/// which this rank holds `rows`): the seed advanced by the rank, t₀ (by default the whole
+/// data's [`online::default_t0`]) scaled to the share (see the module documentation), a step
 /// count T and the averaging start t_a scaled likewise, checked against the whole run first
 /// so that every rank accepts or refuses alike.
-pub fn local_config<E: Examples>(
+pub fn local_config(
     config: &Config,
     algorithm: Algorithm,
     rank: usize,
-    share: &E,
-    total: usize,
+    rows: usize,
+    whole: &RowNorms,
 ) -> Result<Config, ConfigError> {
+    let total = whole.rows as usize;
     let steps = match config.stop {
         Stop::Steps(t) => t,
         Stop::Epochs(e) => e.saturating_mul(total as u64),
@@ -94,16 +116,12 @@ pub fn local_config<E: Examples>(
             steps,
         });
     }
-    let rows = share.n_rows();
     let fraction = rows as f64 / total.max(1) as f64;
-    let t0 = config
-        .t0
-        .unwrap_or_else(|| online::default_t0(share, config.loss, config.lambda));
+    let default_t0 = whole.default_t0(config.loss, config.lambda);
+    let t0 = config.t0.unwrap_or(default_t0) * fraction;
     let t0 = match config.loss {
-        Loss::Squared | Loss::SquaredHinge if rows > 0 => {
-            (t0 * fraction).max(online::default_t0(share, config.loss, config.lambda))
-        }
-        _ => t0 * fraction,
+        Loss::Squared | Loss::SquaredHinge if rows > 0 => t0.max(default_t0),
+        _ => t0,
     };
     // ⌈x·m_r/m⌉ in integers.
     let scale = |x: u64| (x as u128 * rows as u128).div_ceil(total.max(1) as u128) as u64;
@@ -129,9 +147,9 @@ pub fn fit<E: Examples>(
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
-    let total = super::total_rows(reducer, data.n_rows());
-    let local = local_config(config, algorithm, reducer.rank(), data, total)?;
-    let share = data.n_rows() as f64 / total.max(1) as f64;
+    let whole = whole_norms(reducer, data);
+    let local = local_config(config, algorithm, reducer.rank(), data.n_rows(), &whole)?;
+    let share = data.n_rows() as f64 / whole.rows.max(1.0);
     let mut mix = |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
     online::fit_mixing(data, algorithm, &local, observer, Some(&mut mix))
 }
@@ -286,30 +304,79 @@ mod tests {
             stop: Stop::Steps(1000),
             ..config(Loss::Log, 1.0, 251, true)
         };
-        let share = problem(0..30);
-        let local = local_config(&c, Algorithm::Asgd, 2, &share, 100).unwrap();
+        let whole = RowNorms::of(&problem(0..100));
+        let local = local_config(&c, Algorithm::Asgd, 2, 30, &whole).unwrap();
         assert_eq!(local.stop, Stop::Steps(300));
         assert_eq!(local.average_start, 76);
         assert_eq!(local.seed, 7);
-        let t0 = online::default_t0(&share, Loss::Log, 1.0);
+        let t0 = online::default_t0(&problem(0..100), Loss::Log, 1.0);
         assert!((local.t0.unwrap() - 0.3 * t0).abs() <= 1e-12 * t0);
-        // Squared loss: never below the share's bound for contracting steps.
+        // Squared loss: never below the whole data's bound for contracting steps.
         let squared = Config {
             loss: Loss::Squared,
             t0: Some(1.0),
             ..c
         };
-        let local = local_config(&squared, Algorithm::Asgd, 2, &share, 100).unwrap();
+        let local = local_config(&squared, Algorithm::Asgd, 2, 30, &whole).unwrap();
         assert_eq!(
             local.t0,
-            Some(online::default_t0(&share, Loss::Squared, 1.0))
+            Some(online::default_t0(&problem(0..100), Loss::Squared, 1.0))
         );
         let late = Config {
             average_start: 1001,
             ..c
         };
-        assert!(local_config(&late, Algorithm::Asgd, 0, &share, 100).is_err());
-        assert!(local_config(&late, Algorithm::Sgd, 0, &share, 100).is_ok());
+        assert!(local_config(&late, Algorithm::Asgd, 0, 30, &whole).is_err());
+        assert!(local_config(&late, Algorithm::Sgd, 0, 30, &whole).is_ok());
+    }
+
+    /// The default t₀ is the whole data's on every rank, even when the shares' rows differ in
+    /// norm (here the last share's rows are scaled up): t₀·m_r/m with one t₀ for all.
+    #[test]
+    fn every_rank_scales_the_whole_datas_default_t0() {
+        let bounds = [0, 40, 110, 140];
+        let part = |rank: usize| {
+            let rows = problem(bounds[rank]..bounds[rank + 1]);
+            let scale = if rank == 2 { 3.0 } else { 1.0 };
+            let values: Vec<f64> = (0..rows.nnz() as usize)
+                .map(|k| scale * rows.values().slice(0, rows.nnz() as usize).get(k))
+                .collect();
+            let (labels, offsets) = (rows.labels().to_vec(), rows.offsets().to_vec());
+            let indices = rows.indices().to_vec();
+            CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 30).unwrap()
+        };
+        let whole = {
+            let parts: Vec<CsrMatrix> = (0..3).map(part).collect();
+            let norms: Vec<RowNorms> = parts.iter().map(RowNorms::of).collect();
+            RowNorms {
+                rows: 140.0,
+                max: norms.iter().map(|n| n.max).fold(0.0, f64::max),
+                sum: norms.iter().map(|n| n.sum).sum(),
+            }
+        };
+        for loss in [Loss::Log, Loss::Squared] {
+            let c = config(loss, 1e-2, 1, true);
+            let t0 = whole.default_t0(loss, c.lambda);
+            let locals = threads::run(3, |r| {
+                let share = part(r.rank());
+                let norms = whole_norms(r, &share);
+                let local = local_config(&c, Algorithm::Asgd, r.rank(), share.n_rows(), &norms);
+                (norms, share.n_rows(), local.unwrap().t0.unwrap())
+            });
+            for (norms, rows, local_t0) in locals {
+                assert_eq!(norms.rows, whole.rows);
+                assert_eq!(norms.max, whole.max);
+                assert!((norms.sum - whole.sum).abs() <= 1e-12 * whole.sum);
+                let expected = match loss {
+                    Loss::Squared => t0,
+                    _ => t0 * rows as f64 / 140.0,
+                };
+                assert!(
+                    (local_t0 - expected).abs() <= 1e-9 * expected,
+                    "{loss}: {local_t0} vs {expected}"
+                );
+            }
+        }
     }
 
     /// Averaging every epoch lands within 0.5% of the single-process objective on 2 and 4

@@ -22,17 +22,31 @@ impl Reducer for Rank<'_> {
         self.size
     }
 
-    /// Every rank posts its values, then adds all the posted vectors in rank order (the same
-    /// bits everywhere), then waits until all have read before anyone posts again.
     fn sum(&self, values: &mut [f64]) {
+        self.reduce(values, 0.0, |a, b| a + b);
+    }
+
+    fn max(&self, values: &mut [f64]) {
+        self.reduce(values, f64::NEG_INFINITY, f64::max);
+    }
+}
+
+impl Rank<'_> {
+    /// Every rank posts its values, then folds all the posted vectors in rank order from
+    /// `start` (the same bits everywhere), then waits until all have read before anyone
+    /// posts again.
+    fn reduce(&self, values: &mut [f64], start: f64, op: impl Fn(f64, f64) -> f64) {
         self.slots.lock().unwrap()[self.rank] = values.to_vec();
         self.barrier.wait();
         {
             let slots = self.slots.lock().unwrap();
-            values.fill(0.0);
+            values.fill(start);
             for slot in slots.iter() {
-                assert_eq!(slot.len(), values.len(), "ranks summed different lengths");
-                values.iter_mut().zip(slot).for_each(|(v, s)| *v += s);
+                assert_eq!(slot.len(), values.len(), "ranks reduced different lengths");
+                values
+                    .iter_mut()
+                    .zip(slot)
+                    .for_each(|(v, &s)| *v = op(*v, s));
             }
         }
         self.barrier.wait();

@@ -137,18 +137,47 @@ pub enum ConfigError {
 /// hinge, ε-insensitive), where an oversized step cannot diverge but only wastes steps undoing
 /// it, and the typical row is what should move by about one unit of margin.
 pub fn default_t0<E: Examples>(data: &E, loss: Loss, lambda: f64) -> f64 {
-    let (mut max, mut sum) = (0.0f64, 0.0f64);
-    for i in 0..data.n_rows() {
-        let row = data.row(i);
-        let norm2: f64 = (0..row.nnz()).map(|k| row.values.get(k).powi(2)).sum();
-        max = max.max(norm2);
-        sum += norm2;
+    RowNorms::of(data).default_t0(loss, lambda)
+}
+
+/// What [`default_t0`] needs to know of the rows: their number, the largest and the summed
+/// squared norm ‖x_i‖². A data-parallel run combines the ranks' (sums and maximum) into the
+/// whole data's ([`crate::dist::online`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RowNorms {
+    /// Number of rows m.
+    pub rows: f64,
+    /// max_i ‖x_i‖².
+    pub max: f64,
+    /// Σ_i ‖x_i‖².
+    pub sum: f64,
+}
+
+impl RowNorms {
+    /// One O(nnz) pass over `data`.
+    pub fn of<E: Examples>(data: &E) -> RowNorms {
+        let (mut max, mut sum) = (0.0f64, 0.0f64);
+        for i in 0..data.n_rows() {
+            let row = data.row(i);
+            let norm2: f64 = (0..row.nnz()).map(|k| row.values.get(k).powi(2)).sum();
+            max = max.max(norm2);
+            sum += norm2;
+        }
+        RowNorms {
+            rows: data.n_rows() as f64,
+            max,
+            sum,
+        }
     }
-    let scale = match loss {
-        Loss::Squared | Loss::SquaredHinge => max,
-        _ => sum / data.n_rows().max(1) as f64,
-    };
-    Schedule::default_t0(lambda, scale)
+
+    /// [`default_t0`] of these rows.
+    pub fn default_t0(&self, loss: Loss, lambda: f64) -> f64 {
+        let scale = match loss {
+            Loss::Squared | Loss::SquaredHinge => self.max,
+            _ => self.sum / self.rows.max(1.0),
+        };
+        Schedule::default_t0(lambda, scale)
+    }
 }
 
 /// A finished run.

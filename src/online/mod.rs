@@ -21,7 +21,8 @@ pub use asgd::Asgd;
 pub use bias::BiasTerm;
 pub use casgd::Casgd;
 pub use driver::{
-    Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Observer, Stop, default_t0, fit, fit_mixing,
+    Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Observer, RowNorms, Stop, default_t0, fit,
+    fit_mixing,
 };
 pub use naive::{Naive, NaiveKind};
 pub use sampling::{Sampler, Sampling};
