@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
-use crate::dist::online::Averaging;
+use crate::dist::online::{Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::model::{TrainingInfo, weights_to_original};
@@ -41,6 +41,7 @@ pub struct Trainer {
     scalars: Option<ScalarSharing>,
     hot_features: Option<usize>,
     averaging: Option<Averaging>,
+    local_steps: Option<LocalSteps>,
     max_iterations: Option<usize>,
     warm_start: Option<u64>,
     tolerance: Option<f64>,
@@ -96,6 +97,7 @@ impl Trainer {
             scalars: None,
             hot_features: None,
             averaging: None,
+            local_steps: None,
             max_iterations: None,
             warm_start: None,
             tolerance: None,
@@ -189,6 +191,13 @@ impl Trainer {
     /// models are averaged (default [`Averaging::Epoch`]).
     pub fn averaging(mut self, averaging: Averaging) -> Self {
         self.averaging = Some(averaging);
+        self
+    }
+
+    /// Online learners averaged across ranks every epoch: how long each rank's steps are
+    /// (default [`LocalSteps::Scaled`]).
+    pub fn local_steps(mut self, steps: LocalSteps) -> Self {
+        self.local_steps = Some(steps);
         self
     }
 
@@ -335,6 +344,7 @@ impl Trainer {
             ("scalar_sharing", self.scalars.is_some(), online),
             ("hot_features", self.hot_features.is_some(), online),
             ("averaging", self.averaging.is_some(), online),
+            ("local steps", self.local_steps.is_some(), online),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
             ("max_iterations", self.max_iterations.is_some(), batch),
@@ -398,7 +408,8 @@ impl Trainer {
                 )));
             }
             _ if averaging == Some(Averaging::Epoch) => {
-                dist::online::fit(data, algorithm, &config, reducer, monitor)?
+                let steps = self.local_steps.unwrap_or_default();
+                dist::online::fit(data, algorithm, &config, steps, reducer, monitor)?
             }
             Some(threads) if parallel => {
                 let options = hogwild::Options {
@@ -423,6 +434,8 @@ impl Trainer {
         let details = json!({
             "ranks": ranks,
             "averaging": averaging.map(|a| a.to_string()),
+            "local_steps": (averaging == Some(Averaging::Epoch))
+                .then(|| self.local_steps.unwrap_or_default().to_string()),
             "t0": fit.schedule.t0,
             "average_start": fit.schedule.average_start,
             "sampling": self.sampling.to_string(),
@@ -464,7 +477,8 @@ impl Trainer {
                     stop: Stop::Epochs(epochs),
                 };
                 let asgd = online::Algorithm::Asgd;
-                let fit = dist::online::fit(data, asgd, &config, reducer, &mut ())?;
+                let steps = LocalSteps::Scaled;
+                let fit = dist::online::fit(data, asgd, &config, steps, reducer, &mut ())?;
                 let output = fit.snapshot.output();
                 let mut w0 = output.weights.clone();
                 w0.push(output.bias);

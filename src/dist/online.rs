@@ -29,6 +29,22 @@
 //! rank's share: with the share's own default, ranks whose rows differ in norm would run
 //! schedules that no longer scale together.
 //!
+//! # Choosing the local steps
+//!
+//! The schedule above makes the *average* consistent with a single run, but each rank's own
+//! steps are m/m_r times a single run's: one step moves the margin of its example by up to
+//! p·η(‖x‖² + 1)·|g| where the default t₀ caps a single run's at |g|. That is the same
+//! trajectory, to first order, only while a rank's iterate does not depend much on where
+//! its own recent steps took it. With hinge loss on small dense shares it does: heart_scale
+//! (270 rows, 13 dense features), 20 epochs, hinge λ = 10⁻³ lands +18% above the single run
+//! at 4 ranks, and a *single* run with t₀/4 lands +15% (PERF.md "Distributed (MPI)"): the
+//! longer steps alone account for it. [`LocalSteps::Full`] runs every rank with the whole t₀
+//! instead (steps as long as a single run's, t₀ weighing p times as much in the average):
+//! there −0.01% at 4 ranks; but on rcv1-100k (25,000 rows a rank, sparse), log λ = 10⁻⁶, 5
+//! epochs, it lands +25% against +0.9% scaled, since t₀ dominates t there and the average
+//! then moves p times slower. Neither choice is better everywhere, so the scaled one stays
+//! the default and the full one is a setting.
+//!
 //! # Global settings on local shares
 //!
 //! A step count T of the whole run becomes ⌈T·m_r/m⌉ steps on rank r, and the averaging
@@ -77,6 +93,42 @@ impl FromStr for Averaging {
     }
 }
 
+/// How long each rank's steps are when the ranks average every epoch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LocalSteps {
+    /// t₀·m_r/m (the default): every epoch's gradients weigh in the average as in a single
+    /// run over all rows (module documentation), and each of rank r's steps is about m/m_r
+    /// times as long as a single run's.
+    #[default]
+    Scaled,
+    /// The whole t₀ on every rank: no step longer than a single run's, but t₀ weighs about
+    /// p times as much in the average (the average moves about p times slower while t₀
+    /// dominates t). Better for hinge loss on small, dense shares, where the scaled steps
+    /// overshoot the kink (module documentation, "Choosing the local steps").
+    Full,
+}
+
+impl fmt::Display for LocalSteps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LocalSteps::Scaled => "scaled",
+            LocalSteps::Full => "full",
+        })
+    }
+}
+
+impl FromStr for LocalSteps {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "scaled" => Ok(LocalSteps::Scaled),
+            "full" => Ok(LocalSteps::Full),
+            _ => Err(format!("unknown local steps '{s}' (scaled or full)")),
+        }
+    }
+}
+
 /// The whole data's [`RowNorms`]: the ranks' row counts and summed norms added, their largest
 /// norms' maximum (two collectives).
 pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E) -> RowNorms {
@@ -94,7 +146,7 @@ pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E) -> RowNorms {
 
 /// This rank's settings for a run that `config` describes over all ranks' rows (`whole`, of
 /// which this rank holds `rows`): the seed advanced by the rank, t₀ (by default the whole
-/// data's [`online::default_t0`]) scaled to the share (see the module documentation), a step
+/// data's [`online::default_t0`]) scaled to the share or not as `local_steps` says, a step
 /// count T and the averaging start t_a scaled likewise, checked against the whole run first
 /// so that every rank accepts or refuses alike.
 pub fn local_config(
@@ -103,6 +155,7 @@ pub fn local_config(
     rank: usize,
     rows: usize,
     whole: &RowNorms,
+    local_steps: LocalSteps,
 ) -> Result<Config, ConfigError> {
     let total = whole.rows as usize;
     let steps = match config.stop {
@@ -118,7 +171,11 @@ pub fn local_config(
     }
     let fraction = rows as f64 / total.max(1) as f64;
     let default_t0 = whole.default_t0(config.loss, config.lambda);
-    let t0 = config.t0.unwrap_or(default_t0) * fraction;
+    let t0 = config.t0.unwrap_or(default_t0);
+    let t0 = match local_steps {
+        LocalSteps::Scaled => t0 * fraction,
+        LocalSteps::Full => t0,
+    };
     let t0 = match config.loss {
         Loss::Squared | Loss::SquaredHinge if rows > 0 => t0.max(default_t0),
         _ => t0,
@@ -139,16 +196,24 @@ pub fn local_config(
 
 /// Train `algorithm` on this rank's `data` by iterative parameter mixing across the ranks of
 /// `reducer` (module documentation). `config` describes the whole run; every rank calls this
-/// with the same `config` and gets the same model.
+/// with the same `config` (and `steps`) and gets the same model.
 pub fn fit<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
+    steps: LocalSteps,
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
     let whole = whole_norms(reducer, data);
-    let local = local_config(config, algorithm, reducer.rank(), data.n_rows(), &whole)?;
+    let local = local_config(
+        config,
+        algorithm,
+        reducer.rank(),
+        data.n_rows(),
+        &whole,
+        steps,
+    )?;
     let share = data.n_rows() as f64 / whole.rows.max(1.0);
     let mut mix = |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
     online::fit_mixing(data, algorithm, &local, observer, Some(&mut mix))
@@ -257,7 +322,9 @@ mod tests {
                 for (average_start, regularize_bias) in [(1, true), (200, false), (200, true)] {
                     let c = config(loss, 1e-2, average_start, regularize_bias);
                     let single = online::fit(&data, algorithm, &c, &mut ()).unwrap();
-                    let restarted = threads::run(1, |r| fit(&data, algorithm, &c, r, &mut ()));
+                    let restarted = threads::run(1, |r| {
+                        fit(&data, algorithm, &c, LocalSteps::Scaled, r, &mut ())
+                    });
                     let restarted = restarted.into_iter().next().unwrap().unwrap();
                     assert_eq!(restarted.steps, single.steps);
                     let what = format!("{algorithm} {loss} t_a={average_start}");
@@ -286,8 +353,8 @@ mod tests {
                 };
                 let runs = threads::run(3, |r| {
                     let share = problem(bounds[r.rank()]..bounds[r.rank() + 1]);
-                    let a = fit(&share, fast, &c, r, &mut ()).unwrap();
-                    let b = fit(&share, naive, &c, r, &mut ()).unwrap();
+                    let a = fit(&share, fast, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
+                    let b = fit(&share, naive, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
                     (a.snapshot, b.snapshot)
                 });
                 for (a, b) in &runs {
@@ -305,19 +372,22 @@ mod tests {
             ..config(Loss::Log, 1.0, 251, true)
         };
         let whole = RowNorms::of(&problem(0..100));
-        let local = local_config(&c, Algorithm::Asgd, 2, 30, &whole).unwrap();
+        let local = local_config(&c, Algorithm::Asgd, 2, 30, &whole, LocalSteps::Scaled).unwrap();
         assert_eq!(local.stop, Stop::Steps(300));
         assert_eq!(local.average_start, 76);
         assert_eq!(local.seed, 7);
         let t0 = online::default_t0(&problem(0..100), Loss::Log, 1.0);
         assert!((local.t0.unwrap() - 0.3 * t0).abs() <= 1e-12 * t0);
+        let full = local_config(&c, Algorithm::Asgd, 2, 30, &whole, LocalSteps::Full).unwrap();
+        assert_eq!(full.t0, Some(t0));
         // Squared loss: never below the whole data's bound for contracting steps.
         let squared = Config {
             loss: Loss::Squared,
             t0: Some(1.0),
             ..c
         };
-        let local = local_config(&squared, Algorithm::Asgd, 2, 30, &whole).unwrap();
+        let local =
+            local_config(&squared, Algorithm::Asgd, 2, 30, &whole, LocalSteps::Scaled).unwrap();
         assert_eq!(
             local.t0,
             Some(online::default_t0(&problem(0..100), Loss::Squared, 1.0))
@@ -326,8 +396,8 @@ mod tests {
             average_start: 1001,
             ..c
         };
-        assert!(local_config(&late, Algorithm::Asgd, 0, 30, &whole).is_err());
-        assert!(local_config(&late, Algorithm::Sgd, 0, 30, &whole).is_ok());
+        assert!(local_config(&late, Algorithm::Asgd, 0, 30, &whole, LocalSteps::Scaled).is_err());
+        assert!(local_config(&late, Algorithm::Sgd, 0, 30, &whole, LocalSteps::Scaled).is_ok());
     }
 
     /// The default t₀ is the whole data's on every rank, even when the shares' rows differ in
@@ -360,7 +430,9 @@ mod tests {
             let locals = threads::run(3, |r| {
                 let share = part(r.rank());
                 let norms = whole_norms(r, &share);
-                let local = local_config(&c, Algorithm::Asgd, r.rank(), share.n_rows(), &norms);
+                let steps = LocalSteps::Scaled;
+                let local =
+                    local_config(&c, Algorithm::Asgd, r.rank(), share.n_rows(), &norms, steps);
                 (norms, share.n_rows(), local.unwrap().t0.unwrap())
             });
             for (norms, rows, local_t0) in locals {
@@ -401,7 +473,8 @@ mod tests {
             let runs = threads::run(ranks, |r| {
                 let (lo, hi) = (r.rank() * m / ranks, (r.rank() + 1) * m / ranks);
                 let share = problem(lo..hi);
-                let every = fit(&share, Algorithm::Asgd, &c, r, &mut ()).unwrap();
+                let every =
+                    fit(&share, Algorithm::Asgd, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
                 // Once at the end: every rank a whole single run on its share.
                 let local = Config {
                     seed: c.seed + r.rank() as u64,

@@ -186,6 +186,13 @@ pub struct Args {
     #[cfg(feature = "mpi")]
     #[arg(long, default_value = "epoch", requires = "ranks")]
     pub average_every: sparselin::dist::online::Averaging,
+    /// With --ranks and --average-every epoch: how long each rank's steps are. scaled: t0
+    /// scaled by the rank's share of the rows, so that every epoch weighs as in a single run,
+    /// each step m/m_r times a single run's; full: the whole t0 on every rank, no step longer
+    /// than a single run's (better for hinge loss on small, dense shares; PERF.md).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "scaled", requires = "ranks")]
+    pub local_steps: sparselin::dist::online::LocalSteps,
 }
 
 impl Algo {

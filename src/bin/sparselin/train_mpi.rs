@@ -68,9 +68,9 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         ..args.clone()
     };
     let trainer = match crate::train::trainer(&local)? {
-        t if matches!(t.learner(), sparselin::api::Learner::Online(_)) => {
-            t.averaging(args.average_every)
-        }
+        t if matches!(t.learner(), sparselin::api::Learner::Online(_)) => t
+            .averaging(args.average_every)
+            .local_steps(args.local_steps),
         _ => crate::train::trainer(args)?,
     };
     let mut lines = Lines { quiet: args.quiet };
