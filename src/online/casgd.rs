@@ -50,17 +50,13 @@ pub(crate) struct Centering {
 impl Centering {
     /// x̄ and every q_i in one O(mk + n) pass over `data`.
     pub fn new<E: Examples>(data: &E) -> Centering {
-        let n = data.n_features();
-        let m = data.n_rows();
-        let mut x_bar = vec![0.0; n];
-        for i in 0..m {
-            let row = data.row(i);
-            sparse::axpy(1.0, row.indices, row.values, &mut x_bar);
-        }
-        if m > 0 {
-            dense::scale(1.0 / m as f64, &mut x_bar);
-        }
-        let q = (0..m)
+        Centering::around(data, mean_example(data))
+    }
+
+    /// Centering on a given x̄ (a data-parallel run centers every rank's share on the whole
+    /// data's mean): ‖x̄‖² and every q_i of `data`.
+    pub fn around<E: Examples>(data: &E, x_bar: Vec<f64>) -> Centering {
+        let q = (0..data.n_rows())
             .map(|i| {
                 let row = data.row(i);
                 sparse::dot(&x_bar, row.indices, row.values)
@@ -72,6 +68,25 @@ impl Centering {
             q,
         }
     }
+}
+
+/// The sum Σ_i x_i of `data`'s rows (dense, n entries), O(mk + n).
+pub fn example_sum<E: Examples>(data: &E) -> Vec<f64> {
+    let mut sum = vec![0.0; data.n_features()];
+    for i in 0..data.n_rows() {
+        let row = data.row(i);
+        sparse::axpy(1.0, row.indices, row.values, &mut sum);
+    }
+    sum
+}
+
+/// x̄ = Σ_i x_i / m, the mean example of `data` (absent entries count as 0; zero without rows).
+pub fn mean_example<E: Examples>(data: &E) -> Vec<f64> {
+    let mut x_bar = example_sum(data);
+    if data.n_rows() > 0 {
+        dense::scale(1.0 / data.n_rows() as f64, &mut x_bar);
+    }
+    x_bar
 }
 
 impl Centering {
@@ -112,11 +127,22 @@ impl Casgd {
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Casgd {
-        let centering = Centering::new(data);
+        Casgd::around(data, mean_example(data), loss, schedule, regularize_bias)
+    }
+
+    /// Set-up centered on a given x̄ (a data-parallel run centers every rank's share on the
+    /// whole data's mean): every q_i of `data`.
+    pub fn around<E: Examples>(
+        data: &E,
+        x_bar: Vec<f64>,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Casgd {
         Casgd::from_sums(
             loss,
             schedule,
-            centering,
+            Centering::around(data, x_bar),
             vec![[0.0; 2]; data.n_features()],
             CenteringSums::default(),
             BiasTerm::new(regularize_bias),

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
+use super::casgd::mean_example;
 use super::lookahead::prefetch_upcoming;
 use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
 
@@ -232,7 +233,7 @@ pub fn fit<E: Examples>(
     config: &Config,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
-    fit_mixing(data, algorithm, config, observer, None)
+    fit_mixing(data, algorithm, config, observer, None, None)
 }
 
 /// Replaces the iterates at the end of every epoch, and the final ones: a data-parallel run
@@ -241,17 +242,21 @@ pub type Mix<'a> = &'a mut dyn FnMut(&mut Snapshot);
 
 /// [`fit`], with the iterates passed through `mix` after every epoch (m steps) and after the
 /// last step; the learner restarts from the mixed ones ([`Learner::restart`]), and the
-/// observer and the result see them. Without `mix` this is [`fit`].
+/// observer and the result see them. CASGD centers on `x_bar` where one is given (a
+/// data-parallel run gives the whole data's mean), else on `data`'s mean. Without `mix` and
+/// `x_bar` this is [`fit`].
 pub fn fit_mixing<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
     observer: &mut dyn Observer,
     mix: Option<Mix<'_>>,
+    x_bar: Option<Vec<f64>>,
 ) -> Result<Fit, ConfigError> {
     let (schedule, steps) = plan(data, algorithm, config)?;
     let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
-    let naive = |kind| Naive::new(data, kind, loss, schedule, reg);
+    let x_bar = || x_bar.clone().unwrap_or_else(|| mean_example(data));
+    let naive = |kind| Naive::around(data, kind, Some(x_bar()), loss, schedule, reg);
     let run = Run {
         config,
         schedule,
@@ -261,7 +266,10 @@ pub fn fit_mixing<E: Examples>(
     Ok(match algorithm {
         Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
         Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg), observer),
-        Algorithm::Casgd => run.drive(data, Casgd::new(data, loss, schedule, reg), observer),
+        Algorithm::Casgd => {
+            let casgd = Casgd::around(data, x_bar(), loss, schedule, reg);
+            run.drive(data, casgd, observer)
+        }
         Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd), observer),
         Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd), observer),
         Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd), observer),

@@ -19,7 +19,7 @@ mod sgd;
 
 pub use asgd::Asgd;
 pub use bias::BiasTerm;
-pub use casgd::Casgd;
+pub use casgd::{Casgd, example_sum, mean_example};
 pub use driver::{
     Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Observer, RowNorms, Stop, default_t0, fit,
     fit_mixing,

@@ -8,6 +8,7 @@
 
 use sparselin_kernels::{dense, sparse};
 
+use super::casgd::mean_example;
 use super::{Iterate, Learner, Schedule, Snapshot};
 use crate::data::{Examples, Row};
 use crate::loss::Loss;
@@ -48,16 +49,27 @@ impl Naive {
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Naive {
+        let x_bar = match kind {
+            NaiveKind::Casgd => Some(mean_example(data)),
+            _ => None,
+        };
+        Naive::around(data, kind, x_bar, loss, schedule, regularize_bias)
+    }
+
+    /// A fresh baseline, CASGD centered on a given `x_bar` (see [`super::Casgd::around`]).
+    pub fn around<E: Examples>(
+        data: &E,
+        kind: NaiveKind,
+        x_bar: Option<Vec<f64>>,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Naive {
         let n = data.n_features();
-        let mut x_bar = Vec::new();
-        if kind == NaiveKind::Casgd {
-            x_bar = vec![0.0; n];
-            for i in 0..data.n_rows() {
-                let row = data.row(i);
-                sparse::axpy(1.0, row.indices, row.values, &mut x_bar);
-            }
-            dense::scale(1.0 / data.n_rows().max(1) as f64, &mut x_bar);
-        }
+        let x_bar = match kind {
+            NaiveKind::Casgd => x_bar.unwrap_or_else(|| mean_example(data)),
+            _ => Vec::new(),
+        };
         let averaged = kind != NaiveKind::Sgd;
         Naive {
             loss,
