@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
-use crate::dist::online::{Averaging, LocalSteps};
+use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::model::{TrainingInfo, weights_to_original};
@@ -42,6 +42,7 @@ pub struct Trainer {
     hot_features: Option<usize>,
     averaging: Option<Averaging>,
     local_steps: Option<LocalSteps>,
+    averages_per_epoch: Option<u64>,
     max_iterations: Option<usize>,
     warm_start: Option<u64>,
     tolerance: Option<f64>,
@@ -98,6 +99,7 @@ impl Trainer {
             hot_features: None,
             averaging: None,
             local_steps: None,
+            averages_per_epoch: None,
             max_iterations: None,
             warm_start: None,
             tolerance: None,
@@ -198,6 +200,13 @@ impl Trainer {
     /// (default [`LocalSteps::Scaled`]).
     pub fn local_steps(mut self, steps: LocalSteps) -> Self {
         self.local_steps = Some(steps);
+        self
+    }
+
+    /// Online learners averaged across ranks every epoch: averages per epoch k ≥ 1 (default
+    /// 1; k > 1 needs the length in epochs).
+    pub fn averages_per_epoch(mut self, k: u64) -> Self {
+        self.averages_per_epoch = Some(k);
         self
     }
 
@@ -345,6 +354,11 @@ impl Trainer {
             ("hot_features", self.hot_features.is_some(), online),
             ("averaging", self.averaging.is_some(), online),
             ("local steps", self.local_steps.is_some(), online),
+            (
+                "averages per epoch",
+                self.averages_per_epoch.is_some(),
+                online,
+            ),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
             ("max_iterations", self.max_iterations.is_some(), batch),
@@ -408,8 +422,11 @@ impl Trainer {
                 )));
             }
             _ if averaging == Some(Averaging::Epoch) => {
-                let steps = self.local_steps.unwrap_or_default();
-                dist::online::fit(data, algorithm, &config, steps, reducer, monitor)?
+                let options = dist_online::Options {
+                    local_steps: self.local_steps.unwrap_or_default(),
+                    per_epoch: self.averages_per_epoch.unwrap_or(1),
+                };
+                dist::online::fit(data, algorithm, &config, &options, reducer, monitor)?
             }
             Some(threads) if parallel => {
                 let options = hogwild::Options {
@@ -436,6 +453,8 @@ impl Trainer {
             "averaging": averaging.map(|a| a.to_string()),
             "local_steps": (averaging == Some(Averaging::Epoch))
                 .then(|| self.local_steps.unwrap_or_default().to_string()),
+            "averages_per_epoch": (averaging == Some(Averaging::Epoch))
+                .then(|| self.averages_per_epoch.unwrap_or(1)),
             "t0": fit.schedule.t0,
             "average_start": fit.schedule.average_start,
             "sampling": self.sampling.to_string(),
@@ -477,8 +496,8 @@ impl Trainer {
                     stop: Stop::Epochs(epochs),
                 };
                 let asgd = online::Algorithm::Asgd;
-                let steps = LocalSteps::Scaled;
-                let fit = dist::online::fit(data, asgd, &config, steps, reducer, &mut ())?;
+                let options = dist_online::Options::default();
+                let fit = dist::online::fit(data, asgd, &config, &options, reducer, &mut ())?;
                 let output = fit.snapshot.output();
                 let mut w0 = output.weights.clone();
                 w0.push(output.bias);

@@ -129,6 +129,26 @@ impl FromStr for LocalSteps {
     }
 }
 
+/// How the ranks mix when they average every epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// How long each rank's steps are.
+    pub local_steps: LocalSteps,
+    /// Averages per epoch k ≥ 1 (after steps ⌈j·m_r/k⌉ on rank r); needs [`Stop::Epochs`]
+    /// when k > 1. More averages bring the run closer to a single one at k sums of 2(n + 1)
+    /// values an epoch (PERF.md "Distributed (MPI)").
+    pub per_epoch: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            local_steps: LocalSteps::default(),
+            per_epoch: 1,
+        }
+    }
+}
+
 /// The whole data's [`RowNorms`]: the ranks' row counts and summed norms added, their largest
 /// norms' maximum (two collectives).
 pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E) -> RowNorms {
@@ -196,29 +216,31 @@ pub fn local_config(
 
 /// Train `algorithm` on this rank's `data` by iterative parameter mixing across the ranks of
 /// `reducer` (module documentation). `config` describes the whole run; every rank calls this
-/// with the same `config` (and `steps`) and gets the same model.
+/// with the same `config` and `options` and gets the same model.
 pub fn fit<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
-    steps: LocalSteps,
+    options: &Options,
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    if options.per_epoch > 1 && matches!(config.stop, Stop::Steps(_)) {
+        return Err(ConfigError::MixesNeedEpochs(options.per_epoch));
+    }
     let whole = whole_norms(reducer, data);
-    let local = local_config(
-        config,
-        algorithm,
-        reducer.rank(),
-        data.n_rows(),
-        &whole,
-        steps,
-    )?;
+    let (rank, rows, steps) = (reducer.rank(), data.n_rows(), options.local_steps);
+    let local = local_config(config, algorithm, rank, rows, &whole, steps)?;
     let share = data.n_rows() as f64 / whole.rows.max(1.0);
     let x_bar = matches!(algorithm, Algorithm::Casgd | Algorithm::NaiveCasgd)
         .then(|| whole_mean(reducer, data, whole.rows));
     let mut mix = |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
-    online::fit_mixing(data, algorithm, &local, observer, Some(&mut mix), x_bar)
+    let mixing = online::Mixing {
+        mix: &mut mix,
+        per_epoch: options.per_epoch.max(1),
+        x_bar,
+    };
+    online::fit_mixing(data, algorithm, &local, observer, Some(mixing))
 }
 
 /// x̄ of the whole data, the same bits on every rank: the ranks' row sums added (one sum of
@@ -327,21 +349,31 @@ mod tests {
     }
 
     /// One rank "averages" with itself: the run is the single-process one, except that every
-    /// learner restarts from its own snapshot after every epoch, before and after t_a.
+    /// learner restarts from its own snapshot k times an epoch, before and after t_a.
     #[test]
-    fn restarting_from_its_own_snapshot_every_epoch_changes_nothing() {
+    fn restarting_from_its_own_snapshot_changes_nothing() {
         let data = problem(0..90);
         for algorithm in Algorithm::ALL {
             for loss in [Loss::Log, Loss::Squared, Loss::Hinge] {
-                for (average_start, regularize_bias) in [(1, true), (200, false), (200, true)] {
+                // 1, 3 and 200 mixes per epoch (200 > m: some without a step between).
+                let cases = [
+                    (1, true, 1),
+                    (200, false, 3),
+                    (200, true, 1),
+                    (1, true, 200),
+                ];
+                for (average_start, regularize_bias, per_epoch) in cases {
                     let c = config(loss, 1e-2, average_start, regularize_bias);
                     let single = online::fit(&data, algorithm, &c, &mut ()).unwrap();
-                    let restarted = threads::run(1, |r| {
-                        fit(&data, algorithm, &c, LocalSteps::Scaled, r, &mut ())
-                    });
+                    let options = Options {
+                        per_epoch,
+                        ..Options::default()
+                    };
+                    let restarted =
+                        threads::run(1, |r| fit(&data, algorithm, &c, &options, r, &mut ()));
                     let restarted = restarted.into_iter().next().unwrap().unwrap();
                     assert_eq!(restarted.steps, single.steps);
-                    let what = format!("{algorithm} {loss} t_a={average_start}");
+                    let what = format!("{algorithm} {loss} t_a={average_start} k={per_epoch}");
                     same_iterates(&restarted.snapshot, &single.snapshot, &what);
                     assert!(single.snapshot.last.weights.iter().any(|&w| w != 0.0));
                 }
@@ -367,8 +399,8 @@ mod tests {
                 };
                 let runs = threads::run(3, |r| {
                     let share = problem(bounds[r.rank()]..bounds[r.rank() + 1]);
-                    let a = fit(&share, fast, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
-                    let b = fit(&share, naive, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
+                    let a = fit(&share, fast, &c, &Options::default(), r, &mut ()).unwrap();
+                    let b = fit(&share, naive, &c, &Options::default(), r, &mut ()).unwrap();
                     (a.snapshot, b.snapshot)
                 });
                 for (a, b) in &runs {
@@ -506,7 +538,7 @@ mod tests {
                 let (lo, hi) = (r.rank() * m / ranks, (r.rank() + 1) * m / ranks);
                 let share = problem(lo..hi);
                 let every =
-                    fit(&share, Algorithm::Asgd, &c, LocalSteps::Scaled, r, &mut ()).unwrap();
+                    fit(&share, Algorithm::Asgd, &c, &Options::default(), r, &mut ()).unwrap();
                 // Once at the end: every rank a whole single run on its share.
                 let local = Config {
                     seed: c.seed + r.rank() as u64,
@@ -524,6 +556,31 @@ mod tests {
                 every.abs() < once.abs(),
                 "{ranks} ranks: {every:e} vs once {once:e}"
             );
+        }
+    }
+
+    /// k > 1 averages an epoch need the length in epochs: with a step count the ranks'
+    /// numbers of averages could differ.
+    #[test]
+    fn several_averages_an_epoch_refuse_a_step_count() {
+        let data = problem(0..50);
+        let options = Options {
+            per_epoch: 2,
+            ..Options::default()
+        };
+        let c = config(Loss::Log, 1e-2, 1, true);
+        let steps = Config {
+            stop: Stop::Steps(120),
+            ..c
+        };
+        let results = threads::run(2, |r| {
+            let refused = fit(&data, Algorithm::Asgd, &steps, &options, r, &mut ());
+            let epochs = fit(&data, Algorithm::Asgd, &c, &options, r, &mut ());
+            (refused.err(), epochs.map(|f| f.steps))
+        });
+        for (refused, epochs) in results {
+            assert_eq!(refused, Some(ConfigError::MixesNeedEpochs(2)));
+            assert_eq!(epochs, Ok(200));
         }
     }
 }

@@ -120,6 +120,10 @@ pub enum ConfigError {
     /// The O(Tn) baselines run on one thread only.
     #[error("{0} has no parallel version (sgd, asgd and casgd do)")]
     NotParallel(Algorithm),
+    /// A data-parallel run that averages k > 1 times an epoch was given a step count: the
+    /// ranks' numbers of averages could differ.
+    #[error("averaging {0} times an epoch needs the run's length in epochs, not in steps")]
+    MixesNeedEpochs(u64),
     /// Averaging would start after the last step (or at step 0).
     #[error("average start {start} is not within 1..={steps} (the number of steps)")]
     AverageStart {
@@ -233,28 +237,45 @@ pub fn fit<E: Examples>(
     config: &Config,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
-    fit_mixing(data, algorithm, config, observer, None, None)
+    fit_mixing(data, algorithm, config, observer, None)
 }
 
 /// Replaces the iterates at the end of every epoch, and the final ones: a data-parallel run
 /// replaces them by the ranks' average ([`crate::dist::online`]).
 pub type Mix<'a> = &'a mut dyn FnMut(&mut Snapshot);
 
-/// [`fit`], with the iterates passed through `mix` after every epoch (m steps) and after the
+/// How a data-parallel run joins [`fit_mixing`].
+pub struct Mixing<'a> {
+    /// Replaces the iterates `per_epoch` times an epoch and after the last step.
+    pub mix: Mix<'a>,
+    /// Mixes per epoch k ≥ 1: after steps ⌈j·m/k⌉ for j = 1, 2, … below T (with m < k some
+    /// of them follow each other without a step between: the count per epoch stays k).
+    pub per_epoch: u64,
+    /// CASGD's centre x̄ (a data-parallel run gives the whole data's mean); `None`: the mean
+    /// of `data`.
+    pub x_bar: Option<Vec<f64>>,
+}
+
+/// [`fit`], with the iterates passed through `mixing.mix` k times an epoch and after the
 /// last step; the learner restarts from the mixed ones ([`Learner::restart`]), and the
-/// observer and the result see them. CASGD centers on `x_bar` where one is given (a
-/// data-parallel run gives the whole data's mean), else on `data`'s mean. Without `mix` and
-/// `x_bar` this is [`fit`].
+/// observer (at epoch ends) and the result see them. Without `mixing` this is [`fit`].
 pub fn fit_mixing<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
     observer: &mut dyn Observer,
-    mix: Option<Mix<'_>>,
-    x_bar: Option<Vec<f64>>,
+    mixing: Option<Mixing<'_>>,
 ) -> Result<Fit, ConfigError> {
     let (schedule, steps) = plan(data, algorithm, config)?;
     let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
+    let (mix, per_epoch, x_bar) = match mixing {
+        Some(Mixing {
+            mix,
+            per_epoch,
+            x_bar,
+        }) => (Some(mix), per_epoch.max(1), x_bar),
+        None => (None, 1, None),
+    };
     let x_bar = || x_bar.clone().unwrap_or_else(|| mean_example(data));
     let naive = |kind| Naive::around(data, kind, Some(x_bar()), loss, schedule, reg);
     let run = Run {
@@ -262,6 +283,7 @@ pub fn fit_mixing<E: Examples>(
         schedule,
         steps,
         mix,
+        per_epoch,
     };
     Ok(match algorithm {
         Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
@@ -323,6 +345,8 @@ struct Run<'a, 'm> {
     schedule: Schedule,
     steps: u64,
     mix: Option<Mix<'m>>,
+    /// Mixes per epoch (1 without mixing).
+    per_epoch: u64,
 }
 
 impl Run<'_, '_> {
@@ -340,10 +364,12 @@ impl Run<'_, '_> {
         let (mut loss_sum, mut loss_count) = (0.0, 0u64);
         let mut seconds = 0.0;
         let mut t = 0u64;
+        let mut interval = 0u64;
         while t < self.steps {
             let start = Instant::now();
-            let epoch_end = (t + m).min(self.steps);
-            while t < epoch_end {
+            interval += 1;
+            let interval_end = (interval * m).div_ceil(self.per_epoch).min(self.steps);
+            while t < interval_end {
                 t += 1;
                 let i = sampler.next();
                 prefetch_upcoming(data, &sampler);
@@ -369,7 +395,7 @@ impl Run<'_, '_> {
                 _ => None,
             };
             seconds += start.elapsed().as_secs_f64();
-            if wants_epochs && t < self.steps {
+            if wants_epochs && t < self.steps && interval % self.per_epoch == 0 {
                 let snapshot = mixed.unwrap_or_else(|| learner.snapshot(t));
                 observer.epoch_end(&EpochEnd {
                     epochs: t as f64 / m as f64,

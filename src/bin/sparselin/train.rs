@@ -193,6 +193,12 @@ pub struct Args {
     #[cfg(feature = "mpi")]
     #[arg(long, default_value = "scaled", requires = "ranks")]
     pub local_steps: sparselin::dist::online::LocalSteps,
+    /// With --ranks and --average-every epoch: average K times an epoch (K sums of 2(n + 1)
+    /// values an epoch instead of one; closer to the single-process run; needs --epochs).
+    #[cfg(feature = "mpi")]
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "ranks",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub averages_per_epoch: u64,
 }
 
 impl Algo {

@@ -70,7 +70,8 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     let trainer = match crate::train::trainer(&local)? {
         t if matches!(t.learner(), sparselin::api::Learner::Online(_)) => t
             .averaging(args.average_every)
-            .local_steps(args.local_steps),
+            .local_steps(args.local_steps)
+            .averages_per_epoch(args.averages_per_epoch),
         _ => crate::train::trainer(args)?,
     };
     let mut lines = Lines { quiet: args.quiet };
