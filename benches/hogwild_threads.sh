@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hogwild ASGD (hinge) at 1 and 2 threads, with the hot features shared directly
-# (--hot-features 0) and kept private per worker (the default), in file order and with uniform
+# (--hot-features 0) and kept private per worker (--hot-features 256), in file order and with uniform
 # sampling: median training seconds, non-zeros per second and the 2-vs-1 ratios
 # (PERF.md `## Hogwild`).
 #

@@ -106,10 +106,12 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             };
             let (mut single, mut parallel) = (Epochs::default(), Epochs::default());
             let expected = online::fit(&data, algorithm, &config, &mut single).unwrap();
-            // Options::new keeps hot features private by default: one worker owns all its
-            // sums and takes no private copies, so they cannot change a bit.
-            let options = Options::new(1);
-            assert_eq!(options.hot_features, hogwild::DEFAULT_HOT_FEATURES);
+            // One worker owns all its sums and takes no private copies, so hot features
+            // cannot change a bit.
+            let options = Options {
+                hot_features: Some(hogwild::FILE_ORDER_HOT_FEATURES),
+                ..Options::new(1)
+            };
             let got = hogwild::fit(&data, algorithm, &config, &options, &mut parallel).unwrap();
             let what = format!("{name} {algorithm} {loss} regularized={regularized} {sampling}");
             assert_eq!(got.steps, expected.steps, "{what}");
@@ -162,9 +164,9 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
         // grow with t + t₀ (`hogwild::worker::block_size`), 4 workers on 2 idle cores landed
         // within ±6e-4, on 2 busy cores at up to +5.1e-3; 2 workers at most −8.7e-4 either way.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // The default hot features (private copies of the first 256, merged every 256 steps:
-        // spamassassin is numbered by frequency), and at 2 threads none.
-        let hot = hogwild::DEFAULT_HOT_FEATURES;
+        // Private copies of the first 256 features, merged every 256 steps (spamassassin is
+        // numbered by frequency), and at 2 threads none.
+        let hot = hogwild::FILE_ORDER_HOT_FEATURES;
         for (threads, hot_features) in [(2, hot), (2, 0), (4, hot)] {
             if algorithm == Algorithm::Casgd && threads > cores.max(2) {
                 continue;
@@ -172,7 +174,7 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
             // The default scalar sharing; shared scalars lose updates of a and z̃ (PERF.md).
             let options = Options {
                 scalars: ScalarSharing::PerThread,
-                hot_features,
+                hot_features: Some(hot_features),
                 ..Options::new(threads)
             };
             let fit = hogwild::fit(&data, algorithm, &config, &options, &mut ()).unwrap();

@@ -183,7 +183,7 @@ impl Trainer {
 
     /// Hogwild workers (see [`Trainer::threads`]): how many of the first features each worker
     /// keeps in a private copy between merges ([`hogwild::Options::hot_features`]; default
-    /// [`hogwild::DEFAULT_HOT_FEATURES`]).
+    /// [`hogwild::default_hot_features`] of the sampling).
     pub fn hot_features(mut self, features: usize) -> Self {
         self.hot_features = Some(features);
         self
@@ -431,7 +431,7 @@ impl Trainer {
             Some(threads) if parallel => {
                 let options = hogwild::Options {
                     scalars: self.scalars.unwrap_or_default(),
-                    hot_features: self.hot_features.unwrap_or(hogwild::DEFAULT_HOT_FEATURES),
+                    hot_features: self.hot_features,
                     ..hogwild::Options::new(threads)
                 };
                 hogwild::fit(data, algorithm, &config, &options, monitor)?

@@ -143,8 +143,9 @@ pub struct Args {
     /// Hogwild workers keep the first N features (the most frequent, on data numbered by
     /// frequency: `gen` corpora, `convert --renumber`) in private copies merged every 256
     /// steps, instead of contending for their cache lines at every step; 0 shares all directly.
-    #[arg(long, default_value_t = hogwild::DEFAULT_HOT_FEATURES)]
-    pub hot_features: usize,
+    /// Default: 256 in file order, 0 with random sampling (measured: PERF.md `## Hogwild`).
+    #[arg(long)]
+    pub hot_features: Option<usize>,
     /// Feature count (default: meta.json beside the data, else the largest index + 1).
     #[arg(long)]
     pub features: Option<usize>,
@@ -285,13 +286,16 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 algorithm,
                 online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
             );
-            match args.threads {
+            let trainer = match args.threads {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
                 None if parallel => trainer.threads(hogwild::available_threads()),
                 None => trainer,
             }
-            .scalar_sharing(args.scalars)
-            .hot_features(args.hot_features)
+            .scalar_sharing(args.scalars);
+            match args.hot_features {
+                Some(features) => trainer.hot_features(features),
+                None => trainer,
+            }
         }
         Learner::Batch(_) => match args.warm_start_epochs {
             Some(epochs) => trainer.warm_start_epochs(epochs),
