@@ -118,7 +118,8 @@ fn token_end(bytes: &[u8], mut pos: usize, end: usize) -> usize {
 /// Index of the first non-separator at or after `pos`, before `end` (or `end`).
 #[inline]
 fn skip_spaces(bytes: &[u8], mut pos: usize, end: usize) -> usize {
-    while pos < end && is_space(bytes[pos]) {
+    // Every separator is at most b' ': one comparison settles the common non-space byte.
+    while pos < end && bytes[pos] <= b' ' && is_space(bytes[pos]) {
         pos += 1;
     }
     pos

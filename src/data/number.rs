@@ -320,7 +320,12 @@ pub fn scan_entry(text: &[u8], pos: usize) -> Option<(u64, Decimal, usize)> {
     let mut at = n + 1;
     let negative = window[at] == b'-';
     at += usize::from(negative);
-    let (whole, mut mantissa) = leading_digits(word(window, at));
+    // Values below one, "0.…", are the common case of normalized data: skip that word's scan.
+    let (whole, mut mantissa) = if window[at] == b'0' && window[at + 1] == b'.' {
+        (1, 0)
+    } else {
+        leading_digits(word(window, at))
+    };
     if whole == 8 {
         return None;
     }
