@@ -109,7 +109,7 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             // One worker owns all its sums and takes no private copies, so hot features
             // cannot change a bit.
             let options = Options {
-                hot_features: Some(hogwild::FILE_ORDER_HOT_FEATURES),
+                hot_features: Some(hogwild::DEFAULT_HOT_FEATURES),
                 ..Options::new(1)
             };
             let got = hogwild::fit(&data, algorithm, &config, &options, &mut parallel).unwrap();
@@ -166,7 +166,7 @@ fn two_and_four_threads_land_within_half_a_percent_of_one() {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Private copies of the first 256 features, merged every 256 steps (spamassassin is
         // numbered by frequency), and at 2 threads none.
-        let hot = hogwild::FILE_ORDER_HOT_FEATURES;
+        let hot = hogwild::DEFAULT_HOT_FEATURES;
         for (threads, hot_features) in [(2, hot), (2, 0), (4, hot)] {
             if algorithm == Algorithm::Casgd && threads > cores.max(2) {
                 continue;

@@ -183,7 +183,7 @@ impl Trainer {
 
     /// Hogwild workers (see [`Trainer::threads`]): how many of the first features each worker
     /// keeps in a private copy between merges ([`hogwild::Options::hot_features`]; default
-    /// [`hogwild::default_hot_features`] of the sampling).
+    /// [`hogwild::DEFAULT_HOT_FEATURES`]).
     pub fn hot_features(mut self, features: usize) -> Self {
         self.hot_features = Some(features);
         self

@@ -143,7 +143,7 @@ pub struct Args {
     /// Hogwild workers keep the first N features (the most frequent, on data numbered by
     /// frequency: `gen` corpora, `convert --renumber`) in private copies merged every 256
     /// steps, instead of contending for their cache lines at every step; 0 shares all directly.
-    /// Default: 256 in file order, 0 with random sampling (measured: PERF.md `## Hogwild`).
+    /// Default: 256 (measured: PERF.md `## Hogwild`).
     #[arg(long)]
     pub hot_features: Option<usize>,
     /// Feature count (default: meta.json beside the data, else the largest index + 1).

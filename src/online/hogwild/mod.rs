@@ -14,7 +14,7 @@
 //!   its own h'_{t−1}. h' is a running sum within a block and restarts from the closed form
 //!   ([`crate::online::harmonic`]) at each block a worker claims.
 //! * **Hot features.** The first [`Options::hot_features`] features (by default
-//!   [`default_hot_features`]: 256 in file order, none with random sampling; the most frequent on data numbered by descending frequency, as
+//!   [`DEFAULT_HOT_FEATURES`], 256; the most frequent on data numbered by descending frequency, as
 //!   `gen` corpora and `convert --renumber` are) are kept by each worker in a private plain
 //!   copy, read and updated with the SIMD kernels, and merged into the shared sums every
 //!   [`sums::MERGE_STEPS`] of the worker's own steps and when it stops ([`sums::HotSplit`]).
@@ -86,7 +86,7 @@ use super::casgd::{Centering, CenteringSums};
 use super::driver::plan;
 use super::{
     Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Learner, Observer,
-    RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
+    RunningHarmonic, Sampler, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
 
@@ -101,8 +101,8 @@ pub struct Options {
     pub pin: bool,
     /// How many of the first features each worker keeps in a private copy, merged into the
     /// shared sums every few hundred steps (the hottest ones on data numbered by descending
-    /// frequency; 0 shares every feature directly); `None` picks [`default_hot_features`] for
-    /// the run's sampling. Not used by a single worker.
+    /// frequency; 0 shares every feature directly); `None` picks [`DEFAULT_HOT_FEATURES`].
+    /// Not used by a single worker.
     pub hot_features: Option<usize>,
 }
 
@@ -118,21 +118,14 @@ impl Options {
     }
 }
 
-/// Private hot features in file order: the first 256, 4 KiB of [v, u] pairs per worker.
-pub const FILE_ORDER_HOT_FEATURES: usize = 256;
-
-/// [`Options::hot_features`] by default: [`FILE_ORDER_HOT_FEATURES`] in file order, none with
-/// random sampling. Measured idle on rcv1-like, ASGD hinge at 2 threads vs 1 (PERF.md
-/// `## Hogwild`): in file order both workers walk rows with the same hot features at the same
-/// time, and sharing them directly ran at 0.39× one thread, private copies at 0.96×; with
-/// uniform sampling each step waits on memory for its row anyway, and the copies' extra
-/// kernel calls and merges cost more than the contention they save (1.63× against 1.84×).
-pub fn default_hot_features(sampling: Sampling) -> usize {
-    match sampling {
-        Sampling::FileOrder => FILE_ORDER_HOT_FEATURES,
-        Sampling::Uniform | Sampling::Permutation => 0,
-    }
-}
+/// [`Options::hot_features`] by default: the first 256 features, 4 KiB of [v, u] pairs per
+/// worker. Measured idle, ASGD hinge at 2 threads against 1 (PERF.md `## Hogwild`): in file
+/// order both workers walk rows with the same hot features at the same time, and sharing
+/// them directly ran at 0.33–0.39× one thread, private copies at 0.96–1.07×; with uniform
+/// sampling private copies ran at 1.66× against 1.51× shared directly on rcv1-like (medians
+/// of 7, AMD Zen 4; 1.63× against 1.84× on a Zen 3 machine) and at 1.44× against 1.02× on the
+/// contention corpus (`gen --zipf 1.5`), so they are the default whatever the sampling.
+pub const DEFAULT_HOT_FEATURES: usize = 256;
 
 /// The number of cores the OS lets this process use (1 if it cannot tell).
 pub fn available_threads() -> usize {
@@ -224,9 +217,7 @@ fn train<'a, E: Examples>(
     };
     let cores = core_affinity::get_core_ids().filter(|cores| options.pin && cores.len() >= threads);
     let counter = AtomicU64::new(0);
-    let hot_features = options
-        .hot_features
-        .unwrap_or_else(|| default_hot_features(config.sampling));
+    let hot_features = options.hot_features.unwrap_or(DEFAULT_HOT_FEATURES);
     while run.steps < steps {
         let start = Instant::now();
         let limit = (run.steps + m).min(steps);
@@ -405,7 +396,7 @@ mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
     use crate::loss::Loss;
-    use crate::online::{Stop, harmonic};
+    use crate::online::{Sampling, Stop, harmonic};
 
     /// 600 rows over 40 features, 6 entries each, two of them from the 4 most frequent
     /// features (so that workers do race on them).
