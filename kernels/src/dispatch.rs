@@ -74,9 +74,10 @@ impl Isa {
 /// Whether this CPU's vector gathers and scatters are slower than the scalar accesses they
 /// replace, so that the AVX-512 path (gather for dot, gather + scatter for axpy) loses to the
 /// AVX2 path (scalar loads): true on AMD. Measured on AMD EPYC Zen 4 (PERF.md `## Kernels`,
-/// "AVX-512 on Zen 4"): at 2^10 and 2^18 weights the AVX-512 dots took 0.95–2.4× and its
-/// axpy 1.7–2.6× the AVX2 kernels' time; on Zen 3 the AVX2 gather was itself slower than four
-/// loads. Intel's gathers, which the AVX-512 path was written for, are not measured here.
+/// "Idle sweep on AMD EPYC Zen 4"): at 2^10 and 2^18 weights the AVX-512 dots took 0.95–2.4×
+/// and its axpy 1.65–2.55× the AVX2 kernels' time; on Zen 3 the AVX2 gather was itself slower
+/// than four loads. Intel's gathers, which the AVX-512 path was written for, are not measured
+/// here.
 fn gathers_are_slow() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
