@@ -91,6 +91,26 @@ fn objective(output: &Output) -> f64 {
     summary["train"]["objective"].as_f64().unwrap()
 }
 
+/// The arguments of a 20-epoch, one-thread ASGD run on `data` writing `model`.
+fn asgd_args<'a>(data: &'a Path, model: &'a Path, loss: &'a str, lambda: &'a str) -> Vec<&'a str> {
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    vec![
+        data,
+        "-o",
+        model,
+        "--algo",
+        "asgd",
+        "--loss",
+        loss,
+        "--lambda",
+        lambda,
+        "--epochs",
+        "20",
+        "--threads",
+        "1",
+    ]
+}
+
 #[test]
 fn distributed_batch_solvers_reach_the_single_process_objective() {
     let tmp = tempfile::tempdir().unwrap();
@@ -165,21 +185,7 @@ fn averaged_asgd_lands_near_the_single_process_objective() {
         ("hinge", "1e-1", "end", 1e-2),
     ];
     for (loss, lambda, every, bound) in cases {
-        let args = [
-            data.to_str().unwrap(),
-            "-o",
-            model.to_str().unwrap(),
-            "--algo",
-            "asgd",
-            "--loss",
-            loss,
-            "--lambda",
-            lambda,
-            "--epochs",
-            "20",
-            "--threads",
-            "1",
-        ];
+        let args = asgd_args(&data, &model, loss, lambda);
         let single = objective(&train(None, &args));
         for ranks in [2, 4] {
             let mut distributed = args.to_vec();
@@ -206,21 +212,7 @@ fn full_local_steps_keep_hinge_near_the_single_process_objective() {
     let data = dataset(tmp.path(), 40);
     let model = tmp.path().join("model");
     for lambda in ["1e-2", "1e-3"] {
-        let args = [
-            data.to_str().unwrap(),
-            "-o",
-            model.to_str().unwrap(),
-            "--algo",
-            "asgd",
-            "--loss",
-            "hinge",
-            "--lambda",
-            lambda,
-            "--epochs",
-            "20",
-            "--threads",
-            "1",
-        ];
+        let args = asgd_args(&data, &model, "hinge", lambda);
         let single = objective(&train(None, &args));
         for ranks in [2, 4] {
             let relative = |steps: &str| {
@@ -246,21 +238,7 @@ fn averaging_several_times_an_epoch_lands_closer() {
     let tmp = tempfile::tempdir().unwrap();
     let data = dataset(tmp.path(), 40);
     let model = tmp.path().join("model");
-    let args = [
-        data.to_str().unwrap(),
-        "-o",
-        model.to_str().unwrap(),
-        "--algo",
-        "asgd",
-        "--loss",
-        "log",
-        "--lambda",
-        "1e-3",
-        "--epochs",
-        "20",
-        "--threads",
-        "1",
-    ];
+    let args = asgd_args(&data, &model, "log", "1e-3");
     let single = objective(&train(None, &args));
     let relative = |k: &str| {
         let mut distributed = args.to_vec();

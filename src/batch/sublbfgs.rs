@@ -144,29 +144,24 @@ pub fn solve<E: Examples>(
             break stop;
         }
         let eps = options.dir_eps * value.abs();
-        let direction = match find_direction(
-            objective,
-            (&w, &pred),
-            &cache,
-            &memory,
-            &g,
-            eps,
-            options,
-            tracker,
-        ) {
+        let find = |memory: &Memory, tracker: &mut Tracker<'_>| {
+            find_direction(
+                objective,
+                (&w, &pred),
+                &cache,
+                memory,
+                &g,
+                eps,
+                options,
+                tracker,
+            )
+        };
+        let direction = match find(&memory, tracker) {
             Some(direction) => direction,
+            // No descent with the curvature pairs: retry as steepest descent before giving up.
             None if !memory.is_empty() => {
                 memory.clear();
-                match find_direction(
-                    objective,
-                    (&w, &pred),
-                    &cache,
-                    &memory,
-                    &g,
-                    eps,
-                    options,
-                    tracker,
-                ) {
+                match find(&memory, tracker) {
                     Some(direction) => direction,
                     None => break Stop::NoDescent,
                 }
