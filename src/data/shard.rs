@@ -305,7 +305,8 @@ impl Shard {
     /// [`crate::data::Examples::prefetch_extent`]).
     #[inline]
     pub fn prefetch_extent(&self, i: usize) {
-        self.rows().prefetch_extent(i);
+        sparse::prefetch(self.offsets(), &[i as u32]);
+        sparse::prefetch(self.labels(), &[i as u32]);
     }
 
     /// Check the row invariants (O(nnz)): offsets non-decreasing and within the index section,
