@@ -12,6 +12,7 @@ use crate::loss::Loss;
 
 /// w·x_i + b for every row. Panics on an index ≥ `weights.len()` (check the feature count).
 pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
+    let data = data.rows();
     (0..data.n_rows())
         .into_par_iter()
         .map(|i| {
@@ -23,6 +24,7 @@ pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
 
 /// The stored labels, row by row.
 pub fn labels<E: Examples>(data: &E) -> Vec<f64> {
+    let data = data.rows();
     (0..data.n_rows()).map(|i| data.row(i).label).collect()
 }
 

@@ -109,6 +109,105 @@ proptest! {
     }
 }
 
+/// A fixed matrix of `n_rows` rows over 64 columns, with empty rows and values of `kind`.
+fn fixed_csr(n_rows: usize, kind: ValueKind) -> CsrMatrix {
+    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+    for r in 0..n_rows {
+        labels.push(if r % 3 == 0 { 1.0 } else { -0.25 * r as f64 });
+        // Row r holds r % 7 entries (row 0, 7, 14, … are empty), increasing, below 63.
+        for k in 0..(r % 7) as u32 {
+            indices.push(k * 9 + r as u32 % 9);
+            values.push(0.5 + r as f64 / 8.0 - f64::from(k));
+        }
+        offsets.push(indices.len() as u64);
+    }
+    let values = match kind {
+        ValueKind::Ones => ValueVec::Ones,
+        ValueKind::F32 => ValueVec::F32(values.iter().map(|&v| v as f32).collect()),
+        ValueKind::F64 => ValueVec::F64(values),
+    };
+    CsrMatrix::new(labels, offsets, indices, values, 64).unwrap()
+}
+
+/// Write `m` as a dataset of shards of `sizes` rows (they must add up to `m`'s rows).
+fn write_shards(m: &CsrMatrix, dir: &Path, sizes: &[usize], kind: ValueKind) {
+    let mut writer = DatasetWriter::create(dir, kind).unwrap();
+    let mut start = 0;
+    for &size in sizes {
+        let end = start + size;
+        let (a, b) = (m.offsets()[start] as usize, m.offsets()[end] as usize);
+        let offsets: Vec<u64> = m.offsets()[start..=end]
+            .iter()
+            .map(|o| o - a as u64)
+            .collect();
+        writer
+            .write_shard(&ShardParts {
+                labels: &m.labels()[start..end],
+                offsets: &offsets,
+                indices: &m.indices()[a..b],
+                values: m.values().slice(a, b),
+                n_features: m.n_features(),
+            })
+            .unwrap();
+        start = end;
+    }
+    assert_eq!(start, m.n_rows());
+    writer
+        .finish(FinishOptions {
+            columns: Some(m.n_features()),
+            ..FinishOptions::default()
+        })
+        .unwrap();
+}
+
+/// The view hot loops read through (`Examples::rows`) must hand out exactly the rows of the
+/// plain path, bound included, whatever the shard layout: shards of 5 rows (found by
+/// division) or 4 (by a shift) with a shorter last one, a single shard, and uneven shards
+/// (by search); binary, f32 and f64 values.
+#[test]
+fn the_row_view_equals_the_plain_rows() {
+    let layouts: [&[usize]; 4] = [&[5, 5, 5, 5, 3], &[4, 4, 4, 4, 4, 3], &[23], &[3, 7, 2, 11]];
+    for kind in [ValueKind::Ones, ValueKind::F32, ValueKind::F64] {
+        let m = fixed_csr(23, kind);
+        for sizes in layouts {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("ds");
+            write_shards(&m, &dir, sizes, kind);
+            let examples = Dataset::open(&dir).unwrap().into_examples().unwrap();
+            let view = examples.rows();
+            assert_same(&view, &examples);
+            assert_same(&view, &m);
+            let plain: Vec<usize> = (0..m.n_rows())
+                .map(|i| examples.row(i).indices.bound())
+                .collect();
+            let fast: Vec<usize> = (0..m.n_rows())
+                .map(|i| view.row(i).indices.bound())
+                .collect();
+            assert_eq!(fast, plain, "{kind} {sizes:?}");
+            for shard in examples.dataset().shards() {
+                let rows = shard.rows();
+                for i in 0..shard.header().n_rows {
+                    let (x, y) = (rows.row(i), shard.row(i));
+                    assert_eq!(x.label.to_bits(), y.label.to_bits());
+                    assert_eq!((x.indices, x.values), (y.indices, y.values));
+                    assert_eq!(ValueKind::of(&x.values), kind);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "row 23 of 23")]
+fn a_row_past_the_view_panics() {
+    let m = fixed_csr(23, ValueKind::F32);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    write_shards(&m, &dir, &[5, 5, 5, 5, 3], ValueKind::F32);
+    let examples = Dataset::open(&dir).unwrap().into_examples().unwrap();
+    examples.rows().row(23);
+}
+
 fn sample_shard(dir: &Path) -> PathBuf {
     let path = dir.join("s.csr");
     shard::write_shard(

@@ -33,6 +33,15 @@ impl Examples for Part<'_> {
     fn nnz(&self) -> u64 {
         self.rows.clone().map(|i| self.x.row(i).nnz() as u64).sum()
     }
+
+    type Rows<'b>
+        = &'b Self
+    where
+        Self: 'b;
+
+    fn rows(&self) -> &Self {
+        self
+    }
 }
 
 /// Rank `rank`'s rows when `m` rows are cut into `ranks` uneven contiguous parts (the last

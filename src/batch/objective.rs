@@ -33,8 +33,9 @@ pub const CHUNK_ROWS: usize = 2048;
 const MAX_BLOCKS: usize = 16;
 
 /// J(w) over a data set, for one loss and one λ.
-pub struct Objective<'a, E: Examples> {
-    data: &'a E,
+pub struct Objective<'a, E: Examples + 'a> {
+    /// The rows, through the view built for hot loops ([`Examples::rows`]).
+    data: E::Rows<'a>,
     loss: Loss,
     lambda: f64,
     bias: bool,
@@ -62,10 +63,11 @@ impl<'a, E: Examples> Objective<'a, E> {
         bias: bool,
         reducer: &'a dyn Reducer,
     ) -> Self {
+        let data = data.rows();
         let targets = (0..data.n_rows())
             .map(|i| loss.target(data.row(i).label))
             .collect();
-        let blocks = row_blocks(data);
+        let blocks = row_blocks(&data);
         let mut total = [data.n_rows() as f64];
         reducer.sum(&mut total);
         Objective {

@@ -66,6 +66,53 @@ pub trait Examples: Sync {
     /// changes a result; the default does nothing.
     #[inline]
     fn prefetch_extent(&self, _i: usize) {}
+
+    /// The same rows through a view built for hot loops: what can be worked out once (typed
+    /// views of every shard's sections, how to find a row's shard) is, so that each
+    /// [`Examples::row`] of the view is a few slice operations. Build it once per pass or
+    /// training run, outside the loop over rows; its rows equal this set's bit for bit.
+    type Rows<'a>: Examples
+    where
+        Self: Sized + 'a;
+
+    /// The view of [`Examples::Rows`] (for in-memory sets, the set itself).
+    fn rows(&self) -> Self::Rows<'_>
+    where
+        Self: Sized;
+}
+
+/// A borrowed set is a set: what lets a set be its own [`Examples::Rows`].
+impl<E: Examples> Examples for &E {
+    fn n_rows(&self) -> usize {
+        (**self).n_rows()
+    }
+
+    fn n_features(&self) -> usize {
+        (**self).n_features()
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> Row<'_> {
+        (**self).row(i)
+    }
+
+    fn nnz(&self) -> u64 {
+        (**self).nnz()
+    }
+
+    #[inline]
+    fn prefetch_extent(&self, i: usize) {
+        (**self).prefetch_extent(i);
+    }
+
+    type Rows<'a>
+        = E::Rows<'a>
+    where
+        Self: 'a;
+
+    fn rows(&self) -> E::Rows<'_> {
+        (**self).rows()
+    }
 }
 
 /// Owned value storage of a [`CsrMatrix`].
@@ -287,6 +334,13 @@ impl Examples for CsrMatrix {
     fn prefetch_extent(&self, i: usize) {
         sparse::prefetch(&self.offsets, &[i as u32]);
         sparse::prefetch(&self.labels, &[i as u32]);
+    }
+
+    /// In memory, rows are already plain slices: the matrix is its own view.
+    type Rows<'a> = &'a CsrMatrix;
+
+    fn rows(&self) -> &CsrMatrix {
+        self
     }
 }
 

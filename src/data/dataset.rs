@@ -6,7 +6,8 @@
 //! [`Dataset::into_examples`] then checks the row invariants of every shard once, in
 //! parallel, proving on the way the bound of each shard's index section (so that the
 //! kernels check every row in O(1), see [`Shard::bounded_indices`]), and hands out a [`DatasetExamples`] that
-//! learners read through the [`Examples`] trait with global row indices.
+//! learners read through the [`Examples`] trait with global row indices; hot loops read
+//! through its [`DatasetRows`] view ([`Examples::rows`]), which views every shard once.
 //! [`DatasetWriter`] builds a dataset under a temporary name and renames it into place.
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,10 @@ use super::columns::{ColumnArray, ColumnStatistics};
 use super::csr::{Examples, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
+
+mod rows;
+
+pub use rows::DatasetRows;
 
 /// Name of the manifest inside a dataset directory.
 pub const MANIFEST: &str = "manifest.json";
@@ -213,19 +218,30 @@ impl Dataset {
             .iter()
             .map(|s| s.first_row as usize)
             .collect();
-        // Fixed rows per shard (all but the last equal) allows locating a row by division.
-        let rows_per_shard = match self.manifest.shards.split_last() {
-            Some((_, [])) => Some(usize::MAX),
+        // Fixed rows per shard (all but the last equal) allows locating a row by division, or
+        // a shift when that count is a power of two. One shard: every row shifts to shard 0
+        // by the width less one (a shard holds far fewer than 2^63 rows, 16 bytes each).
+        let locate = match self.manifest.shards.split_last() {
+            Some((_, [])) => Locate::Shift(usize::BITS - 1),
             Some((last, init)) => {
                 let r = init[0].rows;
-                (r > 0 && init.iter().all(|s| s.rows == r) && last.rows <= r).then_some(r as usize)
+                if r > 0 && init.iter().all(|s| s.rows == r) && last.rows <= r {
+                    let r = r as usize;
+                    if r.is_power_of_two() {
+                        Locate::Shift(r.trailing_zeros())
+                    } else {
+                        Locate::Divide(r)
+                    }
+                } else {
+                    Locate::Search
+                }
             }
-            None => None,
+            None => Locate::Search,
         };
         Ok(DatasetExamples {
             n_features: self.manifest.columns as usize,
             starts,
-            rows_per_shard,
+            locate,
             dataset: self,
         })
     }
@@ -308,12 +324,23 @@ fn is_permutation(p: &[u32]) -> bool {
     })
 }
 
+/// How a global row index finds its shard.
+#[derive(Clone, Copy, Debug)]
+enum Locate {
+    /// Shards of 2^k rows (but the last, shorter): the shard is `i >> k`.
+    Shift(u32),
+    /// Shards of r rows (but the last, shorter): the shard is `i / r`.
+    Divide(usize),
+    /// Uneven shards: binary search of the first rows.
+    Search,
+}
+
 /// A dataset whose rows have all been validated: random access by global row index.
 #[derive(Debug)]
 pub struct DatasetExamples {
     dataset: Dataset,
     starts: Vec<usize>,
-    rows_per_shard: Option<usize>,
+    locate: Locate,
     n_features: usize,
 }
 
@@ -351,9 +378,10 @@ impl DatasetExamples {
     /// (shard, row within it) of global row `i`.
     #[inline]
     fn locate(&self, i: usize) -> (usize, usize) {
-        let shard = match self.rows_per_shard {
-            Some(r) => i / r,
-            None => self.starts.partition_point(|&s| s <= i) - 1,
+        let shard = match self.locate {
+            Locate::Shift(k) => i >> k,
+            Locate::Divide(r) => i / r,
+            Locate::Search => self.starts.partition_point(|&s| s <= i) - 1,
         };
         (shard, i - self.starts[shard])
     }
@@ -385,5 +413,11 @@ impl Examples for DatasetExamples {
             let (shard, local) = self.locate(i);
             self.dataset.shards[shard].prefetch_extent(local);
         }
+    }
+
+    type Rows<'a> = DatasetRows<'a>;
+
+    fn rows(&self) -> DatasetRows<'_> {
+        DatasetRows::new(self)
     }
 }

@@ -27,9 +27,9 @@ pub mod synth;
 pub mod writer;
 
 pub use csr::{CsrError, CsrMatrix, Examples, Row, ValueVec};
-pub use dataset::{Dataset, DatasetExamples, Manifest};
+pub use dataset::{Dataset, DatasetExamples, DatasetRows, Manifest};
 pub use error::DataError;
-pub use shard::{Shard, ShardParts, ValueKind};
-pub use source::{ExampleSet, open_examples};
+pub use shard::{Shard, ShardParts, ShardRows, ValueKind};
+pub use source::{ExampleRows, ExampleSet, open_examples};
 pub use sparselin_kernels::{BoundedIndices, Values};
 pub use writer::{DatasetWriter, FinishOptions};

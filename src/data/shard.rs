@@ -282,20 +282,22 @@ impl Shard {
     /// Row `i` of this shard. The invariants of [`Row`] hold only after [`Shard::check_rows`]
     /// succeeded; before that the slices are in bounds but may be out of order. Panics if the
     /// offsets of row `i` are out of bounds, which `check_rows` rules out. The indices are a
-    /// sub-slice of [`Shard::bounded_indices`] (whose first call scans the section).
+    /// sub-slice of [`Shard::bounded_indices`] (whose first call scans the section). Views
+    /// every section for this one row: [`Shard::rows`] views them once for many rows.
     #[inline]
     pub fn row(&self, i: usize) -> Row<'_> {
-        let offsets = self.offsets();
-        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-        let values = match self.values() {
-            Values::Ones => Values::Ones,
-            Values::F32(v) => Values::F32(&v[start..end]),
-            Values::F64(v) => Values::F64(&v[start..end]),
-        };
-        Row {
-            label: self.labels()[i],
-            indices: self.bounded_indices().slice(start..end),
-            values,
+        self.rows().row(i)
+    }
+
+    /// Typed views of the sections rows are cut from, to cut many rows cheaply (see
+    /// [`ShardRows`]).
+    #[inline]
+    pub fn rows(&self) -> ShardRows<'_> {
+        ShardRows {
+            labels: self.labels(),
+            offsets: self.offsets(),
+            indices: self.bounded_indices(),
+            values: self.values(),
         }
     }
 
@@ -386,6 +388,42 @@ impl Shard {
             }
         }
         self.check_rows()
+    }
+}
+
+/// The sections of a shard that rows are cut from, viewed (sliced from the map, cast, and
+/// the index bound fetched) once: a row is then a few slice operations, where
+/// [`Shard::row`] views every section again. Built by [`Shard::rows`].
+#[derive(Clone, Copy, Debug)]
+pub struct ShardRows<'a> {
+    labels: &'a [f64],
+    offsets: &'a [u64],
+    indices: BoundedIndices<'a>,
+    values: Values<'a>,
+}
+
+impl<'a> ShardRows<'a> {
+    /// Row `i` of the shard, equal to [`Shard::row`]`(i)`; panics where it does.
+    #[inline]
+    pub fn row(&self, i: usize) -> Row<'a> {
+        let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        let values = match self.values {
+            Values::Ones => Values::Ones,
+            Values::F32(v) => Values::F32(&v[start..end]),
+            Values::F64(v) => Values::F64(&v[start..end]),
+        };
+        Row {
+            label: self.labels[i],
+            indices: self.indices.slice(start..end),
+            values,
+        }
+    }
+
+    /// [`Shard::prefetch_extent`].
+    #[inline]
+    pub fn prefetch_extent(&self, i: usize) {
+        sparse::prefetch(self.offsets, &[i as u32]);
+        sparse::prefetch(self.labels, &[i as u32]);
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::csr::{CsrMatrix, Examples, Row};
-use super::dataset::{Dataset, DatasetExamples};
+use super::dataset::{Dataset, DatasetExamples, DatasetRows};
 use super::error::DataError;
 use super::libsvm::{self, ParseOptions};
 
@@ -82,5 +82,71 @@ impl Examples for ExampleSet {
             ExampleSet::Dataset(d) => d.prefetch_extent(i),
             ExampleSet::Matrix(m) => m.prefetch_extent(i),
         }
+    }
+
+    type Rows<'a> = ExampleRows<'a>;
+
+    fn rows(&self) -> ExampleRows<'_> {
+        match self {
+            ExampleSet::Dataset(d) => ExampleRows::Dataset(d.rows()),
+            ExampleSet::Matrix(m) => ExampleRows::Matrix(m),
+        }
+    }
+}
+
+/// The view of an [`ExampleSet`] for hot loops ([`Examples::rows`]): its form's own view.
+#[derive(Debug)]
+pub enum ExampleRows<'a> {
+    /// Of a memory-mapped dataset.
+    Dataset(DatasetRows<'a>),
+    /// Of a matrix in memory (the matrix).
+    Matrix(&'a CsrMatrix),
+}
+
+impl<'a> Examples for ExampleRows<'a> {
+    fn n_rows(&self) -> usize {
+        match self {
+            ExampleRows::Dataset(d) => d.n_rows(),
+            ExampleRows::Matrix(m) => m.n_rows(),
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        match self {
+            ExampleRows::Dataset(d) => d.n_features(),
+            ExampleRows::Matrix(m) => m.n_features(),
+        }
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> Row<'_> {
+        match self {
+            ExampleRows::Dataset(d) => d.row(i),
+            ExampleRows::Matrix(m) => m.row(i),
+        }
+    }
+
+    fn nnz(&self) -> u64 {
+        match self {
+            ExampleRows::Dataset(d) => d.nnz(),
+            ExampleRows::Matrix(m) => m.nnz(),
+        }
+    }
+
+    #[inline]
+    fn prefetch_extent(&self, i: usize) {
+        match self {
+            ExampleRows::Dataset(d) => d.prefetch_extent(i),
+            ExampleRows::Matrix(m) => m.prefetch_extent(i),
+        }
+    }
+
+    type Rows<'b>
+        = &'b ExampleRows<'a>
+    where
+        Self: 'b;
+
+    fn rows(&self) -> &ExampleRows<'a> {
+        self
     }
 }

@@ -56,6 +56,7 @@ impl Centering {
     /// Centering on a given x̄ (a data-parallel run centers every rank's share on the whole
     /// data's mean): ‖x̄‖² and every q_i of `data`.
     pub fn around<E: Examples>(data: &E, x_bar: Vec<f64>) -> Centering {
+        let data = data.rows();
         let q = (0..data.n_rows())
             .map(|i| {
                 let row = data.row(i);
@@ -72,6 +73,7 @@ impl Centering {
 
 /// The sum Σ_i x_i of `data`'s rows (dense, n entries), O(mk + n).
 pub fn example_sum<E: Examples>(data: &E) -> Vec<f64> {
+    let data = data.rows();
     let mut sum = vec![0.0; data.n_features()];
     for i in 0..data.n_rows() {
         let row = data.row(i);

@@ -161,6 +161,7 @@ pub struct RowNorms {
 impl RowNorms {
     /// One O(nnz) pass over `data`.
     pub fn of<E: Examples>(data: &E) -> RowNorms {
+        let data = data.rows();
         let (mut max, mut sum) = (0.0f64, 0.0f64);
         for i in 0..data.n_rows() {
             let row = data.row(i);
@@ -357,6 +358,8 @@ impl Run<'_, '_> {
         mut learner: L,
         observer: &mut dyn Observer,
     ) -> Fit {
+        let rows = data.rows();
+        let data = &rows;
         let m = data.n_rows() as u64;
         let loss = self.config.loss;
         let mut sampler = Sampler::new(self.config.sampling, data.n_rows(), self.config.seed);

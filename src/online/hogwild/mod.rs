@@ -144,7 +144,8 @@ pub fn fit<E: Examples>(
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
-    let mut trained = train(data, algorithm, config, options, observer)?;
+    // Every worker reads rows through one view, built here once.
+    let mut trained = train(&data.rows(), algorithm, config, options, observer)?;
     let start = Instant::now();
     let snapshot = trained.snapshot();
     trained.seconds += start.elapsed().as_secs_f64();
