@@ -27,7 +27,7 @@ pub fn norm2(x: &[f64]) -> f64 {
     selected().norm2(x)
 }
 
-/// out_i = α·(h·vu_i[0] − vu_i[1]) + β·xbar_i — the averaged-iterate recovery
+/// `out[i] = α·(h·vu[i][0] − vu[i][1]) + β·xbar[i]` — the averaged-iterate recovery
 /// (MATH.md §3–§4) from interleaved `[v_i, u_i]`. With `xbar = None` the β term is absent.
 #[inline]
 pub fn rescale_average(

@@ -57,7 +57,7 @@ impl Isa {
     }
 
     /// The fastest path this CPU has: AVX-512 before AVX2, except where gathers are slow
-    /// ([`gathers_are_slow`]).
+    /// (`gathers_are_slow`).
     pub fn best() -> Isa {
         let preference = if gathers_are_slow() {
             [Isa::Avx2, Isa::Avx512, Isa::Neon]

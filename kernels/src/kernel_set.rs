@@ -88,7 +88,7 @@ impl KernelSet {
         Some(unsafe { (self.raw.max_index)(idx) })
     }
 
-    /// Σ_k w[idx[k]]·val[k]. See [`crate::sparse::dot`].
+    /// `Σ_k w[idx[k]]·val[k]`. See [`crate::sparse::dot`].
     #[inline]
     pub fn dot<'a>(&self, w: &[f64], idx: impl Into<BoundedIndices<'a>>, val: Values<'_>) -> f64 {
         let idx = check_row(idx.into(), val, w.len());
@@ -97,7 +97,7 @@ impl KernelSet {
         unsafe { (self.raw.dot)(w, idx, val) }
     }
 
-    /// w[idx[k]] += a·val[k]. See [`crate::sparse::axpy`].
+    /// `w[idx[k]] += a·val[k]`. See [`crate::sparse::axpy`].
     #[inline]
     pub fn axpy<'a>(
         &self,
@@ -112,7 +112,7 @@ impl KernelSet {
         unsafe { (self.raw.axpy)(a, idx, val, w) }
     }
 
-    /// Σ_k vu[idx[k]][0]·val[k]. See [`crate::sparse::dot_first`].
+    /// `Σ_k vu[idx[k]][0]·val[k]`. See [`crate::sparse::dot_first`].
     #[inline]
     pub fn dot_first<'a>(
         &self,
@@ -126,7 +126,7 @@ impl KernelSet {
         unsafe { (self.raw.dot_first)(vu, idx, val) }
     }
 
-    /// vu[i][0] += a·x_i, vu[i][1] += b·x_i. See [`crate::sparse::axpy2`].
+    /// `vu[i][0] += a·x_i`, `vu[i][1] += b·x_i`. See [`crate::sparse::axpy2`].
     #[inline]
     pub fn axpy2<'a>(
         &self,

@@ -24,19 +24,19 @@ use std::sync::atomic::AtomicU64;
 use crate::dispatch::selected;
 use crate::{BoundedIndices, Values, atomic};
 
-/// Σ_k w[idx[k]]·val[k].
+/// `Σ_k w[idx[k]]·val[k]`.
 #[inline]
 pub fn dot<'a>(w: &[f64], idx: impl Into<BoundedIndices<'a>>, val: Values<'_>) -> f64 {
     selected().dot(w, idx, val)
 }
 
-/// w[idx[k]] += a·val[k] for every k.
+/// `w[idx[k]] += a·val[k]` for every k.
 #[inline]
 pub fn axpy<'a>(a: f64, idx: impl Into<BoundedIndices<'a>>, val: Values<'_>, w: &mut [f64]) {
     selected().axpy(a, idx, val, w)
 }
 
-/// Dot against the first member of interleaved pairs: Σ_k vu[idx[k]][0]·val[k].
+/// Dot against the first member of interleaved pairs: `Σ_k vu[idx[k]][0]·val[k]`.
 ///
 /// The averaged learners keep `[v_i, u_i]` together so that one cache line serves both.
 #[inline]
@@ -44,7 +44,7 @@ pub fn dot_first<'a>(vu: &[[f64; 2]], idx: impl Into<BoundedIndices<'a>>, val: V
     selected().dot_first(vu, idx, val)
 }
 
-/// Fused update of interleaved pairs: vu[i][0] += a·x_i and vu[i][1] += b·x_i.
+/// Fused update of interleaved pairs: `vu[i][0] += a·x_i` and `vu[i][1] += b·x_i`.
 #[inline]
 pub fn axpy2<'a>(
     a: f64,

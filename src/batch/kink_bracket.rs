@@ -26,7 +26,7 @@ use super::objective::Ray;
 pub const PROPOSALS: usize = 7;
 
 /// [`super::line_search::exact`] across ranks, from this rank's part of Φ'(0⁺) and its kinks
-/// ahead ([`super::line_search::kinks_ahead`]).
+/// ahead (`super::line_search::kinks_ahead`).
 pub fn search(
     ray: &Ray<'_>,
     target: f64,

@@ -202,7 +202,7 @@ pub struct ExactStep {
 /// and no kink stops it).
 ///
 /// On one process the crossing is bracketed among the kinks around their median until few are
-/// left ([`bracket`], O(m) expected instead of sorting all of them), and those are sorted and
+/// left (`bracket`, O(m) expected instead of sorting all of them), and those are sorted and
 /// scanned left to right; across ranks
 /// ([`super::kink_bracket`]) the crossing is bracketed between kinks with summed slopes, which
 /// lands on the same η without gathering the kinks.

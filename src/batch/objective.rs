@@ -201,7 +201,7 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// λw + (1/m)Xᵀc like [`subgradient`](Self::subgradient), with Xᵀc updated from `cache`
     /// (the c of an earlier call) as Xᵀc₀ + Xᵀ(c − c₀), an axpy per row where c_i ≠ c₀_i, or
     /// recomputed when that is no cheaper (more changed rows than non-zero c_i, or no cache);
-    /// an update of fewer than m/[`MAX_BLOCKS`] rows runs serially, in row order.
+    /// an update of fewer than m/`MAX_BLOCKS` rows runs serially, in row order.
     /// Near a hinge optimum few rows change sides between iterates, so the update touches a
     /// small fraction of X. Returns the subgradient, the cache for c, and the fraction of the
     /// local rows touched (the work in passes). The result depends on the cache only through

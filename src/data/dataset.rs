@@ -8,7 +8,7 @@
 //! kernels check every row in O(1), see [`Shard::bounded_indices`]), and hands out a [`DatasetExamples`] that
 //! learners read through the [`Examples`] trait with global row indices; hot loops read
 //! through its [`DatasetRows`] view ([`Examples::rows`]), which views every shard once.
-//! [`DatasetWriter`] builds a dataset under a temporary name and renames it into place.
+//! [`DatasetWriter`](super::DatasetWriter) builds a dataset under a temporary name and renames it into place.
 
 use std::path::{Path, PathBuf};
 

@@ -547,7 +547,7 @@ pub struct ShardParts<'a> {
 
 /// Write a shard to `path` (created or truncated) and return its length in bytes. The
 /// caller is responsible for the invariants of the parts and for writing under a temporary
-/// name (see [`super::dataset::DatasetWriter`]).
+/// name (see [`DatasetWriter`](super::DatasetWriter)).
 pub fn write_shard(path: &Path, parts: &ShardParts<'_>) -> Result<u64, DataError> {
     let io = |e| DataError::io(path, e);
     let value_bytes: &[u8] = match parts.values {

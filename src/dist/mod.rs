@@ -6,7 +6,7 @@
 //! its sums (objective, gradient, line-search slopes) over the local rows and adds the ranks'
 //! partial sums with [`Reducer::sum`], after which every rank holds the same numbers and takes
 //! the same step: no rank ever needs another's rows. [`Local`] is the single-process reducer
-//! (a no-op); with the `mpi` cargo feature, [`mpi::World`] sums over `MPI_COMM_WORLD`.
+//! (a no-op); with the `mpi` cargo feature, `mpi::World` sums over `MPI_COMM_WORLD`.
 //!
 //! The solvers' control flow depends only on summed quantities, so every rank makes the same
 //! sequence of [`Reducer::sum`] calls; that is what keeps the collectives matched.

@@ -37,7 +37,7 @@ impl<'r> Attributes<'r> {
         self.dimension
     }
 
-    /// Attribute x[i], paid for: counts one observation. Rows are sparse, so this is a binary
+    /// Attribute `x[i]`, paid for: counts one observation. Rows are sparse, so this is a binary
     /// search; an index the row does not store reads as 0 and still counts.
     #[inline]
     pub fn attribute(&mut self, i: usize) -> f64 {

@@ -1,6 +1,6 @@
 //! AELR (Algorithm 2) in O(k log d) per example, in the log domain (MATH.md §8).
 //!
-//! z⁺_i·z⁻_i = 1 always, so with θ_i = η Σ_τ ḡ_τ[i] the iterate is
+//! z⁺_i·z⁻_i = 1 always, so with θ_i = η Σ_τ ḡ_τ(i) the iterate is
 //! w_i = −B·sinh θ_i / Σ_j cosh θ_j. We store ω_i = −sinh(θ_i)·e^(−M) and c_i = cosh(θ_i)·e^(−M)
 //! with a common shift M, and w = s·ω with s = B/Σc (the root of a sum tree over c). j is drawn
 //! from a second sum tree over |ω_j|. When some |θ_i| exceeds M + margin (clipping bounds each

@@ -34,7 +34,7 @@ impl Draws {
         (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// n ≥ 0 with P[n] = 2^−(n+1) (GenEst's degree), exactly: the number of trailing zero bits
+    /// n ≥ 0 with P(n) = 2^−(n+1) (GenEst's degree), exactly: the number of trailing zero bits
     /// of a uniform 64-bit word (capped at 64, probability 2⁻⁶⁴).
     #[inline]
     pub fn geometric_half(&mut self) -> usize {

@@ -70,7 +70,7 @@ pub fn phi_estimate<S: InnerProductSampler>(
     }
 }
 
-/// x̃ = (1/k) Σ_r d·x[i_r]·e_{i_r} from the sorted draws `picked` (repeats add up): distinct
+/// x̃ = (1/k) Σ_r d·x(i_r)·e_{i_r} from the sorted draws `picked` (repeats add up): distinct
 /// indices in increasing order with their values. Reads (and pays for) one attribute per draw.
 pub fn x_tilde(ex: &mut Attributes<'_>, picked: &[usize]) -> Vec<(usize, f64)> {
     let scale = ex.dimension() as f64 / picked.len() as f64;

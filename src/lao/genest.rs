@@ -88,7 +88,7 @@ impl SmoothedInsensitive {
 }
 
 /// Procedure 3: an unbiased estimate of f'(z) = Σ a_n zⁿ from independent unbiased estimates
-/// of z. Draws n with P[n] = 2^−(n+1) and returns 2^(n+1)·a_n·Π_{r≤n} θ̃_r, where each θ̃_r is
+/// of z. Draws n with P(n) = 2^−(n+1) and returns 2^(n+1)·a_n·Π_{r≤n} θ̃_r, where each θ̃_r is
 /// one call of `theta` (the mean of [`GENEST_REPEATS`] calls when n > [`GENEST_THRESHOLD`]).
 /// A zero coefficient returns 0 without drawing anything (no attribute is paid for).
 pub fn genest(

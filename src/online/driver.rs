@@ -214,7 +214,7 @@ pub struct EpochEnd<'a> {
 
 /// Receives progress while [`fit`] runs.
 pub trait Observer {
-    /// Every [`PROGRESS_INTERVAL`] steps: steps done, and the mean loss ℓ(p_t, y) over a
+    /// Every `PROGRESS_INTERVAL` steps: steps done, and the mean loss ℓ(p_t, y) over a
     /// sample (every 64th) of the steps since the last call, a cheap objective estimate.
     fn progress(&mut self, _steps: u64, _mean_loss: f64) {}
     /// Whether [`Observer::epoch_end`] is wanted (it costs an O(n) snapshot per epoch).

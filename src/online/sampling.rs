@@ -15,10 +15,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sampling {
-    /// Uniformly from [m] with replacement (the seed's).
+    /// Uniformly from the m examples with replacement (the seed's).
     #[default]
     Uniform,
-    /// A fresh uniform permutation of [m] every epoch (each example once per epoch).
+    /// A fresh uniform permutation of the m examples every epoch (each example once per epoch).
     Permutation,
     /// 0, 1, …, m − 1, then again: the file's order (fastest: rows stream from memory).
     FileOrder,

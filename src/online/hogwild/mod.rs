@@ -8,7 +8,7 @@
 //!   read-modify-write on the weights, no data race; two workers updating one feature at once
 //!   may lose one of the two updates, which is the Hogwild bargain (rare for sparse data).
 //! * **Step numbers.** A global atomic counter hands out step numbers in blocks of up to
-//!   [`worker::BLOCK`], smaller while t + t₀ is small ([`worker::block_size`]: the steps
+//!   `worker::BLOCK`, smaller while t + t₀ is small (`worker::block_size`: the steps
 //!   workers run side by side must stay few next to t + t₀, or the averaged bias of a run
 //!   keeps the mark of its first blocks); each update takes its own t, hence its own divisor λ(t − 1 + t₀) and
 //!   its own h'_{t−1}. h' is a running sum within a block and restarts from the closed form
@@ -17,13 +17,13 @@
 //!   [`DEFAULT_HOT_FEATURES`], 256; the most frequent on data numbered by descending frequency, as
 //!   `gen` corpora and `convert --renumber` are) are kept by each worker in a private plain
 //!   copy, read and updated with the SIMD kernels, and merged into the shared sums every
-//!   [`sums::MERGE_STEPS`] of the worker's own steps and when it stops ([`sums::HotSplit`]).
+//!   `sums::MERGE_STEPS` of the worker's own steps and when it stops (`sums::HotSplit`).
 //!   A merge adds the copy's change since the last merge to each shared entry with a
 //!   compare-and-swap loop and takes the shared value as the new copy, so no update of a hot
 //!   feature is ever lost (tested to the last bit with racing workers); the others see them up
 //!   to one merge late. Without it the lines holding the hot weights move between the cores
 //!   at nearly every step. The merge interval counts steps, not claimed blocks: blocks are a
-//!   single step early in a run ([`worker::block_size`]), and merging 256 entries after each
+//!   single step early in a run (`worker::block_size`), and merging 256 entries after each
 //!   would cost more than the steps.
 //! * **Per-step scalars.** a (and CASGD's z̃, a free bias b) are read by every prediction; see
 //!   [`ScalarSharing`] for the two ways to share them. Measured on this machine (PERF.md
@@ -53,7 +53,7 @@
 //!
 //! # At 16–64 cores
 //!
-//! The counter is touched once per [`worker::BLOCK`] steps, so it stays cold. Per-thread
+//! The counter is touched once per `worker::BLOCK` steps, so it stays cold. Per-thread
 //! scalar slots are on separate cache lines (no false sharing), but a prediction reads all of
 //! them: the cost grows with the thread count, one line per worker (the shared slot instead
 //! makes every step move one line between all cores, and loses updates). Frequent features
