@@ -5,7 +5,7 @@
         [--sampling uniform|file-order|permutation] [--lambda L]
 
 Runs `sparselin train DATASET --algo asgd --loss hinge --trace` at 1 and 2 threads (default
-`--hot-features` for the sampling), R interleaved rounds, and reads the per-epoch trace: the
+`--hot-features`, 256), R interleaved rounds, and reads the per-epoch trace: the
 training objective J after each epoch and the training seconds so far (the steps only; the
 trace's objective evaluation is not counted). The targets are relative to the lowest objective
 any run reached: for each of 1%, 0.1% and 0.01% above it, the table gives per thread count the
