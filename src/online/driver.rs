@@ -375,10 +375,10 @@ impl Run<'_, '_> {
             while t < interval_end {
                 t += 1;
                 let i = sampler.next();
-                prefetch_upcoming(data, &sampler);
                 let row = data.row(i);
                 let y = loss.target(row.label);
                 let p = learner.step(i, row, y, t);
+                prefetch_upcoming(data, &sampler);
                 if t % 64 == 0 {
                     loss_sum += loss.value(p, y);
                     loss_count += 1;

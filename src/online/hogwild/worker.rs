@@ -143,11 +143,13 @@ fn step<E: Examples, S: Sums>(
     }
     state.next_t = t + 1;
     let i = state.sampler.next();
-    prefetch_upcoming(ctx.data, &state.sampler);
     let x = ctx.data.row(i);
     let y = ctx.loss.target(x.label);
     let divisor = schedule.divisor(t - 1);
     let vx = sums.dot(&x);
+    // After the dot, where a prefetch that waits on a page walk overlaps the step's own
+    // latency chain (see `prefetch_upcoming`).
+    prefetch_upcoming(ctx.data, &state.sampler);
     let free_bias = if ctx.regularized { 0.0 } else { live.get(B) };
     let p = match ctx.rule {
         Rule::Sgd | Rule::Asgd => {
