@@ -62,8 +62,10 @@ impl Learner for Asgd {
         let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
         let g = self.loss.derivative(p, y);
         let h = self.h.value();
-        // v += g·x; u += h'_{t−1}·g·x (one fused pass over the pairs).
-        sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        // v += g·x; u += h'_{t−1}·g·x (one fused pass over the pairs), skipped when g = 0.
+        if g != 0.0 {
+            sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        }
         self.bias
             .update_averaged(g, self.schedule.eta(t), h, self.h.count(t));
         self.h.advance(t);

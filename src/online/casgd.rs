@@ -210,7 +210,9 @@ impl Learner for Casgd {
         } + free_bias;
         let g = self.loss.derivative(p, y);
         let h = self.h.value();
-        sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        if g != 0.0 {
+            sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
+        }
         let q_centered = q - self.centering.x_bar_norm2;
         self.a += g;
         self.a_bar += h * g;

@@ -52,7 +52,9 @@ impl Learner for Sgd {
         let vx = sparse::dot(&self.v, x.indices, x.values);
         let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
         let g = self.loss.derivative(p, y);
-        sparse::axpy(g, x.indices, x.values, &mut self.v);
+        if g != 0.0 {
+            sparse::axpy(g, x.indices, x.values, &mut self.v);
+        }
         self.bias.update(g, self.schedule.eta(t));
         p
     }
