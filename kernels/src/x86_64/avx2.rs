@@ -2,13 +2,13 @@
 //!
 //! Dot products fetch four `f64` weights at a time with four scalar loads (not `vgatherqpd`,
 //! which measured 1.3–1.8× slower on this AMD EPYC: PERF.md `## Kernels`), doubled indices for
-//! the interleaved `[v, u]` pairs, into four independent accumulators. AVX2 has no scatter, so `axpy` updates one weight at a
-//! time with a fused multiply-add; the fused `axpy2` loads and stores each `[v, u]` pair as one
-//! 16-byte vector, which makes it cost the same as a plain `axpy`.
+//! the interleaved `[v, u]` pairs, into four independent accumulators. AVX2 has no scatter, so `axpy` updates one
+//! weight at a time with a fused multiply-add; the fused `axpy2` (shared with AVX-512, in
+//! `super`) loads and stores each `[v, u]` pair as one 16-byte vector.
 
 use core::arch::x86_64::*;
 
-use super::{F32, F64, Ones, RowValues};
+use super::{F32, F64, Ones, RowValues, axpy2_body};
 use crate::dispatch::Isa;
 use crate::kernel_set::{KernelSet, Raw};
 use crate::row_macros::{per_value_kind, table_adapters};
@@ -93,25 +93,6 @@ unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
         unsafe {
             let p = w.add(i as usize);
             *p = a.mul_add(val.get(k), *p);
-        }
-    }
-}
-
-/// vu[idx[k]] += [a, b]·val[k], each pair read and written as one 16-byte vector.
-///
-/// Contract: AVX2 + FMA present; `val` has `idx.len()` values; every index is below the
-/// number of pairs `vu` points to.
-#[inline(always)]
-unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut [f64; 2]) {
-    // SAFETY: AVX2 is present (contract); register operation only.
-    let ab = unsafe { _mm_setr_pd(a, b) };
-    for (k, &i) in idx.iter().enumerate() {
-        // SAFETY: k is a position of the row and pair i is in bounds of `vu` (contract);
-        // the unaligned 16-byte access covers exactly that pair.
-        unsafe {
-            let p = vu.add(i as usize).cast::<f64>();
-            let x = _mm_set1_pd(val.get(k));
-            _mm_storeu_pd(p, _mm_fmadd_pd(ab, x, _mm_loadu_pd(p)));
         }
     }
 }

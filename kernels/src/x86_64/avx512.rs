@@ -4,12 +4,12 @@
 //! eight weights, updates them with one fused multiply-add and scatters them back, which is
 //! correct because the indices of a row are distinct (with repeated indices within a group of
 //! eight only one update would survive; memory safety does not depend on it). The fused
-//! `axpy2` keeps the AVX2 form (one 16-byte load and store per `[v, u]` pair), since a pair is
-//! already one vector access.
+//! `axpy2` is the AVX2 path's (one 16-byte load and store per `[v, u]` pair, `super`), since a
+//! pair is already one vector access.
 
 use core::arch::x86_64::*;
 
-use super::{F32, F64, Ones, RowValues};
+use super::{F32, F64, Ones, RowValues, axpy2_body};
 use crate::dispatch::Isa;
 use crate::kernel_set::{KernelSet, Raw};
 use crate::row_macros::{per_value_kind, table_adapters};
@@ -103,25 +103,6 @@ unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
             let p = w.add(*ip.add(k) as usize);
             *p = a.mul_add(val.get(k), *p);
             k += 1;
-        }
-    }
-}
-
-/// vu[idx[k]] += [a, b]·val[k], each pair read and written as one 16-byte vector.
-///
-/// Contract: AVX-512F and FMA present; `val` has `idx.len()` values; every index is below the
-/// number of pairs `vu` points to.
-#[inline(always)]
-unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut [f64; 2]) {
-    // SAFETY: the CPU has SSE2 (implied by AVX-512F); register operation only.
-    let ab = unsafe { _mm_setr_pd(a, b) };
-    for (k, &i) in idx.iter().enumerate() {
-        // SAFETY: k is a position of the row and pair i is in bounds of `vu` (contract);
-        // the unaligned 16-byte access covers exactly that pair.
-        unsafe {
-            let p = vu.add(i as usize).cast::<f64>();
-            let x = _mm_set1_pd(val.get(k));
-            _mm_storeu_pd(p, _mm_fmadd_pd(ab, x, _mm_loadu_pd(p)));
         }
     }
 }
