@@ -17,7 +17,9 @@ use crate::data::Row;
 pub(super) trait Sums {
     /// v·x.
     fn dot(&mut self, x: &Row<'_>) -> f64;
-    /// v += g·x and, for pairs, u += gh·x (`gh` is ignored by a lone v).
+    /// v += g·x and, for pairs, u += gh·x (`gh` is ignored by a lone v); called once per
+    /// step. With g = 0 (hinge past the margin, ε-insensitive inside the tube; then gh = 0
+    /// too) nothing moves and the entries are not touched, as in the single-threaded learners.
     fn add(&mut self, g: f64, gh: f64, x: &Row<'_>);
     /// Publish what this worker holds privately and take in what the others published (see
     /// [`HotSplit`]); a no-op for sums without a private part. Called when the worker stops.
@@ -32,7 +34,9 @@ impl Sums for &mut [f64] {
 
     #[inline]
     fn add(&mut self, g: f64, _gh: f64, x: &Row<'_>) {
-        sparse::axpy(g, x.indices, x.values, self)
+        if g != 0.0 {
+            sparse::axpy(g, x.indices, x.values, self)
+        }
     }
 }
 
@@ -44,7 +48,9 @@ impl Sums for &mut [[f64; 2]] {
 
     #[inline]
     fn add(&mut self, g: f64, gh: f64, x: &Row<'_>) {
-        sparse::axpy2(g, gh, x.indices, x.values, self)
+        if g != 0.0 {
+            sparse::axpy2(g, gh, x.indices, x.values, self)
+        }
     }
 }
 
@@ -56,7 +62,9 @@ impl Sums for &[AtomicU64] {
 
     #[inline]
     fn add(&mut self, g: f64, _gh: f64, x: &Row<'_>) {
-        sparse::axpy_atomic(g, x.indices, x.values, self)
+        if g != 0.0 {
+            sparse::axpy_atomic(g, x.indices, x.values, self)
+        }
     }
 }
 
@@ -68,7 +76,9 @@ impl Sums for &[[AtomicU64; 2]] {
 
     #[inline]
     fn add(&mut self, g: f64, gh: f64, x: &Row<'_>) {
-        sparse::axpy2_atomic(g, gh, x.indices, x.values, self)
+        if g != 0.0 {
+            sparse::axpy2_atomic(g, gh, x.indices, x.values, self)
+        }
     }
 }
 
@@ -316,6 +326,24 @@ mod tests {
         second.merge();
         assert_eq!(storage[0].read(), [11.0, 21.0]);
         assert_eq!(first.private[0], [11.0, 21.0]);
+    }
+
+    #[test]
+    fn steps_with_a_zero_derivative_still_count_towards_the_merge() {
+        let storage = shared(&[[1.0, 1.0]; 2]);
+        let mut mover = HotSplit::new(&storage[..], 2);
+        let mut idle = HotSplit::new(&storage[..], 2);
+        let (indices, values) = ([0u32], [1.0f32]);
+        let x = row(&indices, &values);
+        mover.add(2.0, 4.0, &x);
+        mover.merge();
+        for _ in 1..MERGE_STEPS {
+            idle.add(0.0, 0.0, &x);
+        }
+        assert_eq!(idle.private[0], [1.0, 1.0], "merged before MERGE_STEPS steps");
+        idle.add(0.0, 0.0, &x);
+        assert_eq!(idle.private[0], [3.0, 5.0], "no merge after MERGE_STEPS steps");
+        assert_eq!(storage[0].read(), [3.0, 5.0]);
     }
 
     /// Four workers on threads started together, every feature private, merging every

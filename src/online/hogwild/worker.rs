@@ -178,12 +178,8 @@ fn step<E: Examples, S: Sums>(
         state.loss_sum += ctx.loss.value(p, y);
         state.loss_count += 1;
     }
-    // A zero derivative (hinge past the margin, ε-insensitive inside the tube) moves no sum.
-    let moves = g != 0.0;
     if ctx.rule == Rule::Sgd {
-        if moves {
-            sums.add(g, 0.0, &x);
-        }
+        sums.add(g, 0.0, &x);
         if ctx.regularized {
             live.add(A, g);
         } else {
@@ -192,9 +188,7 @@ fn step<E: Examples, S: Sums>(
         return;
     }
     let h = state.h.value();
-    if moves {
-        sums.add(g, h * g, &x);
-    }
+    sums.add(g, h * g, &x);
     if ctx.rule == Rule::Casgd {
         let centering = centering(ctx);
         let q_centered = centering.q[i] - centering.x_bar_norm2;
