@@ -118,7 +118,7 @@ impl<'a> Examples for ExampleRows<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn row(&self, i: usize) -> Row<'_> {
         match self {
             ExampleRows::Dataset(d) => d.row(i),

@@ -40,7 +40,7 @@ impl<'a> Examples for DatasetRows<'a> {
         self.examples.n_features()
     }
 
-    #[inline]
+    #[inline(always)]
     fn row(&self, i: usize) -> Row<'_> {
         assert!(i < self.n_rows, "row {i} of {}", self.n_rows);
         let (shard, local) = self.examples.locate(i);
