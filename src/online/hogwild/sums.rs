@@ -340,9 +340,17 @@ mod tests {
         for _ in 1..MERGE_STEPS {
             idle.add(0.0, 0.0, &x);
         }
-        assert_eq!(idle.private[0], [1.0, 1.0], "merged before MERGE_STEPS steps");
+        assert_eq!(
+            idle.private[0],
+            [1.0, 1.0],
+            "merged before MERGE_STEPS steps"
+        );
         idle.add(0.0, 0.0, &x);
-        assert_eq!(idle.private[0], [3.0, 5.0], "no merge after MERGE_STEPS steps");
+        assert_eq!(
+            idle.private[0],
+            [3.0, 5.0],
+            "no merge after MERGE_STEPS steps"
+        );
         assert_eq!(storage[0].read(), [3.0, 5.0]);
     }
 
