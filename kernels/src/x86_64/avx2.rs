@@ -1,10 +1,11 @@
 //! AVX2 + FMA kernels.
 //!
 //! Dot products fetch four `f64` weights at a time with four scalar loads (not `vgatherqpd`,
-//! which measured 1.3–1.8× slower on this AMD EPYC: PERF.md `## Kernels`), doubled indices for
-//! the interleaved `[v, u]` pairs, into four independent accumulators. AVX2 has no scatter, so `axpy` updates one
-//! weight at a time with a fused multiply-add; the fused `axpy2` (shared with AVX-512, in
-//! `super`) loads and stores each `[v, u]` pair as one 16-byte vector.
+//! which measured 1.3–1.8× slower on this AMD EPYC: PERF.md `## Kernels`), doubled indices
+//! for the interleaved `[v, u]` pairs, into four independent accumulators. AVX2 has no
+//! scatter, so `axpy` updates one weight at a time with a fused multiply-add; the fused
+//! `axpy2` (shared with AVX-512, in `super`) loads and stores each `[v, u]` pair as one
+//! 16-byte vector.
 
 use core::arch::x86_64::*;
 
