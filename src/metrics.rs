@@ -66,26 +66,30 @@ pub fn error_rate(scores: &[f64], labels: &[f64]) -> f64 {
 /// Area under the ROC curve of the scores for classes label > 0 vs the rest (ties count half,
 /// via average ranks); `None` if one class is absent.
 pub fn auc(scores: &[f64], labels: &[f64]) -> Option<f64> {
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
-    let positives = labels.iter().filter(|&&y| y > 0.0).count() as f64;
-    let negatives = scores.len() as f64 - positives;
+    // (score, class) pairs sorted by score: the sort reads contiguous pairs rather than
+    // scores scattered through an index array, and ties share their average rank, so the
+    // order within a tie does not matter (an unstable sort will do).
+    let mut ranked: Vec<(f64, bool)> = scores
+        .iter()
+        .zip(labels)
+        .map(|(&score, &y)| (score, y > 0.0))
+        .collect();
+    ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let positives = ranked.iter().filter(|&&(_, positive)| positive).count() as f64;
+    let negatives = ranked.len() as f64 - positives;
     if positives == 0.0 || negatives == 0.0 {
         return None;
     }
     let mut rank_sum = 0.0;
     let mut start = 0;
-    while start < order.len() {
+    while start < ranked.len() {
         let mut end = start + 1;
-        while end < order.len() && scores[order[end]] == scores[order[start]] {
+        while end < ranked.len() && ranked[end].0 == ranked[start].0 {
             end += 1;
         }
         // Ranks start+1..=end share their average.
         let rank = (start + 1 + end) as f64 / 2.0;
-        let tied_positives = order[start..end]
-            .iter()
-            .filter(|&&i| labels[i] > 0.0)
-            .count();
+        let tied_positives = ranked[start..end].iter().filter(|r| r.1).count();
         rank_sum += rank * tied_positives as f64;
         start = end;
     }
@@ -186,6 +190,42 @@ mod tests {
         assert_eq!(auc(&[0.5, 0.5, 0.9, 0.1], &y), Some(0.875));
         assert_eq!(auc(&[1.0, 2.0], &[1.0, 1.0]), None);
         assert_eq!(error_rate(&[0.0, -0.1, -3.0, 2.0], &y), 0.5);
+    }
+
+    /// Against the definition: the fraction of (positive, negative) pairs ranked right, ties
+    /// counting half, on scores with many ties.
+    #[test]
+    fn auc_equals_the_pairwise_count() {
+        let mut state = 12345u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let scores: Vec<f64> = (0..500).map(|_| next(40) as f64 / 8.0 - 2.0).collect();
+        let labels: Vec<f64> = (0..500)
+            .map(|_| if next(3) == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let (mut right, mut pairs) = (0.0, 0.0);
+        for (p, _) in scores.iter().zip(&labels).filter(|(_, y)| **y > 0.0) {
+            for (n, _) in scores.iter().zip(&labels).filter(|(_, y)| **y <= 0.0) {
+                pairs += 1.0;
+                right += if p > n {
+                    1.0
+                } else if p == n {
+                    0.5
+                } else {
+                    0.0
+                };
+            }
+        }
+        let got = auc(&scores, &labels).unwrap();
+        assert!(
+            (got - right / pairs).abs() < 1e-12,
+            "{got} vs {}",
+            right / pairs
+        );
     }
 
     #[test]
