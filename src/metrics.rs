@@ -196,13 +196,9 @@ mod tests {
     /// counting half, on scores with many ties.
     #[test]
     fn auc_equals_the_pairwise_count() {
-        let mut state = 12345u64;
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12345);
+        let mut next = |m: u64| rng.next_u64() % m;
         let scores: Vec<f64> = (0..500).map(|_| next(40) as f64 / 8.0 - 2.0).collect();
         let labels: Vec<f64> = (0..500)
             .map(|_| if next(3) == 0 { 1.0 } else { -1.0 })
