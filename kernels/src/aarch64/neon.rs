@@ -4,7 +4,8 @@
 //! two-lane fused multiply-adds into four independent accumulators (the loads of a row overlap
 //! instead of queuing behind one accumulator), with `f32` values widened two at a time. `axpy`
 //! updates one weight at a time; the fused `axpy2` reads and writes each `[v, u]` pair as one
-//! 16-byte vector, so it costs the same as a plain `axpy`.
+//! 16-byte vector, as many memory accesses as a plain `axpy` makes (not timed on hardware:
+//! this path runs under qemu here).
 
 use core::arch::aarch64::*;
 
