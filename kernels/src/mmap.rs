@@ -34,7 +34,7 @@ pub fn map_read_only(file: &File) -> io::Result<Mmap> {
 /// A learner visiting rows in random order touches new 4 KiB pages for nearly every row (its
 /// offsets, indices and values lie in three sections), and under virtualisation each TLB
 /// miss is a two-level page walk: on rcv1-like with uniform sampling, the prefetches of
-/// upcoming rows took 43% of an epoch's samples, stalled there (PERF.md `## Online
+/// upcoming rows took 43% of the samples of a 5-epoch run, stalled there (PERF.md `## Online
 /// learners`). With the hint, pages the kernel reads in for this map are cached as 2 MiB
 /// folios and mapped whole, on filesystems with large folios (ext4, xfs on recent Linux);
 /// pages already cached in 4 KiB folios stay as they are (shards written by sparselin are
@@ -108,24 +108,23 @@ mod tests {
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
         let mut inside = false;
         for line in smaps.lines() {
-            let range = line
-                .split_whitespace()
-                .next()
-                .and_then(|r| r.split_once('-'));
-            let bounds = range.and_then(|(lo, hi)| {
-                Some((
-                    usize::from_str_radix(lo, 16).ok()?,
-                    usize::from_str_radix(hi, 16).ok()?,
-                ))
-            });
-            if let Some((lo, hi)) = bounds.filter(|_| !line.starts_with(|c: char| c.is_uppercase()))
-            {
+            if let Some((lo, hi)) = mapping_range(line) {
                 inside = (lo..hi).contains(&address);
             } else if inside && line.starts_with("VmFlags:") {
                 return line.to_string();
             }
         }
         panic!("no mapping holds {address:#x}");
+    }
+
+    /// The address range of an smaps header line (`lo-hi perms offset ...`); `None` for the
+    /// `Name: value` lines under it.
+    fn mapping_range(line: &str) -> Option<(usize, usize)> {
+        let (lo, hi) = line.split_whitespace().next()?.split_once('-')?;
+        Some((
+            usize::from_str_radix(lo, 16).ok()?,
+            usize::from_str_radix(hi, 16).ok()?,
+        ))
     }
 
     #[test]

@@ -241,10 +241,13 @@ where
 
     #[inline]
     fn add(&mut self, g: f64, gh: f64, x: &Row<'_>) {
-        let (hot, rest) = x.split_below(self.private.len());
-        let mut shared = self.shared;
-        (&mut self.private[..]).add(g, gh, &hot);
-        shared.add(g, gh, &rest);
+        if g != 0.0 {
+            let (hot, rest) = x.split_below(self.private.len());
+            let mut shared = self.shared;
+            (&mut self.private[..]).add(g, gh, &hot);
+            shared.add(g, gh, &rest);
+        }
+        // Every step counts, moving or not, so that merges keep their pace.
         self.unmerged += 1;
         if self.unmerged == MERGE_STEPS {
             self.merge();
