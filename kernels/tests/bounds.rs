@@ -135,3 +135,17 @@ fn prefetch_never_faults_nor_changes_anything() {
     sparse::prefetch(&vu, &[3, 1 << 31]);
     assert!(w.iter().all(|&x| x == 2.0));
 }
+
+#[test]
+fn prefetch_ahead_takes_any_distance_past_the_end() {
+    let w = vec![2.0f64; 100];
+    for distance in [0, 1, 63, 64, 800, 4096, 1 << 40, usize::MAX] {
+        sparse::prefetch_ahead(&w, distance);
+        sparse::prefetch_ahead(&w[37..41], distance);
+        sparse::prefetch_ahead(&w[..0], distance);
+    }
+    let indices: Vec<u32> = (0..1000).collect();
+    sparse::prefetch_ahead(&indices[990..], 2048);
+    assert!(w.iter().all(|&x| x == 2.0));
+    assert!(indices.iter().copied().eq(0..1000));
+}

@@ -378,7 +378,7 @@ impl Run<'_, '_> {
                 let row = data.row(i);
                 let y = loss.target(row.label);
                 let p = learner.step(i, row, y, t);
-                prefetch_upcoming(data, &sampler);
+                prefetch_upcoming(data, &sampler, &row);
                 if t % 64 == 0 {
                     loss_sum += loss.value(p, y);
                     loss_count += 1;

@@ -153,6 +153,7 @@ impl Sampler {
         current
     }
 
+    #[inline(always)]
     fn draw(&mut self) -> usize {
         match self.kind {
             Sampling::Uniform => bounded(&mut self.rng, self.m),

@@ -149,7 +149,7 @@ fn step<E: Examples, S: Sums>(
     let vx = sums.dot(&x);
     // After the dot, where a prefetch that waits on a page walk overlaps the step's own
     // latency chain (see `prefetch_upcoming`).
-    prefetch_upcoming(ctx.data, &state.sampler);
+    prefetch_upcoming(ctx.data, &state.sampler, &x);
     let free_bias = if ctx.regularized { 0.0 } else { live.get(B) };
     let p = match ctx.rule {
         Rule::Sgd | Rule::Asgd => {
