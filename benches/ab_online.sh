@@ -11,10 +11,14 @@
 # ALGO to asgd. Each run is `train DATASET --algo ALGO --loss hinge --lambda 1e-4 --epochs 3
 # --sampling SAMPLING --threads 1 --json`; its time is the summary's `seconds` (the epochs
 # and the final recovery, not loading or evaluation) divided by 3 × the dataset's non-zeros.
+# Every run starts from a fresh copy of its binary: on this VM a byte-identical copy of one
+# binary file ran the same training 12–15% slower than other copies, run after run (the file's
+# place in memory, not its code; PERF.md `## Online learners`, session 17), so a fixed file
+# would carry that bias into every round.
 set -euo pipefail
 
 if (($# < 3)); then
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 a=$1 b=$2 data=$3 rounds=${4:-9} sampling=${5:-file-order} algo=${6:-asgd}
@@ -22,7 +26,8 @@ model_dir=$(mktemp -d)
 trap 'rm -rf "$model_dir"' EXIT
 
 ns_per_nnz() {
-    "$1" train "$data" --algo "$algo" --loss hinge --lambda 1e-4 --epochs 3 \
+    cp "$1" "$model_dir/sparselin"
+    "$model_dir/sparselin" train "$data" --algo "$algo" --loss hinge --lambda 1e-4 --epochs 3 \
         --sampling "$sampling" --threads 1 --json --quiet -o "$model_dir/m.model" |
         python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["seconds"] / (3 * d["nnz"]) * 1e9)'
 }
