@@ -34,9 +34,12 @@ pub mod bounded;
 pub mod dense;
 pub mod dispatch;
 mod generic;
+pub mod huge;
 mod kernel_set;
 pub mod mmap;
 mod prefetch;
+#[cfg(all(test, target_os = "linux"))]
+mod proc_maps;
 mod row_macros;
 pub mod scalar;
 pub mod sparse;
@@ -47,6 +50,7 @@ mod aarch64;
 mod x86_64;
 
 pub use bounded::{BoundedIndices, IndexVec};
+pub use huge::HugeArray;
 pub use kernel_set::KernelSet;
 
 /// The values of one sparse row, parallel to its index slice.

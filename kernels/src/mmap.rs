@@ -101,31 +101,8 @@ impl IndexedMap {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::proc_maps::{thp_available, vm_flags_of};
     use std::io::Write;
-
-    /// The `VmFlags` line of the mapping that holds `address`, from /proc/self/smaps.
-    fn vm_flags_of(address: usize) -> String {
-        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let mut inside = false;
-        for line in smaps.lines() {
-            if let Some((lo, hi)) = mapping_range(line) {
-                inside = (lo..hi).contains(&address);
-            } else if inside && line.starts_with("VmFlags:") {
-                return line.to_string();
-            }
-        }
-        panic!("no mapping holds {address:#x}");
-    }
-
-    /// The address range of an smaps header line (`lo-hi perms offset ...`); `None` for the
-    /// `Name: value` lines under it.
-    fn mapping_range(line: &str) -> Option<(usize, usize)> {
-        let (lo, hi) = line.split_whitespace().next()?.split_once('-')?;
-        Some((
-            usize::from_str_radix(lo, 16).ok()?,
-            usize::from_str_radix(hi, 16).ok()?,
-        ))
-    }
 
     #[test]
     fn maps_are_marked_for_huge_pages() {
@@ -137,10 +114,9 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert_eq!(map[12345], 7);
         let flags = vm_flags_of(map.as_ptr() as usize);
-        let thp_available = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
         assert_eq!(
             flags.split_whitespace().any(|f| f == "hg"),
-            thp_available,
+            thp_available(),
             "{flags}"
         );
     }

@@ -5,7 +5,7 @@
 //! w̄_T = −(h'_T v_T − u_T)/(λ(T − t_a + 1)) and b̄_T = −(h'_T a_T − ā_T)/(λ(T − t_a + 1)).
 //! v and u are interleaved as `[v_i, u_i]` pairs: one cache line serves both in a step.
 
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::Row;
@@ -16,7 +16,7 @@ pub struct Asgd {
     loss: Loss,
     schedule: Schedule,
     /// [v_i, u_i]: the gradient sum and the harmonic gradient sum.
-    vu: Vec<[f64; 2]>,
+    vu: HugeArray<[f64; 2]>,
     bias: BiasTerm,
     /// h'_{t−1}.
     h: RunningHarmonic,
@@ -28,7 +28,7 @@ impl Asgd {
         Asgd {
             loss,
             schedule,
-            vu: vec![[0.0; 2]; n_features],
+            vu: HugeArray::zeroed(n_features),
             bias: BiasTerm::new(regularize_bias),
             h: RunningHarmonic::new(&schedule),
         }
@@ -40,7 +40,7 @@ impl Asgd {
     pub(crate) fn from_sums(
         loss: Loss,
         schedule: Schedule,
-        vu: Vec<[f64; 2]>,
+        vu: HugeArray<[f64; 2]>,
         bias: BiasTerm,
         h: RunningHarmonic,
     ) -> Asgd {

@@ -10,7 +10,7 @@
 //! examples, z̃_t = z_t − a_t‖x̄‖² = Σ g_i (q_{π_i} − ‖x̄‖²) (and ζ̃ = ζ − ā‖x̄‖² likewise):
 //! b' = −(a − z̃)/(λ(t + t₀)) has no such cancellation. Same O(1) per step.
 
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::{Examples, Row};
@@ -21,7 +21,7 @@ pub struct Casgd {
     loss: Loss,
     schedule: Schedule,
     /// [v_i, u_i] over the raw examples.
-    vu: Vec<[f64; 2]>,
+    vu: HugeArray<[f64; 2]>,
     /// x̄, ‖x̄‖² and q_i = x_i·x̄.
     centering: Centering,
     /// a_t = Σ g_i and ā_t = Σ h'_{i−1} g_i (they center the weights whatever the bias does).
@@ -145,7 +145,7 @@ impl Casgd {
             loss,
             schedule,
             Centering::around(data, x_bar),
-            vec![[0.0; 2]; data.n_features()],
+            HugeArray::zeroed(data.n_features()),
             CenteringSums::default(),
             BiasTerm::new(regularize_bias),
             RunningHarmonic::new(&schedule),
@@ -158,7 +158,7 @@ impl Casgd {
         loss: Loss,
         schedule: Schedule,
         centering: Centering,
-        vu: Vec<[f64; 2]>,
+        vu: HugeArray<[f64; 2]>,
         sums: CenteringSums,
         bias: BiasTerm,
         h: RunningHarmonic,

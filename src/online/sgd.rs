@@ -4,7 +4,7 @@
 //! Each step is one sparse dot and one sparse axpy over the example's k entries; the weights
 //! are recovered once, at the end, by one dense rescale.
 
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
 use crate::data::Row;
@@ -15,7 +15,7 @@ pub struct Sgd {
     loss: Loss,
     schedule: Schedule,
     /// v: the gradient sum, dense, updated sparsely.
-    v: Vec<f64>,
+    v: HugeArray<f64>,
     /// a: Σ g_i, the bias's gradient sum (regularized bias) or the bias itself (see [`BiasTerm`]).
     bias: BiasTerm,
 }
@@ -26,7 +26,7 @@ impl Sgd {
         Sgd {
             loss,
             schedule,
-            v: vec![0.0; n_features],
+            v: HugeArray::zeroed(n_features),
             bias: BiasTerm::new(regularize_bias),
         }
     }
@@ -34,7 +34,12 @@ impl Sgd {
 
 impl Sgd {
     /// The learner in a given state (see [`super::Casgd::from_sums`]).
-    pub(crate) fn from_sums(loss: Loss, schedule: Schedule, v: Vec<f64>, bias: BiasTerm) -> Sgd {
+    pub(crate) fn from_sums(
+        loss: Loss,
+        schedule: Schedule,
+        v: HugeArray<f64>,
+        bias: BiasTerm,
+    ) -> Sgd {
         Sgd {
             loss,
             schedule,
@@ -61,7 +66,7 @@ impl Learner for Sgd {
 
     fn snapshot(&self, t: u64) -> Snapshot {
         let divisor = self.schedule.divisor(t);
-        let mut weights = self.v.clone();
+        let mut weights = self.v.to_vec();
         if divisor == 0.0 {
             weights.fill(0.0);
         } else {

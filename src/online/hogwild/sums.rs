@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use sparselin_kernels::sparse;
+use sparselin_kernels::{HugeArray, sparse};
 
 use crate::data::Row;
 
@@ -82,24 +82,25 @@ impl Sums for &[[AtomicU64; 2]] {
     }
 }
 
-/// Storage of the sums for a run: owned by one worker, or shared by several.
+/// Storage of the sums for a run: owned by one worker, or shared by several (in 2 MiB pages
+/// once large: [`HugeArray`]).
 pub(super) enum Storage {
     /// v, one thread.
-    Single(Vec<f64>),
+    Single(HugeArray<f64>),
     /// [v, u], one thread.
-    Pairs(Vec<[f64; 2]>),
+    Pairs(HugeArray<[f64; 2]>),
     /// v, shared.
-    SharedSingle(Vec<AtomicU64>),
+    SharedSingle(HugeArray<AtomicU64>),
     /// [v, u], shared.
-    SharedPairs(Vec<[AtomicU64; 2]>),
+    SharedPairs(HugeArray<[AtomicU64; 2]>),
 }
 
 /// The sums read back, once the workers have joined.
 pub(super) enum Final {
     /// v.
-    Single(Vec<f64>),
+    Single(HugeArray<f64>),
     /// [v, u].
-    Pairs(Vec<[f64; 2]>),
+    Pairs(HugeArray<[f64; 2]>),
 }
 
 impl Storage {
@@ -118,12 +119,11 @@ impl Storage {
 
     /// Zeroed sums over `n` features: pairs if `averaged`, shared if `threads > 1`.
     pub fn new(n: usize, averaged: bool, threads: usize) -> Storage {
-        let zero = || AtomicU64::new(0f64.to_bits());
         match (averaged, threads > 1) {
-            (false, false) => Storage::Single(vec![0.0; n]),
-            (true, false) => Storage::Pairs(vec![[0.0; 2]; n]),
-            (false, true) => Storage::SharedSingle((0..n).map(|_| zero()).collect()),
-            (true, true) => Storage::SharedPairs((0..n).map(|_| [zero(), zero()]).collect()),
+            (false, false) => Storage::Single(HugeArray::zeroed(n)),
+            (true, false) => Storage::Pairs(HugeArray::zeroed(n)),
+            (false, true) => Storage::SharedSingle(HugeArray::zeroed(n)),
+            (true, true) => Storage::SharedPairs(HugeArray::zeroed(n)),
         }
     }
 
@@ -133,9 +133,17 @@ impl Storage {
         match self {
             Storage::Single(v) => Final::Single(v.clone()),
             Storage::Pairs(vu) => Final::Pairs(vu.clone()),
-            Storage::SharedSingle(v) => Final::Single(v.iter().map(read).collect()),
+            Storage::SharedSingle(v) => {
+                let mut plain = HugeArray::zeroed(v.len());
+                plain.iter_mut().zip(&v[..]).for_each(|(p, a)| *p = read(a));
+                Final::Single(plain)
+            }
             Storage::SharedPairs(vu) => {
-                Final::Pairs(vu.iter().map(|[v, u]| [read(v), read(u)]).collect())
+                let mut plain = HugeArray::zeroed(vu.len());
+                for (p, [v, u]) in plain.iter_mut().zip(&vu[..]) {
+                    *p = [read(v), read(u)];
+                }
+                Final::Pairs(plain)
             }
         }
     }
