@@ -2,7 +2,8 @@
 //! weight-vector sizes from L1 to DRAM, for random / Zipf / clustered index patterns; the
 //! dense kernels in bytes per second; and, in the same run, this machine's limits: the cost of
 //! one independent random 8-byte load from an array of each size, and streaming read
-//! bandwidth.
+//! bandwidth. The weight arrays are the learners' own storage ([`HugeArray`]: 2 MiB pages
+//! from 2 MiB up).
 //!
 //! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
 //! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
@@ -13,7 +14,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sparselin_kernels::{KernelSet, Values, sparse};
+use sparselin_kernels::{HugeArray, KernelSet, Values, sparse};
 
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
 const ROW_NNZ: usize = 32;
@@ -112,9 +113,15 @@ impl Rows {
 fn sparse_kernels(c: &mut Criterion) {
     for log_n in sizes() {
         let n = 1usize << log_n;
-        let mut w: Vec<f64> = (0..n).map(|i| (i % 7) as f64 * 0.1).collect();
-        let mut vu: Vec<[f64; 2]> = w.iter().map(|&x| [x, -x]).collect();
-        let aw: Vec<AtomicU64> = w.iter().map(|x| AtomicU64::new(x.to_bits())).collect();
+        // The learners' storage: 2 MiB pages from 2 MiB up (`HugeArray`).
+        let mut w = HugeArray::<f64>::zeroed(n);
+        let mut vu = HugeArray::<[f64; 2]>::zeroed(n);
+        let aw = HugeArray::<AtomicU64>::zeroed(n);
+        for (i, ((x, pair), a)) in w.iter_mut().zip(vu.iter_mut()).zip(&aw[..]).enumerate() {
+            *x = (i % 7) as f64 * 0.1;
+            *pair = [*x, -*x];
+            a.store(x.to_bits(), std::sync::atomic::Ordering::Relaxed);
+        }
         for pattern in Pattern::ALL {
             let rows = Rows::new(pattern, n, u64::from(log_n));
             let mut g = c.benchmark_group(format!("sparse/{}/2^{log_n}", pattern.name()));
@@ -194,7 +201,7 @@ fn sparse_kernels(c: &mut Criterion) {
             }
             g.finish();
         }
-        black_box((&w, &vu));
+        black_box((&w[..], &vu[..]));
     }
 }
 
