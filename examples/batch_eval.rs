@@ -1,5 +1,6 @@
 //! Throughput of one batch evaluation (J and ∇J: the product Xw, then Xᵀℓ'(p, y)) at 1 and 2
-//! threads, against the kernel limit (a bare serial loop of `sparse::dot` over every row).
+//! threads, against the kernel limit (a bare serial loop of `sparse::dot` over every row, with
+//! the same stream prefetch as the evaluation's, `Row::prefetch_following`).
 //!
 //! `cargo run --release --example batch_eval -- DATA [REPEATS]` (DATA: a dataset directory or a
 //! LIBSVM file). Prints medians over REPEATS (default 5) and non-zeros per second, and the CPU
@@ -84,6 +85,7 @@ fn main() -> anyhow::Result<()> {
             let sum: f64 = (0..data.n_rows())
                 .map(|i| {
                     let row = data.row(i);
+                    row.prefetch_following();
                     sparse::dot(&w[..n], row.indices, row.values)
                 })
                 .sum();

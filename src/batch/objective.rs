@@ -139,6 +139,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             .for_each(|(c, chunk)| {
                 for (k, o) in chunk.iter_mut().enumerate() {
                     let row = self.data.row(c * CHUNK_ROWS + k);
+                    row.prefetch_following();
                     *o = sparse::dot(weights, row.indices, row.values) + bias;
                 }
             });
@@ -190,6 +191,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             let c = coefficient(i);
             if c != 0.0 {
                 let row = self.data.row(i);
+                row.prefetch_following();
                 sparse::axpy(c, row.indices, row.values, &mut g[..n]);
                 if self.bias {
                     g[n] += c;

@@ -8,7 +8,8 @@
 //! lines of row t + [`ROW_AHEAD`]. In file order the rows are one stream through each shard's
 //! index and value arrays; the hardware prefetcher alone left the steps waiting on it (a
 //! file-order epoch of rcv1-like ran 15% faster once each step asked for the indices and
-//! values [`STREAM_AHEAD_BYTES`] past its own row: PERF.md `## Online learners`, session 17).
+//! values 2 KiB past its own row, [`Row::prefetch_following`]: PERF.md `## Online learners`,
+//! session 17).
 //! Prefetching the learner's weight entries of the next row as well measured no better on
 //! rcv1-like (its 0.75 MB of [v, u] pairs mostly sit in L2/L3).
 //!
@@ -32,33 +33,16 @@ const EXTENT_AHEAD: usize = LOOKAHEAD - 1;
 /// Steps ahead at which a row's indices and values are fetched.
 const ROW_AHEAD: usize = 3;
 
-/// How far past the current row file order asks for the indices it will read (and as far in
-/// rows for the values): about seven rows of rcv1-like (~300 bytes of indices per row). On
-/// rcv1-like, 2 and 4 KiB measured alike, 1 KiB not as well (PERF.md `## Online learners`).
-const STREAM_AHEAD_BYTES: usize = 2048;
-
 /// Issues the prefetches for the steps after the one the sampler just handed out, whose row
 /// is `current`. Always inlined: left to the compiler it stayed a call in the Hogwild worker,
 /// and inlining took file-order ASGD on rcv1-like from 1.515 to 1.473 ns per non-zero.
 #[inline(always)]
 pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler, current: &Row<'_>) {
     if sampler.kind() == Sampling::FileOrder {
-        prefetch_stream(current);
+        current.prefetch_following();
     } else {
         data.prefetch_extent(sampler.peek_at(EXTENT_AHEAD));
         prefetch_lines(&data.row(sampler.peek_at(ROW_AHEAD)));
-    }
-}
-
-/// Asks for the indices [`STREAM_AHEAD_BYTES`] past the current row's, and the values as many
-/// entries ahead: the rows a few steps later, when rows are read in the order they are stored.
-#[inline(always)]
-fn prefetch_stream(current: &Row<'_>) {
-    sparse::prefetch_ahead(current.indices.as_slice(), STREAM_AHEAD_BYTES);
-    match current.values {
-        Values::F32(v) => sparse::prefetch_ahead(v, STREAM_AHEAD_BYTES),
-        Values::F64(v) => sparse::prefetch_ahead(v, 2 * STREAM_AHEAD_BYTES),
-        Values::Ones => {}
     }
 }
 
