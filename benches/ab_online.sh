@@ -12,7 +12,7 @@
 # --sampling SAMPLING --threads 1 --json`; its time is the summary's `seconds` (the epochs
 # and the final recovery, not loading or evaluation) divided by 3 × the dataset's non-zeros.
 # Every run starts from a fresh copy of its binary: on this VM a byte-identical copy of one
-# binary file ran the same training 12–15% slower than other copies, run after run (the file's
+# binary file ran the same training 12–17% slower than other copies, run after run (the file's
 # place in memory, not its code; PERF.md `## Online learners`, session 17), so a fixed file
 # would carry that bias into every round.
 set -euo pipefail

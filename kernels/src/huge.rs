@@ -5,8 +5,8 @@
 //! second-level TLB (3,072 entries of 4 KiB, 12 MiB, on AMD Zen 4) nearly every entry then costs
 //! a page walk as well as a cache miss, and under virtualisation the walk is two-level. Backed by
 //! 2 MiB pages the same array needs a few hundred TLB entries at most: with 2^20 features the
-//! fused pair update ran 1.9x faster and a file-order ASGD step 1.35x faster (PERF.md
-//! `## Kernels`). Small arrays gain nothing from it and stay on the heap.
+//! fused pair update ran 1.9x faster and file-order ASGD training 1.15x faster (6.18 → 5.38 ns
+//! per non-zero; PERF.md `## Kernels`). Small arrays gain nothing from it and stay on the heap.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -64,15 +64,15 @@ unsafe impl Zeroed for [AtomicU64; 2] {
 /// `madvise` and `always` THP settings), smaller ones in a `Vec`.
 ///
 /// The map is rounded up to whole huge pages; its pages are zeroed by the kernel when first
-/// touched, as a `Vec` from `vec![0.0; n]` is (calloc maps fresh pages too).
+/// touched.
 pub struct HugeArray<T: Zeroed> {
     backing: Backing<T>,
-    len: usize,
 }
 
 enum Backing<T> {
     Heap(Vec<T>),
-    Map(MmapMut, PhantomData<T>),
+    /// The map and the number of `T` it holds.
+    Map(MmapMut, usize, PhantomData<T>),
 }
 
 impl<T: Zeroed> HugeArray<T> {
@@ -89,9 +89,16 @@ impl<T: Zeroed> HugeArray<T> {
             let map = MmapMut::map_anon(bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE)
                 .unwrap_or_else(|e| panic!("cannot map {bytes} bytes of memory: {e}"));
             ask_for_huge_pages(&map);
-            Backing::Map(map, PhantomData)
+            Backing::Map(map, len, PhantomData)
         };
-        HugeArray { backing, len }
+        HugeArray { backing }
+    }
+
+    /// An array holding the values `values` yields, in order.
+    pub fn from_exact(values: impl ExactSizeIterator<Item = T>) -> HugeArray<T> {
+        let mut array = HugeArray::zeroed(values.len());
+        array.iter_mut().zip(values).for_each(|(a, v)| *a = v);
+        array
     }
 
     /// Whether the array lives in a map that asked for huge pages.
@@ -103,9 +110,7 @@ impl<T: Zeroed> HugeArray<T> {
 impl<T: Zeroed + Copy> HugeArray<T> {
     /// An array holding a copy of `values`.
     pub fn from_slice(values: &[T]) -> HugeArray<T> {
-        let mut array = HugeArray::zeroed(values.len());
-        array.copy_from_slice(values);
-        array
+        HugeArray::from_exact(values.iter().copied())
     }
 }
 
@@ -126,12 +131,12 @@ impl<T: Zeroed> Deref for HugeArray<T> {
         match &self.backing {
             Backing::Heap(v) => v,
             // SAFETY: the map is page-aligned (so aligned for any `T` here), at least
-            // `len * size_of::<T>()` bytes long, and was zero-filled by the kernel; zero bytes
+            // `len * size_of::<T>()` bytes long (`zeroed`), and was zero-filled by the kernel; zero bytes
             // are a valid `T` (`Zeroed`), and it is only ever written through `&mut self` or
             // through `T`'s own interior mutability (atomics), so every byte stays a valid `T`.
             // The slice borrows `self`, which owns the map.
-            Backing::Map(map, _) => unsafe {
-                std::slice::from_raw_parts(map.as_ptr().cast::<T>(), self.len)
+            Backing::Map(map, len, _) => unsafe {
+                std::slice::from_raw_parts(map.as_ptr().cast::<T>(), *len)
             },
         }
     }
@@ -144,8 +149,8 @@ impl<T: Zeroed> DerefMut for HugeArray<T> {
             Backing::Heap(v) => v,
             // SAFETY: as in `deref`; `&mut self` makes this the only live reference into the
             // map.
-            Backing::Map(map, _) => unsafe {
-                std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), self.len)
+            Backing::Map(map, len, _) => unsafe {
+                std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), *len)
             },
         }
     }
@@ -160,7 +165,7 @@ impl<T: Zeroed + Copy> Clone for HugeArray<T> {
 impl<T: Zeroed + fmt::Debug> fmt::Debug for HugeArray<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HugeArray")
-            .field("len", &self.len)
+            .field("len", &self.len())
             .field("mapped", &self.is_mapped())
             .finish()
     }

@@ -118,8 +118,8 @@ pub fn prefetch<T>(w: &[T], idx: &[u32]) {
 pub fn prefetch_ahead<T>(data: &[T], distance: usize) {
     let start = data.as_ptr().cast::<u8>();
     let (first, lines) = lines_ahead(start as usize, core::mem::size_of_val(data), distance);
-    // Pointer arithmetic only (`wrapping_add` needs no bounds); the prefetch takes any address.
-    let first_line = start.wrapping_add(first.wrapping_sub(start as usize));
+    // Pointers only, never dereferenced here; the prefetch takes any address.
+    let first_line = start.with_addr(first);
     for line in 0..lines {
         crate::prefetch::address(first_line.wrapping_add(line * CACHE_LINE));
     }

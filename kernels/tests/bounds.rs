@@ -136,6 +136,9 @@ fn prefetch_never_faults_nor_changes_anything() {
     assert!(w.iter().all(|&x| x == 2.0));
 }
 
+/// What can go wrong here is a fault or an endless loop on a shifted span past the end of the
+/// allocation, or wrapping past the top of the address space: the test is that every call
+/// returns (the lines it covers are checked in `sparse::tests`).
 #[test]
 fn prefetch_ahead_takes_any_distance_past_the_end() {
     let w = vec![2.0f64; 100];
@@ -144,8 +147,5 @@ fn prefetch_ahead_takes_any_distance_past_the_end() {
         sparse::prefetch_ahead(&w[37..41], distance);
         sparse::prefetch_ahead(&w[..0], distance);
     }
-    let indices: Vec<u32> = (0..1000).collect();
-    sparse::prefetch_ahead(&indices[990..], 2048);
     assert!(w.iter().all(|&x| x == 2.0));
-    assert!(indices.iter().copied().eq(0..1000));
 }

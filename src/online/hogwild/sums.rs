@@ -133,18 +133,10 @@ impl Storage {
         match self {
             Storage::Single(v) => Final::Single(v.clone()),
             Storage::Pairs(vu) => Final::Pairs(vu.clone()),
-            Storage::SharedSingle(v) => {
-                let mut plain = HugeArray::zeroed(v.len());
-                plain.iter_mut().zip(&v[..]).for_each(|(p, a)| *p = read(a));
-                Final::Single(plain)
-            }
-            Storage::SharedPairs(vu) => {
-                let mut plain = HugeArray::zeroed(vu.len());
-                for (p, [v, u]) in plain.iter_mut().zip(&vu[..]) {
-                    *p = [read(v), read(u)];
-                }
-                Final::Pairs(plain)
-            }
+            Storage::SharedSingle(v) => Final::Single(HugeArray::from_exact(v.iter().map(read))),
+            Storage::SharedPairs(vu) => Final::Pairs(HugeArray::from_exact(
+                vu.iter().map(|[v, u]| [read(v), read(u)]),
+            )),
         }
     }
 }
