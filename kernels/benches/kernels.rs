@@ -100,6 +100,14 @@ impl Rows {
             .collect();
         Rows { idx, val }
     }
+    /// The same rows with every index doubled: plain `axpy` through them into the pairs viewed
+    /// as one `f64` array updates the first members, the cache lines `axpy2` updates.
+    fn doubled(&self) -> Rows {
+        Rows {
+            idx: self.idx.iter().map(|&i| 2 * i).collect(),
+            val: self.val.clone(),
+        }
+    }
     fn rows(&self) -> impl Iterator<Item = (&[u32], Values<'_>)> {
         let k = ROW_NNZ.min(self.idx.len().max(1));
         self.idx
@@ -124,6 +132,7 @@ fn sparse_kernels(c: &mut Criterion) {
         }
         for pattern in Pattern::ALL {
             let rows = Rows::new(pattern, n, u64::from(log_n));
+            let first_members = rows.doubled();
             let mut g = c.benchmark_group(format!("sparse/{}/2^{log_n}", pattern.name()));
             g.throughput(Throughput::Elements(rows.idx.len() as u64));
 
@@ -158,6 +167,14 @@ fn sparse_kernels(c: &mut Criterion) {
                     b.iter(|| {
                         for (i, v) in rows.rows() {
                             set.axpy2(1e-9, -1e-9, i, v, &mut vu);
+                        }
+                    })
+                });
+                // One plain axpy over the same bytes as `axpy2`: the first members of the pairs.
+                g.bench_function(BenchmarkId::new("axpy_first", isa), |b| {
+                    b.iter(|| {
+                        for (i, v) in first_members.rows() {
+                            set.axpy(1e-9, i, v, vu.as_flattened_mut());
                         }
                     })
                 });
