@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{F32, F64, Ones, RowValues, axpy2_body};
+use super::{F32, F64, Ones, RowValues, axpy2_body, four_indices};
 use crate::dispatch::Isa;
 use crate::kernel_set::{KernelSet, Raw};
 use crate::row_macros::{per_value_kind, table_adapters};
@@ -84,10 +84,9 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
 }
 
 /// w[idx[k]] += a·val[k], one weight at a time, the same fused multiply-add per weight as the
-/// scalar kernel's, so results are bit for bit the same. Indices are read two per 8-byte load
-/// (x86_64 is little-endian: the low half is the first) and values widened four at a time,
-/// which leaves the load ports to the weights (0.84–0.89× the time of one index and one
-/// value load per weight: PERF.md `## Kernels`).
+/// scalar kernel's, so results are bit for bit the same. Indices ([`four_indices`]) and values
+/// are read four at a time, which leaves the load ports to the weights (0.74–0.90× the time of
+/// one index and one value load per weight: PERF.md `## Kernels`).
 ///
 /// Contract: AVX2 + FMA present; `val` has `idx.len()` values; every index is below the
 /// length of the array `w` points to.
@@ -95,31 +94,27 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
 unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: the 8-byte index loads cover positions k..k+4 with k + 4 <= n, inside the row;
-    // `load4` reads positions k..k+4 (trait contract); every weight access is w[idx[k]], in
-    // bounds by contract.
+    // SAFETY: index loads and `load4` cover positions k..k+4 with k + 4 <= n, and the tail's
+    // positions k < n, all inside the row; every weight access is w[idx[k]], in bounds by
+    // contract.
     unsafe {
-        let update = |i: u32, x: f64| {
-            let p = w.add(i as usize);
+        let update = |i: usize, x: f64| {
+            let p = w.add(i);
             *p = a.mul_add(x, *p);
         };
         let mut k = 0;
         while k + 4 <= n {
-            let low = ip.add(k).cast::<u64>().read_unaligned();
-            let high = ip.add(k + 2).cast::<u64>().read_unaligned();
+            let [i0, i1, i2, i3] = four_indices(ip, k);
             let x = val.load4(k);
             let (x01, x23) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-            update(low as u32, _mm_cvtsd_f64(x01));
-            update((low >> 32) as u32, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
-            update(high as u32, _mm_cvtsd_f64(x23));
-            update(
-                (high >> 32) as u32,
-                _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)),
-            );
+            update(i0, _mm_cvtsd_f64(x01));
+            update(i1, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
+            update(i2, _mm_cvtsd_f64(x23));
+            update(i3, _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)));
             k += 4;
         }
         while k < n {
-            update(*ip.add(k), val.get(k));
+            update(*ip.add(k) as usize, val.get(k));
             k += 1;
         }
     }

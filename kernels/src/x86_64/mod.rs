@@ -81,9 +81,30 @@ impl RowValues for F64 {
     }
 }
 
+/// Indices k..k+4 of a row from two 8-byte loads instead of four 4-byte ones, leaving the load
+/// ports to the weights (x86_64 is little-endian: the low half of each load is the first).
+///
+/// Contract: positions k..k+4 are in the row `ip` points to.
+#[inline(always)]
+pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
+    // SAFETY: the two unaligned 8-byte loads cover positions k..k+4, in the row by contract.
+    let (low, high) = unsafe {
+        (
+            ip.add(k).cast::<u64>().read_unaligned(),
+            ip.add(k + 2).cast::<u64>().read_unaligned(),
+        )
+    };
+    [
+        low as u32 as usize,
+        (low >> 32) as usize,
+        high as u32 as usize,
+        (high >> 32) as usize,
+    ]
+}
+
 /// vu[idx[k]] += [a, b]·val[k], shared by the AVX2 and AVX-512 paths (an AVX-512 scatter
-/// cannot update a 16-byte pair in one access): indices are read two per 8-byte load
-/// (little-endian: the low half first), the values are widened four at a time, and
+/// cannot update a 16-byte pair in one access): indices are read four at a time
+/// ([`four_indices`]), the values are widened four at a time, and
 /// each pair is read and written as one 16-byte vector, in row order, so that the result is
 /// the one-at-a-time update's bit for bit.
 ///
@@ -99,31 +120,30 @@ pub(crate) unsafe fn axpy2_body<R: RowValues>(
 ) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: AVX2 and FMA are present (contract). The 8-byte index loads cover positions
-    // k..k+4 with k + 4 <= n and the tail's loads positions k < n, all inside the row; every
+    // SAFETY: AVX2 and FMA are present (contract). Index loads cover positions k..k+4 with
+    // k + 4 <= n and the tail's positions k < n, all inside the row; every
     // pair access is pair idx[k] of `vu`, in bounds by contract; the
     // unaligned 16-byte access covers exactly that pair. `load4` reads positions k..k+4 with
     // k + 4 <= n.
     unsafe {
         let ab = _mm_setr_pd(a, b);
-        let update = |i: u32, x: __m128d| {
-            let p = vu.add(i as usize).cast::<f64>();
+        let update = |i: usize, x: __m128d| {
+            let p = vu.add(i).cast::<f64>();
             _mm_storeu_pd(p, _mm_fmadd_pd(ab, x, _mm_loadu_pd(p)));
         };
         let mut k = 0;
         while k + 4 <= n {
-            let i01 = ip.add(k).cast::<u64>().read_unaligned();
-            let i23 = ip.add(k + 2).cast::<u64>().read_unaligned();
+            let [i0, i1, i2, i3] = four_indices(ip, k);
             let x = val.load4(k);
             let (low, high) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-            update(i01 as u32, _mm_unpacklo_pd(low, low));
-            update((i01 >> 32) as u32, _mm_unpackhi_pd(low, low));
-            update(i23 as u32, _mm_unpacklo_pd(high, high));
-            update((i23 >> 32) as u32, _mm_unpackhi_pd(high, high));
+            update(i0, _mm_unpacklo_pd(low, low));
+            update(i1, _mm_unpackhi_pd(low, low));
+            update(i2, _mm_unpacklo_pd(high, high));
+            update(i3, _mm_unpackhi_pd(high, high));
             k += 4;
         }
         while k < n {
-            update(*ip.add(k), _mm_set1_pd(val.get(k)));
+            update(*ip.add(k) as usize, _mm_set1_pd(val.get(k)));
             k += 1;
         }
     }
