@@ -3,7 +3,9 @@
 //! dense kernels in bytes per second; and, in the same run, this machine's limits: the cost of
 //! one independent random 8-byte load from an array of each size, and streaming read
 //! bandwidth. The weight arrays are the learners' own storage ([`HugeArray`]: 2 MiB pages
-//! from 2 MiB up).
+//! from 2 MiB up), and the rows come with a proven index bound ([`BoundedIndices`]), as a
+//! shard's and a `CsrMatrix`'s do, so no kernel scans its row; `bounds_check` times that scan,
+//! which a plain `&[u32]` row costs on top.
 //!
 //! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
 //! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
@@ -14,7 +16,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sparselin_kernels::{HugeArray, KernelSet, Values, sparse};
+use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, Values, sparse};
 
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
 const ROW_NNZ: usize = 32;
@@ -67,7 +69,9 @@ impl Pattern {
 
 /// Rows of ROW_NNZ distinct increasing indices below n, ITER_NNZ non-zeros in all.
 struct Rows {
-    idx: Vec<u32>,
+    /// Scanned once for its bound, as a shard's or a `CsrMatrix`'s indices are: the kernels
+    /// then compare the bound with the weights' length once per row instead of scanning it.
+    idx: IndexVec,
     val: Vec<f32>,
 }
 
@@ -98,22 +102,30 @@ impl Rows {
             .iter()
             .map(|_| (rng.unit() * 2.0 - 1.0) as f32)
             .collect();
-        Rows { idx, val }
+        Rows {
+            idx: IndexVec::new(idx),
+            val,
+        }
     }
     /// The same rows with every index doubled: plain `axpy` through them into the pairs viewed
     /// as one `f64` array updates the first members, the cache lines `axpy2` updates.
     fn doubled(&self) -> Rows {
         Rows {
-            idx: self.idx.iter().map(|&i| 2 * i).collect(),
+            idx: IndexVec::new(self.idx.as_slice().iter().map(|&i| 2 * i).collect()),
             val: self.val.clone(),
         }
     }
-    fn rows(&self) -> impl Iterator<Item = (&[u32], Values<'_>)> {
-        let k = ROW_NNZ.min(self.idx.len().max(1));
-        self.idx
-            .chunks(k)
+    /// The rows, each with the bound of the whole index array (the learners' hot path).
+    fn rows(&self) -> impl Iterator<Item = (BoundedIndices<'_>, Values<'_>)> {
+        let (all, len) = (self.idx.bounded(), self.idx.as_slice().len());
+        let k = ROW_NNZ.min(len.max(1));
+        (0..len)
+            .step_by(k)
             .zip(self.val.chunks(k))
-            .map(|(i, v)| (i, Values::F32(v)))
+            .map(move |(start, v)| (all.slice(start..start + v.len()), Values::F32(v)))
+    }
+    fn len(&self) -> usize {
+        self.idx.as_slice().len()
     }
 }
 
@@ -134,12 +146,13 @@ fn sparse_kernels(c: &mut Criterion) {
             let rows = Rows::new(pattern, n, u64::from(log_n));
             let first_members = rows.doubled();
             let mut g = c.benchmark_group(format!("sparse/{}/2^{log_n}", pattern.name()));
-            g.throughput(Throughput::Elements(rows.idx.len() as u64));
+            g.throughput(Throughput::Elements(rows.len() as u64));
 
             // The limit: independent random 8-byte loads through the same index stream.
             g.bench_function("limit/random_load", |b| {
                 b.iter(|| {
                     rows.idx
+                        .as_slice()
                         .iter()
                         .fold(0u64, |acc, &i| acc ^ w[i as usize].to_bits())
                 })
@@ -179,7 +192,7 @@ fn sparse_kernels(c: &mut Criterion) {
                     })
                 });
                 g.bench_function(BenchmarkId::new("bounds_check", isa), |b| {
-                    b.iter(|| rows.rows().map(|(i, _)| set.max_index(i)).max())
+                    b.iter(|| rows.rows().map(|(i, _)| set.max_index(&i)).max())
                 });
             }
             g.bench_function("dot_atomic/portable", |b| {
@@ -207,7 +220,7 @@ fn sparse_kernels(c: &mut Criterion) {
                         b.iter(|| {
                             for (r, &(i, v)) in row_list.iter().enumerate() {
                                 if prefetch && let Some(&(next, _)) = row_list.get(r + 1) {
-                                    sparse::prefetch(&w, next);
+                                    sparse::prefetch(&w, next.as_slice());
                                 }
                                 let d = sparse::dot(&w, i, v);
                                 sparse::axpy(-1e-9 * d.signum(), i, v, &mut w);
