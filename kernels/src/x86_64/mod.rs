@@ -120,11 +120,10 @@ pub(crate) unsafe fn axpy2_body<R: RowValues>(
 ) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: AVX2 and FMA are present (contract). Index loads cover positions k..k+4 with
-    // k + 4 <= n and the tail's positions k < n, all inside the row; every
-    // pair access is pair idx[k] of `vu`, in bounds by contract; the
-    // unaligned 16-byte access covers exactly that pair. `load4` reads positions k..k+4 with
-    // k + 4 <= n.
+    // SAFETY: AVX2 and FMA are present (contract). Index loads and `load4` cover positions
+    // k..k+4 with k + 4 <= n, and the tail's positions k < n, all inside the row; every pair
+    // access is pair idx[k] of `vu`, in bounds by contract, and the unaligned 16-byte access
+    // covers exactly that pair.
     unsafe {
         let ab = _mm_setr_pd(a, b);
         let update = |i: usize, x: __m128d| {
