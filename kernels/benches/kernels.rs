@@ -117,15 +117,16 @@ impl Rows {
     }
     /// The rows, each with the bound of the whole index array (the learners' hot path).
     fn rows(&self) -> impl Iterator<Item = (BoundedIndices<'_>, Values<'_>)> {
-        let (all, len) = (self.idx.bounded(), self.idx.as_slice().len());
-        let k = ROW_NNZ.min(len.max(1));
-        (0..len)
+        let all = self.idx.bounded();
+        let k = ROW_NNZ.min(self.len().max(1));
+        (0..self.len())
             .step_by(k)
             .zip(self.val.chunks(k))
             .map(move |(start, v)| (all.slice(start..start + v.len()), Values::F32(v)))
     }
+    /// Non-zeros in all.
     fn len(&self) -> usize {
-        self.idx.as_slice().len()
+        self.val.len()
     }
 }
 
