@@ -245,6 +245,7 @@ fn dense_kernels(c: &mut Criterion) {
         let mut y: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.25).collect();
         let vu: Vec<[f64; 2]> = x.iter().map(|&a| [a, 0.5 * a]).collect();
         let mut out = vec![0.0; n];
+        let z: Vec<f64> = (0..n).map(|i| (i % 7) as f64 * 0.125).collect();
         let bytes = (n * 8) as u64;
         let mut g = c.benchmark_group(format!("dense/2^{log_n}"));
         g.throughput(Throughput::Bytes(bytes));
@@ -268,6 +269,9 @@ fn dense_kernels(c: &mut Criterion) {
                 b.iter(|| set.axpby(1e-3, &x, 0.999, &mut y))
             });
             g.throughput(Throughput::Bytes(4 * bytes));
+            g.bench_function(BenchmarkId::new("axpy_dot", isa), |b| {
+                b.iter(|| set.axpy_dot(1e-3, &x, &mut y, &z))
+            });
             g.bench_function(BenchmarkId::new("rescale_average", isa), |b| {
                 b.iter(|| set.rescale_average(0.5, 2.0, &vu, 0.1, Some(&x), &mut out))
             });

@@ -21,6 +21,15 @@ pub fn dot(x: &[f64], y: &[f64]) -> f64 {
     selected().dense_dot(x, y)
 }
 
+/// y ← a·x + y, then Σ z_i·y_i over the updated y, in one pass: the same results, bit for
+/// bit, as [`axpby`]`(a, x, 1.0, y)` followed by [`dot`]`(z, y)` on the same path, for one
+/// pass over y instead of two (the L-BFGS two-loop recursion's step: each update of q is
+/// followed by a dot over it). Panics if lengths differ.
+#[inline]
+pub fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    selected().axpy_dot(a, x, y, z)
+}
+
 /// Σ x_i².
 #[inline]
 pub fn norm2(x: &[f64]) -> f64 {

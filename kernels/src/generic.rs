@@ -66,6 +66,28 @@ pub(crate) fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
     reduce(acc)
 }
 
+/// y ← a·x + y, then Σ z_i·y_i over the updated y, in one pass (lengths equal). Bit for bit
+/// `axpby(a, x, 1, y)` followed by `dense_dot(z, y)`: each y_i is the same fused multiply-add
+/// and the partial sums are the same, so fusing saves a pass over y and changes no result.
+#[inline(always)]
+pub(crate) fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    let (xc, xt) = x.as_chunks::<LANES>();
+    let (yc, yt) = y.as_chunks_mut::<LANES>();
+    let (zc, zt) = z.as_chunks::<LANES>();
+    let mut acc = [0.0; LANES];
+    for ((xa, ya), za) in xc.iter().zip(yc).zip(zc) {
+        for l in 0..LANES {
+            ya[l] = fma(a, xa[l], ya[l]);
+            acc[l] = fma(za[l], ya[l], acc[l]);
+        }
+    }
+    for (l, ((xi, yi), zi)) in xt.iter().zip(yt).zip(zt).enumerate() {
+        *yi = fma(a, *xi, *yi);
+        acc[l] = fma(*zi, *yi, acc[l]);
+    }
+    reduce(acc)
+}
+
 /// Σ x_i².
 #[inline(always)]
 pub(crate) fn norm2(x: &[f64]) -> f64 {

@@ -29,6 +29,7 @@ pub(crate) struct Raw {
     pub scale: unsafe fn(f64, &mut [f64]),
     pub axpby: unsafe fn(f64, &[f64], f64, &mut [f64]),
     pub dense_dot: unsafe fn(&[f64], &[f64]) -> f64,
+    pub axpy_dot: unsafe fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     pub norm2: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
 }
@@ -163,6 +164,15 @@ impl KernelSet {
         assert_eq!(x.len(), y.len(), "dot: lengths differ");
         // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
         unsafe { (self.raw.dense_dot)(x, y) }
+    }
+
+    /// y ← a·x + y, then ⟨z, y⟩. See [`crate::dense::axpy_dot`].
+    #[inline]
+    pub fn axpy_dot(&self, a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+        assert_eq!(x.len(), y.len(), "axpy_dot: lengths differ");
+        assert_eq!(z.len(), y.len(), "axpy_dot: lengths differ");
+        // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
+        unsafe { (self.raw.axpy_dot)(a, x, y, z) }
     }
 
     /// Σ x_i². See [`crate::dense::norm2`].

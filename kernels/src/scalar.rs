@@ -18,6 +18,7 @@ pub(crate) static SET: KernelSet = KernelSet::new(
         scale,
         axpby,
         dense_dot,
+        axpy_dot,
         norm2,
         rescale_average,
     },
@@ -89,6 +90,21 @@ pub fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
 pub fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
     assert_eq!(x.len(), y.len(), "dot: lengths differ");
     x.iter().zip(y).map(|(a, b)| a * b).sum()
+}
+
+/// See [`crate::dense::axpy_dot`]: bit for bit this path's `axpby(a, x, 1, y)` and then
+/// `dense_dot(z, y)`.
+pub fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len(), "axpy_dot: lengths differ");
+    assert_eq!(z.len(), y.len(), "axpy_dot: lengths differ");
+    y.iter_mut()
+        .zip(x)
+        .zip(z)
+        .map(|((yi, &xi), &zi)| {
+            *yi += a * xi;
+            zi * *yi
+        })
+        .sum()
 }
 
 /// See [`crate::dense::norm2`].

@@ -2,15 +2,10 @@
 
 mod common;
 
+use common::dense_checks::{check_axpy_dot, vector};
 use common::{Rng, U, scalar, sum_bound, vector_paths};
 use proptest::prelude::*;
 use sparselin_kernels::dense;
-
-/// A vector of `n` values (extreme magnitudes if asked) starting at an unaligned offset.
-fn vector(rng: &mut Rng, n: usize, extreme: bool) -> Vec<f64> {
-    let e = if extreme { 120 } else { 0 };
-    (0..n).map(|_| rng.magnitude(e)).collect()
-}
 
 fn close(got: f64, want: f64, bound: f64) -> Result<(), TestCaseError> {
     prop_assert!(
@@ -81,6 +76,17 @@ proptest! {
             }
         }
     }
+
+    #[test]
+    fn axpy_dot_is_axpby_then_dot(seed: u64, n in 0usize..3000, off in 0usize..8, extreme: bool) {
+        check_axpy_dot(seed, n, off, extreme)?;
+    }
+}
+
+#[test]
+#[should_panic(expected = "lengths differ")]
+fn axpy_dot_lengths_must_match() {
+    dense::axpy_dot(1.0, &[1.0, 2.0], &mut [0.0, 0.0], &[1.0]);
 }
 
 #[test]

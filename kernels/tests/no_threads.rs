@@ -3,15 +3,17 @@
 //! CI runs the NEON path under qemu-user, whose 7.2 release hangs in `pthread_create` on this
 //! machine's kernel (a plain C program that starts one thread hangs too), so the threaded test
 //! harness cannot run there. This binary drives the same property checks as
-//! `sparse_paths.rs` from one thread with proptest's `TestRunner`, plus the out-of-bounds
-//! checks, and prints a `N passed, N failed` line.
+//! `sparse_paths.rs` from one thread with proptest's `TestRunner`, plus the fused dense
+//! `axpy_dot` check and the out-of-bounds checks, and prints a `N passed, N failed` line.
 
 mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use common::dense_checks::check_axpy_dot;
 use common::sparse_checks::{check_axpy, check_axpy2, check_dot, check_dot_first};
 use common::{Pattern, build, cases};
+use proptest::prelude::any;
 use proptest::test_runner::{Config, TestRunner};
 use sparselin_kernels::{KernelSet, Values, dispatch};
 
@@ -53,6 +55,12 @@ fn main() {
         });
         report(&format!("{name} short lengths"), short);
     }
+    let mut runner = TestRunner::new(config.clone());
+    let dense = runner.run(
+        &(any::<u64>(), 0usize..3000, 0usize..8, any::<bool>()),
+        |(seed, n, off, extreme)| check_axpy_dot(seed, n, off, extreme),
+    );
+    report("axpy_dot", dense.map_err(|e| e.to_string()));
     let w = [0.5f64; 9];
     let mut bounds = Ok(());
     // The expected panics would each print a message; one thread, so the hook swap is safe.

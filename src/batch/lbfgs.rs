@@ -63,24 +63,50 @@ impl Memory {
 
     /// B·v by the two-loop recursion.
     pub fn apply(&self, v: &[f64]) -> Vec<f64> {
+        let len = self.pairs.len();
         let mut q = v.to_vec();
-        let mut alphas = Vec::with_capacity(self.pairs.len());
-        for (s, y, rho) in self.pairs.iter().rev() {
-            let alpha = rho * dense::dot(s, &q);
-            dense::axpby(-alpha, y, 1.0, &mut q);
-            alphas.push(alpha);
-        }
+        // αₜ = ρₜ⟨sₜ, q⟩, newest pair first.
+        let mut alphas = vec![0.0; len];
+        let newest_first = self.pairs.iter().rev().map(|(s, y, _)| (&s[..], &y[..]));
+        sweep(&mut q, newest_first, |k, dot| {
+            alphas[k] = self.pairs[len - 1 - k].2 * dot;
+            -alphas[k]
+        });
         let scale = match (self.fixed_scale, self.pairs.back()) {
             (Some(scale), _) => scale,
             (None, Some((_, y, rho))) => 1.0 / (rho * dense::norm2(y)),
             (None, None) => 1.0,
         };
         dense::scale(scale, &mut q);
-        for ((s, y, rho), alpha) in self.pairs.iter().zip(alphas.iter().rev()) {
-            let beta = rho * dense::dot(y, &q);
-            dense::axpby(alpha - beta, s, 1.0, &mut q);
-        }
+        let oldest_first = self.pairs.iter().map(|(s, y, _)| (&y[..], &s[..]));
+        sweep(&mut q, oldest_first, |k, dot| {
+            alphas[len - 1 - k] - self.pairs[k].2 * dot
+        });
         q
+    }
+}
+
+/// One loop of the two-loop recursion: for each step k with vectors (d, u),
+/// q ← q + coefficient(k, ⟨d, q⟩)·u, the dot taken over q as step k finds it. Step k's update
+/// and step k + 1's dot share one pass over q ([`dense::axpy_dot`]), which saves one of the
+/// two reads of q per step (the recursion is bound by memory traffic) and gives bit for bit
+/// the results of separate passes.
+fn sweep<'a>(
+    q: &mut [f64],
+    steps: impl Iterator<Item = (&'a [f64], &'a [f64])>,
+    mut coefficient: impl FnMut(usize, f64) -> f64,
+) {
+    let mut steps = steps.enumerate().peekable();
+    let Some(&(_, (first, _))) = steps.peek() else {
+        return;
+    };
+    let mut dot = dense::dot(first, q);
+    while let Some((k, (_, update))) = steps.next() {
+        let c = coefficient(k, dot);
+        match steps.peek() {
+            Some(&(_, (next, _))) => dot = dense::axpy_dot(c, update, q, next),
+            None => dense::axpby(c, update, 1.0, q),
+        }
     }
 }
 

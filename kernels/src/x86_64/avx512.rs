@@ -27,6 +27,7 @@ pub(crate) static SET: KernelSet = KernelSet::new(
         scale,
         axpby,
         dense_dot,
+        axpy_dot,
         norm2,
         rescale_average,
     },
@@ -155,6 +156,11 @@ fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
     generic::dense_dot(x, y)
+}
+
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    generic::axpy_dot(a, x, y, z)
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]

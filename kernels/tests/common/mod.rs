@@ -3,6 +3,7 @@
 //! offsets inside larger allocations; and the error bounds the paths must meet.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod dense_checks;
 pub mod sparse_checks;
 
 use proptest::prelude::*;
