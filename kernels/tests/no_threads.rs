@@ -1,16 +1,16 @@
-//! The sparse path comparisons run without libtest's threads (`harness = false`).
+//! The path comparisons run without libtest's threads (`harness = false`).
 //!
 //! CI runs the NEON path under qemu-user, whose 7.2 release hangs in `pthread_create` on this
 //! machine's kernel (a plain C program that starts one thread hangs too), so the threaded test
 //! harness cannot run there. This binary drives the same property checks as
-//! `sparse_paths.rs` from one thread with proptest's `TestRunner`, plus the fused dense
-//! `axpy_dot` check and the out-of-bounds checks, and prints a `N passed, N failed` line.
+//! `sparse_paths.rs` and `dense_paths.rs` from one thread with proptest's `TestRunner`, plus
+//! the out-of-bounds checks, and prints a `N passed, N failed` line.
 
 mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use common::dense_checks::check_axpy_dot;
+use common::dense_checks::{check_axpy_dot, check_elementwise, check_reductions};
 use common::sparse_checks::{check_axpy, check_axpy2, check_dot, check_dot_first};
 use common::{Pattern, build, cases};
 use proptest::prelude::any;
@@ -55,12 +55,21 @@ fn main() {
         });
         report(&format!("{name} short lengths"), short);
     }
-    let mut runner = TestRunner::new(config.clone());
-    let dense = runner.run(
-        &(any::<u64>(), 0usize..3000, 0usize..8, any::<bool>()),
-        |(seed, n, off, extreme)| check_axpy_dot(seed, n, off, extreme),
-    );
-    report("axpy_dot", dense.map_err(|e| e.to_string()));
+    type DenseCheck =
+        fn(u64, usize, usize, bool) -> Result<(), proptest::test_runner::TestCaseError>;
+    let dense_checks: [(&str, DenseCheck); 3] = [
+        ("dense reductions", check_reductions),
+        ("dense elementwise", check_elementwise),
+        ("axpy_dot", check_axpy_dot),
+    ];
+    for (name, check) in dense_checks {
+        let mut runner = TestRunner::new(config.clone());
+        let result = runner.run(
+            &(any::<u64>(), 0usize..3000, 0usize..8, any::<bool>()),
+            |(seed, n, off, flag)| check(seed, n, off, flag),
+        );
+        report(name, result.map_err(|e| e.to_string()));
+    }
     let w = [0.5f64; 9];
     let mut bounds = Ok(());
     // The expected panics would each print a message; one thread, so the hook swap is safe.
