@@ -1,0 +1,102 @@
+//! The fused pair update against plain `axpy`, timed in one process with the kernels
+//! alternated round by round, so that a host whose speed drifts slows all three alike
+//! (PERF.md `## Kernels`, "`axpy2`: two rewrites measured and not kept").
+//!
+//! `cargo run --release -p sparselin-kernels --example fused_update -- LOG_N ROW_NNZ`
+//!
+//! Rows of ROW_NNZ distinct random indices below 2^LOG_N, 2^15 non-zeros in all, each row
+//! carrying the bound of the whole index array (as shards do). For every path: the median
+//! ns per non-zero of `axpy` into n weights, `axpy2` into n pairs, and `axpy` through doubled
+//! indices into the pairs viewed as 2n weights (`first`: the same cache lines as `axpy2`),
+//! and the medians of the per-round ratios.
+
+use std::time::Instant;
+
+use sparselin_kernels::{IndexVec, KernelSet, Values};
+
+const NNZ: usize = 1 << 15;
+const ROUNDS: usize = 21;
+const PASSES: usize = 200;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn ratios(num: &[f64], den: &[f64]) -> f64 {
+    median(num.iter().zip(den).map(|(a, b)| a / b).collect())
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("LOG_N ROW_NNZ: two integers"))
+        .collect();
+    let [log_n, row] = args[..] else {
+        eprintln!("usage: fused_update LOG_N ROW_NNZ");
+        std::process::exit(2);
+    };
+    let n = 1usize << log_n;
+    assert!((1..=n).contains(&row), "ROW_NNZ must be 1..=2^LOG_N");
+
+    // xorshift64: reproducible rows.
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut below = |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as u32
+    };
+    let mut idx = Vec::with_capacity(NNZ);
+    while idx.len() + row <= NNZ {
+        let mut r: Vec<u32> = Vec::with_capacity(row);
+        while r.len() < row {
+            let i = below(n);
+            if !r.contains(&i) {
+                r.push(i);
+            }
+        }
+        r.sort_unstable();
+        idx.extend(r);
+    }
+    let val: Vec<f32> = (0..idx.len())
+        .map(|k| (k % 13) as f32 * 0.1 - 0.6)
+        .collect();
+    let doubled = IndexVec::new(idx.iter().map(|&i| 2 * i).collect());
+    let idx = IndexVec::new(idx);
+    let (plain, twice) = (idx.bounded(), doubled.bounded());
+    let nnz = val.len();
+
+    for set in KernelSet::available() {
+        let mut w = vec![0.0f64; n];
+        let mut vu = vec![[0.0f64; 2]; n];
+        let mut times: [Vec<f64>; 3] = Default::default();
+        for _ in 0..ROUNDS {
+            for (kernel, out) in times.iter_mut().enumerate() {
+                let start = Instant::now();
+                for _ in 0..PASSES {
+                    for s in (0..nnz).step_by(row) {
+                        let v = Values::F32(&val[s..s + row]);
+                        match kernel {
+                            0 => set.axpy(1e-9, plain.slice(s..s + row), v, &mut w),
+                            1 => set.axpy2(1e-9, -1e-9, plain.slice(s..s + row), v, &mut vu),
+                            _ => set.axpy(1e-9, twice.slice(s..s + row), v, vu.as_flattened_mut()),
+                        }
+                    }
+                }
+                out.push(start.elapsed().as_secs_f64() * 1e9 / (PASSES * nnz) as f64);
+            }
+        }
+        let [axpy, axpy2, first] = &times;
+        println!(
+            "{} 2^{log_n} row {row}: axpy {:.3} axpy2 {:.3} first {:.3} ns/nnz | axpy2/axpy {:.3} axpy2/first {:.3}",
+            set.isa(),
+            median(axpy.clone()),
+            median(axpy2.clone()),
+            median(first.clone()),
+            ratios(axpy2, axpy),
+            ratios(axpy2, first),
+        );
+        std::hint::black_box((&w, &vu));
+    }
+}
