@@ -2,10 +2,11 @@
 //! alternated round by round, so that a host whose speed drifts slows all three alike
 //! (PERF.md `## Kernels`, "`axpy2`: two rewrites measured and not kept").
 //!
-//! `cargo run --release -p sparselin-kernels --example fused_update -- LOG_N ROW_NNZ`
+//! `cargo run --release -p sparselin-kernels --example fused_update -- LOG_N ROW_NNZ [ones]`
 //!
 //! Rows of ROW_NNZ distinct random indices below 2^LOG_N, 2^15 non-zeros in all, each row
-//! carrying the bound of the whole index array (as shards do). For every path: the median
+//! carrying the bound of the whole index array (as shards do), with `f32` values or, with
+//! `ones`, binary (no values to widen and spread). For every path: the median
 //! ns per non-zero of `axpy` into n weights, `axpy2` into n pairs, and `axpy` through doubled
 //! indices into the pairs viewed as 2n weights (`first`: the same cache lines as `axpy2`),
 //! and the medians of the per-round ratios.
@@ -28,14 +29,16 @@ fn ratios(num: &[f64], den: &[f64]) -> f64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("LOG_N ROW_NNZ: two integers"))
-        .collect();
-    let [log_n, row] = args[..] else {
-        eprintln!("usage: fused_update LOG_N ROW_NNZ");
-        std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (sizes, ones) = match &args[..] {
+        [n, r] => ([n, r], false),
+        [n, r, kind] if kind == "ones" => ([n, r], true),
+        _ => {
+            eprintln!("usage: fused_update LOG_N ROW_NNZ [ones]");
+            std::process::exit(2);
+        }
     };
+    let [log_n, row] = sizes.map(|a| a.parse::<usize>().expect("LOG_N and ROW_NNZ: integers"));
     let n = 1usize << log_n;
     assert!((1..=n).contains(&row), "ROW_NNZ must be 1..=2^LOG_N");
 
@@ -76,7 +79,11 @@ fn main() {
                 let start = Instant::now();
                 for _ in 0..PASSES {
                     for s in (0..nnz).step_by(row) {
-                        let v = Values::F32(&val[s..s + row]);
+                        let v = if ones {
+                            Values::Ones
+                        } else {
+                            Values::F32(&val[s..s + row])
+                        };
                         match kernel {
                             0 => set.axpy(1e-9, plain.slice(s..s + row), v, &mut w),
                             1 => set.axpy2(1e-9, -1e-9, plain.slice(s..s + row), v, &mut vu),
