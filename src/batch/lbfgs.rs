@@ -63,14 +63,17 @@ impl Memory {
 
     /// B·v by the two-loop recursion.
     pub fn apply(&self, v: &[f64]) -> Vec<f64> {
-        let len = self.pairs.len();
         let mut q = v.to_vec();
         // αₜ = ρₜ⟨sₜ, q⟩, newest pair first.
-        let mut alphas = vec![0.0; len];
-        let newest_first = self.pairs.iter().rev().map(|(s, y, _)| (&s[..], &y[..]));
-        sweep(&mut q, newest_first, |k, dot| {
-            alphas[k] = self.pairs[len - 1 - k].2 * dot;
-            -alphas[k]
+        let mut alphas = Vec::with_capacity(self.pairs.len());
+        let newest_first = self
+            .pairs
+            .iter()
+            .rev()
+            .map(|(s, y, rho)| (&s[..], &y[..], *rho));
+        sweep(&mut q, newest_first, |alpha| {
+            alphas.push(alpha);
+            -alpha
         });
         let scale = match (self.fixed_scale, self.pairs.back()) {
             (Some(scale), _) => scale,
@@ -78,33 +81,34 @@ impl Memory {
             (None, None) => 1.0,
         };
         dense::scale(scale, &mut q);
-        let oldest_first = self.pairs.iter().map(|(s, y, _)| (&y[..], &s[..]));
-        sweep(&mut q, oldest_first, |k, dot| {
-            alphas[len - 1 - k] - self.pairs[k].2 * dot
+        let oldest_first = self.pairs.iter().map(|(s, y, rho)| (&y[..], &s[..], *rho));
+        let mut alphas_oldest_first = alphas.into_iter().rev();
+        sweep(&mut q, oldest_first, |beta| {
+            alphas_oldest_first.next().expect("one α per pair") - beta
         });
         q
     }
 }
 
-/// One loop of the two-loop recursion: for each step k with vectors (d, u),
-/// q ← q + coefficient(k, ⟨d, q⟩)·u, the dot taken over q as step k finds it. Step k's update
-/// and step k + 1's dot share one pass over q ([`dense::axpy_dot`]), which saves one of the
-/// two reads of q per step (the recursion is bound by memory traffic) and gives bit for bit
-/// the results of separate passes.
+/// One loop of the two-loop recursion: for each step (d, u, ρ) in turn,
+/// q ← q + coefficient(ρ⟨d, q⟩)·u, the dot taken over q as that step finds it. Each step's
+/// update and the next step's dot share one pass over q ([`dense::axpy_dot`]), which saves
+/// one of the two reads of q per step (the recursion is bound by memory traffic) and gives
+/// bit for bit the results of separate passes.
 fn sweep<'a>(
     q: &mut [f64],
-    steps: impl Iterator<Item = (&'a [f64], &'a [f64])>,
-    mut coefficient: impl FnMut(usize, f64) -> f64,
+    steps: impl Iterator<Item = (&'a [f64], &'a [f64], f64)>,
+    mut coefficient: impl FnMut(f64) -> f64,
 ) {
-    let mut steps = steps.enumerate().peekable();
-    let Some(&(_, (first, _))) = steps.peek() else {
+    let mut steps = steps.peekable();
+    let Some(&(first, _, _)) = steps.peek() else {
         return;
     };
     let mut dot = dense::dot(first, q);
-    while let Some((k, (_, update))) = steps.next() {
-        let c = coefficient(k, dot);
+    while let Some((_, update, rho)) = steps.next() {
+        let c = coefficient(rho * dot);
         match steps.peek() {
-            Some(&(_, (next, _))) => dot = dense::axpy_dot(c, update, q, next),
+            Some(&(next, _, _)) => dot = dense::axpy_dot(c, update, q, next),
             None => dense::axpby(c, update, 1.0, q),
         }
     }
