@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use sparselin_kernels::dense;
+use sparselin_kernels::{HugeArray, dense};
 
 use super::line_search::{self, Step};
 use super::objective::Objective;
@@ -13,21 +13,37 @@ use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
 
 /// The L-BFGS inverse-Hessian estimate B.
+///
+/// The pairs live in one zeroed array of `capacity + 1` slots of 2n entries, taken at the first
+/// push and reused from then on ([`HugeArray`]: 2 MiB pages once large). A fresh vector per
+/// pair, as a `Vec` each, cost a page fault per 4 KiB of every new pair, a quarter of
+/// subLBFGS's time on spamassassin (PERF.md, "Batch solvers"). The spare slot is where the
+/// next pair is written, so a pair refused by [`push`](Self::push) costs no stored pair.
 pub struct Memory {
+    dim: usize,
     capacity: usize,
-    /// Pairs (s_t, y_t, 1/⟨s_t, y_t⟩), oldest first.
-    pairs: VecDeque<(Vec<f64>, Vec<f64>, f64)>,
+    /// Slot k holds s in `[2kn, 2kn + n)` and y in `[2kn + n, 2(k + 1)n)`; empty until the
+    /// first push.
+    slots: HugeArray<f64>,
+    /// The slots not holding a stored pair; the last is written next.
+    free: Vec<usize>,
+    /// Stored pairs (slot, 1/⟨s_t, y_t⟩), oldest first.
+    pairs: VecDeque<(usize, f64)>,
     /// B₀ = scale·I when fixed; otherwise B₀ = (⟨s, y⟩/⟨y, y⟩)I from the newest pair (and I
     /// while the memory is empty).
     fixed_scale: Option<f64>,
 }
 
 impl Memory {
-    /// An empty memory of `capacity` pairs (at least one).
-    pub fn new(capacity: usize, fixed_scale: Option<f64>) -> Self {
+    /// An empty memory of `capacity` pairs (at least one) of vectors of length `dim`.
+    pub fn new(dim: usize, capacity: usize, fixed_scale: Option<f64>) -> Self {
+        let capacity = capacity.max(1);
         Memory {
-            capacity: capacity.max(1),
-            pairs: VecDeque::new(),
+            dim,
+            capacity,
+            slots: HugeArray::zeroed(0),
+            free: (0..=capacity).rev().collect(),
+            pairs: VecDeque::with_capacity(capacity + 1),
             fixed_scale,
         }
     }
@@ -44,21 +60,44 @@ impl Memory {
 
     /// Forget every pair.
     pub fn clear(&mut self) {
-        self.pairs.clear();
+        self.free.extend(self.pairs.drain(..).map(|(slot, _)| slot));
     }
 
-    /// Store (s, y) if ⟨s, y⟩ > 0 (otherwise B would lose positive definiteness); returns
-    /// whether it was stored. The oldest pair is dropped beyond the capacity.
-    pub fn push(&mut self, s: Vec<f64>, y: Vec<f64>) -> bool {
-        let sy = dense::dot(&s, &y);
+    /// Store the pair (s, y) that `fill` writes into the two vectors it is given (their
+    /// contents on entry are unspecified: `fill` must set every entry) if ⟨s, y⟩ > 0
+    /// (otherwise B would lose positive definiteness); returns whether it was stored. The
+    /// oldest pair is dropped beyond the capacity.
+    pub fn push(&mut self, fill: impl FnOnce(&mut [f64], &mut [f64])) -> bool {
+        let n = self.dim;
+        if self.slots.is_empty() {
+            self.slots = HugeArray::zeroed(2 * n * (self.capacity + 1));
+        }
+        let slot = *self.free.last().expect("one slot is always free");
+        let (s, y) = self.slots[2 * n * slot..2 * n * (slot + 1)].split_at_mut(n);
+        fill(s, y);
+        let sy = dense::dot(s, y);
         if !(sy > 0.0 && sy.is_finite()) {
             return false;
         }
-        if self.pairs.len() == self.capacity {
-            self.pairs.pop_front();
+        self.free.pop();
+        self.pairs.push_back((slot, 1.0 / sy));
+        if self.pairs.len() > self.capacity {
+            let (oldest, _) = self
+                .pairs
+                .pop_front()
+                .expect("more pairs than the capacity");
+            self.free.push(oldest);
         }
-        self.pairs.push_back((s, y, 1.0 / sy));
         true
+    }
+
+    /// The stored pairs (s, y, ρ), oldest first.
+    fn stored(&self) -> impl DoubleEndedIterator<Item = (&[f64], &[f64], f64)> {
+        let n = self.dim;
+        self.pairs.iter().map(move |&(slot, rho)| {
+            let (s, y) = self.slots[2 * n * slot..2 * n * (slot + 1)].split_at(n);
+            (s, y, rho)
+        })
     }
 
     /// B·v by the two-loop recursion.
@@ -66,22 +105,18 @@ impl Memory {
         let mut q = v.to_vec();
         // αₜ = ρₜ⟨sₜ, q⟩, newest pair first.
         let mut alphas = Vec::with_capacity(self.pairs.len());
-        let newest_first = self
-            .pairs
-            .iter()
-            .rev()
-            .map(|(s, y, rho)| (&s[..], &y[..], *rho));
+        let newest_first = self.stored().rev();
         sweep(&mut q, newest_first, |alpha| {
             alphas.push(alpha);
             -alpha
         });
-        let scale = match (self.fixed_scale, self.pairs.back()) {
+        let scale = match (self.fixed_scale, self.stored().next_back()) {
             (Some(scale), _) => scale,
             (None, Some((_, y, rho))) => 1.0 / (rho * dense::norm2(y)),
             (None, None) => 1.0,
         };
         dense::scale(scale, &mut q);
-        let oldest_first = self.pairs.iter().map(|(s, y, rho)| (&y[..], &s[..], *rho));
+        let oldest_first = self.stored().map(|(s, y, rho)| (y, s, rho));
         let mut alphas_oldest_first = alphas.into_iter().rev();
         sweep(&mut q, oldest_first, |beta| {
             alphas_oldest_first.next().expect("one α per pair") - beta
@@ -140,7 +175,7 @@ pub fn solve<E: Examples>(
     let mut value = objective.value(&w, &p);
     let mut gradient = objective.gradient(&w, &p);
     tracker.passes += 2.0;
-    let mut memory = Memory::new(options.memory, options.b0_scale);
+    let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
     let mut iteration = 0;
     let stop = loop {
         let gap = tracker.gap(objective.lambda(), &gradient);
@@ -166,11 +201,12 @@ pub fn solve<E: Examples>(
         tracker.passes += 1.0;
         let new_value = objective.value(&w, &p);
         debug_assert!((new_value - step.value).abs() <= 1e-8 * new_value.abs().max(1.0));
-        let mut y = new_gradient.clone();
-        dense::axpby(-1.0, &gradient, 1.0, &mut y);
-        let mut s = d;
-        dense::scale(eta, &mut s);
-        memory.push(s, y);
+        memory.push(|s, y| {
+            s.copy_from_slice(&d);
+            dense::scale(eta, s);
+            y.copy_from_slice(&new_gradient);
+            dense::axpby(-1.0, &gradient, 1.0, y);
+        });
         iteration += 1;
         let previous = value;
         (value, gradient) = (new_value, new_gradient);
@@ -229,6 +265,49 @@ fn descend<E: Examples>(
 mod tests {
     use super::*;
 
+    /// Writes (s, y) into a pushed pair's slots.
+    fn pair(s: &[f64], y: &[f64]) -> impl FnOnce(&mut [f64], &mut [f64]) {
+        move |slot_s, slot_y| {
+            slot_s.copy_from_slice(s);
+            slot_y.copy_from_slice(y);
+        }
+    }
+
+    #[test]
+    fn a_full_memory_keeps_the_newest_pairs_and_a_refused_pair_drops_none() {
+        let pairs: Vec<(Vec<f64>, Vec<f64>)> = (0..7)
+            .map(|t| {
+                let s: Vec<f64> = (0..4).map(|j| ((t * 4 + j) as f64 * 0.9).sin()).collect();
+                let y = s
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| v * (1.5 + j as f64))
+                    .collect();
+                (s, y)
+            })
+            .collect();
+        let mut cycled = Memory::new(4, 3, None);
+        for (s, y) in &pairs {
+            assert!(cycled.push(pair(s, y)));
+            // Refused (⟨s, −s⟩ < 0) while full: the oldest pair must survive it.
+            assert!(!cycled.push(|slot_s, slot_y| {
+                slot_s.copy_from_slice(s);
+                slot_y.iter_mut().zip(s).for_each(|(y, s)| *y = -s);
+            }));
+        }
+        assert_eq!(cycled.len(), 3);
+        let mut fresh = Memory::new(4, 3, None);
+        for (s, y) in &pairs[4..] {
+            assert!(fresh.push(pair(s, y)));
+        }
+        let v = [0.3, -1.2, 0.8, 2.0];
+        let bits = |m: &Memory| m.apply(&v).iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&cycled), bits(&fresh));
+        cycled.clear();
+        assert!(cycled.is_empty());
+        assert_eq!(cycled.apply(&v), v);
+    }
+
     #[test]
     fn two_loop_equals_dense_bfgs_update() {
         // With a fixed B₀ = I, L-BFGS with enough memory is exactly BFGS:
@@ -237,10 +316,10 @@ mod tests {
             (vec![1.0, 0.5, -0.2], vec![2.0, 0.3, 0.1]),
             (vec![-0.3, 1.0, 0.4], vec![0.1, 1.5, 0.6]),
         ];
-        let mut memory = Memory::new(5, Some(1.0));
+        let mut memory = Memory::new(3, 5, Some(1.0));
         let mut b = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         for (s, y) in &pairs {
-            assert!(memory.push(s.clone(), y.clone()));
+            assert!(memory.push(pair(s, y)));
             let rho = 1.0 / dense::dot(s, y);
             let mut left = [[0.0; 3]; 3];
             for i in 0..3 {
@@ -268,6 +347,6 @@ mod tests {
             let want: f64 = (0..3).map(|j| b[i][j] * v[j]).sum();
             assert!((got[i] - want).abs() < 1e-13, "{got:?}");
         }
-        assert!(!memory.push(vec![1.0, 0.0, 0.0], vec![-1.0, 0.0, 0.0]));
+        assert!(!memory.push(pair(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0])));
     }
 }

@@ -135,7 +135,11 @@ pub fn solve<E: Examples>(
     let (mut g, mut cache, work) =
         objective.cached_subgradient(&w, objective.derivatives(&pred), None);
     tracker.passes += 1.0 + work;
-    let mut memory = Memory::new(options.memory, options.b0_scale.or(Some(1.0 / lambda)));
+    let mut memory = Memory::new(
+        objective.dim(),
+        options.memory,
+        options.b0_scale.or(Some(1.0 / lambda)),
+    );
     let mut gap = tracker.gap(lambda, &g);
     let mut iteration = 0;
     let stop = loop {
@@ -207,11 +211,12 @@ pub fn solve<E: Examples>(
         let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(&cache));
         cache = new_cache;
         tracker.passes += work;
-        let mut y = s_prime.clone();
-        dense::axpby(-1.0, &gbar, 1.0, &mut y);
-        let mut s = p;
-        dense::scale(step.eta, &mut s);
-        memory.push(s, y);
+        memory.push(|s, y| {
+            s.copy_from_slice(&p);
+            dense::scale(step.eta, s);
+            y.copy_from_slice(&s_prime);
+            dense::axpby(-1.0, &gbar, 1.0, y);
+        });
         iteration += 1;
         let previous = value;
         value = objective.value(&w, &pred);
