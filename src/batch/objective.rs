@@ -201,26 +201,55 @@ impl<'a, E: Examples> Objective<'a, E> {
     }
 
     /// λw + (1/m)Xᵀc like [`subgradient`](Self::subgradient), with Xᵀc updated from `cache`
-    /// (the c of an earlier call) as Xᵀc₀ + Xᵀ(c − c₀), an axpy per row where c_i ≠ c₀_i, or
-    /// recomputed when that is no cheaper (more changed rows than non-zero c_i, or no cache);
-    /// an update of fewer than m/`MAX_BLOCKS` rows runs serially, in row order.
-    /// Near a hinge optimum few rows change sides between iterates, so the update touches a
-    /// small fraction of X. Returns the subgradient, the cache for c, and the fraction of the
-    /// local rows touched (the work in passes). The result depends on the cache only through
-    /// rounding, and, like every evaluation, not on the thread count.
+    /// (the c of an earlier call, whose buffer is reused) as Xᵀc₀ + Xᵀ(c − c₀), an axpy per row
+    /// where c_i ≠ c₀_i, or recomputed when that is no cheaper (more changed rows than non-zero
+    /// c_i, or no cache); an update of fewer than m/`MAX_BLOCKS` rows runs serially, in row
+    /// order. Near a hinge optimum few rows change sides between iterates, so the update
+    /// touches a small fraction of X. Returns the subgradient, the cache for c, and the fraction
+    /// of the local rows touched (the work in passes). The result depends on the cache only
+    /// through rounding, and, like every evaluation, not on the thread count.
     pub fn cached_subgradient(
         &self,
         w: &[f64],
         c: Vec<f64>,
-        cache: Option<&TransposeCache>,
+        cache: Option<TransposeCache>,
     ) -> (Vec<f64>, TransposeCache, f64) {
+        let (local, touched) = match cache {
+            Some(TransposeCache { c: c0, local }) => self.local_transpose_near(&c, &c0, local),
+            None => self.local_transpose_near(&c, &[], Vec::new()),
+        };
+        let g = self.subgradient_from(w, local.clone());
+        let work = touched as f64 / self.n_rows().max(1) as f64;
+        (g, TransposeCache { c, local }, work)
+    }
+
+    /// The subgradient and work of [`cached_subgradient`](Self::cached_subgradient) for `c`,
+    /// leaving `cache` as it is: for trial subgradients at the same point.
+    pub fn subgradient_near(
+        &self,
+        w: &[f64],
+        c: &[f64],
+        cache: &TransposeCache,
+    ) -> (Vec<f64>, f64) {
+        let (local, touched) = self.local_transpose_near(c, &cache.c, cache.local.clone());
+        let work = touched as f64 / self.n_rows().max(1) as f64;
+        (self.subgradient_from(w, local), work)
+    }
+
+    /// This rank's Xᵀc and the rows touched, updated in `local` from the Xᵀc₀ it holds for
+    /// `c0` (empty: none), or recomputed in it.
+    fn local_transpose_near(
+        &self,
+        c: &[f64],
+        c0: &[f64],
+        mut local: Vec<f64>,
+    ) -> (Vec<f64>, usize) {
         assert_eq!(c.len(), self.n_rows(), "cached_subgradient: wrong length");
         let nonzero = c.iter().filter(|&&v| v != 0.0).count();
-        let changed = cache.map(|old| c.iter().zip(&old.c).filter(|(a, b)| a != b).count());
-        let (local, touched) = match (cache, changed) {
-            (Some(old), Some(changed)) if changed < nonzero => {
-                let delta = |i: usize| c[i] - old.c[i];
-                let mut local = old.local.clone();
+        if c0.len() == c.len() {
+            let changed = c.iter().zip(c0).filter(|(a, b)| a != b).count();
+            if changed < nonzero {
+                let delta = |i: usize| c[i] - c0[i];
                 if changed * MAX_BLOCKS <= self.n_rows() {
                     // Less than a block's share of rows: one pass in row order into Xᵀc₀ costs
                     // less than zeroing and adding the blocks' dense buffers.
@@ -228,18 +257,24 @@ impl<'a, E: Examples> Objective<'a, E> {
                 } else {
                     local = self.local_transpose(local, delta);
                 }
-                (local, changed)
+                return (local, changed);
             }
-            _ => (
-                self.local_transpose(vec![0.0; self.dim()], |i| c[i]),
-                nonzero,
-            ),
-        };
-        let mut g = local.clone();
-        self.reducer.sum(&mut g);
-        dense::axpby(self.lambda, w, 1.0 / self.total_rows as f64, &mut g);
-        let work = touched as f64 / self.n_rows().max(1) as f64;
-        (g, TransposeCache { c, local }, work)
+        }
+        local.clear();
+        local.resize(self.dim(), 0.0);
+        (self.local_transpose(local, |i| c[i]), nonzero)
+    }
+
+    /// λw + (1/m) Σ over ranks of their Xᵀc, from this rank's part.
+    fn subgradient_from(&self, w: &[f64], mut transposed: Vec<f64>) -> Vec<f64> {
+        self.reducer.sum(&mut transposed);
+        dense::axpby(
+            self.lambda,
+            w,
+            1.0 / self.total_rows as f64,
+            &mut transposed,
+        );
+        transposed
     }
 
     /// (1/m) Σ_i ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
@@ -303,6 +338,7 @@ impl<'a, E: Examples> Objective<'a, E> {
 
 /// The loss derivatives c of a subgradient and this rank's part of Xᵀc, from which
 /// [`Objective::cached_subgradient`] updates Xᵀc for a nearby c.
+#[derive(Clone)]
 pub struct TransposeCache {
     c: Vec<f64>,
     /// Σ_i c_i [x_i, 1] over the local rows.
@@ -508,17 +544,20 @@ pub(crate) mod tests {
                     .num_threads(threads)
                     .build()
                     .unwrap();
-                pool.install(|| f.cached_subgradient(&w, c.clone(), Some(&cache)))
+                pool.install(|| f.cached_subgradient(&w, c.clone(), Some(cache.clone())))
             };
             let (g1, _, work) = run(1);
             let (g2, next, _) = run(2);
             assert_eq!(work, touched as f64 / 9000.0, "{changed}");
             assert!(g1.iter().zip(&g2).all(|(a, b)| a.to_bits() == b.to_bits()));
+            // The trial form gives the same subgradient and work, the cache left as it was.
+            let (trial, trial_work) = f.subgradient_near(&w, &c, &cache);
+            assert_eq!((trial, trial_work), (g1.clone(), work));
             for (a, b) in g1.iter().zip(&full) {
                 assert!((a - b).abs() <= 1e-13, "{changed}: {a} vs {b}");
             }
             // The cache handed back is that of c: nothing changed, nothing touched.
-            let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(&next));
+            let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(next));
             assert_eq!((again, none), (g1, 0.0));
         }
     }

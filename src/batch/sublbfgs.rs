@@ -91,7 +91,7 @@ fn find_direction<E: Examples>(
         if is_descent && (options.first_descent || gap <= eps) {
             return Some(Direction { p, xp, gbar, sup });
         }
-        let (s, _, work) = objective.cached_subgradient(w, c, Some(cache));
+        let (s, work) = objective.subgradient_near(w, &c, cache);
         tracker.passes += work;
         let bs = memory.apply(&s);
         let mut diff = gbar.clone();
@@ -208,7 +208,7 @@ pub fn solve<E: Examples>(
         // s' = argsup over ∂J(w_{t+1}) of ⟨s, p_t⟩: X·p_t is already known.
         let (_, c) = argsup(objective, &w, &pred, &p, &xp);
         // Few rows change sides in a step: Xᵀc is updated from the cache, not recomputed.
-        let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(&cache));
+        let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(cache));
         cache = new_cache;
         tracker.passes += work;
         memory.push(|s, y| {
