@@ -95,6 +95,29 @@ fn batch_algorithms_train_trace_and_plot() {
     let out = train("sublbfgs", "log", "10");
     assert!(!out.status.success());
     assert!(!Path::new(&p("nothing.model")).exists());
+    // Nothing to learn from: every batch solver says so, exits non-zero and writes no model.
+    std::fs::write(p("empty.svm"), "").unwrap();
+    for algo in ["sublbfgs", "lbfgs", "subgd", "bfgs"] {
+        let loss = if algo == "lbfgs" { "log" } else { "hinge" };
+        let model = p("empty.model");
+        let out = sparselin(&[
+            "train",
+            &p("empty.svm"),
+            "--algo",
+            algo,
+            "--loss",
+            loss,
+            "-o",
+            &model,
+        ]);
+        assert!(!out.status.success(), "{algo}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("the training data has no rows"),
+            "{algo}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!Path::new(&model).exists(), "{algo}");
+    }
     // A malformed trace names the file and line.
     std::fs::write(
         p("bad.csv"),

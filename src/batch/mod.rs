@@ -253,6 +253,9 @@ pub enum SolveError {
     /// λ must be positive (the line searches and the certificate need strong convexity).
     #[error("λ must be positive and finite, not {0}")]
     BadLambda(f64),
+    /// No rank has a row: J would be 0/0.
+    #[error("the training data has no rows")]
+    NoRows,
 }
 
 /// Run `algorithm` on `objective`; `progress` sees every iteration.
@@ -265,6 +268,9 @@ pub fn solve<E: Examples>(
     let loss = objective.loss();
     if !(objective.lambda() > 0.0 && objective.lambda().is_finite()) {
         return Err(SolveError::BadLambda(objective.lambda()));
+    }
+    if objective.total_rows() == 0 {
+        return Err(SolveError::NoRows);
     }
     let mut tracker = Tracker::new(progress);
     match algorithm {
