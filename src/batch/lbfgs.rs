@@ -14,18 +14,20 @@ use crate::data::Examples;
 
 /// The L-BFGS inverse-Hessian estimate B.
 ///
-/// The pairs live in one zeroed array of `capacity + 1` slots of 2n entries, taken at the first
-/// push and reused from then on ([`HugeArray`]: 2 MiB pages once large). A fresh vector per
-/// pair, as a `Vec` each, cost a page fault per 4 KiB of every new pair, a quarter of
-/// subLBFGS's time on spamassassin (PERF.md, "Batch solvers"). The spare slot is where the
-/// next pair is written, so a pair refused by [`push`](Self::push) costs no stored pair.
+/// The pairs are written in place into slots of 2n entries that are taken as pairs arrive and
+/// reused from then on: chunk j of the storage holds 2^j slots, up to `capacity + 1` in all,
+/// each chunk zeroed memory in 2 MiB pages once large ([`HugeArray`]). A fresh vector per pair,
+/// as a `Vec` each, cost a page fault per 4 KiB of every new pair, a quarter of subLBFGS's time
+/// on spamassassin (PERF.md, "Batch solvers"). One slot is always spare for the next pair, so a
+/// pair refused by [`push`](Self::push) costs no stored pair.
 pub struct Memory {
     dim: usize,
     capacity: usize,
-    /// Slot k holds s in `[2kn, 2kn + n)` and y in `[2kn + n, 2(k + 1)n)`; empty until the
-    /// first push.
-    slots: HugeArray<f64>,
-    /// The slots not holding a stored pair; the last is written next.
+    /// Chunk j holds slots 2^j − 1 .. 2^(j+1) − 1; slot k is s (n entries) then y (n entries).
+    chunks: Vec<HugeArray<f64>>,
+    /// Slots taken so far.
+    taken: usize,
+    /// Taken slots holding no stored pair; the last is written next.
     free: Vec<usize>,
     /// Stored pairs (slot, 1/⟨s_t, y_t⟩), oldest first.
     pairs: VecDeque<(usize, f64)>,
@@ -37,13 +39,13 @@ pub struct Memory {
 impl Memory {
     /// An empty memory of `capacity` pairs (at least one) of vectors of length `dim`.
     pub fn new(dim: usize, capacity: usize, fixed_scale: Option<f64>) -> Self {
-        let capacity = capacity.max(1);
         Memory {
             dim,
-            capacity,
-            slots: HugeArray::zeroed(0),
-            free: (0..=capacity).rev().collect(),
-            pairs: VecDeque::with_capacity(capacity + 1),
+            capacity: capacity.max(1),
+            chunks: Vec::new(),
+            taken: 0,
+            free: Vec::new(),
+            pairs: VecDeque::new(),
             fixed_scale,
         }
     }
@@ -68,12 +70,11 @@ impl Memory {
     /// (otherwise B would lose positive definiteness); returns whether it was stored. The
     /// oldest pair is dropped beyond the capacity.
     pub fn push(&mut self, fill: impl FnOnce(&mut [f64], &mut [f64])) -> bool {
-        let n = self.dim;
-        if self.slots.is_empty() {
-            self.slots = HugeArray::zeroed(2 * n * (self.capacity + 1));
+        if self.free.is_empty() {
+            self.take_slot();
         }
-        let slot = *self.free.last().expect("one slot is always free");
-        let (s, y) = self.slots[2 * n * slot..2 * n * (slot + 1)].split_at_mut(n);
+        let slot = *self.free.last().expect("a slot was just freed or taken");
+        let (s, y) = self.slot_mut(slot);
         fill(s, y);
         let sy = dense::dot(s, y);
         if !(sy > 0.0 && sy.is_finite()) {
@@ -91,11 +92,35 @@ impl Memory {
         true
     }
 
+    /// Adds a slot to the free ones, with a new chunk when the last is full. Called only with
+    /// no free slot, so at most `capacity + 1` slots are ever taken.
+    fn take_slot(&mut self) {
+        let slot = self.taken;
+        if (slot + 1).is_power_of_two() {
+            let slots = (slot + 1).min(self.capacity + 1 - slot);
+            self.chunks.push(HugeArray::zeroed(2 * self.dim * slots));
+        }
+        self.taken += 1;
+        self.free.push(slot);
+    }
+
+    /// The chunk holding `slot` and the slot's first entry in it.
+    fn locate(&self, slot: usize) -> (usize, usize) {
+        let chunk = (slot + 1).ilog2() as usize;
+        (chunk, 2 * self.dim * (slot + 1 - (1 << chunk)))
+    }
+
+    fn slot_mut(&mut self, slot: usize) -> (&mut [f64], &mut [f64]) {
+        let ((chunk, start), n) = (self.locate(slot), self.dim);
+        self.chunks[chunk][start..start + 2 * n].split_at_mut(n)
+    }
+
     /// The stored pairs (s, y, ρ), oldest first.
     fn stored(&self) -> impl DoubleEndedIterator<Item = (&[f64], &[f64], f64)> {
         let n = self.dim;
         self.pairs.iter().map(move |&(slot, rho)| {
-            let (s, y) = self.slots[2 * n * slot..2 * n * (slot + 1)].split_at(n);
+            let (chunk, start) = self.locate(slot);
+            let (s, y) = self.chunks[chunk][start..start + 2 * n].split_at(n);
             (s, y, rho)
         })
     }
@@ -275,7 +300,7 @@ mod tests {
 
     #[test]
     fn a_full_memory_keeps_the_newest_pairs_and_a_refused_pair_drops_none() {
-        let pairs: Vec<(Vec<f64>, Vec<f64>)> = (0..7)
+        let pairs: Vec<(Vec<f64>, Vec<f64>)> = (0..9)
             .map(|t| {
                 let s: Vec<f64> = (0..4).map(|j| ((t * 4 + j) as f64 * 0.9).sin()).collect();
                 let y = s
@@ -286,26 +311,30 @@ mod tests {
                 (s, y)
             })
             .collect();
-        let mut cycled = Memory::new(4, 3, None);
-        for (s, y) in &pairs {
-            assert!(cycled.push(pair(s, y)));
-            // Refused (⟨s, −s⟩ < 0) while full: the oldest pair must survive it.
-            assert!(!cycled.push(|slot_s, slot_y| {
-                slot_s.copy_from_slice(s);
-                slot_y.iter_mut().zip(s).for_each(|(y, s)| *y = -s);
-            }));
-        }
-        assert_eq!(cycled.len(), 3);
-        let mut fresh = Memory::new(4, 3, None);
-        for (s, y) in &pairs[4..] {
-            assert!(fresh.push(pair(s, y)));
-        }
         let v = [0.3, -1.2, 0.8, 2.0];
         let bits = |m: &Memory| m.apply(&v).iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&cycled), bits(&fresh));
-        cycled.clear();
-        assert!(cycled.is_empty());
-        assert_eq!(cycled.apply(&v), v);
+        // Capacities whose slots fill one, two, three and four chunks.
+        for capacity in [1, 2, 3, 5, 8] {
+            let mut cycled = Memory::new(4, capacity, None);
+            for (s, y) in &pairs {
+                assert!(cycled.push(pair(s, y)));
+                // Refused (⟨s, −s⟩ < 0), full or not: every stored pair must survive it.
+                assert!(!cycled.push(|slot_s, slot_y| {
+                    slot_s.copy_from_slice(s);
+                    slot_y.iter_mut().zip(s).for_each(|(y, s)| *y = -s);
+                }));
+            }
+            assert_eq!(cycled.len(), capacity);
+            assert!(cycled.taken <= capacity + 1);
+            let mut fresh = Memory::new(4, capacity, None);
+            for (s, y) in &pairs[pairs.len() - capacity..] {
+                assert!(fresh.push(pair(s, y)));
+            }
+            assert_eq!(bits(&cycled), bits(&fresh), "capacity {capacity}");
+            cycled.clear();
+            assert!(cycled.is_empty());
+            assert_eq!(cycled.apply(&v), v);
+        }
     }
 
     #[test]
