@@ -25,8 +25,6 @@ pub struct Memory {
     capacity: usize,
     /// Chunk j holds slots 2^j − 1 .. 2^(j+1) − 1; slot k is s (n entries) then y (n entries).
     chunks: Vec<HugeArray<f64>>,
-    /// Slots taken so far.
-    taken: usize,
     /// Taken slots holding no stored pair; the last is written next.
     free: Vec<usize>,
     /// Stored pairs (slot, 1/⟨s_t, y_t⟩), oldest first.
@@ -43,7 +41,6 @@ impl Memory {
             dim,
             capacity: capacity.max(1),
             chunks: Vec::new(),
-            taken: 0,
             free: Vec::new(),
             pairs: VecDeque::new(),
             fixed_scale,
@@ -95,13 +92,17 @@ impl Memory {
     /// Adds a slot to the free ones, with a new chunk when the last is full. Called only with
     /// no free slot, so at most `capacity + 1` slots are ever taken.
     fn take_slot(&mut self) {
-        let slot = self.taken;
+        let slot = self.taken();
         if (slot + 1).is_power_of_two() {
             let slots = (slot + 1).min(self.capacity + 1 - slot);
             self.chunks.push(HugeArray::zeroed(2 * self.dim * slots));
         }
-        self.taken += 1;
         self.free.push(slot);
+    }
+
+    /// Slots taken so far: each holds a stored pair or is free.
+    fn taken(&self) -> usize {
+        self.pairs.len() + self.free.len()
     }
 
     /// The chunk holding `slot` and the slot's first entry in it.
@@ -325,7 +326,7 @@ mod tests {
                 }));
             }
             assert_eq!(cycled.len(), capacity);
-            assert!(cycled.taken <= capacity + 1);
+            assert!(cycled.taken() <= capacity + 1);
             let mut fresh = Memory::new(4, capacity, None);
             for (s, y) in &pairs[pairs.len() - capacity..] {
                 assert!(fresh.push(pair(s, y)));

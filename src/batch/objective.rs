@@ -16,6 +16,7 @@
 //! over all ranks, and every sum over rows (the mean loss, Xᵀc, the ray's value and slope) is
 //! completed by the [`Reducer`]; products X·v stay local, one entry per local row.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -215,8 +216,10 @@ impl<'a, E: Examples> Objective<'a, E> {
         cache: Option<TransposeCache>,
     ) -> (Vec<f64>, TransposeCache, f64) {
         let (local, touched) = match cache {
-            Some(TransposeCache { c: c0, local }) => self.local_transpose_near(&c, &c0, local),
-            None => self.local_transpose_near(&c, &[], Vec::new()),
+            Some(TransposeCache { c: c0, local }) => {
+                self.local_transpose_near(&c, &c0, Cow::Owned(local))
+            }
+            None => self.local_transpose_near(&c, &[], Cow::Owned(Vec::new())),
         };
         let g = self.subgradient_from(w, local.clone());
         let work = touched as f64 / self.n_rows().max(1) as f64;
@@ -231,18 +234,19 @@ impl<'a, E: Examples> Objective<'a, E> {
         c: &[f64],
         cache: &TransposeCache,
     ) -> (Vec<f64>, f64) {
-        let (local, touched) = self.local_transpose_near(c, &cache.c, cache.local.clone());
+        let (local, touched) = self.local_transpose_near(c, &cache.c, Cow::Borrowed(&cache.local));
         let work = touched as f64 / self.n_rows().max(1) as f64;
         (self.subgradient_from(w, local), work)
     }
 
-    /// This rank's Xᵀc and the rows touched, updated in `local` from the Xᵀc₀ it holds for
-    /// `c0` (empty: none), or recomputed in it.
+    /// This rank's Xᵀc and the rows touched, updated from the Xᵀc₀ that `local` holds for `c0`
+    /// (empty: none), or recomputed; an owned `local` is the buffer either way, a borrowed one
+    /// is copied only for an update.
     fn local_transpose_near(
         &self,
         c: &[f64],
         c0: &[f64],
-        mut local: Vec<f64>,
+        local: Cow<'_, [f64]>,
     ) -> (Vec<f64>, usize) {
         assert_eq!(c.len(), self.n_rows(), "cached_subgradient: wrong length");
         let nonzero = c.iter().filter(|&&v| v != 0.0).count();
@@ -250,6 +254,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             let changed = c.iter().zip(c0).filter(|(a, b)| a != b).count();
             if changed < nonzero {
                 let delta = |i: usize| c[i] - c0[i];
+                let mut local = local.into_owned();
                 if changed * MAX_BLOCKS <= self.n_rows() {
                     // Less than a block's share of rows: one pass in row order into Xᵀc₀ costs
                     // less than zeroing and adding the blocks' dense buffers.
@@ -260,9 +265,15 @@ impl<'a, E: Examples> Objective<'a, E> {
                 return (local, changed);
             }
         }
-        local.clear();
-        local.resize(self.dim(), 0.0);
-        (self.local_transpose(local, |i| c[i]), nonzero)
+        let zeros = match local {
+            Cow::Owned(mut buffer) => {
+                buffer.clear();
+                buffer.resize(self.dim(), 0.0);
+                buffer
+            }
+            Cow::Borrowed(_) => vec![0.0; self.dim()],
+        };
+        (self.local_transpose(zeros, |i| c[i]), nonzero)
     }
 
     /// λw + (1/m) Σ over ranks of their Xᵀc, from this rank's part.
