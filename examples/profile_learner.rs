@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = std::time::Instant::now();
     let model = trainer.train(&data)?;
     let seconds = started.elapsed().as_secs_f64();
-    let error = metrics::error_rate(&api::scores(&model, &data)?, &metrics::labels(&data));
+    let error = metrics::error_rate(&api::scores(&model, &data), &metrics::labels(&data));
     println!(
         "{learner}: {} rows, {seconds:.2} s, training error {error:.4}",
         data.n_rows()

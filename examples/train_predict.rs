@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut best: Option<(f64, Model)> = None;
     for trainer in &trainers {
         let model = trainer.train(&train)?;
-        let error = metrics::error_rate(&api::scores(&model, &test)?, &labels);
+        let error = metrics::error_rate(&api::scores(&model, &test), &labels);
         println!("{:>9}: test error {:.4}", trainer.learner(), error);
         if best.as_ref().is_none_or(|(e, _)| error < *e) {
             best = Some((error, model));
@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| std::env::temp_dir().join("sparselin-example.model"));
     model.save(&path, Precision::F64)?;
     let loaded = Model::load(&path)?;
-    assert_eq!(api::predict(&loaded, &test)?, api::predict(&model, &test)?);
+    assert_eq!(api::predict(&loaded, &test), api::predict(&model, &test));
     println!(
         "saved the best ({}) to {}",
         model.info.algorithm,

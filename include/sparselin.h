@@ -30,11 +30,11 @@ typedef enum SlStatus {
    */
   SL_STATUS_CONFIG = 3,
   /**
-   * A model file could not be read or written, or the model does not fit the data.
+   * A model file could not be read or written.
    */
   SL_STATUS_MODEL = 4,
   /**
-   * A bug: the library panicked (the message says where).
+   * A bug: the library panicked (the message is the panic's).
    */
   SL_STATUS_PANIC = 5,
 } SlStatus;
@@ -50,8 +50,10 @@ typedef struct SlDataset SlDataset;
 typedef struct SlModel SlModel;
 
 /**
- * Training settings. Start from [`sl_train_config_default`] and change fields; fields that
- * are 0 (or NULL) take the learner's defaults.
+ * Training settings. Start from [`sl_train_config_default`] and change fields. The counts
+ * and limits documented with "0: default" (and the NULL strings) take the learner's
+ * defaults when 0; `lambda`, `seed` and `regularize_bias` are always taken as given, so a
+ * zeroed struct is refused (λ must be positive).
  */
 typedef struct SlTrainConfig {
   /**
@@ -107,8 +109,9 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The message of the last failed call on this thread ("" if none). The pointer stays valid
- * until the next failing call on the same thread.
+ * The message of the last failed call on this thread ("" if none, or while the thread's
+ * storage is being torn down). The pointer stays valid until the next failing call on the
+ * same thread.
  */
 const char *sl_last_error(void);
 
@@ -126,9 +129,12 @@ const char *sl_version(void);
 enum SlStatus sl_dataset_open(const char *path, struct SlDataset **out);
 
 /**
- * Build a dataset from CSR arrays (copied): `labels[n_rows]`, `offsets[n_rows + 1]` (from 0
- * to nnz = `offsets[n_rows]`), `indices[nnz]` (0-based, strictly increasing within a row,
- * below `n_features`) and `values[nnz]`, or `values` NULL for binary data (every value 1).
+ * Build a dataset from CSR arrays (copied): `labels[n_rows]` (finite), `offsets[n_rows + 1]`
+ * (from 0 to `nnz`, non-decreasing), `indices[nnz]` (0-based, strictly increasing within a
+ * row, below `n_features` ≤ 2³²) and `values[nnz]` (finite), or `values` NULL for binary
+ * data (every value 1). `nnz` is passed on its own, as the length of the two arrays, and
+ * must equal `offsets[n_rows]`: a wrong last offset is then an error, not a read past the
+ * arrays.
  *
  * # Safety
  * Each array is NULL or holds the stated number of elements; `offsets` must not be NULL;
@@ -136,6 +142,7 @@ enum SlStatus sl_dataset_open(const char *path, struct SlDataset **out);
  */
 enum SlStatus sl_dataset_from_csr(size_t n_rows,
                                   size_t n_features,
+                                  size_t nnz,
                                   const double *labels,
                                   const uint64_t *offsets,
                                   const uint32_t *indices,

@@ -10,7 +10,9 @@
 //! * Arrays passed in are only read during the call (the data is copied); output arrays are
 //!   owned by the caller, with their length passed alongside.
 //! * No panic crosses the boundary: each entry point runs under `catch_unwind` and turns a
-//!   panic into [`SlStatus::Panic`].
+//!   panic into [`SlStatus::Panic`]; the per-thread message is reached with `try_with`, so a
+//!   call made while the thread's storage is being torn down (an `atexit` handler, a
+//!   thread-key destructor) still returns instead of aborting.
 //!
 //! This is the one module of the `sparselin` crate allowed `unsafe` (the crate root denies it
 //! everywhere else): taking raw pointers from C cannot be done in safe Rust. Every `unsafe`
@@ -38,9 +40,9 @@ pub enum SlStatus {
     Data = 2,
     /// The training configuration was refused.
     Config = 3,
-    /// A model file could not be read or written, or the model does not fit the data.
+    /// A model file could not be read or written.
     Model = 4,
-    /// A bug: the library panicked (the message says where).
+    /// A bug: the library panicked (the message is the panic's).
     Panic = 5,
 }
 
@@ -50,8 +52,10 @@ pub struct SlDataset(ExampleSet);
 /// A trained linear model.
 pub struct SlModel(Model);
 
-/// Training settings. Start from [`sl_train_config_default`] and change fields; fields that
-/// are 0 (or NULL) take the learner's defaults.
+/// Training settings. Start from [`sl_train_config_default`] and change fields. The counts
+/// and limits documented with "0: default" (and the NULL strings) take the learner's
+/// defaults when 0; `lambda`, `seed` and `regularize_bias` are always taken as given, so a
+/// zeroed struct is refused (λ must be positive).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SlTrainConfig {
@@ -85,9 +89,11 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
+/// Keep `message` as the thread's last error (dropped if the thread's storage is already
+/// being torn down: there is no later call on this thread to read it).
 fn set_error(message: String) {
     let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = message);
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = message);
 }
 
 /// A failure: its status and message.
@@ -108,9 +114,15 @@ fn invalid(message: impl Into<String>) -> Failure {
     Failure(SlStatus::InvalidArgument, message.into())
 }
 
-/// Run `body`, turning an error or a panic into a status and the thread's last error.
+/// Run `body`, turning an error or a panic into a status and the thread's last error. The
+/// kernel path is chosen first, so that a bad `SPARSELIN_ISA` is a configuration error.
 fn guard(body: impl FnOnce() -> Result<(), Failure>) -> SlStatus {
-    match catch_unwind(AssertUnwindSafe(body)) {
+    let checked = || {
+        sparselin_kernels::dispatch::try_selected()
+            .map_err(|e| Failure(SlStatus::Config, format!("choosing the kernel path: {e}")))?;
+        body()
+    };
+    match catch_unwind(AssertUnwindSafe(checked)) {
         Ok(Ok(())) => SlStatus::Ok,
         Ok(Err(Failure(status, message))) => {
             set_error(message);
@@ -155,7 +167,13 @@ unsafe fn slice<'a, T>(p: *const T, len: usize, what: &str) -> Result<&'a [T], F
     if p.is_null() {
         return Err(invalid(format!("{what} is NULL")));
     }
-    // SAFETY: non-null, and the caller promises `len` valid, aligned elements.
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
+        return Err(invalid(format!(
+            "{what}: {len} elements exceed the address space"
+        )));
+    }
+    // SAFETY: non-null, at most isize::MAX bytes (checked above), and the caller promises
+    // `len` valid, aligned elements.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
@@ -181,11 +199,14 @@ unsafe fn handle<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
     unsafe { p.as_ref() }.ok_or_else(|| invalid(format!("the {what} is NULL")))
 }
 
-/// The message of the last failed call on this thread ("" if none). The pointer stays valid
-/// until the next failing call on the same thread.
+/// The message of the last failed call on this thread ("" if none, or while the thread's
+/// storage is being torn down). The pointer stays valid until the next failing call on the
+/// same thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_last_error() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    LAST_ERROR
+        .try_with(|e| e.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 /// The library's version, e.g. "0.1.0" (static storage).
@@ -212,9 +233,12 @@ pub unsafe extern "C" fn sl_dataset_open(
     })
 }
 
-/// Build a dataset from CSR arrays (copied): `labels[n_rows]`, `offsets[n_rows + 1]` (from 0
-/// to nnz = `offsets[n_rows]`), `indices[nnz]` (0-based, strictly increasing within a row,
-/// below `n_features`) and `values[nnz]`, or `values` NULL for binary data (every value 1).
+/// Build a dataset from CSR arrays (copied): `labels[n_rows]` (finite), `offsets[n_rows + 1]`
+/// (from 0 to `nnz`, non-decreasing), `indices[nnz]` (0-based, strictly increasing within a
+/// row, below `n_features` ≤ 2³²) and `values[nnz]` (finite), or `values` NULL for binary
+/// data (every value 1). `nnz` is passed on its own, as the length of the two arrays, and
+/// must equal `offsets[n_rows]`: a wrong last offset is then an error, not a read past the
+/// arrays.
 ///
 /// # Safety
 /// Each array is NULL or holds the stated number of elements; `offsets` must not be NULL;
@@ -223,6 +247,7 @@ pub unsafe extern "C" fn sl_dataset_open(
 pub unsafe extern "C" fn sl_dataset_from_csr(
     n_rows: usize,
     n_features: usize,
+    nnz: usize,
     labels: *const f64,
     offsets: *const u64,
     indices: *const u32,
@@ -235,7 +260,16 @@ pub unsafe extern "C" fn sl_dataset_from_csr(
             .ok_or_else(|| invalid("n_rows overflows"))?;
         // SAFETY: forwarded from this function's contract (offsets has n_rows + 1 entries).
         let offsets = unsafe { slice(offsets, rows, "offsets") }?;
-        let nnz = usize::try_from(offsets[n_rows]).map_err(|_| invalid("nnz overflows"))?;
+        if offsets[n_rows] != nnz as u64 {
+            return Err(Failure(
+                SlStatus::Data,
+                format!(
+                    "offsets[{n_rows}] = {} but nnz = {nnz}: the last offset must be the \
+                     number of non-zeros",
+                    offsets[n_rows]
+                ),
+            ));
+        }
         // SAFETY: forwarded from this function's contract.
         let labels = unsafe { slice(labels, n_rows, "labels") }?;
         // SAFETY: forwarded from this function's contract.
@@ -398,9 +432,9 @@ pub unsafe extern "C" fn sl_predict(
             )));
         }
         let values = if raw != 0 {
-            api::scores(&model.0, &data.0)?
+            api::scores(&model.0, &data.0)
         } else {
-            api::predict(&model.0, &data.0)?
+            api::predict(&model.0, &data.0)
         };
         if rows > 0 {
             // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
@@ -516,6 +550,7 @@ mod tests {
             sl_dataset_from_csr(
                 4,
                 2,
+                5,
                 labels.as_ptr(),
                 offsets.as_ptr(),
                 indices.as_ptr(),
@@ -551,7 +586,7 @@ mod tests {
         let (m, d) = unsafe { (&(*model).0, &(*data).0) };
         let expected = Trainer::new(Learner::ASGD).lambda(1e-3).epochs(20);
         assert_eq!(*m, expected.train(d).unwrap());
-        assert_eq!(out.to_vec(), api::predict(m, d).unwrap());
+        assert_eq!(out.to_vec(), api::predict(m, d));
         // SAFETY: a too-short buffer is refused before any write.
         let short = unsafe { sl_predict(model, data, 1, out.as_mut_ptr(), 3) };
         assert_eq!(short, SlStatus::InvalidArgument);
@@ -578,6 +613,7 @@ mod tests {
             sl_dataset_from_csr(
                 1,
                 3,
+                1,
                 std::ptr::null(),
                 offsets.as_ptr(),
                 indices.as_ptr(),
@@ -592,6 +628,7 @@ mod tests {
             sl_dataset_from_csr(
                 1,
                 3,
+                1,
                 labels.as_ptr(),
                 offsets.as_ptr(),
                 indices.as_ptr(),
@@ -601,6 +638,24 @@ mod tests {
         };
         assert_eq!(status, SlStatus::Data);
         assert!(last_error().contains("index 5"), "{}", last_error());
+        // A last offset beyond the arrays is refused before they are read.
+        let long = [0u64, 1_000_000];
+        // SAFETY: arrays of the stated lengths (nnz = 1).
+        let status = unsafe {
+            sl_dataset_from_csr(
+                1,
+                3,
+                1,
+                labels.as_ptr(),
+                long.as_ptr(),
+                indices.as_ptr(),
+                std::ptr::null(),
+                &mut data,
+            )
+        };
+        assert_eq!(status, SlStatus::Data);
+        assert!(last_error().contains("offsets[1] = 1000000"), "{}", last_error());
+        assert!(data.is_null());
         let data = toy();
         let mut config = sl_train_config_default();
         config.learner = c"lbfgs".as_ptr();

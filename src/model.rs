@@ -96,16 +96,6 @@ pub enum ModelError {
         /// What is wrong with it.
         message: String,
     },
-    /// The data has features the model has no weights for.
-    #[error(
-        "the model has {model} features but the data has {data}: it was trained on different data"
-    )]
-    FeatureCount {
-        /// Features the model has weights for.
-        model: usize,
-        /// Features the data has.
-        data: usize,
-    },
 }
 
 impl Model {
@@ -114,46 +104,25 @@ impl Model {
         self.weights.len()
     }
 
-    /// An error unless the model can score data with `n_features` features.
-    pub fn check_fits(&self, n_features: usize) -> Result<(), ModelError> {
-        if n_features > self.weights.len() {
-            return Err(ModelError::FeatureCount {
-                model: self.weights.len(),
-                data: n_features,
-            });
-        }
-        Ok(())
-    }
-
     /// The weights in the column numbering of data with `n_features` columns and the given
-    /// feature permutation (internal column → original id; `None` = identity), checking that
-    /// the model covers every column. Models are stored in original feature ids.
-    pub fn weights_for(
-        &self,
-        n_features: usize,
-        permutation: Option<&[u32]>,
-    ) -> Result<Cow<'_, [f64]>, ModelError> {
-        self.check_fits(n_features)?;
-        Ok(match permutation {
-            None => Cow::Borrowed(&self.weights),
-            Some(p) => {
-                let mut w = vec![0.0; n_features];
-                for (j, &original) in p.iter().enumerate().take(n_features) {
-                    w[j] =
-                        *self
-                            .weights
-                            .get(original as usize)
-                            .ok_or(ModelError::FeatureCount {
-                                model: self.weights.len(),
-                                data: original as usize + 1,
-                            })?;
-                }
-                Cow::Owned(w)
-            }
-        })
+    /// feature permutation (internal column → original id; `None` = identity). Models are
+    /// stored in original feature ids. A column the model has no weight for (a feature never
+    /// seen in training, e.g. one that appears only in a test file) gets weight 0, as
+    /// liblinear's `predict` treats it: training would have left it at 0.
+    pub fn weights_for(&self, n_features: usize, permutation: Option<&[u32]>) -> Cow<'_, [f64]> {
+        let weight = |original: usize| self.weights.get(original).copied().unwrap_or(0.0);
+        match permutation {
+            None if n_features <= self.weights.len() => Cow::Borrowed(&self.weights),
+            None => Cow::Owned((0..n_features).map(weight).collect()),
+            Some(p) => Cow::Owned(
+                (0..n_features)
+                    .map(|j| p.get(j).map_or(0.0, |&original| weight(original as usize)))
+                    .collect(),
+            ),
+        }
     }
 
-    /// The score w·x + b (panics on an index ≥ n: call [`Model::check_fits`] first).
+    /// The score w·x + b (panics on an index ≥ n: see [`Model::weights_for`] for wider data).
     #[inline]
     pub fn score(&self, x: Row<'_>) -> f64 {
         sparse::dot(&self.weights, x.indices, x.values) + self.bias
@@ -397,11 +366,12 @@ mod tests {
     }
 
     #[test]
-    fn feature_count_mismatch_is_a_clear_error() {
+    fn features_beyond_the_model_weigh_zero() {
         let m = model();
-        assert!(m.check_fits(4).is_ok() && m.check_fits(2).is_ok());
-        let e = m.check_fits(5).unwrap_err().to_string();
-        assert!(e.contains("4 features") && e.contains("has 5"), "{e}");
+        assert_eq!(*m.weights_for(2, None), m.weights[..]);
+        let wider = m.weights_for(6, None);
+        assert_eq!(wider[..4], m.weights[..]);
+        assert_eq!(wider[4..], [0.0, 0.0]);
         assert_eq!(m.prediction(-0.1), -0.1);
     }
 
@@ -413,8 +383,8 @@ mod tests {
         assert_eq!(original, [20.0, 30.0, 10.0]);
         let mut m = model();
         m.weights = original;
-        assert_eq!(*m.weights_for(3, Some(&permutation)).unwrap(), internal);
-        assert_eq!(*m.weights_for(2, None).unwrap(), m.weights[..]);
-        assert!(m.weights_for(3, Some(&[0, 1, 7])).is_err());
+        assert_eq!(*m.weights_for(3, Some(&permutation)), internal);
+        // Original feature 7 is beyond the model: weight 0.
+        assert_eq!(*m.weights_for(3, Some(&[1, 0, 7])), [30.0, 20.0, 0.0]);
     }
 }

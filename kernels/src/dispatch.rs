@@ -166,14 +166,30 @@ static CHOSEN: OnceLock<&'static KernelSet> = OnceLock::new();
 /// The kernel set in use, chosen at the first call.
 ///
 /// # Panics
-/// If `SPARSELIN_ISA` names an unknown path or one this CPU lacks (call [`try_select`] first
-/// to report that as an error instead).
+/// If `SPARSELIN_ISA` names an unknown path or one this CPU lacks (call [`try_selected`]
+/// first to report that as an error instead).
 #[inline]
 pub fn selected() -> &'static KernelSet {
-    CHOSEN.get_or_init(|| match try_select().and_then(KernelSet::for_isa) {
-        Ok(set) => set,
-        Err(e) => panic!("sparselin-kernels: {e}"),
-    })
+    match CHOSEN.get() {
+        Some(set) => set,
+        None => choose_or_panic(),
+    }
+}
+
+#[cold]
+fn choose_or_panic() -> &'static KernelSet {
+    try_selected().unwrap_or_else(|e| panic!("sparselin-kernels: {e}"))
+}
+
+/// The kernel set in use, choosing it now if no kernel has run yet; an error if
+/// `SPARSELIN_ISA` names an unknown path or one this CPU lacks. Entry points (a CLI's `main`,
+/// a C ABI call) call this first so that a bad setting is reported, not a panic.
+pub fn try_selected() -> Result<&'static KernelSet, IsaError> {
+    if let Some(set) = CHOSEN.get() {
+        return Ok(set);
+    }
+    let set = try_select().and_then(KernelSet::for_isa)?;
+    Ok(CHOSEN.get_or_init(|| set))
 }
 
 /// The path in use (see [`selected`]).

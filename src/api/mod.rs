@@ -18,7 +18,7 @@
 //!     2,                              // features
 //! )?;
 //! let model = Trainer::new(Learner::ASGD).lambda(1e-3).epochs(20).train(&data)?;
-//! assert_eq!(api::predict(&model, &data)?, [1.0, -1.0, 1.0, -1.0]);
+//! assert_eq!(api::predict(&model, &data), [1.0, -1.0, 1.0, -1.0]);
 //!
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("toy.model");
@@ -101,20 +101,21 @@ pub fn from_csr(
 
 /// The raw scores w·x + b of every row of `data`, in row order.
 ///
-/// Data may have fewer features than the model (they are the model's first ones), not more.
-pub fn scores(model: &Model, data: &ExampleSet) -> Result<Vec<f64>, Error> {
-    let weights = model.weights_for(data.n_features(), data.feature_permutation())?;
-    Ok(metrics::scores(&weights, model.bias, data))
+/// Data may have fewer features than the model (they are the model's first ones) or more
+/// (features the model never saw weigh 0, as in liblinear's `predict`).
+pub fn scores(model: &Model, data: &ExampleSet) -> Vec<f64> {
+    let weights = model.weights_for(data.n_features(), data.feature_permutation());
+    metrics::scores(&weights, model.bias, data)
 }
 
 /// What the model predicts for every row: the class ±1 for classification losses, the value
 /// for regression ones (see [`Model::prediction`]).
-pub fn predict(model: &Model, data: &ExampleSet) -> Result<Vec<f64>, Error> {
-    let mut out = scores(model, data)?;
+pub fn predict(model: &Model, data: &ExampleSet) -> Vec<f64> {
+    let mut out = scores(model, data);
     for s in &mut out {
         *s = model.prediction(*s);
     }
-    Ok(out)
+    out
 }
 
 /// A learner of one of the three families.
@@ -214,7 +215,6 @@ mod tests {
         assert_eq!(model.weights, fit.snapshot.output().weights);
         assert_eq!(model.bias, fit.snapshot.output().bias);
         let errors = predict(&model, &data)
-            .unwrap()
             .iter()
             .zip(metrics::labels(&data))
             .filter(|(p, y)| **p != *y)
@@ -242,8 +242,8 @@ mod tests {
             model.save(&path, Precision::F64).unwrap();
             let back = Model::load(&path).unwrap();
             assert_eq!(
-                scores(&back, &data).unwrap(),
-                scores(&model, &data).unwrap()
+                scores(&back, &data),
+                scores(&model, &data)
             );
         }
     }
@@ -298,12 +298,12 @@ mod tests {
     }
 
     #[test]
-    fn bad_arrays_and_too_wide_data_are_errors() {
+    fn bad_arrays_are_errors_and_unseen_features_weigh_zero() {
         let bad = from_csr(vec![1.0], vec![0, 2], vec![1, 0], ValueVec::Ones, 3);
         assert!(matches!(bad, Err(Error::Csr(CsrError::BadIndex { .. }))));
         let model = Trainer::new(Learner::ASGD).train(&toy(20)).unwrap();
         let wide = from_csr(vec![1.0], vec![0, 1], vec![9], ValueVec::Ones, 10).unwrap();
         assert_eq!(wide.n_features(), 10);
-        assert!(matches!(scores(&model, &wide), Err(Error::Model(_))));
+        assert_eq!(scores(&model, &wide), [model.bias]);
     }
 }

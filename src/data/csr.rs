@@ -207,6 +207,22 @@ pub enum CsrError {
         /// The declared feature count.
         n_features: usize,
     },
+    /// Indices are 32-bit, so there are at most 2³² features.
+    #[error("{n_features} features declared: indices are 32-bit, so at most 2^32")]
+    TooManyFeatures {
+        /// The declared feature count.
+        n_features: usize,
+    },
+    /// Labels and values must be finite numbers (as the text parser requires).
+    #[error("row {row}: the {what} is {value}, not a finite number")]
+    NotFinite {
+        /// The row holding it.
+        row: usize,
+        /// "label", or "value of index i".
+        what: String,
+        /// The offending number.
+        value: f64,
+    },
 }
 
 /// An owned, validated CSR matrix with labels.
@@ -293,6 +309,16 @@ fn validate(
             });
         }
     }
+    if n_features as u64 > 1 << 32 {
+        return Err(CsrError::TooManyFeatures { n_features });
+    }
+    if let Some(row) = labels.iter().position(|y| !y.is_finite()) {
+        return Err(CsrError::NotFinite {
+            row,
+            what: "label".into(),
+            value: labels[row],
+        });
+    }
     let nnz = indices.len();
     if offsets[0] != 0 || offsets[labels.len()] != nnz as u64 {
         return Err(CsrError::BadOffsets {
@@ -323,6 +349,19 @@ fn validate(
             }
             previous = Some(index);
         }
+    }
+    let first_not_finite = match values {
+        ValueVec::Ones => None,
+        ValueVec::F32(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, f64::from(v[k]))),
+        ValueVec::F64(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, v[k])),
+    };
+    if let Some((k, value)) = first_not_finite {
+        let row = offsets.partition_point(|&start| start <= k as u64) - 1;
+        return Err(CsrError::NotFinite {
+            row,
+            what: format!("value of index {}", indices[k]),
+            value,
+        });
     }
     Ok(())
 }
@@ -396,5 +435,24 @@ mod tests {
         let (low, high) = ones.split_below(6);
         assert_eq!((low.values, high.values), (Values::Ones, Values::Ones));
         assert_eq!((low.nnz(), high.nnz()), (2, 1));
+    }
+
+    #[test]
+    fn labels_and_values_must_be_finite_and_features_at_most_two_to_the_32() {
+        let matrix = |labels: Vec<f64>, values: ValueVec, n_features: usize| {
+            CsrMatrix::new(labels, vec![0, 0, 2], vec![1, 3], values, n_features)
+        };
+        let ok = matrix(vec![1.0, -1.0], ValueVec::F32(vec![0.5, 2.0]), 4);
+        assert!(ok.is_ok());
+        let e = matrix(vec![1.0, f64::NAN], ValueVec::Ones, 4).unwrap_err();
+        assert!(matches!(&e, CsrError::NotFinite { row: 1, .. }), "{e}");
+        assert!(e.to_string().contains("the label is NaN"), "{e}");
+        let e = matrix(vec![1.0, -1.0], ValueVec::F64(vec![1.0, f64::INFINITY]), 4).unwrap_err();
+        assert_eq!(e.to_string(), "row 1: the value of index 3 is inf, not a finite number");
+        let e = matrix(vec![1.0, -1.0], ValueVec::F32(vec![f32::NAN, 1.0]), 4).unwrap_err();
+        assert!(matches!(e, CsrError::NotFinite { row: 1, .. }), "{e}");
+        assert!(matrix(vec![1.0, -1.0], ValueVec::Ones, 1 << 32).is_ok());
+        let e = matrix(vec![1.0, -1.0], ValueVec::Ones, (1 << 32) + 1).unwrap_err();
+        assert!(matches!(e, CsrError::TooManyFeatures { .. }), "{e}");
     }
 }

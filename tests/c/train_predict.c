@@ -34,7 +34,7 @@ static void toy(void) {
   const uint32_t indices[] = {0, 1, 0, 1, 1};
   const double values[] = {1.0, 1.0, 2.0, 0.5, 3.0};
   SlDataset *data = NULL;
-  CHECK(sl_dataset_from_csr(4, 2, labels, offsets, indices, values, &data) == SL_STATUS_OK,
+  CHECK(sl_dataset_from_csr(4, 2, 5, labels, offsets, indices, values, &data) == SL_STATUS_OK,
         "toy dataset from CSR arrays");
   CHECK(sl_dataset_rows(data) == 4 && sl_dataset_features(data) == 2, "toy dataset shape");
   SlTrainConfig config = sl_train_config_default();
@@ -60,10 +60,17 @@ static void errors(void) {
   const double labels[] = {1.0};
   const uint64_t offsets[] = {0, 1};
   const uint32_t indices[] = {5};
-  CHECK(sl_dataset_from_csr(1, 3, labels, offsets, indices, NULL, &data) == SL_STATUS_DATA,
+  CHECK(sl_dataset_from_csr(1, 3, 1, labels, offsets, indices, NULL, &data) == SL_STATUS_DATA,
         "an index beyond n_features");
+  const uint64_t long_offsets[] = {0, 100000000};
   const uint32_t ok[] = {2};
-  CHECK(sl_dataset_from_csr(1, 3, labels, offsets, ok, NULL, &data) == SL_STATUS_OK,
+  CHECK(sl_dataset_from_csr(1, 3, 1, labels, long_offsets, ok, NULL, &data) == SL_STATUS_DATA,
+        "a last offset other than nnz, refused before the arrays are read");
+  CHECK(strstr(sl_last_error(), "nnz = 1") != NULL, "the message names both counts");
+  const double nan_label[] = {0.0 / 0.0};
+  CHECK(sl_dataset_from_csr(1, 3, 1, nan_label, offsets, ok, NULL, &data) == SL_STATUS_DATA,
+        "a NaN label");
+  CHECK(sl_dataset_from_csr(1, 3, 1, labels, offsets, ok, NULL, &data) == SL_STATUS_OK,
         "binary CSR (values NULL)");
   SlTrainConfig config = sl_train_config_default();
   config.learner = "no-such-learner";

@@ -24,7 +24,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
     let data = read_examples(&args.data, None)?;
-    let weights = model.weights_for(data.n_features(), data.feature_permutation())?;
+    let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let evaluation = evaluate(
         model.loss,
         model.info.lambda,

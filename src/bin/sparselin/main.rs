@@ -20,6 +20,7 @@ mod verify;
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 /// Linear learning on large sparse data.
@@ -57,7 +58,11 @@ pub(crate) enum Command {
 }
 
 fn main() -> ExitCode {
-    match execute(Cli::parse().command) {
+    let command = Cli::parse().command;
+    let kernels = sparselin_kernels::dispatch::try_selected()
+        .map(drop)
+        .context("choosing the kernel path");
+    match kernels.and_then(|()| execute(command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("sparselin: error: {error:#}");

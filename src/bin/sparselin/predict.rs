@@ -25,7 +25,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
     let data = read_examples(&args.data, None)?;
-    let weights = model.weights_for(data.n_features(), data.feature_permutation())?;
+    let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let mut out = BufWriter::new(std::io::stdout().lock());
     for score in metrics::scores(&weights, model.bias, &data) {
         let value = if args.scores {
