@@ -26,7 +26,7 @@ typedef enum SlStatus {
    */
   SL_STATUS_DATA = 2,
   /**
-   * The training configuration was refused.
+   * The training configuration was refused, or training with it diverged.
    */
   SL_STATUS_CONFIG = 3,
   /**

@@ -38,7 +38,7 @@ pub enum SlStatus {
     InvalidArgument = 1,
     /// The data could not be read or is malformed.
     Data = 2,
-    /// The training configuration was refused.
+    /// The training configuration was refused, or training with it diverged.
     Config = 3,
     /// A model file could not be read or written.
     Model = 4,
@@ -103,7 +103,9 @@ impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         let status = match e {
             Error::Data(_) | Error::Csr(_) => SlStatus::Data,
-            Error::Online(_) | Error::Batch(_) | Error::Config(_) => SlStatus::Config,
+            Error::Online(_) | Error::Batch(_) | Error::Config(_) | Error::Diverged { .. } => {
+                SlStatus::Config
+            }
             Error::Model(_) => SlStatus::Model,
         };
         Failure(status, e.to_string())
@@ -167,7 +169,10 @@ unsafe fn slice<'a, T>(p: *const T, len: usize, what: &str) -> Result<&'a [T], F
     if p.is_null() {
         return Err(invalid(format!("{what} is NULL")));
     }
-    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
+    if len
+        .checked_mul(size_of::<T>())
+        .is_none_or(|bytes| bytes > isize::MAX as usize)
+    {
         return Err(invalid(format!(
             "{what}: {len} elements exceed the address space"
         )));
@@ -654,7 +659,11 @@ mod tests {
             )
         };
         assert_eq!(status, SlStatus::Data);
-        assert!(last_error().contains("offsets[1] = 1000000"), "{}", last_error());
+        assert!(
+            last_error().contains("offsets[1] = 1000000"),
+            "{}",
+            last_error()
+        );
         assert!(data.is_null());
         let data = toy();
         let mut config = sl_train_config_default();

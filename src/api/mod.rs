@@ -61,12 +61,22 @@ pub enum Error {
     /// A batch solver refused its configuration.
     #[error(transparent)]
     Batch(#[from] batch::SolveError),
-    /// A model file could not be read or written, or does not fit the data.
+    /// A model file could not be read or written.
     #[error(transparent)]
     Model(#[from] ModelError),
     /// A combination of settings that no learner accepts.
     #[error("{0}")]
     Config(String),
+    /// Training ended with a weight or the bias NaN or infinite: the steps blew up, and the
+    /// model would predict nothing meaningful, so none is returned.
+    #[error(
+        "training diverged: the {algorithm} model has non-finite weights (NaN or infinity); a \
+         larger λ or a smaller step size usually cures it"
+    )]
+    Diverged {
+        /// The learner.
+        algorithm: String,
+    },
 }
 
 /// The CSR error is part of [`Error::Csr`]'s message (not also its `source()`, which would
@@ -241,10 +251,7 @@ mod tests {
             let path = dir.path().join("m");
             model.save(&path, Precision::F64).unwrap();
             let back = Model::load(&path).unwrap();
-            assert_eq!(
-                scores(&back, &data),
-                scores(&model, &data)
-            );
+            assert_eq!(scores(&back, &data), scores(&model, &data));
         }
     }
 

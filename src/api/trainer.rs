@@ -312,6 +312,11 @@ impl Trainer {
             }
             Learner::AttributeEfficient(algo) => self.train_lao(algo, loss, data)?,
         };
+        if !(run.bias.is_finite() && run.weights.iter().all(|w| w.is_finite())) {
+            return Err(Error::Diverged {
+                algorithm: self.learner.to_string(),
+            });
+        }
         let weights = match data.feature_permutation() {
             Some(permutation) => weights_to_original(&run.weights, permutation),
             None => run.weights,

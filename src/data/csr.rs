@@ -352,7 +352,10 @@ fn validate(
     }
     let first_not_finite = match values {
         ValueVec::Ones => None,
-        ValueVec::F32(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, f64::from(v[k]))),
+        ValueVec::F32(v) => v
+            .iter()
+            .position(|x| !x.is_finite())
+            .map(|k| (k, f64::from(v[k]))),
         ValueVec::F64(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, v[k])),
     };
     if let Some((k, value)) = first_not_finite {
@@ -448,7 +451,10 @@ mod tests {
         assert!(matches!(&e, CsrError::NotFinite { row: 1, .. }), "{e}");
         assert!(e.to_string().contains("the label is NaN"), "{e}");
         let e = matrix(vec![1.0, -1.0], ValueVec::F64(vec![1.0, f64::INFINITY]), 4).unwrap_err();
-        assert_eq!(e.to_string(), "row 1: the value of index 3 is inf, not a finite number");
+        assert_eq!(
+            e.to_string(),
+            "row 1: the value of index 3 is inf, not a finite number"
+        );
         let e = matrix(vec![1.0, -1.0], ValueVec::F32(vec![f32::NAN, 1.0]), 4).unwrap_err();
         assert!(matches!(e, CsrError::NotFinite { row: 1, .. }), "{e}");
         assert!(matrix(vec![1.0, -1.0], ValueVec::Ones, 1 << 32).is_ok());

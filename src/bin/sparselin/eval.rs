@@ -34,9 +34,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &data,
     );
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&evaluation)?);
+        outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;
     } else {
-        print!("{}", describe(&evaluation));
+        outln!("{}", describe(&evaluation).trim_end_matches('\n'))?;
     }
     Ok(())
 }

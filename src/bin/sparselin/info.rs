@@ -23,14 +23,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let mut json = serde_json::to_value(&s)?;
         json["open_seconds"] = open_seconds.into();
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
-    println!("dataset    {}", args.dir.display());
-    println!("rows       {}", s.rows);
-    println!("columns    {}", s.columns);
-    println!("nnz        {}", s.nnz);
-    println!(
+    outln!("dataset    {}", args.dir.display())?;
+    outln!("rows       {}", s.rows)?;
+    outln!("columns    {}", s.columns)?;
+    outln!("nnz        {}", s.nnz)?;
+    outln!(
         "values     {}{}",
         s.value_type,
         if s.renumbered {
@@ -38,45 +38,55 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             ""
         }
-    );
+    )?;
     let d = &s.nnz_per_row;
-    println!(
+    outln!(
         "nnz/row    mean {:.2}, min {}, median {}, p90 {}, p99 {}, max {}",
-        d.mean, d.min, d.p50, d.p90, d.p99, d.max
-    );
+        d.mean,
+        d.min,
+        d.p50,
+        d.p90,
+        d.p99,
+        d.max
+    )?;
     match &s.labels.counts {
         Some(counts) => {
             let parts: Vec<String> = counts
                 .iter()
                 .map(|(y, n)| format!("{y}: {n} ({:.1}%)", 100.0 * *n as f64 / s.rows as f64))
                 .collect();
-            println!("labels     {}", parts.join(", "));
+            outln!("labels     {}", parts.join(", "))?;
         }
-        None => println!(
+        None => outln!(
             "labels     real, min {}, max {}, mean {:.4}",
-            s.labels.min, s.labels.max, s.labels.mean
-        ),
+            s.labels.min,
+            s.labels.max,
+            s.labels.mean
+        )?,
     }
     if let Some(c) = &s.column_usage {
-        println!(
+        outln!(
             "col usage  {} used; densest column {} in {} rows; median used column in {} rows",
-            c.used, c.densest.0, c.densest.1, c.median_frequency
-        );
+            c.used,
+            c.densest.0,
+            c.densest.1,
+            c.median_frequency
+        )?;
     }
-    println!(
+    outln!(
         "opened in  {:.3} ms (manifest and shard headers only)",
         open_seconds * 1e3
-    );
-    println!("shards     {}", s.shards.len());
+    )?;
+    outln!("shards     {}", s.shards.len())?;
     for shard in &s.shards {
-        println!(
+        outln!(
             "  {}  rows {}..{}  nnz {}  {} bytes",
             shard.file,
             shard.first_row,
             shard.first_row + shard.rows,
             shard.nnz,
             shard.bytes
-        );
+        )?;
     }
     Ok(())
 }

@@ -27,15 +27,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "forced": forced.is_some(),
             "available": available,
         });
-        println!("{summary}");
+        outln!("{summary}")?;
     } else {
         let how = if forced.is_some() {
             "forced by"
         } else {
             "best available; set"
         };
-        println!("kernel path: {chosen} ({how} {ENV_VAR})");
-        println!("available:   {}", available.join(" "));
+        outln!("kernel path: {chosen} ({how} {ENV_VAR})")?;
+        outln!("available:   {}", available.join(" "))?;
     }
     Ok(())
 }

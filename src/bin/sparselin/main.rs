@@ -1,6 +1,18 @@
 //! The `sparselin` command line: argument parsing, progress and error reporting only.
 //! Each subcommand lives in its own module; all the work is done by the library.
 
+/// `println!` that returns an error (a full disk, say) instead of panicking; a closed pipe
+/// ends the program quietly (see [`main`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        anyhow::Context::context(
+            writeln!(std::io::stdout().lock(), $($arg)*),
+            "writing to standard output",
+        )
+    }};
+}
+
 mod convert;
 mod demo;
 mod eval;
@@ -18,6 +30,7 @@ mod train;
 mod train_mpi;
 mod verify;
 
+use std::io;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -64,11 +77,21 @@ fn main() -> ExitCode {
         .context("choosing the kernel path");
     match kernels.and_then(|()| execute(command)) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away (`sparselin info d | head -1`): nothing to report.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("sparselin: error: {error:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Run one subcommand.

@@ -26,17 +26,24 @@ pub struct Args {
     pub title: String,
 }
 
-/// One curve: its name and (seconds, value) points with positive coordinates.
+/// One curve: its name and (seconds, value) points with positive, finite coordinates.
 type Curve = (String, Vec<(f64, f64)>);
 
 /// Read the traces, draw, write atomically.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(optimum) = args.optimum {
+        anyhow::ensure!(
+            optimum.is_finite() && optimum != 0.0,
+            "--optimum must be a finite, non-zero J* (the suboptimality divides by it), got {optimum}"
+        );
+    }
+    let plottable = |&(t, v): &(f64, f64)| t > 0.0 && v > 0.0 && t.is_finite() && v.is_finite();
     let mut curves = Vec::new();
     for path in &args.traces {
         let points = read_trace(path)?
             .into_iter()
             .map(|(t, j)| (t, args.optimum.map_or(j, |opt| (j - opt) / opt.abs())))
-            .filter(|&(t, v)| t > 0.0 && v > 0.0)
+            .filter(plottable)
             .collect::<Vec<_>>();
         let name = path.file_stem().map_or_else(
             || path.display().to_string(),
@@ -45,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         curves.push((name, points));
     }
     if curves.iter().all(|(_, points)| points.is_empty()) {
-        anyhow::bail!("no positive (seconds, value) point to plot on log axes");
+        anyhow::bail!("no positive, finite (seconds, value) point to plot on log axes");
     }
     let y_name = if args.optimum.is_some() {
         "relative suboptimality (J − J*)/J*"
@@ -57,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{}: plotting: {e}", args.output.display()))?;
     write_file(&args.output, svg.as_bytes())
         .with_context(|| format!("writing {}", args.output.display()))?;
-    println!("plot written to {}", args.output.display());
+    outln!("plot written to {}", args.output.display())?;
     Ok(())
 }
 
@@ -98,6 +105,25 @@ fn read_trace(path: &Path) -> anyhow::Result<Vec<(f64, f64)>> {
 
 const COLORS: [RGBColor; 6] = [BLUE, RED, GREEN, MAGENTA, BLACK, CYAN];
 
+/// Decades a log axis may span: wider ranges (a subnormal next to 1e308) are not a training
+/// trace, and would have the axis labelled decade by decade for ever.
+const MAX_DECADES: f64 = 60.0;
+
+/// The range of a log axis over positive, finite values, with a margin on either side.
+fn log_axis(
+    values: impl Iterator<Item = f64>,
+    what: &str,
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let (lo, hi) = (lo * 0.8, hi * 1.25);
+    if !(lo.is_normal() && hi.is_finite()) || (hi / lo).log10() > MAX_DECADES {
+        return Err(format!("the {what} span {lo:e}..{hi:e}: too wide for a log axis").into());
+    }
+    Ok((lo, hi))
+}
+
 fn draw(
     svg: &mut String,
     curves: &[Curve],
@@ -105,12 +131,8 @@ fn draw(
     y_name: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let all = || curves.iter().flat_map(|(_, points)| points.iter());
-    let (t_lo, t_hi) = all().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-        (lo.min(p.0), hi.max(p.0))
-    });
-    let (y_lo, y_hi) = all().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-        (lo.min(p.1), hi.max(p.1))
-    });
+    let (t_lo, t_hi) = log_axis(all().map(|p| p.0), "seconds")?;
+    let (y_lo, y_hi) = log_axis(all().map(|p| p.1), "values")?;
     let root = SVGBackend::with_string(svg, (800, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -118,10 +140,7 @@ fn draw(
         .margin(16)
         .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d(
-            (t_lo * 0.8..t_hi * 1.25).log_scale(),
-            (y_lo * 0.8..y_hi * 1.25).log_scale(),
-        )?;
+        .build_cartesian_2d((t_lo..t_hi).log_scale(), (y_lo..y_hi).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("seconds (wall clock)")

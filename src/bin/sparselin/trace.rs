@@ -1,11 +1,7 @@
 //! The per-epoch training trace: a CSV file and an SVG plot of objective and test error
 //! against training time.
 
-use std::path::Path;
-
-use anyhow::Context;
 use plotters::prelude::*;
-use sparselin::output::write_file;
 
 /// The state after one epoch.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -24,8 +20,8 @@ pub struct TraceRow {
     pub test_error: Option<f64>,
 }
 
-/// Write the trace as CSV (empty cells for absent values), atomically.
-pub fn write_csv(path: &Path, rows: &[TraceRow]) -> anyhow::Result<()> {
+/// The trace as CSV (empty cells for absent values).
+pub fn csv(rows: &[TraceRow]) -> String {
     let mut text = String::from("epochs,steps,seconds,train_objective,test_objective,test_error\n");
     let cell = |v: Option<f64>| v.map(|x| format!("{x:.12e}")).unwrap_or_default();
     for r in rows {
@@ -39,15 +35,15 @@ pub fn write_csv(path: &Path, rows: &[TraceRow]) -> anyhow::Result<()> {
             cell(r.test_error)
         ));
     }
-    write_file(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
+    text
 }
 
-/// Plot objective (left) and test error (right, if any) against seconds as an SVG, atomically.
-pub fn write_plot(path: &Path, rows: &[TraceRow], error_name: &str) -> anyhow::Result<()> {
+/// Objective (left) and test error (right, if any) against seconds, as an SVG. Points that
+/// are not finite (a diverging run's NaN objective) are left out.
+pub fn plot(rows: &[TraceRow], error_name: &str) -> anyhow::Result<String> {
     let mut svg = String::new();
-    draw(&mut svg, rows, error_name)
-        .map_err(|e| anyhow::anyhow!("{}: plotting: {e}", path.display()))?;
-    write_file(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))
+    draw(&mut svg, rows, error_name).map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
+    Ok(svg)
 }
 
 /// A named curve and its colour.
@@ -61,12 +57,18 @@ fn draw(
     let root = SVGBackend::with_string(svg, (1000, 420)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.split_evenly((1, 2));
-    let t_max = rows.iter().map(|r| r.seconds).fold(1e-9, f64::max);
+    let finite = |p: &(f64, f64)| p.0.is_finite() && p.1.is_finite();
+    let t_max = rows
+        .iter()
+        .map(|r| r.seconds)
+        .filter(|t| t.is_finite())
+        .fold(1e-9, f64::max);
     let series: [Series<'_>; 2] = [
         (
             "objective (train)",
             rows.iter()
                 .map(|r| (r.seconds, r.train_objective))
+                .filter(finite)
                 .collect(),
             BLUE,
         ),
@@ -74,6 +76,7 @@ fn draw(
             error_name,
             rows.iter()
                 .filter_map(|r| r.test_error.map(|e| (r.seconds, e)))
+                .filter(finite)
                 .collect(),
             RED,
         ),

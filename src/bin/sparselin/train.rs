@@ -3,7 +3,8 @@
 //! A thin layer over [`sparselin::api::Trainer`]: the flags become a trainer, a [`Progress`]
 //! monitor draws the progress bar and records the trace, and the model is saved and evaluated.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -17,9 +18,10 @@ use sparselin::metrics::{self, Evaluation};
 use sparselin::model::{Model, Precision, weights_to_original};
 use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
+use sparselin::output::OutputFile;
 
 use crate::input::read_examples;
-use crate::trace::{TraceRow, write_csv, write_plot};
+use crate::trace::{self, TraceRow};
 
 /// The training algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -243,6 +245,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         );
     }
+    drop(Outputs::open(&args)?);
     let data = read_examples(&args.data, args.features)?;
     let test = match &args.test {
         Some(path) => Some(read_examples(path, Some(data.n_features()))?),
@@ -252,7 +255,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut progress = Progress::new(&args, &data, test.as_ref());
     let training = trainer.train_monitored(&data, &mut progress)?;
     progress.bar.finish_and_clear();
-    report(&args, &data, test.as_ref(), &training, &progress.trace)
+    Outputs::write(&args, &training.model, Some(&progress.trace))?;
+    report(&args, &data, test.as_ref(), &training)
 }
 
 /// The job size an MPI launcher announces in the environment (Open MPI, MPICH/Hydra).
@@ -484,40 +488,85 @@ fn headline(e: &Evaluation) -> String {
     }
 }
 
-/// Write the model (atomically) at the requested precision, and its text form if asked.
-pub(crate) fn save(args: &Args, model: &Model) -> anyhow::Result<()> {
-    let precision = match args.weights {
-        WeightType::F64 => Precision::F64,
-        WeightType::F32 => Precision::F32,
-    };
-    model.save(&args.output, precision)?;
-    if let Some(path) = &args.readable {
-        model.save_readable(path)?;
-    }
-    Ok(())
+/// The files a training run writes (model, and the text form, trace and plot if asked),
+/// each under a temporary name until all are written, then moved into place together: a run
+/// that fails replaces none of them. [`Outputs::open`] before training tries every path, so
+/// that one that cannot be written fails at once rather than after the run.
+pub(crate) struct Outputs {
+    model: OutputFile,
+    readable: Option<OutputFile>,
+    trace: Option<OutputFile>,
+    plot: Option<OutputFile>,
 }
 
-/// Save the model and its companions, print the summary.
-fn report(
-    args: &Args,
-    data: &ExampleSet,
-    test: Option<&ExampleSet>,
-    trained: &Training,
-    trace: &[TraceRow],
-) -> anyhow::Result<()> {
-    let model = &trained.model;
-    save(args, model)?;
-    if let Some(path) = &args.trace {
-        write_csv(path, trace).context("writing the trace")?;
+fn open_output(path: &Path) -> anyhow::Result<OutputFile> {
+    OutputFile::create(path).with_context(|| format!("writing {}", path.display()))
+}
+
+impl Outputs {
+    pub(crate) fn open(args: &Args) -> anyhow::Result<Self> {
+        let optional = |path: &Option<PathBuf>| path.as_deref().map(open_output).transpose();
+        Ok(Outputs {
+            model: open_output(&args.output)?,
+            readable: optional(&args.readable)?,
+            trace: optional(&args.trace)?,
+            plot: optional(&args.plot)?,
+        })
     }
-    if let Some(path) = &args.plot {
+
+    /// Write everything and move it into place: the model at the requested precision, its
+    /// text form, and the trace and its plot when there is one (distributed runs have none).
+    /// The temporaries opened before training were dropped (removed) meanwhile, so that an
+    /// interrupted run leaves none behind: they are opened again here.
+    pub(crate) fn write(
+        args: &Args,
+        model: &Model,
+        trace: Option<&[TraceRow]>,
+    ) -> anyhow::Result<()> {
+        let outputs = Outputs::open(args)?;
+        let precision = match args.weights {
+            WeightType::F64 => Precision::F64,
+            WeightType::F32 => Precision::F32,
+        };
         let error_name = if args.loss.is_classification() {
             "test error rate"
         } else {
             "test RMSE"
         };
-        write_plot(path, trace, error_name)?;
+        let mut written = vec![(outputs.model, &args.output, model.to_bytes(precision))];
+        if let Some(file) = outputs.readable {
+            let path = args.readable.as_ref().expect("opened for a path");
+            written.push((file, path, model.to_readable().into_bytes()));
+        }
+        if let (Some(rows), Some(file)) = (trace, outputs.trace) {
+            let path = args.trace.as_ref().expect("opened for a path");
+            written.push((file, path, trace::csv(rows).into_bytes()));
+        }
+        if let (Some(rows), Some(file)) = (trace, outputs.plot) {
+            let path = args.plot.as_ref().expect("opened for a path");
+            let svg = trace::plot(rows, error_name).with_context(|| path.display().to_string())?;
+            written.push((file, path, svg.into_bytes()));
+        }
+        for (file, path, bytes) in &mut written {
+            file.write_all(bytes)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        for (file, path, _) in written {
+            file.commit()
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
     }
+}
+
+/// Print the summary of a finished run (its files are written).
+fn report(
+    args: &Args,
+    data: &ExampleSet,
+    test: Option<&ExampleSet>,
+    trained: &Training,
+) -> anyhow::Result<()> {
+    let model = &trained.model;
     let evaluate = |d: &ExampleSet| {
         metrics::evaluate(
             model.loss,
@@ -547,9 +596,9 @@ fn report(
             "test": test_eval,
             "model": args.output,
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        println!(
+        outln!(
             "{} ({}, λ = {:e}): {} examples in {:.3} s ({:.0}/s)",
             model.info.algorithm,
             model.loss,
@@ -557,16 +606,16 @@ fn report(
             trained.examples,
             trained.seconds,
             per_second
-        );
-        println!(
+        )?;
+        outln!(
             "train objective {:.10}{}",
             train_eval.objective,
             train_eval_tail(&train_eval)
-        );
+        )?;
         if let Some(t) = &test_eval {
-            println!("test objective {:.10}{}", t.objective, train_eval_tail(t));
+            outln!("test objective {:.10}{}", t.objective, train_eval_tail(t))?;
         }
-        println!("model written to {}", args.output.display());
+        outln!("model written to {}", args.output.display())?;
     }
     Ok(())
 }

@@ -83,7 +83,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         return Ok(());
     }
     let model = &trained.model;
-    crate::train::save(args, model)?;
+    crate::train::Outputs::write(args, model, None)?;
     if args.json {
         let summary = json!({
             "algorithm": model.info.algorithm,
@@ -96,9 +96,9 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
             "train": { "objective": objective, "error_rate": error_rate },
             "model": args.output,
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        println!(
+        outln!(
             "{} ({}, λ = {:e}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
             model.info.algorithm,
             model.loss,
@@ -106,10 +106,10 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
             trained.seconds,
             traffic.seconds,
             traffic.calls
-        );
+        )?;
         let error = error_rate.map_or(String::new(), |e| format!(", error {e:.5}"));
-        println!("train objective {objective:.12e}{error}");
-        println!("model written to {}", args.output.display());
+        outln!("train objective {objective:.12e}{error}")?;
+        outln!("model written to {}", args.output.display())?;
     }
     Ok(())
 }

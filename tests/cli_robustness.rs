@@ -1,0 +1,168 @@
+//! The command line under conditions a user's scripts create: a bad `SPARSELIN_ISA`, standard
+//! output closed or full, output paths that cannot be written, a run that diverges, test data
+//! with features the training data never had, and traces that cannot be drawn. Each must end
+//! in a clear error (or a quiet exit for a closed pipe), never a panic, and must replace no
+//! existing file.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn sparselin(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sparselin"));
+    command.args(args);
+    command
+}
+
+fn run(args: &[&str]) -> Output {
+    sparselin(args).output().expect("the binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A failure with a message, not a panic.
+fn assert_clean_failure(out: &Output, message: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(err.contains(message), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn write_toy(dir: &Path) -> String {
+    let path = dir.join("train.svm");
+    fs::write(&path, "1 1:1 2:1\n-1 1:-1 2:0.5\n1 1:0.5\n-1 2:-1\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_bad_kernel_path_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_toy(dir.path());
+    for args in [&["info", "/no/such/dir"][..], &["train", &data, "-o", "m"]] {
+        let out = sparselin(args)
+            .env("SPARSELIN_ISA", "bogus")
+            .output()
+            .unwrap();
+        assert_clean_failure(&out, "SPARSELIN_ISA=\"bogus\" is not a kernel path");
+    }
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_toy(dir.path());
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = sparselin(&["train", &data, "-o", model, "--quiet"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "writing to standard output");
+    // A pipe whose reader is gone before the program starts: every write fails with EPIPE.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = sparselin(&["eval", model, &data])
+        .stdout(Stdio::from(writer))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_toy(dir.path());
+    let keep = dir.path().join("keep.model");
+    fs::write(&keep, "KEEP").unwrap();
+    let keep_path = keep.to_str().unwrap();
+    // A companion file under a regular file cannot be written: refused before training.
+    let under_a_file = format!("{data}/trace.csv");
+    for flag in ["--readable", "--trace", "--plot"] {
+        let out = run(&["train", &data, "-o", keep_path, flag, &under_a_file]);
+        assert_clean_failure(&out, &under_a_file);
+        assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
+    }
+    // λ this small makes the steps blow up: an error, and neither model nor plot written.
+    let plot = dir.path().join("diverged.svg");
+    let out = run(&[
+        "train",
+        &data,
+        "-o",
+        keep_path,
+        "--lambda",
+        "1e-320",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&out, "training diverged");
+    assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
+    assert!(!plot.exists());
+    let mut names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["keep.model", "train.svm"], "no temporary left");
+}
+
+#[test]
+fn features_the_training_data_never_had_weigh_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_toy(dir.path());
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    assert!(
+        run(&["train", &data, "-o", model, "--quiet"])
+            .status
+            .success()
+    );
+    // Feature 9 is beyond the model's two: it adds nothing to the scores.
+    let wide = dir.path().join("wide.svm");
+    fs::write(&wide, "1 1:1 2:1 9:100\n-1 1:-1 2:0.5\n").unwrap();
+    let narrow = dir.path().join("narrow.svm");
+    fs::write(&narrow, "1 1:1 2:1\n-1 1:-1 2:0.5\n").unwrap();
+    let scores = |path: &Path| {
+        let out = run(&["predict", model, path.to_str().unwrap(), "--scores"]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(scores(&wide), scores(&narrow));
+    assert!(
+        run(&["eval", model, wide.to_str().unwrap()])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn traces_that_cannot_be_drawn_are_errors_not_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = |name: &str, rows: &str| {
+        let path = dir.path().join(name);
+        fs::write(
+            &path,
+            format!("epochs,steps,seconds,train_objective\n{rows}"),
+        )
+        .unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let svg = dir.path().join("plot.svg");
+    let svg = svg.to_str().unwrap();
+    let normal = trace("normal.csv", "1,1,0.001,0.9\n2,2,0.002,0.4\n");
+    let out = run(&["plot", "-o", svg, &normal, "--optimum", "0"]);
+    assert_clean_failure(&out, "--optimum must be a finite, non-zero J*");
+    let extreme = trace("extreme.csv", "1,1,5e-324,1e308\n2,2,0.002,0.4\n");
+    let out = run(&["plot", "-o", svg, &extreme]);
+    assert_clean_failure(&out, "too wide for a log axis");
+    assert!(!Path::new(svg).exists());
+    // A non-finite objective is left out; the rest is drawn.
+    let with_inf = trace("inf.csv", "1,1,0.001,inf\n2,2,0.002,0.4\n3,3,0.003,0.3\n");
+    assert!(run(&["plot", "-o", svg, &with_inf]).status.success());
+}
