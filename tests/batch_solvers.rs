@@ -210,6 +210,36 @@ fn sublbfgs_approaches_liblinear_hinge_optimum_on_reuters_grain() {
     );
 }
 
+/// digits_3v5 (64 features) is linearly separable: at these λ the optimum is the hard-margin
+/// w, so J*/λ is the same at every λ. At λ = 1e-6 subLBFGS used to stop as stalled 5.5% above
+/// it, after a single step that the next kink cut short (η ~ 1e-13); it now goes on. And the
+/// J it reports is that of X·w computed afresh, not of its snapped prediction cache (which
+/// differs visibly where J is this small).
+#[test]
+fn sublbfgs_goes_on_past_steps_a_kink_cuts_short_and_reports_the_true_objective() {
+    let data = load("digits_3v5/train.svm.gz", 64);
+    let options = Options {
+        memory: 50,
+        ..Options::default()
+    };
+    let hard_margin = |lambda: f64| {
+        let objective = Objective::new(&data, Loss::Hinge, lambda, true);
+        let solution = solve(Algorithm::SubLbfgs, &objective, &options);
+        let fresh = objective.value(&solution.w, &objective.product(&solution.w));
+        assert_eq!(solution.objective, fresh, "λ = {lambda}");
+        (solution.objective / lambda, solution.stop)
+    };
+    let (reference, _) = hard_margin(1e-3);
+    hard_margin(1e-8);
+    let (small, stop) = hard_margin(1e-6);
+    assert_ne!(stop, Stop::Stalled);
+    let error = relative(small, reference);
+    assert!(
+        (-1e-6..1e-3).contains(&error),
+        "{small} vs {reference} ({error:e}, {stop:?})"
+    );
+}
+
 #[test]
 fn baselines_descend_toward_the_optimum() {
     let data = load("heart_scale/heart_scale", 13);

@@ -113,7 +113,7 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
 }
 
 #[test]
-fn features_the_training_data_never_had_weigh_zero() {
+fn features_the_training_data_never_had_weigh_zero_and_no_rows_is_no_score() {
     let dir = tempfile::tempdir().unwrap();
     let data = write_toy(dir.path());
     let model = dir.path().join("m.model");
@@ -139,6 +139,11 @@ fn features_the_training_data_never_had_weigh_zero() {
             .status
             .success()
     );
+    // No rows: nothing to measure, not a perfect score.
+    let empty = dir.path().join("empty.svm");
+    fs::write(&empty, "").unwrap();
+    let out = run(&["eval", model, empty.to_str().unwrap()]);
+    assert_clean_failure(&out, "empty.svm: no rows to evaluate");
 }
 
 #[test]

@@ -157,12 +157,14 @@ impl Options {
 pub enum Stop {
     /// gap ≤ tol·J.
     Converged,
-    /// No descent direction, even with the memory cleared: w is optimal up to the
-    /// direction-finding tolerance.
+    /// Direction finding found no descent direction in its rounds, even with the memory
+    /// cleared. At an optimum that is what it finds; elsewhere (hinge loss on separable data
+    /// at tiny λ, where each step only reaches the next kink) it is the method's limit, and
+    /// the gap reported with the stop says how far from optimal w may still be.
     NoDescent,
     /// No step satisfies the line search's conditions.
     LineSearchFailed,
-    /// An iteration decreased J by at most ftol·J.
+    /// An iteration decreased J by at most ftol·J (subLBFGS: several in a row).
     Stalled,
     /// `max_iter` reached.
     MaxIterations,

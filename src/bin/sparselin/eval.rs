@@ -24,6 +24,11 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
     let data = read_examples(&args.data, None)?;
+    anyhow::ensure!(
+        data.n_rows() > 0,
+        "{}: no rows to evaluate (every metric would be 0 or undefined)",
+        args.data.display()
+    );
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let evaluation = evaluate(
         model.loss,
