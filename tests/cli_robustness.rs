@@ -171,3 +171,32 @@ fn traces_that_cannot_be_drawn_are_errors_not_hangs() {
     let with_inf = trace("inf.csv", "1,1,0.001,inf\n2,2,0.002,0.4\n3,3,0.003,0.3\n");
     assert!(run(&["plot", "-o", svg, &with_inf]).status.success());
 }
+
+#[test]
+fn batch_settings_out_of_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_toy(dir.path());
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let lbfgs = [
+        "train", &data, "-o", model, "--algo", "lbfgs", "--loss", "log",
+    ];
+    for (setting, message) in [
+        (
+            "--tol=-1",
+            "the tolerance must be a finite number ≥ 0, not -1",
+        ),
+        (
+            "--tol=NaN",
+            "the tolerance must be a finite number ≥ 0, not NaN",
+        ),
+        (
+            "--memory=0",
+            "the L-BFGS memory must hold at least one pair",
+        ),
+    ] {
+        let out = run(&[&lbfgs[..], &[setting]].concat());
+        assert_clean_failure(&out, message);
+        assert!(!Path::new(model).exists());
+    }
+}

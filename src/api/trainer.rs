@@ -12,8 +12,11 @@ use crate::model::{TrainingInfo, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
 
-/// A learner with its settings; [`Trainer::train`] runs it. Setters that do not apply to
-/// the chosen learner make `train` fail rather than be silently ignored.
+/// A learner with its settings; [`Trainer::train`] runs it. Setting something the chosen
+/// learner does not use makes `train` fail rather than be silently ignored; λ, the seed and
+/// the sampling order, which always have a value, are the exception: each learner that has
+/// them uses them, the others leave them aside (the attribute-efficient learners have no λ,
+/// the batch solvers draw no sample).
 ///
 /// ```
 /// use sparselin::api::{Learner, Loss, Trainer};

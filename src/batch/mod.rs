@@ -129,7 +129,7 @@ impl Options {
     fn start(&self, dim: usize) -> Vec<f64> {
         match &self.w0 {
             Some(w) => {
-                assert_eq!(w.len(), dim, "starting point has the wrong dimension");
+                debug_assert_eq!(w.len(), dim, "checked by `solve`");
                 w.clone()
             }
             None => vec![0.0; dim],
@@ -258,6 +258,30 @@ pub enum SolveError {
     /// No rank has a row: J would be 0/0.
     #[error("the training data has no rows")]
     NoRows,
+    /// A setting outside its range (the message says which).
+    #[error("{0}")]
+    BadOption(String),
+}
+
+/// An error unless every setting of `options` is in range for data of `dim` features.
+fn check(options: &Options, dim: usize) -> Result<(), SolveError> {
+    let bad = |message: String| Err(SolveError::BadOption(message));
+    if !(options.tol >= 0.0 && options.tol.is_finite()) {
+        return bad(format!(
+            "the tolerance must be a finite number ≥ 0, not {}",
+            options.tol
+        ));
+    }
+    if options.memory == 0 {
+        return bad("the L-BFGS memory must hold at least one pair".into());
+    }
+    match &options.w0 {
+        Some(w) if w.len() != dim => bad(format!(
+            "the starting point has {} weights for {dim} features",
+            w.len()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Run `algorithm` on `objective`; `progress` sees every iteration.
@@ -274,6 +298,7 @@ pub fn solve<E: Examples>(
     if objective.total_rows() == 0 {
         return Err(SolveError::NoRows);
     }
+    check(options, objective.dim())?;
     let mut tracker = Tracker::new(progress);
     match algorithm {
         Algorithm::Lbfgs if loss.is_smooth() => Ok(lbfgs::solve(
