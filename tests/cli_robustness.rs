@@ -200,3 +200,25 @@ fn batch_settings_out_of_range_are_refused() {
         assert!(!Path::new(model).exists());
     }
 }
+
+#[test]
+fn zero_based_text_is_read_by_train_predict_and_eval_as_the_hint_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("zero.svm");
+    fs::write(&text, "1 0:1 1:1\n-1 0:-1 1:0.5\n").unwrap();
+    let text = text.to_str().unwrap();
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let out = run(&["train", text, "-o", model]);
+    assert_clean_failure(&out, "use --zero-based");
+    assert!(
+        run(&["train", text, "-o", model, "--zero-based"])
+            .status
+            .success()
+    );
+    for command in ["predict", "eval"] {
+        assert!(!run(&[command, model, text]).status.success());
+        let out = run(&[command, model, text, "--zero-based"]);
+        assert!(out.status.success(), "{command}: {out:?}");
+    }
+}

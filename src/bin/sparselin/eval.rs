@@ -6,7 +6,7 @@ use sparselin::data::Examples;
 use sparselin::metrics::{Evaluation, evaluate};
 use sparselin::model::Model;
 
-use crate::input::read_examples;
+use crate::input::{TextArgs, read_examples};
 
 /// Arguments of `sparselin eval`.
 #[derive(clap::Args)]
@@ -15,6 +15,8 @@ pub struct Args {
     model: PathBuf,
     /// Labeled data: a dataset directory or a LIBSVM file.
     data: PathBuf,
+    #[command(flatten)]
+    text: TextArgs,
     /// Print the metrics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -23,7 +25,7 @@ pub struct Args {
 /// Evaluate and print.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
-    let data = read_examples(&args.data, None)?;
+    let data = read_examples(&args.data, None, args.text)?;
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",

@@ -7,7 +7,7 @@ use sparselin::data::Examples;
 use sparselin::metrics;
 use sparselin::model::Model;
 
-use crate::input::read_examples;
+use crate::input::{TextArgs, read_examples};
 
 /// Arguments of `sparselin predict`.
 #[derive(clap::Args)]
@@ -16,6 +16,8 @@ pub struct Args {
     model: PathBuf,
     /// Data to predict: a dataset directory or a LIBSVM file (labels are read but not used).
     data: PathBuf,
+    #[command(flatten)]
+    text: TextArgs,
     /// Print raw scores w·x + b instead of labels (classification) or values (regression).
     #[arg(long)]
     scores: bool,
@@ -24,7 +26,7 @@ pub struct Args {
 /// Print one line per row.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
-    let data = read_examples(&args.data, None)?;
+    let data = read_examples(&args.data, None, args.text)?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let mut out = BufWriter::new(std::io::stdout().lock());
     for score in metrics::scores(&weights, model.bias, &data) {

@@ -20,7 +20,7 @@ use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
-use crate::input::read_examples;
+use crate::input::{TextArgs, read_examples};
 use crate::trace::{self, TraceRow};
 
 /// The training algorithms.
@@ -151,6 +151,8 @@ pub struct Args {
     /// Feature count (default: meta.json beside the data, else the largest index + 1).
     #[arg(long)]
     pub features: Option<usize>,
+    #[command(flatten)]
+    pub text: TextArgs,
     /// Where to write the model.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
@@ -246,9 +248,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     drop(Outputs::open(&args)?);
-    let data = read_examples(&args.data, args.features)?;
+    let data = read_examples(&args.data, args.features, args.text)?;
     let test = match &args.test {
-        Some(path) => Some(read_examples(path, Some(data.n_features()))?),
+        Some(path) => Some(read_examples(path, Some(data.n_features()), args.text)?),
         None => None,
     };
     let trainer = trainer(&args)?;
