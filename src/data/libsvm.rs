@@ -154,6 +154,24 @@ pub(super) fn beyond_declared(seen: usize, declared: usize, zero_based: bool) ->
     )
 }
 
+/// A token as an error message quotes it: invisible characters (a byte-order mark, NUL)
+/// escaped, and cut after [`QUOTED_CHARS`] characters, so that a 50 MB token on a line
+/// without spaces does not make a 50 MB message.
+fn quoted(token: &str) -> String {
+    let mut shown: String = token
+        .chars()
+        .take(QUOTED_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(QUOTED_CHARS).is_some() {
+        shown.push('…');
+    }
+    format!("'{shown}'")
+}
+
+/// Characters of a token an error message quotes.
+const QUOTED_CHARS: usize = 40;
+
 /// Parse one line into `entries` (sorted, merged, zeros dropped) and return its label, or
 /// `None` for a blank or comment-only line. Values are read as `V` (`f32` or `f64`).
 /// Errors carry the 1-based column and a message.
@@ -168,20 +186,26 @@ pub fn parse_line<V: TextValue>(
     let Some((column, label_text)) = tokens.next() else {
         return Ok(None);
     };
-    let label: f64 = parse_finite::<f64>(label_text)
-        .ok_or((column, format!("label '{label_text}' is not a number")))?;
+    let label: f64 = parse_finite::<f64>(label_text).ok_or((
+        column,
+        format!("label {} is not a number", quoted(label_text)),
+    ))?;
     for (column, token) in tokens {
         if token.starts_with("qid:") {
             continue;
         }
-        let (index_text, value_text) = token
-            .split_once(':')
-            .ok_or((column, format!("expected index:value, found '{token}'")))?;
+        let (index_text, value_text) = token.split_once(':').ok_or((
+            column,
+            format!("expected index:value, found {}", quoted(token)),
+        ))?;
         let raw: u64 = index_text.parse().map_err(|_| {
-            (
-                column,
-                format!("index '{index_text}' is not a non-negative integer"),
-            )
+            let digits = !index_text.is_empty() && index_text.bytes().all(|b| b.is_ascii_digit());
+            let message = if digits {
+                format!("index {} exceeds 2^32 − 1", quoted(index_text))
+            } else {
+                format!("index {} is not a non-negative integer", quoted(index_text))
+            };
+            (column, message)
         })?;
         let index = if zero_based {
             raw
@@ -195,7 +219,7 @@ pub fn parse_line<V: TextValue>(
             u32::try_from(index).map_err(|_| (column, format!("index {raw} exceeds 2^32 − 1")))?;
         let value = parse_finite::<V>(value_text).ok_or((
             column + index_text.len() + 1,
-            format!("value '{value_text}' is not a finite number"),
+            format!("value {} is not a finite number", quoted(value_text)),
         ))?;
         entries.push((index, value));
     }
@@ -262,5 +286,28 @@ mod tests {
         );
         let err = read("1 0:2\n".as_bytes(), "f.svm", ParseOptions::default()).unwrap_err();
         assert!(err.to_string().starts_with("f.svm:1:3: index 0"), "{err}");
+    }
+
+    #[test]
+    fn errors_quote_tokens_short_and_visible() {
+        let message = |text: String| {
+            read(text.as_bytes(), "f.svm", ParseOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let long = format!("1 {}", "7".repeat(100_000));
+        let shown = format!("'{}…'", "7".repeat(40));
+        assert_eq!(
+            message(long),
+            format!("f.svm:1:3: expected index:value, found {shown}")
+        );
+        assert_eq!(
+            message("\u{feff}1 1:2\n".into()),
+            "f.svm:1:1: label '\\u{feff}1' is not a number"
+        );
+        assert_eq!(
+            message("1 99999999999999999999:1\n".into()),
+            "f.svm:1:3: index '99999999999999999999' exceeds 2^32 − 1"
+        );
     }
 }
