@@ -73,6 +73,17 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // The same for `export -`, whose write error is a data error naming `-`.
+    let dataset = dir.path().join("ds");
+    let dataset = dataset.to_str().unwrap();
+    assert!(run(&["convert", "-q", &data, dataset]).status.success());
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = sparselin(&["export", dataset, "-"])
+        .stdout(Stdio::from(writer))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
 }
 
 #[test]

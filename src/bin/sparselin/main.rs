@@ -35,6 +35,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use sparselin::data::DataError;
 
 /// Linear learning on large sparse data.
 #[derive(Parser)]
@@ -86,11 +87,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether the error, or one of its causes, is writing into a pipe whose reader has gone
+/// (a data error carries its I/O error as part of its message, not as a cause).
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    let broken = |e: &io::Error| e.kind() == io::ErrorKind::BrokenPipe;
     error.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        cause.downcast_ref::<io::Error>().is_some_and(broken)
+            || matches!(
+                cause.downcast_ref::<DataError>(),
+                Some(DataError::Io { reason, .. }) if broken(reason)
+            )
     })
 }
 

@@ -255,7 +255,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let trainer = trainer(&args)?;
     let mut progress = Progress::new(&args, &data, test.as_ref());
-    let training = trainer.train_monitored(&data, &mut progress)?;
+    let training = trainer
+        .train_monitored(&data, &mut progress)
+        .with_context(|| format!("training on {}", args.data.display()))?;
     progress.bar.finish_and_clear();
     Outputs::write(&args, &training.model, Some(&progress.trace))?;
     report(&args, &data, test.as_ref(), &training)
