@@ -14,6 +14,7 @@ use super::line_search::{self, C1, C2, kink_slopes, on_kink};
 use super::objective::{Objective, TransposeCache, fixed_sum};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
+use crate::memory::AllocError;
 
 /// The supremum of ⟨s, d⟩ over ∂J(w) and the loss derivatives c_i of the subgradient attaining
 /// it (s = λw + (1/m)Xᵀc): on a kink, the side whose slope times (Xd)_i is larger (β_i = 1 where
@@ -126,9 +127,9 @@ pub fn solve<E: Examples>(
     objective: &Objective<'_, E>,
     options: &Options,
     tracker: &mut Tracker<'_>,
-) -> Solution {
+) -> Result<Solution, AllocError> {
     let lambda = objective.lambda();
-    let mut w = options.start(objective.dim());
+    let mut w = options.start(objective.dim())?;
     let mut pred = objective.product(&w);
     let mut value = objective.value(&w, &pred);
     // ḡ₁ of the first iteration: the subgradient with β = 0 on every kink (the loss's choice).
@@ -216,7 +217,7 @@ pub fn solve<E: Examples>(
             dense::scale(step.eta, s);
             y.copy_from_slice(&s_prime);
             dense::axpby(-1.0, &gbar, 1.0, y);
-        });
+        })?;
         iteration += 1;
         let previous = value;
         value = objective.value(&w, &pred);
@@ -227,10 +228,10 @@ pub fn solve<E: Examples>(
             break Stop::Stalled;
         }
     };
-    Solution {
+    Ok(Solution {
         objective: value,
         w,
         iterations: iteration,
         stop,
-    }
+    })
 }

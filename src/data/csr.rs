@@ -7,6 +7,9 @@ use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
 /// 2 and 4 KiB alike, 1 KiB short of them (PERF.md `## Online learners`, session 17).
 pub const STREAM_AHEAD_BYTES: usize = 2048;
 
+/// The most features a dataset or matrix can have: indices are `u32`, so 2^32.
+pub const MAX_FEATURES: u64 = 1 << 32;
+
 /// One labeled example: strictly increasing column indices and their values.
 ///
 /// The indices carry a proven bound (see [`BoundedIndices`]): rows of a [`CsrMatrix`] or a
@@ -309,7 +312,7 @@ fn validate(
             });
         }
     }
-    if n_features as u64 > 1 << 32 {
+    if n_features as u64 > MAX_FEATURES {
         return Err(CsrError::TooManyFeatures { n_features });
     }
     if let Some(row) = labels.iter().position(|y| !y.is_finite()) {
@@ -352,7 +355,10 @@ fn validate(
     }
     let first_not_finite = match values {
         ValueVec::Ones => None,
-        ValueVec::F32(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, f64::from(v[k]))),
+        ValueVec::F32(v) => v
+            .iter()
+            .position(|x| !x.is_finite())
+            .map(|k| (k, f64::from(v[k]))),
         ValueVec::F64(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, v[k])),
     };
     if let Some((k, value)) = first_not_finite {
@@ -448,7 +454,10 @@ mod tests {
         assert!(matches!(&e, CsrError::NotFinite { row: 1, .. }), "{e}");
         assert!(e.to_string().contains("the label is NaN"), "{e}");
         let e = matrix(vec![1.0, -1.0], ValueVec::F64(vec![1.0, f64::INFINITY]), 4).unwrap_err();
-        assert_eq!(e.to_string(), "row 1: the value of index 3 is inf, not a finite number");
+        assert_eq!(
+            e.to_string(),
+            "row 1: the value of index 3 is inf, not a finite number"
+        );
         let e = matrix(vec![1.0, -1.0], ValueVec::F32(vec![f32::NAN, 1.0]), 4).unwrap_err();
         assert!(matches!(e, CsrError::NotFinite { row: 1, .. }), "{e}");
         assert!(matrix(vec![1.0, -1.0], ValueVec::Ones, 1 << 32).is_ok());

