@@ -33,6 +33,15 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Copies the flat dataset directory `from` to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
 /// 60 rows of LIBSVM text over 40 features with varied values.
 fn small_text() -> String {
     (0..60)
@@ -108,4 +117,65 @@ fn train_refuses_feature_counts_beyond_32_bit_indices() {
         );
     }
     assert_eq!(names(dir.path()), ["ds", "small.svm"]);
+}
+
+#[test]
+fn verify_checks_the_per_column_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let (text, good) = (p("small.svm"), p("good"));
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "16",
+        text.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let verify = |d: &Path| sparselin(&["verify", d.to_str().unwrap()]);
+    assert!(verify(&good).status.success());
+    let means = "column_means.f64";
+    let frequencies = "column_frequencies.u64";
+
+    let corrupt = p("corrupt");
+    copy_dir(&good, &corrupt);
+    let mut bytes = std::fs::read(corrupt.join(means)).unwrap();
+    bytes[100] ^= 0x11;
+    std::fs::write(corrupt.join(means), bytes).unwrap();
+    assert_refused(
+        &verify(&corrupt),
+        &["corrupt/column_means.f64", "checksum mismatch"],
+    );
+
+    let truncated = p("truncated");
+    copy_dir(&good, &truncated);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(truncated.join(frequencies))
+        .unwrap();
+    file.set_len(100).unwrap();
+    assert_refused(
+        &verify(&truncated),
+        &["truncated/column_frequencies.u64", "100 bytes"],
+    );
+
+    let missing = p("missing");
+    copy_dir(&good, &missing);
+    std::fs::remove_file(missing.join(means)).unwrap();
+    assert_refused(&verify(&missing), &["missing/column_means.f64"]);
+
+    // A wrong checksum in the manifest, the file itself intact.
+    let listed = p("listed");
+    copy_dir(&good, &listed);
+    let manifest = std::fs::read_to_string(listed.join("manifest.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let crc = json["column_frequencies"]["crc32"].as_u64().unwrap();
+    json["column_frequencies"]["crc32"] = (crc ^ 1).into();
+    std::fs::write(listed.join("manifest.json"), json.to_string()).unwrap();
+    assert_refused(
+        &verify(&listed),
+        &["listed/column_frequencies.u64", "checksum mismatch"],
+    );
 }

@@ -210,10 +210,26 @@ impl Dataset {
     }
 
     /// The full integrity pass: every section checksum and every row invariant of every
-    /// shard (in parallel over shards). Reports the first failing shard in row order.
+    /// shard (in parallel over shards; the first failing shard in row order is reported),
+    /// then the per-column arrays the manifest lists ([`Dataset::verify_column_arrays`]).
     pub fn verify(&self) -> Result<(), DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
-        results.into_iter().collect()
+        results.into_iter().collect::<Result<(), _>>()?;
+        self.verify_column_arrays()
+    }
+
+    /// Read every per-column array the manifest lists (column frequencies and means; the
+    /// permutation was checked on open) as `info` reads them, checking each file's length,
+    /// CRC-32 and entry count: they are not covered by the shard checksums.
+    fn verify_column_arrays(&self) -> Result<(), DataError> {
+        let (m, columns) = (&self.manifest, self.manifest.columns as usize);
+        if let Some(frequencies) = &m.column_frequencies {
+            frequencies.load(&self.dir, columns)?;
+        }
+        if let Some(means) = &m.column_means {
+            means.load(&self.dir, columns)?;
+        }
+        Ok(())
     }
 
     /// Check the row invariants of every shard (in parallel, once; this also proves each
