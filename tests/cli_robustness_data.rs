@@ -179,3 +179,23 @@ fn verify_checks_the_per_column_files() {
         &["listed/column_frequencies.u64", "checksum mismatch"],
     );
 }
+
+#[test]
+fn demo_runs_on_the_smallest_training_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("demo");
+    let work = work.to_str().unwrap();
+    // One training row reaches few of the corpus's columns; the test set has them all.
+    let out = sparselin(&["demo", "--dir", work, "--train-rows", "1", "--epochs", "1"]);
+    assert!(out.status.success(), "{out:?}");
+    let other = dir.path().join("other");
+    let refused = sparselin(&[
+        "demo",
+        "--dir",
+        other.to_str().unwrap(),
+        "--train-rows",
+        "0",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(!other.exists());
+}
