@@ -181,6 +181,63 @@ fn verify_checks_the_per_column_files() {
 }
 
 #[test]
+fn gen_and_convert_refuse_out_of_range_settings_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let flip = "--noise is a label flip probability";
+    let std_dev = "--noise is the noise standard deviation";
+    let shards = "--rows-per-shard must be at least 1";
+    let refused: [(&[&str], [&str; 2]); 5] = [
+        (
+            &["--task", "regression", "--noise", "nan"],
+            [std_dev, "not NaN"],
+        ),
+        (
+            &["--task", "regression", "--noise", "inf"],
+            [std_dev, "not inf"],
+        ),
+        (&["--noise", "2"], [flip, "between 0 and 1, not 2"]),
+        (&["--noise=-1"], [flip, "between 0 and 1, not -1"]),
+        (&["--rows-per-shard", "0"], [shards, shards]),
+    ];
+    let out_dir = p("gx");
+    for (settings, message) in refused {
+        let mut args = vec!["gen", "-q", "--train-rows", "50", "--test-rows", "5"];
+        args.extend(settings);
+        args.push(&out_dir);
+        assert_refused(&sparselin(&args), &message);
+        assert!(!dir.path().join("gx").exists(), "{settings:?}");
+    }
+    let noisy = [
+        "gen",
+        "-q",
+        "--task",
+        "regression",
+        "--noise",
+        "2",
+        "--train-rows",
+        "50",
+    ];
+    let out = sparselin(&[&noisy[..], &["--test-rows", "5", &p("gx")]].concat());
+    assert!(
+        out.status.success(),
+        "a regression noise of 2 is a std-dev: {out:?}"
+    );
+
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "0",
+        &p("small.svm"),
+        &p("c"),
+    ]);
+    assert_refused(&out, &[shards]);
+    assert_eq!(names(dir.path()), ["gx", "small.svm"]);
+}
+
+#[test]
 fn demo_runs_on_the_smallest_training_set() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("demo");
