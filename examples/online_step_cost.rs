@@ -52,14 +52,16 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
         average_start: 1,
     };
     let (n, loss) = (data.n_features(), Loss::Hinge);
-    match algorithm {
-        Algorithm::Sgd => Box::new(Sgd::new(n, loss, schedule, true)),
-        Algorithm::Asgd => Box::new(Asgd::new(n, loss, schedule, true)),
-        Algorithm::Casgd => Box::new(Casgd::new(data, loss, schedule, true)),
-        Algorithm::NaiveSgd => Box::new(Naive::new(data, NaiveKind::Sgd, loss, schedule, true)),
-        Algorithm::NaiveAsgd => Box::new(Naive::new(data, NaiveKind::Asgd, loss, schedule, true)),
-        Algorithm::NaiveCasgd => Box::new(Naive::new(data, NaiveKind::Casgd, loss, schedule, true)),
-    }
+    let naive = |kind| Naive::new(data, kind, loss, schedule, true).map(|l| Box::new(l) as _);
+    let learner: Result<Box<dyn Learner>, _> = match algorithm {
+        Algorithm::Sgd => Sgd::new(n, loss, schedule, true).map(|l| Box::new(l) as _),
+        Algorithm::Asgd => Asgd::new(n, loss, schedule, true).map(|l| Box::new(l) as _),
+        Algorithm::Casgd => Casgd::new(data, loss, schedule, true).map(|l| Box::new(l) as _),
+        Algorithm::NaiveSgd => naive(NaiveKind::Sgd),
+        Algorithm::NaiveAsgd => naive(NaiveKind::Asgd),
+        Algorithm::NaiveCasgd => naive(NaiveKind::Casgd),
+    };
+    learner.expect("the learner's state fits in memory")
 }
 
 /// (median seconds per step over `repeats` runs of `steps` uniformly sampled steps after

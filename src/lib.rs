@@ -13,6 +13,7 @@
 //! * [`model`] — trained models: prediction and the model file.
 //! * [`metrics`] — objective, error rate, AUC, log loss, RMSE.
 //! * [`output`] — output files written whole or not at all.
+//! * [`memory`] — allocations sized by the feature count, failing with an error, not an abort.
 //!
 //! The numeric kernels live in the `sparselin-kernels` crate, re-exported as [`kernels`].
 
@@ -26,6 +27,7 @@ pub mod dist;
 pub mod ffi;
 pub mod lao;
 pub mod loss;
+pub mod memory;
 pub mod metrics;
 pub mod model;
 pub mod online;

@@ -71,7 +71,8 @@ fn subbfgs_solves_the_toy_problem_exactly_in_two_iterations() {
         };
         let mut trace = Vec::new();
         let mut record = |p: &batch::Progress| trace.push(p.objective);
-        let solution = sublbfgs::solve(&objective, &options, &mut Tracker::new(&mut record));
+        let solution =
+            sublbfgs::solve(&objective, &options, &mut Tracker::new(&mut record)).unwrap();
         // The solver's J (from its snapped prediction cache) is exactly 0 after 2 iterations.
         assert_eq!(trace.len(), 3, "start {start:?}: {trace:?}");
         assert_eq!(trace[2], 0.0, "start {start:?}: {trace:?}");
@@ -101,7 +102,8 @@ fn plain_bfgs_does_not_solve_the_toy_problem_in_two_iterations() {
             &options,
             lbfgs::Wolfe::Weak,
             &mut Tracker::new(&mut record),
-        );
+        )
+        .unwrap();
         assert_eq!(
             solution.iterations, 2,
             "start {start:?}: {:?}",
@@ -121,7 +123,8 @@ fn plain_bfgs_does_not_solve_the_toy_problem_in_two_iterations() {
             &with_more,
             lbfgs::Wolfe::Weak,
             &mut Tracker::new(&mut |_| {}),
-        );
+        )
+        .unwrap();
         assert!(later.objective > 0.0 && later.objective < solution.objective);
     }
 }

@@ -127,17 +127,33 @@ fn every_golden_case_is_reproduced() {
         // SGD's cases also hold the average of its iterates: ASGD's averaged output.
         let (last, averaged) = match case.algo.as_str() {
             "sgd" => {
-                let sgd = run(Sgd::new(n, loss, schedule, true), &data, loss, &case.pi);
-                let asgd = run(Asgd::new(n, loss, schedule, true), &data, loss, &case.pi);
+                let sgd = run(
+                    Sgd::new(n, loss, schedule, true).unwrap(),
+                    &data,
+                    loss,
+                    &case.pi,
+                );
+                let asgd = run(
+                    Asgd::new(n, loss, schedule, true).unwrap(),
+                    &data,
+                    loss,
+                    &case.pi,
+                );
                 assert_eq!(sgd.snapshot(t).last, asgd.snapshot(t).last, "{}", case.name);
                 (sgd.snapshot(t).last, asgd.snapshot(t).averaged.unwrap())
             }
             "asgd" => {
-                let s = run(Asgd::new(n, loss, schedule, true), &data, loss, &case.pi).snapshot(t);
+                let s = run(
+                    Asgd::new(n, loss, schedule, true).unwrap(),
+                    &data,
+                    loss,
+                    &case.pi,
+                )
+                .snapshot(t);
                 (s.last, s.averaged.unwrap())
             }
             "casgd" => {
-                let learner = Casgd::new(&data, loss, schedule, true);
+                let learner = Casgd::new(&data, loss, schedule, true).unwrap();
                 let s = run(learner, &data, loss, &case.pi).snapshot(t);
                 (s.last, s.averaged.unwrap())
             }

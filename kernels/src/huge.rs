@@ -78,20 +78,30 @@ enum Backing<T> {
 impl<T: Zeroed> HugeArray<T> {
     /// `len` zeros.
     ///
-    /// Panics if the memory cannot be mapped (as `Vec` aborts when it cannot allocate).
+    /// Panics if the memory cannot be mapped (as `Vec` aborts when it cannot allocate); use
+    /// [`HugeArray::try_zeroed`] where the input chooses `len`.
     pub fn zeroed(len: usize) -> HugeArray<T> {
-        let bytes = len
-            .checked_mul(size_of::<T>())
-            .expect("array length overflows usize");
+        HugeArray::try_zeroed(len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `len` zeros, or an error when they cannot be allocated (the byte count overflows
+    /// `usize` or the system refuses the map): for lengths the input chooses, such as a
+    /// feature count, which must fail cleanly rather than abort.
+    pub fn try_zeroed(len: usize) -> Result<HugeArray<T>, AllocError> {
+        let Some(bytes) = len.checked_mul(size_of::<T>()) else {
+            return Err(AllocError { bytes: None });
+        };
         let backing = if bytes < HUGE_PAGE {
             Backing::Heap((0..len).map(|_| T::zero()).collect())
         } else {
-            let map = MmapMut::map_anon(bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE)
-                .unwrap_or_else(|e| panic!("cannot map {bytes} bytes of memory: {e}"));
+            let rounded = bytes
+                .checked_next_multiple_of(HUGE_PAGE)
+                .ok_or(AllocError { bytes: None })?;
+            let map = MmapMut::map_anon(rounded).map_err(|_| AllocError { bytes: Some(bytes) })?;
             ask_for_huge_pages(&map);
             Backing::Map(map, len, PhantomData)
         };
-        HugeArray { backing }
+        Ok(HugeArray { backing })
     }
 
     /// An array holding the values `values` yields, in order.
@@ -113,6 +123,25 @@ impl<T: Zeroed + Copy> HugeArray<T> {
         HugeArray::from_exact(values.iter().copied())
     }
 }
+
+/// Why [`HugeArray::try_zeroed`] failed: the array's size in bytes could not be mapped, or
+/// (`bytes: None`) does not fit in `usize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocError {
+    /// The bytes asked for, when they fit in `usize`.
+    pub bytes: Option<usize>,
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.bytes {
+            Some(bytes) => write!(f, "cannot map {bytes} bytes of memory"),
+            None => write!(f, "array size overflows the address space"),
+        }
+    }
+}
+
+impl std::error::Error for AllocError {}
 
 /// Asks the kernel to back `map` with 2 MiB pages; only a hint, whose failure changes nothing
 /// but speed.
@@ -219,6 +248,20 @@ mod tests {
             s.spawn(|| shared[7].store(3, Relaxed));
         });
         assert_eq!(shared[7].load(Relaxed), 3);
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors_not_panics() {
+        // 2^46 pairs are 2^50 bytes (1 PiB): beyond any machine and any 47-bit address space.
+        let e = HugeArray::<[f64; 2]>::try_zeroed(1 << 46).unwrap_err();
+        assert_eq!(e.bytes, Some(1 << 50));
+        assert_eq!(
+            HugeArray::<f64>::try_zeroed(usize::MAX / 4)
+                .unwrap_err()
+                .bytes,
+            None
+        );
+        assert_eq!(HugeArray::<f64>::try_zeroed(7).unwrap().len(), 7);
     }
 
     #[cfg(target_os = "linux")]

@@ -11,6 +11,7 @@ use super::line_search::{self, Step};
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
+use crate::memory::AllocError;
 
 /// The L-BFGS inverse-Hessian estimate B.
 ///
@@ -65,17 +66,18 @@ impl Memory {
     /// Store the pair (s, y) that `fill` writes into the two vectors it is given (their
     /// contents on entry are unspecified: `fill` must set every entry) if ⟨s, y⟩ > 0
     /// (otherwise B would lose positive definiteness); returns whether it was stored. The
-    /// oldest pair is dropped beyond the capacity.
-    pub fn push(&mut self, fill: impl FnOnce(&mut [f64], &mut [f64])) -> bool {
+    /// oldest pair is dropped beyond the capacity. An error if a new chunk of slots cannot
+    /// be allocated.
+    pub fn push(&mut self, fill: impl FnOnce(&mut [f64], &mut [f64])) -> Result<bool, AllocError> {
         if self.free.is_empty() {
-            self.take_slot();
+            self.take_slot()?;
         }
         let slot = *self.free.last().expect("a slot was just freed or taken");
         let (s, y) = self.slot_mut(slot);
         fill(s, y);
         let sy = dense::dot(s, y);
         if !(sy > 0.0 && sy.is_finite()) {
-            return false;
+            return Ok(false);
         }
         self.free.pop();
         self.pairs.push_back((slot, 1.0 / sy));
@@ -86,18 +88,28 @@ impl Memory {
                 .expect("more pairs than the capacity");
             self.free.push(oldest);
         }
-        true
+        Ok(true)
     }
 
     /// Adds a slot to the free ones, with a new chunk when the last is full. Called only with
-    /// no free slot, so at most `capacity + 1` slots are ever taken.
-    fn take_slot(&mut self) {
+    /// no free slot, so at most `capacity + 1` slots are ever taken. The chunk is allocated
+    /// fallibly: its size, 2n entries a slot, comes from the data.
+    fn take_slot(&mut self) -> Result<(), AllocError> {
         let slot = self.taken();
         if (slot + 1).is_power_of_two() {
             let slots = (slot + 1).min(self.capacity + 1 - slot);
-            self.chunks.push(HugeArray::zeroed(2 * self.dim * slots));
+            let len = 2 * self.dim as u128 * slots as u128;
+            let chunk = usize::try_from(len)
+                .ok()
+                .and_then(|len| HugeArray::try_zeroed(len).ok());
+            self.chunks.push(chunk.ok_or(AllocError {
+                what: "L-BFGS memory pairs",
+                count: self.dim,
+                bytes: len * size_of::<f64>() as u128,
+            })?);
         }
         self.free.push(slot);
+        Ok(())
     }
 
     /// Slots taken so far: each holds a stored pair or is free.
@@ -195,8 +207,8 @@ pub fn solve<E: Examples>(
     options: &Options,
     wolfe: Wolfe,
     tracker: &mut Tracker<'_>,
-) -> Solution {
-    let mut w = options.start(objective.dim());
+) -> Result<Solution, AllocError> {
+    let mut w = options.start(objective.dim())?;
     let mut p = objective.product(&w);
     let mut value = objective.value(&w, &p);
     let mut gradient = objective.gradient(&w, &p);
@@ -232,7 +244,7 @@ pub fn solve<E: Examples>(
             dense::scale(eta, s);
             y.copy_from_slice(&new_gradient);
             dense::axpby(-1.0, &gradient, 1.0, y);
-        });
+        })?;
         iteration += 1;
         let previous = value;
         (value, gradient) = (new_value, new_gradient);
@@ -242,12 +254,12 @@ pub fn solve<E: Examples>(
             break Stop::Stalled;
         }
     };
-    Solution {
+    Ok(Solution {
         objective: value,
         w,
         iterations: iteration,
         stop,
-    }
+    })
 }
 
 /// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
@@ -299,6 +311,18 @@ mod tests {
         }
     }
 
+    /// A pair slot that cannot be allocated (2n entries for n = 2^46) is an error, and so is
+    /// a start point of that size.
+    #[test]
+    fn slots_too_large_for_memory_are_errors() {
+        let mut memory = Memory::new(1 << 46, 3, None);
+        let e = memory.push(|_, _| unreachable!()).unwrap_err();
+        assert_eq!((e.count, e.bytes), (1 << 46, 1 << 50));
+        assert!(memory.is_empty());
+        let e = Options::default().start(1 << 48).unwrap_err();
+        assert_eq!((e.what, e.bytes), ("weights", 1 << 51));
+    }
+
     #[test]
     fn a_full_memory_keeps_the_newest_pairs_and_a_refused_pair_drops_none() {
         let pairs: Vec<(Vec<f64>, Vec<f64>)> = (0..9)
@@ -318,18 +342,22 @@ mod tests {
         for capacity in [1, 2, 3, 5, 8] {
             let mut cycled = Memory::new(4, capacity, None);
             for (s, y) in &pairs {
-                assert!(cycled.push(pair(s, y)));
+                assert!(cycled.push(pair(s, y)).unwrap());
                 // Refused (⟨s, −s⟩ < 0), full or not: every stored pair must survive it.
-                assert!(!cycled.push(|slot_s, slot_y| {
-                    slot_s.copy_from_slice(s);
-                    slot_y.iter_mut().zip(s).for_each(|(y, s)| *y = -s);
-                }));
+                assert!(
+                    !cycled
+                        .push(|slot_s, slot_y| {
+                            slot_s.copy_from_slice(s);
+                            slot_y.iter_mut().zip(s).for_each(|(y, s)| *y = -s);
+                        })
+                        .unwrap()
+                );
             }
             assert_eq!(cycled.len(), capacity);
             assert!(cycled.taken() <= capacity + 1);
             let mut fresh = Memory::new(4, capacity, None);
             for (s, y) in &pairs[pairs.len() - capacity..] {
-                assert!(fresh.push(pair(s, y)));
+                assert!(fresh.push(pair(s, y)).unwrap());
             }
             assert_eq!(bits(&cycled), bits(&fresh), "capacity {capacity}");
             cycled.clear();
@@ -349,7 +377,7 @@ mod tests {
         let mut memory = Memory::new(3, 5, Some(1.0));
         let mut b = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         for (s, y) in &pairs {
-            assert!(memory.push(pair(s, y)));
+            assert!(memory.push(pair(s, y)).unwrap());
             let rho = 1.0 / dense::dot(s, y);
             let mut left = [[0.0; 3]; 3];
             for i in 0..3 {
@@ -377,6 +405,10 @@ mod tests {
             let want: f64 = (0..3).map(|j| b[i][j] * v[j]).sum();
             assert!((got[i] - want).abs() < 1e-13, "{got:?}");
         }
-        assert!(!memory.push(pair(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0])));
+        assert!(
+            !memory
+                .push(pair(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0]))
+                .unwrap()
+        );
     }
 }

@@ -36,6 +36,7 @@ use serde::Serialize;
 pub use objective::Objective;
 
 use crate::data::Examples;
+use crate::memory::{self, AllocError};
 
 /// The batch algorithms `sparselin train --algo` offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -126,13 +127,14 @@ impl Default for Options {
 }
 
 impl Options {
-    fn start(&self, dim: usize) -> Vec<f64> {
+    /// The starting point: `w0`, or zeros (allocated fallibly: `dim` comes from the data).
+    fn start(&self, dim: usize) -> Result<Vec<f64>, AllocError> {
         match &self.w0 {
             Some(w) => {
                 debug_assert_eq!(w.len(), dim, "checked by `solve`");
-                w.clone()
+                Ok(w.clone())
             }
-            None => vec![0.0; dim],
+            None => memory::filled("weights", dim, 0.0),
         }
     }
 
@@ -261,6 +263,9 @@ pub enum SolveError {
     /// A setting outside its range (the message says which).
     #[error("{0}")]
     BadOption(String),
+    /// The solver's per-feature vectors do not fit in this machine's memory.
+    #[error(transparent)]
+    Memory(#[from] AllocError),
 }
 
 /// An error unless every setting of `options` is in range for data of `dim` features.
@@ -306,26 +311,26 @@ pub fn solve<E: Examples>(
             options,
             lbfgs::Wolfe::Strong,
             &mut tracker,
-        )),
+        )?),
         Algorithm::Lbfgs => Err(SolveError::WrongLoss {
             algorithm,
             needs: "a smooth",
             loss,
         }),
         Algorithm::SubLbfgs if line_search::kink_slopes(loss, 1.0).is_some() => {
-            Ok(sublbfgs::solve(objective, options, &mut tracker))
+            Ok(sublbfgs::solve(objective, options, &mut tracker)?)
         }
         Algorithm::SubLbfgs => Err(SolveError::WrongLoss {
             algorithm,
             needs: "hinge or absolute",
             loss,
         }),
-        Algorithm::SubGd => Ok(subgd::solve(objective, options, &mut tracker)),
+        Algorithm::SubGd => Ok(subgd::solve(objective, options, &mut tracker)?),
         Algorithm::Bfgs => Ok(lbfgs::solve(
             objective,
             options,
             lbfgs::Wolfe::Weak,
             &mut tracker,
-        )),
+        )?),
     }
 }

@@ -7,15 +7,16 @@ use sparselin_kernels::dense;
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Tracker};
 use crate::data::Examples;
+use crate::memory::AllocError;
 
 /// Run `options.max_iter` subgradient steps (or until the certificate gap ≤ tol·J).
 pub fn solve<E: Examples>(
     objective: &Objective<'_, E>,
     options: &Options,
     tracker: &mut Tracker<'_>,
-) -> Solution {
+) -> Result<Solution, AllocError> {
     let lambda = objective.lambda();
-    let mut w = options.start(objective.dim());
+    let mut w = options.start(objective.dim())?;
     let mut best = (f64::INFINITY, w.clone(), f64::INFINITY);
     let mut iteration = 0;
     let stop = loop {
@@ -34,10 +35,10 @@ pub fn solve<E: Examples>(
         iteration += 1;
         dense::axpby(-1.0 / (lambda * iteration as f64), &g, 1.0, &mut w);
     };
-    Solution {
+    Ok(Solution {
         objective: best.0,
         w: best.1,
         iterations: iteration,
         stop,
-    }
+    })
 }

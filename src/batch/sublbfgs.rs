@@ -14,6 +14,7 @@ use super::line_search::{self, C1, C2, kink_slopes, on_kink};
 use super::objective::{Objective, TransposeCache, fixed_sum};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
+use crate::memory::AllocError;
 
 /// The supremum of ⟨s, d⟩ over ∂J(w) and the loss derivatives c_i of the subgradient attaining
 /// it (s = λw + (1/m)Xᵀc): on a kink, the side whose slope times (Xd)_i is larger (β_i = 1 where
@@ -132,9 +133,9 @@ pub fn solve<E: Examples>(
     objective: &Objective<'_, E>,
     options: &Options,
     tracker: &mut Tracker<'_>,
-) -> Solution {
+) -> Result<Solution, AllocError> {
     let lambda = objective.lambda();
-    let mut w = options.start(objective.dim());
+    let mut w = options.start(objective.dim())?;
     let mut pred = objective.product(&w);
     let mut value = objective.value(&w, &pred);
     // ḡ₁ of the first iteration: the subgradient with β = 0 on every kink (the loss's choice).
@@ -223,7 +224,7 @@ pub fn solve<E: Examples>(
             dense::scale(step.eta, s);
             y.copy_from_slice(&s_prime);
             dense::axpby(-1.0, &gbar, 1.0, y);
-        });
+        })?;
         iteration += 1;
         let previous = value;
         value = objective.value(&w, &pred);
@@ -244,10 +245,10 @@ pub fn solve<E: Examples>(
     // where J is tiny that rounding is a visible fraction of it).
     let value = objective.value(&w, &objective.product(&w));
     tracker.passes += 1.0;
-    Solution {
+    Ok(Solution {
         objective: value,
         w,
         iterations: iteration,
         stop,
-    }
+    })
 }

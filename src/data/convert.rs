@@ -161,6 +161,13 @@ fn convert_typed<V: TextValue>(
         (_, ValueType::F32) => ValueKind::F32,
         (_, ValueType::F64) => ValueKind::F64,
     };
+    let declared = ParseOptions {
+        zero_based: options.zero_based,
+        value_type: options.value_type,
+        n_features: options.n_features,
+    };
+    // A declared count beyond 2^32 is refused before anything is written.
+    check_declared(input, 0, declared)?;
     let mut writer = DatasetWriter::create(output, kind)?;
     let mut buffer = ShardBuffer::<V> {
         labels: Vec::new(),
@@ -175,7 +182,10 @@ fn convert_typed<V: TextValue>(
         options.block_bytes,
         progress,
         |rows| {
+            // An index beyond the declared count stops the conversion here, before its
+            // column statistics are sized by it.
             columns = columns.max(rows.columns);
+            check_declared(input, columns, declared)?;
             all_ones &= rows.all_ones;
             buffer.append(rows);
             while buffer.labels.len() >= rows_per_shard {
@@ -188,11 +198,6 @@ fn convert_typed<V: TextValue>(
         let rows = buffer.labels.len();
         buffer.emit(rows, &mut writer, kind, columns)?;
     }
-    let declared = ParseOptions {
-        zero_based: options.zero_based,
-        value_type: options.value_type,
-        n_features: options.n_features,
-    };
     let columns = check_declared(input, columns, declared)?;
     let manifest = writer.finish(FinishOptions {
         columns: Some(columns),

@@ -7,6 +7,9 @@ use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
 /// 2 and 4 KiB alike, 1 KiB short of them (PERF.md `## Online learners`, session 17).
 pub const STREAM_AHEAD_BYTES: usize = 2048;
 
+/// The most features a dataset or matrix can have: indices are `u32`, so 2^32.
+pub const MAX_FEATURES: u64 = 1 << 32;
+
 /// One labeled example: strictly increasing column indices and their values.
 ///
 /// The indices carry a proven bound (see [`BoundedIndices`]): rows of a [`CsrMatrix`] or a
@@ -309,7 +312,7 @@ fn validate(
             });
         }
     }
-    if n_features as u64 > 1 << 32 {
+    if n_features as u64 > MAX_FEATURES {
         return Err(CsrError::TooManyFeatures { n_features });
     }
     if let Some(row) = labels.iter().position(|y| !y.is_finite()) {

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::columns::{ColumnArray, ColumnStatistics};
-use super::csr::{Examples, Row};
+use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
 
@@ -116,6 +116,15 @@ impl Dataset {
     /// Load the permutation, map the shards `manifest` lists and check their headers.
     fn from_manifest(dir: &Path, manifest: Manifest) -> Result<Dataset, DataError> {
         let manifest_path = dir.join(MANIFEST);
+        if manifest.columns > MAX_FEATURES {
+            return Err(DataError::invalid(
+                &manifest_path,
+                format!(
+                    "{} columns: indices are 32-bit, so at most 2^32",
+                    manifest.columns
+                ),
+            ));
+        }
         let columns = manifest.columns as usize;
         let permutation = match &manifest.feature_permutation {
             Some(array) => {
@@ -201,10 +210,26 @@ impl Dataset {
     }
 
     /// The full integrity pass: every section checksum and every row invariant of every
-    /// shard (in parallel over shards). Reports the first failing shard in row order.
+    /// shard (in parallel over shards; the first failing shard in row order is reported),
+    /// then the per-column arrays the manifest lists ([`Dataset::verify_column_arrays`]).
     pub fn verify(&self) -> Result<(), DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
-        results.into_iter().collect()
+        results.into_iter().collect::<Result<(), _>>()?;
+        self.verify_column_arrays()
+    }
+
+    /// Read every per-column array the manifest lists (column frequencies and means; the
+    /// permutation was checked on open) as `info` reads them, checking each file's length,
+    /// CRC-32 and entry count: they are not covered by the shard checksums.
+    fn verify_column_arrays(&self) -> Result<(), DataError> {
+        let (m, columns) = (&self.manifest, self.manifest.columns as usize);
+        if let Some(frequencies) = &m.column_frequencies {
+            frequencies.load(&self.dir, columns)?;
+        }
+        if let Some(means) = &m.column_means {
+            means.load(&self.dir, columns)?;
+        }
+        Ok(())
     }
 
     /// Check the row invariants of every shard (in parallel, once; this also proves each
@@ -351,8 +376,15 @@ impl DatasetExamples {
     }
 
     /// The same rows with a larger declared column count (e.g. a model's), which keeps every
-    /// index below it. Fewer columns than the dataset has is an error.
+    /// index below it. Fewer columns than the dataset has is an error, and so is more than
+    /// [`MAX_FEATURES`].
     pub fn with_n_features(mut self, n_features: usize) -> Result<Self, DataError> {
+        if n_features as u64 > MAX_FEATURES {
+            return Err(DataError::invalid(
+                &self.dataset.dir,
+                CsrError::TooManyFeatures { n_features }.to_string(),
+            ));
+        }
         if n_features < self.dataset.manifest.columns as usize {
             return Err(DataError::invalid(
                 &self.dataset.dir,

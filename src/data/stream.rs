@@ -16,7 +16,7 @@ use flate2::read::MultiGzDecoder;
 use rayon::prelude::*;
 
 use super::chunk::{ChunkRows, parse_chunk_into, split_at_newlines};
-use super::csr::CsrMatrix;
+use super::csr::{CsrError, CsrMatrix, MAX_FEATURES};
 use super::error::DataError;
 use super::libsvm::{LibsvmError, ParseOptions, ValueType, beyond_declared};
 use super::number::TextValue;
@@ -160,13 +160,17 @@ fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMa
 }
 
 /// The column count of text whose largest index needs `columns`: the declared count when
-/// given (an error if it is too small), else `columns`.
+/// given (an error if it is too small, or more than [`MAX_FEATURES`]), else `columns`.
 pub fn check_declared(
     input: &Path,
     columns: usize,
     options: ParseOptions,
 ) -> Result<usize, DataError> {
     match options.n_features {
+        Some(n) if n as u64 > MAX_FEATURES => Err(DataError::invalid(
+            input,
+            CsrError::TooManyFeatures { n_features: n }.to_string(),
+        )),
         Some(n) if n < columns => Err(DataError::invalid(
             input,
             beyond_declared(columns, n, options.zero_based),

@@ -14,6 +14,7 @@ use super::columns::{ColumnArray, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE
 use super::dataset::{FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, ShardEntry};
 use super::error::DataError;
 use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
+use crate::memory::{self, AllocError};
 
 /// What [`DatasetWriter::finish`] does before publishing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -121,18 +122,14 @@ impl DatasetWriter {
         self.rows += rows;
         self.nnz += nnz;
         self.max_columns = self.max_columns.max(parts.n_features);
-        self.accumulate_statistics(parts);
-        Ok(())
+        self.accumulate_statistics(parts)
     }
 
     /// Add a shard's entries to the per-column frequencies and sums (in shard order, so the
     /// result does not depend on threads).
-    fn accumulate_statistics(&mut self, parts: &ShardParts<'_>) {
+    fn accumulate_statistics(&mut self, parts: &ShardParts<'_>) -> Result<(), DataError> {
         let needed = parts.indices.iter().max().map_or(0, |&j| j as usize + 1);
-        if self.frequencies.len() < needed {
-            self.frequencies.resize(needed, 0);
-            self.sums.resize(needed, 0.0);
-        }
+        self.grow_statistics(needed)?;
         let (freq, sums) = (&mut self.frequencies, &mut self.sums);
         let mut add = |j: u32, v: f64| {
             freq[j as usize] += 1;
@@ -147,6 +144,35 @@ impl DatasetWriter {
                 .for_each(|(&j, &x)| add(j, f64::from(x))),
             Values::F64(v) => parts.indices.iter().zip(v).for_each(|(&j, &x)| add(j, x)),
         }
+        Ok(())
+    }
+
+    /// Extend the per-column frequencies and sums with zeros to at least `columns` entries.
+    /// Fallibly: the count comes from the data (up to 2^32 columns, 64 GB of statistics), and
+    /// a count the machine cannot hold must be an error, not an abort.
+    fn grow_statistics(&mut self, columns: usize) -> Result<(), DataError> {
+        let more = columns.saturating_sub(self.frequencies.len());
+        if more == 0 {
+            return Ok(());
+        }
+        let reserved =
+            self.frequencies.try_reserve(more).is_ok() && self.sums.try_reserve(more).is_ok();
+        if !reserved {
+            return Err(self.refused(AllocError::of::<(u64, f64)>("column statistics", columns)));
+        }
+        self.frequencies.resize(columns, 0);
+        self.sums.resize(columns, 0.0);
+        Ok(())
+    }
+
+    /// An empty vector with room for one `T` per column, or the error naming `what`.
+    fn per_column<T>(&self, what: &'static str, columns: usize) -> Result<Vec<T>, DataError> {
+        memory::reserved(what, columns).map_err(|e| self.refused(e))
+    }
+
+    /// The error for an allocation the machine refused, on the dataset being written.
+    fn refused(&self, error: AllocError) -> DataError {
+        DataError::invalid(&self.dir, error.to_string())
     }
 
     /// Apply `options`, write the manifest and rename the directory into place.
@@ -163,19 +189,18 @@ impl DatasetWriter {
         }
         let paths: Vec<PathBuf> = self.shards.iter().map(|s| self.tmp.join(&s.file)).collect();
         let stats = if options.column_statistics || options.renumber_by_frequency {
-            let (mut freq, mut sums) = (
+            self.grow_statistics(columns)?;
+            Some((
                 std::mem::take(&mut self.frequencies),
                 std::mem::take(&mut self.sums),
-            );
-            freq.resize(columns, 0);
-            sums.resize(columns, 0.0);
-            Some((freq, sums))
+            ))
         } else {
             None
         };
         let permutation = match (&stats, options.renumber_by_frequency) {
             (Some((freq, _)), true) => {
-                let mut order: Vec<u32> = (0..columns as u32).collect();
+                let mut order = self.per_column::<u32>("feature permutation", columns)?;
+                order.extend((0..columns).map(|j| j as u32));
                 order.sort_by_key(|&j| (std::cmp::Reverse(freq[j as usize]), j));
                 Some(order)
             }
@@ -183,13 +208,17 @@ impl DatasetWriter {
         };
         let drop_values = options.drop_values && self.value_kind != ValueKind::Ones;
         if permutation.is_some() || drop_values {
-            let inverse = permutation.as_ref().map(|p| {
-                let mut inv = vec![0u32; columns];
-                for (new, &orig) in p.iter().enumerate() {
-                    inv[orig as usize] = new as u32;
+            let inverse = match &permutation {
+                Some(p) => {
+                    let mut inv = self.per_column::<u32>("inverse feature permutation", columns)?;
+                    inv.resize(columns, 0);
+                    for (new, &orig) in p.iter().enumerate() {
+                        inv[orig as usize] = new as u32;
+                    }
+                    Some(inv)
                 }
-                inv
-            });
+                None => None,
+            };
             let sizes: Vec<u64> = paths
                 .par_iter()
                 .map(|path| rewrite(path, inverse.as_deref(), drop_values, columns))
@@ -207,13 +236,21 @@ impl DatasetWriter {
             }
         }
         let (column_frequencies, column_means) = match stats {
-            Some((freq, sums)) if options.column_statistics => {
-                let order = permutation
-                    .clone()
-                    .unwrap_or_else(|| (0..columns as u32).collect());
+            Some((freq, mut sums)) if options.column_statistics => {
                 let rows = self.rows.max(1) as f64;
-                let freq: Vec<u64> = order.iter().map(|&j| freq[j as usize]).collect();
-                let means: Vec<f64> = order.iter().map(|&j| sums[j as usize] / rows).collect();
+                let (freq, means) = match &permutation {
+                    Some(order) => {
+                        let mut f = self.per_column::<u64>("column frequencies", columns)?;
+                        f.extend(order.iter().map(|&j| freq[j as usize]));
+                        let mut m = self.per_column::<f64>("column means", columns)?;
+                        m.extend(order.iter().map(|&j| sums[j as usize] / rows));
+                        (f, m)
+                    }
+                    None => {
+                        sums.iter_mut().for_each(|s| *s /= rows);
+                        (freq, sums)
+                    }
+                };
                 (
                     Some(ColumnArray::File(write_array(
                         &self.tmp,
@@ -319,4 +356,27 @@ fn rewrite(
     drop(shard);
     std::fs::rename(&new_path, path).map_err(|e| DataError::io(path, e))?;
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Column statistics the machine cannot hold are an error naming the dataset, and the
+    /// temporary directory goes with the writer.
+    #[test]
+    fn statistics_too_large_for_memory_are_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut writer = DatasetWriter::create(&out, ValueKind::F32).unwrap();
+        let tmp = writer.temporary_dir().to_path_buf();
+        let e = writer.grow_statistics(1 << 46).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}: the column statistics of", out.display())),
+            "{e}"
+        );
+        assert!(e.ends_with("cannot allocate them"), "{e}");
+        drop(writer);
+        assert!(!tmp.exists() && !out.exists());
+    }
 }

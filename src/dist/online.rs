@@ -58,6 +58,7 @@ use std::str::FromStr;
 use super::Reducer;
 use crate::data::Examples;
 use crate::loss::Loss;
+use crate::memory::AllocError;
 use crate::online::{
     self, Algorithm, Config, ConfigError, Fit, Observer, RowNorms, Snapshot, Stop,
 };
@@ -233,7 +234,8 @@ pub fn fit<E: Examples>(
     let local = local_config(config, algorithm, rank, rows, &whole, steps)?;
     let share = data.n_rows() as f64 / whole.rows.max(1.0);
     let x_bar = matches!(algorithm, Algorithm::Casgd | Algorithm::NaiveCasgd)
-        .then(|| whole_mean(reducer, data, whole.rows));
+        .then(|| whole_mean(reducer, data, whole.rows))
+        .transpose()?;
     let mut mix = |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
     let mixing = online::Mixing {
         mix: &mut mix,
@@ -247,12 +249,16 @@ pub fn fit<E: Examples>(
 /// n values), over all `rows`. CASGD centers every share on it, so that every rank runs the
 /// learner a single run would (each share's own mean would give each rank another implicit
 /// bias).
-pub fn whole_mean<E: Examples>(reducer: &dyn Reducer, share: &E, rows: f64) -> Vec<f64> {
-    let mut x_bar = online::example_sum(share);
+pub fn whole_mean<E: Examples>(
+    reducer: &dyn Reducer,
+    share: &E,
+    rows: f64,
+) -> Result<Vec<f64>, AllocError> {
+    let mut x_bar = online::example_sum(share)?;
     reducer.sum(&mut x_bar);
     let scale = 1.0 / rows.max(1.0);
     x_bar.iter_mut().for_each(|x| *x *= scale);
-    x_bar
+    Ok(x_bar)
 }
 
 /// Replace `snapshot` on every rank by Σ_r share_r·snapshot_r (share_r = m_r/m): the last
@@ -502,17 +508,17 @@ mod tests {
     #[test]
     fn every_rank_centers_on_the_whole_datas_mean() {
         let bounds = [0, 40, 110, 140];
-        let single = online::mean_example(&problem(0..140));
+        let single = online::mean_example(&problem(0..140)).unwrap();
         let means = threads::run(3, |r| {
             let share = problem(bounds[r.rank()]..bounds[r.rank() + 1]);
-            whole_mean(r, &share, 140.0)
+            whole_mean(r, &share, 140.0).unwrap()
         });
         for mean in &means {
             assert_eq!(mean, &means[0], "every rank holds the same bits");
             let diff = mean.iter().zip(&single).map(|(a, b)| (a - b).abs());
             assert!(diff.fold(0.0, f64::max) <= 1e-12);
         }
-        assert_ne!(online::mean_example(&problem(0..40)), single);
+        assert_ne!(online::mean_example(&problem(0..40)).unwrap(), single);
     }
 
     /// Averaging every epoch lands within 0.5% of the single-process objective on 2 and 4

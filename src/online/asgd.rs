@@ -10,6 +10,7 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::Row;
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 /// State of Algorithm 2.
 pub struct Asgd {
@@ -23,15 +24,21 @@ pub struct Asgd {
 }
 
 impl Asgd {
-    /// A fresh learner over `n_features` features.
-    pub fn new(n_features: usize, loss: Loss, schedule: Schedule, regularize_bias: bool) -> Asgd {
-        Asgd {
+    /// A fresh learner over `n_features` features; an error if the sums [v, u] (16 bytes a
+    /// feature) cannot be allocated.
+    pub fn new(
+        n_features: usize,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Result<Asgd, AllocError> {
+        Ok(Asgd {
             loss,
             schedule,
-            vu: HugeArray::zeroed(n_features),
+            vu: memory::zeroed("weights", n_features)?,
             bias: BiasTerm::new(regularize_bias),
             h: RunningHarmonic::new(&schedule),
-        }
+        })
     }
 }
 

@@ -15,6 +15,7 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::{Examples, Row};
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 /// State of Algorithm 3.
 pub struct Casgd {
@@ -48,9 +49,9 @@ pub(crate) struct Centering {
 }
 
 impl Centering {
-    /// x̄ and every q_i in one O(mk + n) pass over `data`.
-    pub fn new<E: Examples>(data: &E) -> Centering {
-        Centering::around(data, mean_example(data))
+    /// x̄ and every q_i in one O(mk + n) pass over `data`; an error if x̄ cannot be allocated.
+    pub fn new<E: Examples>(data: &E) -> Result<Centering, AllocError> {
+        Ok(Centering::around(data, mean_example(data)?))
     }
 
     /// Centering on a given x̄ (a data-parallel run centers every rank's share on the whole
@@ -71,24 +72,26 @@ impl Centering {
     }
 }
 
-/// The sum Σ_i x_i of `data`'s rows (dense, n entries), O(mk + n).
-pub fn example_sum<E: Examples>(data: &E) -> Vec<f64> {
+/// The sum Σ_i x_i of `data`'s rows (dense, n entries), O(mk + n); an error if the n entries
+/// cannot be allocated.
+pub fn example_sum<E: Examples>(data: &E) -> Result<Vec<f64>, AllocError> {
     let data = data.rows();
-    let mut sum = vec![0.0; data.n_features()];
+    let mut sum = memory::filled("means (x̄)", data.n_features(), 0.0)?;
     for i in 0..data.n_rows() {
         let row = data.row(i);
         sparse::axpy(1.0, row.indices, row.values, &mut sum);
     }
-    sum
+    Ok(sum)
 }
 
-/// x̄ = Σ_i x_i / m, the mean example of `data` (absent entries count as 0; zero without rows).
-pub fn mean_example<E: Examples>(data: &E) -> Vec<f64> {
-    let mut x_bar = example_sum(data);
+/// x̄ = Σ_i x_i / m, the mean example of `data` (absent entries count as 0; zero without rows);
+/// an error if its n entries cannot be allocated.
+pub fn mean_example<E: Examples>(data: &E) -> Result<Vec<f64>, AllocError> {
+    let mut x_bar = example_sum(data)?;
     if data.n_rows() > 0 {
         dense::scale(1.0 / data.n_rows() as f64, &mut x_bar);
     }
-    x_bar
+    Ok(x_bar)
 }
 
 impl Centering {
@@ -122,34 +125,36 @@ pub(crate) struct CenteringSums {
 }
 
 impl Casgd {
-    /// Set-up: x̄ and every q_i in one O(mk + n) pass over `data`.
+    /// Set-up: x̄ and every q_i in one O(mk + n) pass over `data`; an error if x̄ or the sums
+    /// cannot be allocated.
     pub fn new<E: Examples>(
         data: &E,
         loss: Loss,
         schedule: Schedule,
         regularize_bias: bool,
-    ) -> Casgd {
-        Casgd::around(data, mean_example(data), loss, schedule, regularize_bias)
+    ) -> Result<Casgd, AllocError> {
+        Casgd::around(data, mean_example(data)?, loss, schedule, regularize_bias)
     }
 
     /// Set-up centered on a given x̄ (a data-parallel run centers every rank's share on the
-    /// whole data's mean): every q_i of `data`.
+    /// whole data's mean): every q_i of `data`; an error if the sums cannot be allocated.
     pub fn around<E: Examples>(
         data: &E,
         x_bar: Vec<f64>,
         loss: Loss,
         schedule: Schedule,
         regularize_bias: bool,
-    ) -> Casgd {
-        Casgd::from_sums(
+    ) -> Result<Casgd, AllocError> {
+        let vu = memory::zeroed("weights", data.n_features())?;
+        Ok(Casgd::from_sums(
             loss,
             schedule,
             Centering::around(data, x_bar),
-            HugeArray::zeroed(data.n_features()),
+            vu,
             CenteringSums::default(),
             BiasTerm::new(regularize_bias),
             RunningHarmonic::new(&schedule),
-        )
+        ))
     }
 
     /// The learner in a given state (the parallel learners hand their final sums here to
@@ -314,6 +319,27 @@ impl Learner for Casgd {
 mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
+    use crate::online::{Asgd, Sgd};
+
+    /// Learners over more features than any machine holds (2^46: a PiB of pairs) are an
+    /// error naming their weights, not a panic or an abort.
+    #[test]
+    fn learners_too_large_for_memory_are_errors() {
+        let schedule = Schedule {
+            lambda: 0.1,
+            t0: 1.0,
+            average_start: 1,
+        };
+        let n = 1 << 46;
+        let sgd = Sgd::new(n, Loss::Hinge, schedule, true).err().unwrap();
+        assert_eq!((sgd.what, sgd.bytes), ("weights", 1 << 49));
+        let asgd = Asgd::new(n, Loss::Hinge, schedule, true).err().unwrap();
+        assert_eq!(asgd.bytes, 1 << 50);
+        assert!(
+            asgd.to_string()
+                .starts_with("the weights of 70368744177664 features need")
+        );
+    }
 
     /// The incrementally accumulated z̃, ζ̃ (Σ g (q − ‖x̄‖²) and its h'-weighted twin) equal
     /// what [`Centering::projection_sums`] computes from the final [v, u], a and ā: the
@@ -339,7 +365,7 @@ mod tests {
             t0: 3.0,
             average_start: 4,
         };
-        let mut learner = Casgd::new(&data, Loss::Log, schedule, true);
+        let mut learner = Casgd::new(&data, Loss::Log, schedule, true).unwrap();
         for t in 1..=40u64 {
             let i = (t as usize * 7) % 4;
             let row = data.row(i);

@@ -10,6 +10,7 @@ use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule,
 
 use crate::data::Examples;
 use crate::loss::Loss;
+use crate::memory::AllocError;
 
 /// Which online learner to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +133,9 @@ pub enum ConfigError {
         /// The number of steps T.
         steps: u64,
     },
+    /// The learner's per-feature state does not fit in this machine's memory.
+    #[error(transparent)]
+    Memory(#[from] AllocError),
 }
 
 /// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).
@@ -277,8 +281,7 @@ pub fn fit_mixing<E: Examples>(
         }) => (Some(mix), per_epoch.max(1), x_bar),
         None => (None, 1, None),
     };
-    let x_bar = || x_bar.clone().unwrap_or_else(|| mean_example(data));
-    let naive = |kind| Naive::around(data, kind, Some(x_bar()), loss, schedule, reg);
+    let naive = |kind| Naive::around(data, kind, x_bar.clone(), loss, schedule, reg);
     let run = Run {
         config,
         schedule,
@@ -287,15 +290,16 @@ pub fn fit_mixing<E: Examples>(
         per_epoch,
     };
     Ok(match algorithm {
-        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg), observer),
-        Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg), observer),
+        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg)?, observer),
+        Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg)?, observer),
         Algorithm::Casgd => {
-            let casgd = Casgd::around(data, x_bar(), loss, schedule, reg);
+            let x_bar = x_bar.clone().map_or_else(|| mean_example(data), Ok)?;
+            let casgd = Casgd::around(data, x_bar, loss, schedule, reg)?;
             run.drive(data, casgd, observer)
         }
-        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd), observer),
-        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd), observer),
-        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd), observer),
+        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd)?, observer),
+        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd)?, observer),
+        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd)?, observer),
     })
 }
 

@@ -12,6 +12,7 @@ use super::casgd::mean_example;
 use super::{Iterate, Learner, Schedule, Snapshot};
 use crate::data::{Examples, Row};
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 /// Which of the three algorithms the baseline runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,15 +49,16 @@ impl Naive {
         loss: Loss,
         schedule: Schedule,
         regularize_bias: bool,
-    ) -> Naive {
+    ) -> Result<Naive, AllocError> {
         let x_bar = match kind {
-            NaiveKind::Casgd => Some(mean_example(data)),
+            NaiveKind::Casgd => Some(mean_example(data)?),
             _ => None,
         };
         Naive::around(data, kind, x_bar, loss, schedule, regularize_bias)
     }
 
-    /// A fresh baseline, CASGD centered on a given `x_bar` (see [`super::Casgd::around`]).
+    /// A fresh baseline, CASGD centered on a given `x_bar` (see [`super::Casgd::around`]); an
+    /// error if its dense vectors (n entries each) cannot be allocated.
     pub fn around<E: Examples>(
         data: &E,
         kind: NaiveKind,
@@ -64,25 +66,30 @@ impl Naive {
         loss: Loss,
         schedule: Schedule,
         regularize_bias: bool,
-    ) -> Naive {
+    ) -> Result<Naive, AllocError> {
         let n = data.n_features();
-        let x_bar = match kind {
-            NaiveKind::Casgd => x_bar.unwrap_or_else(|| mean_example(data)),
+        let x_bar = match (kind, x_bar) {
+            (NaiveKind::Casgd, Some(x_bar)) => x_bar,
+            (NaiveKind::Casgd, None) => mean_example(data)?,
             _ => Vec::new(),
         };
         let averaged = kind != NaiveKind::Sgd;
-        Naive {
+        Ok(Naive {
             loss,
             schedule,
             regularize_bias,
             kind,
             x_bar,
-            w: vec![0.0; n],
+            w: memory::filled("weights", n, 0.0)?,
             b: 0.0,
-            w_bar: if averaged { vec![0.0; n] } else { Vec::new() },
+            w_bar: if averaged {
+                memory::filled("averaged weights", n, 0.0)?
+            } else {
+                Vec::new()
+            },
             b_bar: 0.0,
-            x: vec![0.0; n],
-        }
+            x: memory::filled("dense example values", n, 0.0)?,
+        })
     }
 
     /// The model on raw data: for CASGD b' = b − w·x̄ (MATH.md §4).

@@ -9,6 +9,7 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
 use crate::data::Row;
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 /// State of Algorithm 1.
 pub struct Sgd {
@@ -21,14 +22,20 @@ pub struct Sgd {
 }
 
 impl Sgd {
-    /// A fresh learner over `n_features` features (w_0 = 0, b_0 = 0).
-    pub fn new(n_features: usize, loss: Loss, schedule: Schedule, regularize_bias: bool) -> Sgd {
-        Sgd {
+    /// A fresh learner over `n_features` features (w_0 = 0, b_0 = 0); an error if the sum v
+    /// (8 bytes a feature) cannot be allocated.
+    pub fn new(
+        n_features: usize,
+        loss: Loss,
+        schedule: Schedule,
+        regularize_bias: bool,
+    ) -> Result<Sgd, AllocError> {
+        Ok(Sgd {
             loss,
             schedule,
-            v: HugeArray::zeroed(n_features),
+            v: memory::zeroed("weights", n_features)?,
             bias: BiasTerm::new(regularize_bias),
-        }
+        })
     }
 }
 

@@ -27,7 +27,7 @@ pub struct Args {
     /// 1, `yes` to force it (values are dropped), `no` to always keep values.
     #[arg(long, value_enum, default_value_t = Binary::Auto)]
     binary: Binary,
-    /// Rows per shard (shards are the unit of parallel and out-of-core work).
+    /// Rows per shard (shards are the unit of parallel and out-of-core work); at least 1.
     #[arg(long, default_value_t = 1 << 17)]
     rows_per_shard: usize,
     /// Declared column count (default: largest index seen); an index beyond it is an error.
@@ -61,6 +61,10 @@ enum Binary {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.rows_per_shard >= 1,
+        "--rows-per-shard must be at least 1"
+    );
     let options = ConvertOptions {
         zero_based: args.zero_based,
         value_type: match args.values {

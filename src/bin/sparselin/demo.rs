@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Parser;
+use sparselin::data::synth::CorpusSpec;
 
 use crate::{Cli, execute};
 
@@ -19,7 +20,7 @@ pub struct Args {
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Training rows of the generated corpus (the full rcv1-like preset has 781,265).
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
     train_rows: u64,
     /// Passes of averaged SGD over the training set.
     #[arg(long, default_value_t = 3)]
@@ -47,9 +48,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     result
 }
 
+/// The preset the demo generates.
+const PRESET: &str = "rcv1-like";
+
 fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
     let path = |name: &str| dir.join(name).display().to_string();
     let train_rows = args.train_rows.to_string();
+    // The converted text takes its column count from the largest index it holds, which a
+    // small training set may not reach: declare the corpus's, which the test set has.
+    let features = CorpusSpec::preset(PRESET)
+        .context("the demo's preset")?
+        .n_features
+        .to_string();
     let epochs = args.epochs.to_string();
     let (generated, text, train) = (path("generated"), path("rcv1"), path("train"));
     let train_text = path("rcv1.train.svm");
@@ -59,13 +69,13 @@ fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
             "gen",
             &generated,
             "--preset",
-            "rcv1-like",
+            PRESET,
             "--train-rows",
             &train_rows,
             "--text",
             &text,
         ],
-        vec!["convert", &train_text, &train],
+        vec!["convert", &train_text, &train, "--features", &features],
         vec!["verify", &train],
         vec!["info", &train],
         vec![

@@ -94,6 +94,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (0.0..=8.0).contains(&spec.zipf_exponent),
         "--zipf must be between 0 (uniform) and 8"
     );
+    // NaN fails both checks: it would make every label NaN.
+    match spec.task {
+        Task::Classification => anyhow::ensure!(
+            (0.0..=1.0).contains(&spec.label_noise),
+            "--noise is a label flip probability for classification: it must be between 0 and 1, \
+             not {}",
+            spec.label_noise
+        ),
+        Task::Regression => anyhow::ensure!(
+            spec.label_noise >= 0.0 && spec.label_noise.is_finite(),
+            "--noise is the noise standard deviation for regression: it must be finite and at \
+             least 0, not {}",
+            spec.label_noise
+        ),
+    }
+    anyhow::ensure!(
+        spec.rows_per_shard >= 1,
+        "--rows-per-shard must be at least 1"
+    );
     let start = Instant::now();
     let progress = bar(
         Some(spec.train_rows + spec.test_rows),

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use sparselin::data::Dataset;
 
-/// Recompute every section checksum and check every row invariant; exits non-zero on the
-/// first failure, naming the shard.
+/// Recompute every section checksum and check every row invariant, then the length and
+/// checksum of every per-column file (frequencies, means); exits non-zero on the first
+/// failure, naming the file.
 #[derive(clap::Args)]
 pub struct Args {
     /// Dataset directory.

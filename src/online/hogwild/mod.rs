@@ -209,8 +209,10 @@ fn train<'a, E: Examples>(
         rule,
         config,
         schedule,
-        centering: (rule == Rule::Casgd).then(|| Centering::new(data)),
-        storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads),
+        centering: (rule == Rule::Casgd)
+            .then(|| Centering::new(data))
+            .transpose()?,
+        storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads)?,
         live: LiveScalars::new(options.scalars, threads),
         states,
         steps: 0,

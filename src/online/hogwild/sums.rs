@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use sparselin_kernels::{HugeArray, sparse};
 
 use crate::data::Row;
+use crate::memory::{self, AllocError};
 
 /// One worker's access to the gradient sums.
 pub(super) trait Sums {
@@ -117,14 +118,16 @@ impl Storage {
         }
     }
 
-    /// Zeroed sums over `n` features: pairs if `averaged`, shared if `threads > 1`.
-    pub fn new(n: usize, averaged: bool, threads: usize) -> Storage {
-        match (averaged, threads > 1) {
-            (false, false) => Storage::Single(HugeArray::zeroed(n)),
-            (true, false) => Storage::Pairs(HugeArray::zeroed(n)),
-            (false, true) => Storage::SharedSingle(HugeArray::zeroed(n)),
-            (true, true) => Storage::SharedPairs(HugeArray::zeroed(n)),
-        }
+    /// Zeroed sums over `n` features: pairs if `averaged`, shared if `threads > 1`; an error
+    /// if they cannot be allocated.
+    pub fn new(n: usize, averaged: bool, threads: usize) -> Result<Storage, AllocError> {
+        let what = "weights";
+        Ok(match (averaged, threads > 1) {
+            (false, false) => Storage::Single(memory::zeroed(what, n)?),
+            (true, false) => Storage::Pairs(memory::zeroed(what, n)?),
+            (false, true) => Storage::SharedSingle(memory::zeroed(what, n)?),
+            (true, true) => Storage::SharedPairs(memory::zeroed(what, n)?),
+        })
     }
 
     /// A copy of the sums as plain numbers (O(n), while no worker runs).
@@ -273,6 +276,15 @@ mod tests {
     use sparselin_kernels::Values;
 
     use super::*;
+
+    /// Sums over more features than any machine holds are an error, shared or not.
+    #[test]
+    fn storage_too_large_for_memory_is_an_error() {
+        for threads in [1, 2] {
+            let e = Storage::new(1 << 46, true, threads).err().unwrap();
+            assert_eq!((e.what, e.bytes), ("weights", 1 << 50));
+        }
+    }
 
     fn shared(values: &[[f64; 2]]) -> Vec<[AtomicU64; 2]> {
         let cell = |x: f64| AtomicU64::new(x.to_bits());

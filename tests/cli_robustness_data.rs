@@ -1,0 +1,258 @@
+//! The data subcommands on bad input: a clear error naming the file, a non-zero exit (never a
+//! panic or an abort), and nothing left behind — feature counts beyond 32-bit indices,
+//! corrupt per-column files under `verify`, out-of-range `gen`/`convert` settings — and
+//! `demo` on the smallest training set it accepts.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Asserts that `out` is a clean failure (exit status 1, not a panic's 101 or an abort's
+/// signal) whose message contains every one of `parts`.
+fn assert_refused(out: &Output, parts: &[&str]) {
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for part in parts {
+        assert!(stderr.contains(part), "{part:?} not in {stderr}");
+    }
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Copies the flat dataset directory `from` to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// 60 rows of LIBSVM text over 40 features with varied values.
+fn small_text() -> String {
+    (0..60)
+        .map(|i| {
+            let label = if i % 3 == 0 { 1 } else { -1 };
+            let a = 1 + i % 40;
+            let b = 1 + (i * 7 + 3) % 40;
+            let (a, b) = (a.min(b), a.max(b) + u32::from(a == b));
+            format!("{label} {a}:{}.5 {b}:0.25\n", i % 5)
+        })
+        .collect()
+}
+
+#[test]
+fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // The largest 1-based index a u32 holds: with --features 10 it is refused as it is read,
+    // before the column statistics are sized by it (which would need 64 GB).
+    std::fs::write(p("huge.svm"), "1 4294967295:1\n").unwrap();
+    let out = sparselin(&["convert", "-q", "--features", "10", &p("huge.svm"), &p("h")]);
+    assert_refused(
+        &out,
+        &[
+            "huge.svm",
+            "index 4294967295 is beyond the declared 10 features",
+        ],
+    );
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    for features in ["4294967297", "99999999999"] {
+        let out = sparselin(&[
+            "convert",
+            "-q",
+            "--features",
+            features,
+            &p("small.svm"),
+            &p("s"),
+        ]);
+        assert_refused(
+            &out,
+            &[
+                "small.svm",
+                &format!("{features} features declared"),
+                "at most 2^32",
+            ],
+        );
+    }
+    assert_eq!(names(dir.path()), ["huge.svm", "small.svm"]);
+}
+
+#[test]
+fn train_refuses_feature_counts_beyond_32_bit_indices() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    assert!(
+        sparselin(&["convert", "-q", &p("small.svm"), &p("ds")])
+            .status
+            .success()
+    );
+    for data in [p("ds"), p("small.svm")] {
+        let out = sparselin(&[
+            "train",
+            &data,
+            "-o",
+            &p("model"),
+            "--features",
+            "4294967297",
+        ]);
+        assert_refused(
+            &out,
+            &[&data, "4294967297 features declared", "at most 2^32"],
+        );
+    }
+    assert_eq!(names(dir.path()), ["ds", "small.svm"]);
+}
+
+#[test]
+fn verify_checks_the_per_column_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let (text, good) = (p("small.svm"), p("good"));
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "16",
+        text.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let verify = |d: &Path| sparselin(&["verify", d.to_str().unwrap()]);
+    assert!(verify(&good).status.success());
+    let means = "column_means.f64";
+    let frequencies = "column_frequencies.u64";
+
+    let corrupt = p("corrupt");
+    copy_dir(&good, &corrupt);
+    let mut bytes = std::fs::read(corrupt.join(means)).unwrap();
+    bytes[100] ^= 0x11;
+    std::fs::write(corrupt.join(means), bytes).unwrap();
+    assert_refused(
+        &verify(&corrupt),
+        &["corrupt/column_means.f64", "checksum mismatch"],
+    );
+
+    let truncated = p("truncated");
+    copy_dir(&good, &truncated);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(truncated.join(frequencies))
+        .unwrap();
+    file.set_len(100).unwrap();
+    assert_refused(
+        &verify(&truncated),
+        &["truncated/column_frequencies.u64", "100 bytes"],
+    );
+
+    let missing = p("missing");
+    copy_dir(&good, &missing);
+    std::fs::remove_file(missing.join(means)).unwrap();
+    assert_refused(&verify(&missing), &["missing/column_means.f64"]);
+
+    // A wrong checksum in the manifest, the file itself intact.
+    let listed = p("listed");
+    copy_dir(&good, &listed);
+    let manifest = std::fs::read_to_string(listed.join("manifest.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let crc = json["column_frequencies"]["crc32"].as_u64().unwrap();
+    json["column_frequencies"]["crc32"] = (crc ^ 1).into();
+    std::fs::write(listed.join("manifest.json"), json.to_string()).unwrap();
+    assert_refused(
+        &verify(&listed),
+        &["listed/column_frequencies.u64", "checksum mismatch"],
+    );
+}
+
+#[test]
+fn gen_and_convert_refuse_out_of_range_settings_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let flip = "--noise is a label flip probability";
+    let std_dev = "--noise is the noise standard deviation";
+    let shards = "--rows-per-shard must be at least 1";
+    let refused: [(&[&str], [&str; 2]); 5] = [
+        (
+            &["--task", "regression", "--noise", "nan"],
+            [std_dev, "not NaN"],
+        ),
+        (
+            &["--task", "regression", "--noise", "inf"],
+            [std_dev, "not inf"],
+        ),
+        (&["--noise", "2"], [flip, "between 0 and 1, not 2"]),
+        (&["--noise=-1"], [flip, "between 0 and 1, not -1"]),
+        (&["--rows-per-shard", "0"], [shards, shards]),
+    ];
+    let out_dir = p("gx");
+    for (settings, message) in refused {
+        let mut args = vec!["gen", "-q", "--train-rows", "50", "--test-rows", "5"];
+        args.extend(settings);
+        args.push(&out_dir);
+        assert_refused(&sparselin(&args), &message);
+        assert!(!dir.path().join("gx").exists(), "{settings:?}");
+    }
+    let noisy = [
+        "gen",
+        "-q",
+        "--task",
+        "regression",
+        "--noise",
+        "2",
+        "--train-rows",
+        "50",
+    ];
+    let out = sparselin(&[&noisy[..], &["--test-rows", "5", &p("gx")]].concat());
+    assert!(
+        out.status.success(),
+        "a regression noise of 2 is a std-dev: {out:?}"
+    );
+
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "0",
+        &p("small.svm"),
+        &p("c"),
+    ]);
+    assert_refused(&out, &[shards]);
+    assert_eq!(names(dir.path()), ["gx", "small.svm"]);
+}
+
+#[test]
+fn demo_runs_on_the_smallest_training_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("demo");
+    let work = work.to_str().unwrap();
+    // One training row reaches few of the corpus's columns; the test set has them all.
+    let out = sparselin(&["demo", "--dir", work, "--train-rows", "1", "--epochs", "1"]);
+    assert!(out.status.success(), "{out:?}");
+    let other = dir.path().join("other");
+    let refused = sparselin(&[
+        "demo",
+        "--dir",
+        other.to_str().unwrap(),
+        "--train-rows",
+        "0",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(!other.exists());
+}
