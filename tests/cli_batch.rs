@@ -129,3 +129,38 @@ fn batch_algorithms_train_trace_and_plot() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.csv:2:"));
     assert!(!Path::new(&p("bad.svg")).exists());
 }
+
+/// The trace of a batch run has one row per iteration with its certificate, even when
+/// subLBFGS reports an iteration twice (the aggregate subgradient's smaller gap at the point
+/// it stops: here at iteration 8, J = 2.5e-3, gap 5e-32).
+#[test]
+fn a_batch_trace_has_one_row_per_iteration_and_its_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("d.svm"), "1 1:3e38\n-1 1:-3e38\n1 1:1\n").unwrap();
+    let out = sparselin(&[
+        "train",
+        &p("d.svm"),
+        "--algo",
+        "sublbfgs",
+        "--lambda",
+        "1e-2",
+        "-o",
+        &p("m"),
+        "--quiet",
+        "--trace",
+        &p("t.csv"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let trace = std::fs::read_to_string(p("t.csv")).unwrap();
+    let mut lines = trace.lines();
+    assert!(lines.next().unwrap().ends_with(",gap"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let steps: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    let mut unique = steps.clone();
+    unique.dedup();
+    assert_eq!(steps, unique, "{trace}");
+    let last_gap: f64 = rows.last().unwrap()[6].parse().unwrap();
+    let last_objective: f64 = rows.last().unwrap()[3].parse().unwrap();
+    assert!(last_gap <= 1e-9 * last_objective, "{trace}");
+}

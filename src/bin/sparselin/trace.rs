@@ -6,9 +6,10 @@ use plotters::prelude::*;
 /// The state after one epoch.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TraceRow {
-    /// Epochs completed (fractional for a last partial epoch).
+    /// Epochs completed (fractional for a last partial epoch); for the batch solvers, passes
+    /// over the data.
     pub epochs: f64,
-    /// Steps taken.
+    /// Steps taken; for the batch solvers, iterations.
     pub steps: u64,
     /// Training seconds so far (evaluation excluded).
     pub seconds: f64,
@@ -18,21 +19,25 @@ pub struct TraceRow {
     pub test_objective: Option<f64>,
     /// Test error rate (classification) or RMSE (regression).
     pub test_error: Option<f64>,
+    /// Batch solvers: the certificate ‖g‖²/(2λ) ≥ J − J* (`batch::Progress::gap`).
+    pub gap: Option<f64>,
 }
 
 /// The trace as CSV (empty cells for absent values).
 pub fn csv(rows: &[TraceRow]) -> String {
-    let mut text = String::from("epochs,steps,seconds,train_objective,test_objective,test_error\n");
+    let mut text =
+        String::from("epochs,steps,seconds,train_objective,test_objective,test_error,gap\n");
     let cell = |v: Option<f64>| v.map(|x| format!("{x:.12e}")).unwrap_or_default();
     for r in rows {
         text.push_str(&format!(
-            "{},{},{:.6},{:.12e},{},{}\n",
+            "{},{},{:.6},{:.12e},{},{},{}\n",
             r.epochs,
             r.steps,
             r.seconds,
             r.train_objective,
             cell(r.test_objective),
-            cell(r.test_error)
+            cell(r.test_error),
+            cell(r.gap)
         ));
     }
     text

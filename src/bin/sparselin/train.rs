@@ -445,6 +445,7 @@ impl Observer for Progress<'_> {
             train_objective: train.objective,
             test_objective: test.as_ref().map(|t| t.objective),
             test_error: test.as_ref().and_then(|t| t.error_rate.or(t.rmse)),
+            gap: None,
         });
     }
 }
@@ -457,14 +458,21 @@ impl Monitor for Progress<'_> {
                 p.iteration, p.objective, p.gap, p.seconds, p.passes
             );
         }
-        self.trace.push(TraceRow {
+        let row = TraceRow {
             epochs: p.passes,
             steps: p.iteration as u64,
             seconds: p.seconds,
             train_objective: p.objective,
             test_objective: None,
             test_error: None,
-        });
+            gap: Some(p.gap),
+        };
+        // A second report of the same iteration (subLBFGS's aggregate subgradient gave a
+        // smaller certificate at the same point) replaces the first: one row per iteration.
+        match self.trace.last_mut() {
+            Some(last) if last.steps == row.steps && last.gap.is_some() => *last = row,
+            _ => self.trace.push(row),
+        }
     }
 }
 
