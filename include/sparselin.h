@@ -240,6 +240,23 @@ enum SlStatus sl_model_weights(const struct SlModel *model,
                                double *bias);
 
 /**
+ * Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
+ * every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
+ * prediction (±1 for classification losses). An index the model has no weight for weighs 0.
+ * This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.
+ *
+ * # Safety
+ * `model` is a live handle; `indices` and `values` are NULL or hold `nnz` elements (`indices`
+ * may be NULL only when `nnz` is 0); `out` is writable.
+ */
+enum SlStatus sl_model_score_row(const struct SlModel *model,
+                                 size_t nnz,
+                                 const uint32_t *indices,
+                                 const double *values,
+                                 uint8_t raw,
+                                 double *out);
+
+/**
  * Release a model (NULL is ignored).
  *
  * # Safety

@@ -528,6 +528,49 @@ pub unsafe extern "C" fn sl_model_weights(
     })
 }
 
+/// Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
+/// every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
+/// prediction (±1 for classification losses). An index the model has no weight for weighs 0.
+/// This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.
+///
+/// # Safety
+/// `model` is a live handle; `indices` and `values` are NULL or hold `nnz` elements (`indices`
+/// may be NULL only when `nnz` is 0); `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_model_score_row(
+    model: *const SlModel,
+    nnz: usize,
+    indices: *const u32,
+    values: *const f64,
+    raw: u8,
+    out: *mut f64,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        // SAFETY: forwarded from this function's contract.
+        let indices = unsafe { slice(indices, nnz, "indices") }?;
+        let values = if values.is_null() {
+            None
+        } else {
+            // SAFETY: forwarded from this function's contract.
+            Some(unsafe { slice(values, nnz, "values") }?)
+        };
+        if out.is_null() {
+            return Err(invalid("the output pointer is NULL"));
+        }
+        let score = model.0.score_entries(indices, values);
+        let value = if raw != 0 {
+            score
+        } else {
+            model.0.prediction(score)
+        };
+        // SAFETY: non-null and writable, as the caller promises.
+        unsafe { *out = value };
+        Ok(())
+    })
+}
+
 /// Release a model (NULL is ignored).
 ///
 /// # Safety

@@ -128,6 +128,23 @@ impl Model {
         sparse::dot(&self.weights, x.indices, x.values) + self.bias
     }
 
+    /// The score w·x + b of one row given as parallel `indices` and `values` (`None`: every
+    /// value 1), in any order: an index the model has no weight for weighs 0, as in
+    /// [`Model::weights_for`]. For scoring single rows from a host program; whole datasets go
+    /// through the kernels ([`crate::api::scores`]).
+    pub fn score_entries(&self, indices: &[u32], values: Option<&[f64]>) -> f64 {
+        let weight = |i: u32| self.weights.get(i as usize).copied().unwrap_or(0.0);
+        let dot: f64 = match values {
+            Some(values) => indices
+                .iter()
+                .zip(values)
+                .map(|(&i, &x)| weight(i) * x)
+                .sum(),
+            None => indices.iter().map(|&i| weight(i)).sum(),
+        };
+        dot + self.bias
+    }
+
     /// What the model predicts for a score: the class ±1 for classification losses (a score
     /// of exactly 0 counts as +1), the score itself for regression.
     pub fn prediction(&self, score: f64) -> f64 {
@@ -363,6 +380,25 @@ mod tests {
         assert!(text.contains("steps 1234"));
         let missing = dir.path().join("no/such/dir/x.model");
         assert!(m.save(&missing, Precision::F64).is_err());
+    }
+
+    #[test]
+    fn one_row_scores_as_the_kernel_scores_it_and_unseen_features_weigh_zero() {
+        let m = model();
+        let (indices, values) = ([0u32, 2, 3], [0.5, -2.0, 4.0]);
+        let row = Row {
+            label: 1.0,
+            indices: (&indices).into(),
+            values: crate::data::Values::F64(&values),
+        };
+        assert!((m.score_entries(&indices, Some(&values)) - m.score(row)).abs() < 1e-12);
+        let beyond = m.score_entries(&[0, 2, 3, 40], Some(&[0.5, -2.0, 4.0, 9.0]));
+        assert_eq!(beyond, m.score_entries(&indices, Some(&values)));
+        assert_eq!(
+            m.score_entries(&[1], None),
+            m.weights[1] + m.bias,
+            "binary row"
+        );
     }
 
     #[test]

@@ -48,6 +48,21 @@ static void toy(void) {
   CHECK(sl_predict(model, data, 0, predictions, 3) == SL_STATUS_INVALID_ARGUMENT,
         "a too-short buffer is refused");
   CHECK(strstr(sl_last_error(), "4 rows") != NULL, "the message says why");
+  double raw[4], one = 0.0, beyond = 0.0, label = 0.0;
+  CHECK(sl_predict(model, data, 1, raw, 4) == SL_STATUS_OK, "raw scores of the toy");
+  const uint32_t row_indices[] = {0, 1}, with_unseen[] = {1, 9, 0};
+  const double row_values[] = {2.0, 0.5}, unseen_values[] = {0.5, 7.0, 2.0};
+  CHECK(sl_model_score_row(model, 2, row_indices, row_values, 1, &one) == SL_STATUS_OK,
+        "score one row");
+  CHECK(one == raw[2], "one row scores as sl_predict scores it");
+  CHECK(sl_model_score_row(model, 3, with_unseen, unseen_values, 1, &beyond) == SL_STATUS_OK &&
+            beyond == raw[2],
+        "an index beyond the model weighs 0, in any order");
+  CHECK(sl_model_score_row(model, 2, row_indices, row_values, 0, &label) == SL_STATUS_OK &&
+            label == labels[2],
+        "one row's prediction");
+  CHECK(sl_model_score_row(model, 2, NULL, row_values, 1, &one) == SL_STATUS_INVALID_ARGUMENT,
+        "NULL indices with nnz > 0");
   sl_model_free(model);
   sl_dataset_free(data);
 }
