@@ -655,52 +655,30 @@ mod tests {
         assert_eq!(status, SlStatus::Data);
         assert!(last_error().contains("/no/such/file.svm"));
         assert!(data.is_null());
-        let (offsets, indices) = ([0u64, 1], [5u32]);
-        // SAFETY: arrays of the stated lengths; labels NULL is refused.
-        let status = unsafe {
-            sl_dataset_from_csr(
-                1,
-                3,
-                1,
-                std::ptr::null(),
-                offsets.as_ptr(),
-                indices.as_ptr(),
-                std::ptr::null(),
-                &mut data,
-            )
+        // One row holding index 5 of 3 features, binary values.
+        let indices = [5u32];
+        let one_row = |labels: *const f64, offsets: &[u64; 2], data: &mut *mut SlDataset| {
+            // SAFETY: `labels` is NULL or one label, `offsets` two, `indices` one (nnz = 1).
+            unsafe {
+                sl_dataset_from_csr(
+                    1,
+                    3,
+                    1,
+                    labels,
+                    offsets.as_ptr(),
+                    indices.as_ptr(),
+                    std::ptr::null(),
+                    data,
+                )
+            }
         };
-        assert_eq!(status, SlStatus::InvalidArgument);
+        let status = one_row(std::ptr::null(), &[0, 1], &mut data);
+        assert_eq!(status, SlStatus::InvalidArgument, "labels NULL");
         let labels = [1.0];
-        // SAFETY: as above, with labels.
-        let status = unsafe {
-            sl_dataset_from_csr(
-                1,
-                3,
-                1,
-                labels.as_ptr(),
-                offsets.as_ptr(),
-                indices.as_ptr(),
-                std::ptr::null(),
-                &mut data,
-            )
-        };
-        assert_eq!(status, SlStatus::Data);
+        assert_eq!(one_row(labels.as_ptr(), &[0, 1], &mut data), SlStatus::Data);
         assert!(last_error().contains("index 5"), "{}", last_error());
         // A last offset beyond the arrays is refused before they are read.
-        let long = [0u64, 1_000_000];
-        // SAFETY: arrays of the stated lengths (nnz = 1).
-        let status = unsafe {
-            sl_dataset_from_csr(
-                1,
-                3,
-                1,
-                labels.as_ptr(),
-                long.as_ptr(),
-                indices.as_ptr(),
-                std::ptr::null(),
-                &mut data,
-            )
-        };
+        let status = one_row(labels.as_ptr(), &[0, 1_000_000], &mut data);
         assert_eq!(status, SlStatus::Data);
         assert!(
             last_error().contains("offsets[1] = 1000000"),

@@ -30,16 +30,27 @@ fn assert_clean_failure(out: &Output, message: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-fn write_toy(dir: &Path) -> String {
-    let path = dir.join("train.svm");
-    fs::write(&path, "1 1:1 2:1\n-1 1:-1 2:0.5\n1 1:0.5\n-1 2:-1\n").unwrap();
-    path.to_str().unwrap().to_string()
+/// A temporary directory with a toy training file in it, and the paths of that file and of a
+/// model beside it (not yet written).
+struct Toy {
+    dir: tempfile::TempDir,
+    data: String,
+    model: String,
+}
+
+fn toy() -> Toy {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (data, model) = (path("train.svm"), path("m.model"));
+    fs::write(&data, "1 1:1 2:1\n-1 1:-1 2:0.5\n1 1:0.5\n-1 2:-1\n").unwrap();
+    Toy { dir, data, model }
 }
 
 #[test]
 fn a_bad_kernel_path_is_an_error_not_a_panic() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = write_toy(dir.path());
+    let Toy {
+        dir: _dir, data, ..
+    } = toy();
     for args in [&["info", "/no/such/dir"][..], &["train", &data, "-o", "m"]] {
         let out = sparselin(args)
             .env("SPARSELIN_ISA", "bogus")
@@ -51,10 +62,8 @@ fn a_bad_kernel_path_is_an_error_not_a_panic() {
 
 #[test]
 fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = write_toy(dir.path());
-    let model = dir.path().join("m.model");
-    let model = model.to_str().unwrap();
+    let Toy { dir, data, model } = toy();
+    let (data, model) = (&data[..], &model[..]);
     let full = fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
@@ -88,8 +97,7 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
 
 #[test]
 fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = write_toy(dir.path());
+    let Toy { dir, data, .. } = toy();
     let keep = dir.path().join("keep.model");
     fs::write(&keep, "KEEP").unwrap();
     let keep_path = keep.to_str().unwrap();
@@ -125,10 +133,8 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
 
 #[test]
 fn features_the_training_data_never_had_weigh_zero_and_no_rows_is_no_score() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = write_toy(dir.path());
-    let model = dir.path().join("m.model");
-    let model = model.to_str().unwrap();
+    let Toy { dir, data, model } = toy();
+    let (data, model) = (&data[..], &model[..]);
     assert!(
         run(&["train", &data, "-o", model, "--quiet"])
             .status
@@ -185,10 +191,12 @@ fn traces_that_cannot_be_drawn_are_errors_not_hangs() {
 
 #[test]
 fn batch_settings_out_of_range_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = write_toy(dir.path());
-    let model = dir.path().join("m.model");
-    let model = model.to_str().unwrap();
+    let Toy {
+        dir: _dir,
+        data,
+        model,
+    } = toy();
+    let (data, model) = (&data[..], &model[..]);
     let lbfgs = [
         "train", &data, "-o", model, "--algo", "lbfgs", "--loss", "log",
     ];
