@@ -68,7 +68,7 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let out = sparselin(&["train", &data, "-o", model, "--quiet"])
+    let out = sparselin(&["train", data, "-o", model, "--quiet"])
         .stdout(full)
         .output()
         .unwrap();
@@ -76,7 +76,7 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
     // A pipe whose reader is gone before the program starts: every write fails with EPIPE.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = sparselin(&["eval", model, &data])
+    let out = sparselin(&["eval", model, data])
         .stdout(Stdio::from(writer))
         .output()
         .unwrap();
@@ -85,7 +85,7 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
     // The same for `export -`, whose write error is a data error naming `-`.
     let dataset = dir.path().join("ds");
     let dataset = dataset.to_str().unwrap();
-    assert!(run(&["convert", "-q", &data, dataset]).status.success());
+    assert!(run(&["convert", "-q", data, dataset]).status.success());
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let out = sparselin(&["export", dataset, "-"])
@@ -136,7 +136,7 @@ fn features_the_training_data_never_had_weigh_zero_and_no_rows_is_no_score() {
     let Toy { dir, data, model } = toy();
     let (data, model) = (&data[..], &model[..]);
     assert!(
-        run(&["train", &data, "-o", model, "--quiet"])
+        run(&["train", data, "-o", model, "--quiet"])
             .status
             .success()
     );
@@ -198,7 +198,7 @@ fn batch_settings_out_of_range_are_refused() {
     } = toy();
     let (data, model) = (&data[..], &model[..]);
     let lbfgs = [
-        "train", &data, "-o", model, "--algo", "lbfgs", "--loss", "log",
+        "train", data, "-o", model, "--algo", "lbfgs", "--loss", "log",
     ];
     for (setting, message) in [
         (
