@@ -211,7 +211,8 @@ impl Dataset {
 
     /// The full integrity pass: every section checksum and every row invariant of every
     /// shard (in parallel over shards; the first failing shard in row order is reported),
-    /// then the per-column arrays the manifest lists ([`Dataset::verify_column_arrays`]).
+    /// then the per-column arrays the manifest lists (column frequencies and means: length,
+    /// CRC-32 and entry count, as `info` reads them).
     pub fn verify(&self) -> Result<(), DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
         results.into_iter().collect::<Result<(), _>>()?;
