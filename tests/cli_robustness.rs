@@ -241,3 +241,37 @@ fn zero_based_text_is_read_by_train_predict_and_eval_as_the_hint_says() {
         assert!(out.status.success(), "{command}: {out:?}");
     }
 }
+
+#[test]
+fn classification_needs_two_classes_of_labels() {
+    let Toy { dir, model, .. } = toy();
+    let labelled = |name: &str, labels: [&str; 4]| {
+        let path = dir.path().join(name);
+        let rows = ["1:1 2:1", "1:-1 2:0.5", "1:0.5", "2:-1"];
+        let text: String = labels
+            .iter()
+            .zip(rows)
+            .map(|(y, x)| format!("{y} {x}\n"))
+            .collect();
+        fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let zero_one = labelled("01.svm", ["1", "0", "1", "0"]);
+    for algo in ["asgd", "sublbfgs"] {
+        let ok = run(&["train", &zero_one, "--algo", algo, "-o", &model]);
+        assert!(ok.status.success(), "{algo}: {ok:?}");
+        let one_two = labelled("12.svm", ["1", "2", "1", "2"]);
+        let out = run(&["train", &one_two, "--algo", algo, "-o", &model]);
+        assert_clean_failure(
+            &out,
+            "hinge loss needs both classes, but every label is > 0",
+        );
+        let three = labelled("123.svm", ["1", "-1", "2", "3"]);
+        let out = run(&["train", &three, "--algo", algo, "-o", &model]);
+        assert_clean_failure(&out, "labels take more than two values (1, -1, 2, …)");
+    }
+    // Regression losses take any labels.
+    let three = labelled("123.svm", ["1", "-1", "2", "3"]);
+    let out = run(&["train", &three, "--loss", "squared", "-o", &model]);
+    assert!(out.status.success(), "{out:?}");
+}

@@ -303,6 +303,9 @@ impl Trainer {
     ) -> Result<Training, Error> {
         self.refuse_settings_that_do_not_apply()?;
         let loss = self.loss.unwrap_or(self.learner.default_loss());
+        if loss.is_classification() {
+            check_two_classes(loss, data, reducer)?;
+        }
         let (run, details) = match self.learner {
             Learner::Online(algorithm) => {
                 self.train_online(algorithm, loss, data, reducer, monitor)?
@@ -634,4 +637,43 @@ struct Run {
     bias: f64,
     seconds: f64,
     examples: u64,
+}
+
+/// Classification losses read a label > 0 as +1 and any other as −1, so that ±1 and 0/1
+/// labels both work. An error unless both classes occur (counted over all ranks) and the
+/// labels take at most two values (on each rank): labels 1 and 2 would otherwise train a
+/// single class without a word, and 1, 2, 3 is a multiclass problem this binary learner
+/// does not solve.
+fn check_two_classes(loss: Loss, data: &ExampleSet, reducer: &dyn Reducer) -> Result<(), Error> {
+    let labels = crate::metrics::labels(data);
+    let mut distinct: Vec<f64> = Vec::with_capacity(3);
+    for &y in &labels {
+        if distinct.len() <= 2 && !distinct.contains(&y) {
+            distinct.push(y);
+        }
+    }
+    let positive = labels.iter().filter(|&&y| y > 0.0).count();
+    // One collective for every rank, whatever this rank found.
+    let mut counts = [
+        positive as f64,
+        (labels.len() - positive) as f64,
+        f64::from(u8::from(distinct.len() > 2)),
+    ];
+    reducer.sum(&mut counts);
+    let [positive, negative, many] = counts;
+    if many > 0.0 {
+        return Err(Error::Config(format!(
+            "{loss} loss is binary classification, but the labels take more than two values \
+             ({}, {}, {}, …): label one class > 0 and the other ≤ 0 (e.g. ±1)",
+            distinct[0], distinct[1], distinct[2]
+        )));
+    }
+    if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {
+        let side = if negative == 0.0 { "> 0" } else { "≤ 0" };
+        return Err(Error::Config(format!(
+            "{loss} loss needs both classes, but every label is {side} (a label > 0 is the \
+             class +1, any other −1)"
+        )));
+    }
+    Ok(())
 }

@@ -74,6 +74,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "asgd")]
     pub algo: Algo,
     /// Loss: squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε].
+    /// The classification losses (hinge, log, squared-hinge, smooth-hinge) read a label > 0
+    /// as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print ±1), and
+    /// need both classes and at most two label values.
     #[arg(long, default_value = "hinge")]
     pub loss: Loss,
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
@@ -116,7 +119,8 @@ pub struct Args {
     /// Order of the examples.
     #[arg(long, default_value = "uniform")]
     pub sampling: Sampling,
-    /// Seed of the sampler: same seed, same model, bit for bit.
+    /// Seed of the sampler: same seed, same model, bit for bit (online learners: with
+    /// `--threads 1`; several Hogwild workers, the default, also depend on their timing).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// aerr/aelr/aesvr: attributes k drawn per example for the gradient estimate (each example
