@@ -256,3 +256,35 @@ fn demo_runs_on_a_small_training_set() {
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     assert!(!other.exists());
 }
+
+#[test]
+fn gen_leaves_no_directory_when_its_text_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("file"), "").unwrap();
+    let under_a_file = format!("{}/corpus", p("file"));
+    let out = sparselin(&[
+        "gen",
+        "-q",
+        "--train-rows",
+        "10",
+        "--text",
+        &under_a_file,
+        &p("g"),
+    ]);
+    assert_refused(&out, &["Not a directory"]);
+    assert_eq!(names(dir.path()), ["file"]);
+    let made = sparselin(&[
+        "gen",
+        "-q",
+        "--train-rows",
+        "10",
+        "--test-rows",
+        "5",
+        &p("g"),
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    assert_eq!(names(&dir.path().join("g")), ["test", "train"]);
+    let again = sparselin(&["gen", "-q", "--train-rows", "10", &p("g")]);
+    assert_refused(&again, &["already exists"]);
+}

@@ -1,6 +1,6 @@
 //! `sparselin gen`: a reproducible synthetic corpus.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -113,16 +113,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         spec.rows_per_shard >= 1,
         "--rows-per-shard must be at least 1"
     );
+    anyhow::ensure!(
+        !args.out.exists(),
+        "{}: already exists (remove it or choose another output)",
+        args.out.display()
+    );
+    // Both splits are written into a sibling staging directory renamed into place at the
+    // end, so that a failure (an unwritable --text path, say) leaves no output directory.
+    let staging = staging_dir(&args.out)?;
     let start = Instant::now();
     let progress = bar(
         Some(spec.train_rows + spec.test_rows),
         Unit::Rows,
         args.quiet,
     );
-    let result = generate_with_progress(&spec, &args.out, args.text.as_deref(), &mut |rows| {
+    let result = generate_with_progress(&spec, &staging, args.text.as_deref(), &mut |rows| {
         progress.set_position(rows);
+    })
+    .map_err(anyhow::Error::from)
+    .and_then(|()| {
+        std::fs::rename(&staging, &args.out).with_context(|| args.out.display().to_string())
     });
     progress.finish_and_clear();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
     result?;
     if args.quiet {
         return Ok(());
@@ -136,4 +151,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// A fresh, empty directory beside `out` (its parent created if missing) for the corpus to
+/// be written into before it is renamed to `out`.
+fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
+    let name = out
+        .file_name()
+        .with_context(|| format!("{}: not a directory name", out.display()))?;
+    let mut staging_name = std::ffi::OsString::from(".");
+    staging_name.push(name);
+    staging_name.push(format!(".tmp-{}", std::process::id()));
+    let staging = out.with_file_name(staging_name);
+    if let Some(parent) = staging.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| parent.display().to_string())?;
+    }
+    std::fs::create_dir(&staging).with_context(|| staging.display().to_string())?;
+    Ok(staging)
 }
