@@ -251,7 +251,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         );
     }
-    drop(Outputs::open(&args)?);
+    check_outputs(&args)?;
     let data = read_examples(&args.data, args.features, args.text)?;
     let test = match &args.test {
         Some(path) => Some(read_examples(path, Some(data.n_features()), args.text)?),
@@ -263,7 +263,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .train_monitored(&data, &mut progress)
         .with_context(|| format!("training on {}", args.data.display()))?;
     progress.bar.finish_and_clear();
-    Outputs::write(&args, &training.model, Some(&progress.trace))?;
+    write_outputs(&args, &training.model, Some(&progress.trace))?;
     report(&args, &data, test.as_ref(), &training)
 }
 
@@ -504,75 +504,83 @@ fn headline(e: &Evaluation) -> String {
     }
 }
 
-/// The files a training run writes (model, and the text form, trace and plot if asked),
-/// each under a temporary name until all are written, then moved into place together: a run
-/// that fails replaces none of them. [`Outputs::open`] before training tries every path, so
-/// that one that cannot be written fails at once rather than after the run.
-pub(crate) struct Outputs {
-    model: OutputFile,
-    readable: Option<OutputFile>,
-    trace: Option<OutputFile>,
-    plot: Option<OutputFile>,
+/// What one output file of a training run holds.
+#[derive(Clone, Copy)]
+enum Output {
+    Model,
+    Readable,
+    Trace,
+    Plot,
+}
+
+/// The files a training run writes: the model, and the text form, trace and plot if asked.
+fn outputs(args: &Args) -> Vec<(Output, &Path)> {
+    let asked = [
+        (Output::Readable, &args.readable),
+        (Output::Trace, &args.trace),
+        (Output::Plot, &args.plot),
+    ];
+    let mut all = vec![(Output::Model, args.output.as_path())];
+    all.extend(
+        asked
+            .into_iter()
+            .filter_map(|(what, path)| Some((what, path.as_deref()?))),
+    );
+    all
 }
 
 fn open_output(path: &Path) -> anyhow::Result<OutputFile> {
     OutputFile::create(path).with_context(|| format!("writing {}", path.display()))
 }
 
-impl Outputs {
-    pub(crate) fn open(args: &Args) -> anyhow::Result<Self> {
-        let optional = |path: &Option<PathBuf>| path.as_deref().map(open_output).transpose();
-        Ok(Outputs {
-            model: open_output(&args.output)?,
-            readable: optional(&args.readable)?,
-            trace: optional(&args.trace)?,
-            plot: optional(&args.plot)?,
-        })
+/// Try every output path before training (a temporary opened and removed), so that one that
+/// cannot be written fails at once rather than after the run, and an interrupted run leaves
+/// no temporary behind.
+fn check_outputs(args: &Args) -> anyhow::Result<()> {
+    for (_, path) in outputs(args) {
+        drop(open_output(path)?);
     }
+    Ok(())
+}
 
-    /// Write everything and move it into place: the model at the requested precision, its
-    /// text form, and the trace and its plot when there is one (distributed runs have none).
-    /// The temporaries opened before training were dropped (removed) meanwhile, so that an
-    /// interrupted run leaves none behind: they are opened again here.
-    pub(crate) fn write(
-        args: &Args,
-        model: &Model,
-        trace: Option<&[TraceRow]>,
-    ) -> anyhow::Result<()> {
-        let outputs = Outputs::open(args)?;
-        let precision = match args.weights {
-            WeightType::F64 => Precision::F64,
-            WeightType::F32 => Precision::F32,
+/// Write every output under a temporary name, then move them all into place: a run that
+/// fails replaces none of them. The model is at the requested precision; the trace and its
+/// plot are written when there is a trace (distributed runs have none).
+pub(crate) fn write_outputs(
+    args: &Args,
+    model: &Model,
+    trace: Option<&[TraceRow]>,
+) -> anyhow::Result<()> {
+    let precision = match args.weights {
+        WeightType::F64 => Precision::F64,
+        WeightType::F32 => Precision::F32,
+    };
+    let error_name = if args.loss.is_classification() {
+        "test error rate"
+    } else {
+        "test RMSE"
+    };
+    let mut written = Vec::new();
+    for (what, path) in outputs(args) {
+        let bytes = match (what, trace) {
+            (Output::Model, _) => model.to_bytes(precision),
+            (Output::Readable, _) => model.to_readable().into_bytes(),
+            (Output::Trace, Some(rows)) => trace::csv(rows).into_bytes(),
+            (Output::Plot, Some(rows)) => trace::plot(rows, error_name)
+                .with_context(|| path.display().to_string())?
+                .into_bytes(),
+            (Output::Trace | Output::Plot, None) => continue,
         };
-        let error_name = if args.loss.is_classification() {
-            "test error rate"
-        } else {
-            "test RMSE"
-        };
-        let mut written = vec![(outputs.model, &args.output, model.to_bytes(precision))];
-        if let Some(file) = outputs.readable {
-            let path = args.readable.as_ref().expect("opened for a path");
-            written.push((file, path, model.to_readable().into_bytes()));
-        }
-        if let (Some(rows), Some(file)) = (trace, outputs.trace) {
-            let path = args.trace.as_ref().expect("opened for a path");
-            written.push((file, path, trace::csv(rows).into_bytes()));
-        }
-        if let (Some(rows), Some(file)) = (trace, outputs.plot) {
-            let path = args.plot.as_ref().expect("opened for a path");
-            let svg = trace::plot(rows, error_name).with_context(|| path.display().to_string())?;
-            written.push((file, path, svg.into_bytes()));
-        }
-        for (file, path, bytes) in &mut written {
-            file.write_all(bytes)
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        for (file, path, _) in written {
-            file.commit()
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        Ok(())
+        let mut file = open_output(path)?;
+        file.write_all(&bytes)
+            .with_context(|| format!("writing {}", path.display()))?;
+        written.push((file, path));
     }
+    for (file, path) in written {
+        file.commit()
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Print the summary of a finished run (its files are written).

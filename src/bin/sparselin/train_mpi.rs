@@ -83,7 +83,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         return Ok(());
     }
     let model = &trained.model;
-    crate::train::Outputs::write(args, model, None)?;
+    crate::train::write_outputs(args, model, None)?;
     if args.json {
         let summary = json!({
             "algorithm": model.info.algorithm,
