@@ -163,14 +163,16 @@ fn online_curve(
         },
         seed,
     };
-    let mut learner = fast_learner(&config, d, order.len());
+    let mut learner =
+        fast_learner(&config, d, order.len()).expect("the learner's state fits in memory");
     let (mut done, mut observed) = (0, 0u64);
     checkpoints
         .iter()
         .map(|&c| {
             observed += feed(learner.as_mut(), data, &order[done..c]);
             done = c;
-            (observed as f64, mse(data, eval, &learner.average()))
+            let average = learner.average().expect("the average fits in memory");
+            (observed as f64, mse(data, eval, &average))
         })
         .collect()
 }

@@ -18,6 +18,7 @@ use sparselin::lao::draws::Draws;
 use sparselin::lao::{
     Aelr, Aerr, Algo, AttributeLearner, Attributes, LiteralAelr, LiteralAerr, Phi, default_eta,
 };
+use sparselin::memory::AllocError;
 
 use lao_plot::{Curve, line_chart};
 
@@ -54,12 +55,12 @@ fn rows(d: usize, seed: u64) -> CsrMatrix {
 fn per_example(
     data: &CsrMatrix,
     steps: usize,
-    make: &dyn Fn() -> Box<dyn AttributeLearner>,
+    make: &dyn Fn() -> Result<Box<dyn AttributeLearner>, AllocError>,
 ) -> f64 {
     let d = data.n_features();
     let mut times: Vec<f64> = (0..3)
         .map(|_| {
-            let mut learner = make();
+            let mut learner = make().expect("the learner's state fits in memory");
             let start = Instant::now();
             for t in 0..steps {
                 learner.step(&mut Attributes::new(data.row(t % POOL), d));
@@ -87,16 +88,23 @@ fn main() -> anyhow::Result<()> {
         let eta_l = default_eta(Algo::Aelr, K, d, FAST_STEPS, RADIUS);
         let cells = [
             per_example(&data, FAST_STEPS, &|| {
-                Box::new(Aerr::new(d, K, RADIUS, eta_r, Phi::Squared, 1))
+                Ok(Box::new(Aerr::new(d, K, RADIUS, eta_r, Phi::Squared, 1)?))
             }),
             per_example(&data, FAST_STEPS, &|| {
-                Box::new(Aelr::new(d, K, RADIUS, eta_l, 1))
+                Ok(Box::new(Aelr::new(d, K, RADIUS, eta_l, 1)?))
             }),
             per_example(&data, literal_steps, &|| {
-                Box::new(LiteralAerr::new(d, K, RADIUS, eta_r, Phi::Squared, 1))
+                Ok(Box::new(LiteralAerr::new(
+                    d,
+                    K,
+                    RADIUS,
+                    eta_r,
+                    Phi::Squared,
+                    1,
+                )?))
             }),
             per_example(&data, literal_steps, &|| {
-                Box::new(LiteralAelr::new(d, K, RADIUS, eta_l, 1))
+                Ok(Box::new(LiteralAelr::new(d, K, RADIUS, eta_l, 1)?))
             }),
         ];
         eprintln!("d = {d}: {cells:?} s/example ({literal_steps} literal steps)");

@@ -103,9 +103,11 @@ impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         let status = match e {
             Error::Data(_) | Error::Csr(_) => SlStatus::Data,
-            Error::Online(_) | Error::Batch(_) | Error::Config(_) | Error::Diverged { .. } => {
-                SlStatus::Config
-            }
+            Error::Online(_)
+            | Error::Batch(_)
+            | Error::Config(_)
+            | Error::Memory(_)
+            | Error::Diverged { .. } => SlStatus::Config,
             Error::Model(_) => SlStatus::Model,
         };
         Failure(status, e.to_string())

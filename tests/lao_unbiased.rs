@@ -99,7 +99,7 @@ fn aerr_estimator_is_unbiased_literal_and_tree() {
     assert_eq!(per, 4.0);
     // The fast learner's sampler: w = s·ω with s = 2.
     let omega: Vec<f64> = W.iter().map(|w| w / 2.0).collect();
-    let tree = SumTree::new(omega.iter().map(|o| o * o));
+    let tree = SumTree::new(omega.iter().map(|o| o * o)).unwrap();
     let (z, _) = worst_z(
         &L2TreeSampler::new(&tree, &omega, 2.0),
         &Phi::Squared,
@@ -124,7 +124,7 @@ fn aelr_estimator_is_unbiased_literal_and_tree() {
     let (z, _) = worst_z(&DenseSampler::magnitudes(&W), &Phi::Squared, &truth, 2, 3);
     assert!(z <= 1.0, "literal AELR g̃ biased: {z}");
     let omega: Vec<f64> = W.iter().map(|w| w * 4.0).collect();
-    let tree = SumTree::new(omega.iter().map(|o| o.abs()));
+    let tree = SumTree::new(omega.iter().map(|o| o.abs())).unwrap();
     let (z, _) = worst_z(
         &L1TreeSampler::new(&tree, &omega, 0.25),
         &Phi::Squared,

@@ -37,6 +37,7 @@ use crate::batch;
 use crate::data::libsvm::ParseOptions;
 use crate::data::{CsrError, DataError, open_examples};
 use crate::lao;
+use crate::memory::AllocError;
 use crate::metrics;
 use crate::model::ModelError;
 use crate::online;
@@ -64,6 +65,9 @@ pub enum Error {
     /// A model file could not be read or written.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A learner's d-long arrays do not fit in this machine's memory.
+    #[error(transparent)]
+    Memory(#[from] AllocError),
     /// A combination of settings that no learner accepts.
     #[error("{0}")]
     Config(String),

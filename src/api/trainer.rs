@@ -608,7 +608,7 @@ impl Trainer {
             seed: self.seed,
         };
         let started = std::time::Instant::now();
-        let fit = lao::train(data, &config);
+        let fit = lao::train(data, &config)?;
         let seconds = started.elapsed().as_secs_f64();
         let details = json!({
             "attributes_per_example": k,

@@ -13,6 +13,7 @@ use super::draws::Draws;
 use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
 use super::lazy_average::{FLUSH_RATIO, LazyAverage};
 use super::sum_tree::SumTree;
+use crate::memory::{self, AllocError};
 
 /// Default margin above the shift M before a re-base (e^300 leaves room for 10⁸ coordinates).
 pub const REBASE_MARGIN: f64 = 300.0;
@@ -64,8 +65,9 @@ fn omega_and_cosh(theta: f64, shift: f64) -> (f64, f64) {
 }
 
 impl Aelr {
-    /// d features, k attributes per example, ‖w‖₁ ≤ `radius`, step `eta`.
-    pub fn new(d: usize, k: usize, radius: f64, eta: f64, seed: u64) -> Self {
+    /// d features, k attributes per example, ‖w‖₁ ≤ `radius`, step `eta`; an error when the
+    /// machine cannot hold the learner's d-long arrays.
+    pub fn new(d: usize, k: usize, radius: f64, eta: f64, seed: u64) -> Result<Self, AllocError> {
         Self::with_thresholds(d, k, radius, eta, seed, FLUSH_RATIO, REBASE_MARGIN)
     }
 
@@ -78,22 +80,22 @@ impl Aelr {
         seed: u64,
         flush_ratio: f64,
         margin: f64,
-    ) -> Self {
+    ) -> Result<Self, AllocError> {
         let (omega0, c0) = omega_and_cosh(0.0, 0.0);
-        Aelr {
-            theta: vec![0.0; d],
+        Ok(Aelr {
+            theta: memory::filled("weights", d, 0.0)?,
             shift: 0.0,
-            omega: vec![omega0; d],
-            magnitude_tree: SumTree::new(vec![omega0.abs(); d]),
-            cosh_tree: SumTree::new(vec![c0; d]),
-            average: LazyAverage::new(d, flush_ratio),
+            omega: memory::filled("weights", d, omega0)?,
+            magnitude_tree: SumTree::new(std::iter::repeat_n(omega0.abs(), d))?,
+            cosh_tree: SumTree::new(std::iter::repeat_n(c0, d))?,
+            average: LazyAverage::new(d, flush_ratio)?,
             radius,
             eta,
             k,
             draws: Draws::new(seed),
             margin,
             rebases: 0,
-        }
+        })
     }
 
     /// Re-bases of the shift M, and flushes of the lazy average.
@@ -111,14 +113,14 @@ impl Aelr {
     fn rebase(&mut self) {
         self.average.flush(&self.omega);
         self.shift = self.theta.iter().fold(0.0, |m, t| m.max(t.abs()));
-        let mut cosh = Vec::with_capacity(self.theta.len());
+        let shift = self.shift;
         for (o, &t) in self.omega.iter_mut().zip(&self.theta) {
-            let (oi, ci) = omega_and_cosh(t, self.shift);
-            *o = oi;
-            cosh.push(ci);
+            *o = omega_and_cosh(t, shift).0;
         }
-        self.magnitude_tree = SumTree::new(self.omega.iter().map(|o| o.abs()));
-        self.cosh_tree = SumTree::new(cosh);
+        self.magnitude_tree
+            .refill(self.omega.iter().map(|o| o.abs()));
+        self.cosh_tree
+            .refill(self.theta.iter().map(|&t| omega_and_cosh(t, shift).1));
         self.rebases += 1;
     }
 }
@@ -151,7 +153,7 @@ impl AttributeLearner for Aelr {
         }
     }
 
-    fn average(&self) -> Vec<f64> {
+    fn average(&self) -> Result<Vec<f64>, AllocError> {
         self.average.average(&self.omega)
     }
 

@@ -12,6 +12,7 @@ use super::genest::{ERF_TERMS, erf_coefficients};
 use super::lazy_average::{FLUSH_RATIO, LazyAverage};
 use super::sum_tree::SumTree;
 use super::{AttributeLearner, initial_weights};
+use crate::memory::AllocError;
 
 /// AERR / AESVR with a scale factor, a sum tree and a lazy average.
 pub struct Aerr {
@@ -52,8 +53,16 @@ impl InnerProductSampler for TreeSampler<'_> {
 
 impl Aerr {
     /// d features, k attributes per example, ‖w‖₂ ≤ `radius`, step `eta`, φ̃ of `phi`
-    /// (`Phi::Squared`: AERR; `Phi::Smoothed`: AESVR).
-    pub fn new(d: usize, k: usize, radius: f64, eta: f64, phi: Phi, seed: u64) -> Self {
+    /// (`Phi::Squared`: AERR; `Phi::Smoothed`: AESVR); an error when the machine cannot hold
+    /// the learner's d-long arrays.
+    pub fn new(
+        d: usize,
+        k: usize,
+        radius: f64,
+        eta: f64,
+        phi: Phi,
+        seed: u64,
+    ) -> Result<Self, AllocError> {
         Self::with_flush_ratio(d, k, radius, eta, phi, seed, FLUSH_RATIO)
     }
 
@@ -67,14 +76,14 @@ impl Aerr {
         phi: Phi,
         seed: u64,
         flush_ratio: f64,
-    ) -> Self {
-        let omega = initial_weights(d, radius);
-        let tree = SumTree::new(omega.iter().map(|x| x * x));
-        Aerr {
+    ) -> Result<Self, AllocError> {
+        let omega = initial_weights(d, radius)?;
+        let tree = SumTree::new(omega.iter().map(|x| x * x))?;
+        Ok(Aerr {
             omega,
             s: 1.0,
             tree,
-            average: LazyAverage::new(d, flush_ratio),
+            average: LazyAverage::new(d, flush_ratio)?,
             radius,
             eta,
             k,
@@ -82,7 +91,7 @@ impl Aerr {
             coefficients: erf_coefficients(),
             draws: Draws::new(seed),
             projections: 0,
-        }
+        })
     }
 
     /// Steps whose v left the ball (projections), and flushes of the lazy average (folds).
@@ -99,7 +108,7 @@ impl AttributeLearner for Aerr {
                 *o *= self.s;
             }
             self.s = 1.0;
-            self.tree = SumTree::new(self.omega.iter().map(|x| x * x));
+            self.tree.refill(self.omega.iter().map(|x| x * x));
         }
         self.average.begin(self.s);
         let sampler = TreeSampler::new(&self.tree, &self.omega, self.s);
@@ -125,7 +134,7 @@ impl AttributeLearner for Aerr {
         }
     }
 
-    fn average(&self) -> Vec<f64> {
+    fn average(&self) -> Result<Vec<f64>, AllocError> {
         self.average.average(&self.omega)
     }
 

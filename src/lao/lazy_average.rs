@@ -6,6 +6,8 @@
 //! S ≫ s (s only shrinks in AERR), so when S_t > 2²⁰·s_t the learner flushes every interval
 //! (A += ω(S − S0), S = S0 = 0): O(d), rare.
 
+use crate::memory::{self, AllocError};
+
 /// S_t/s_t above which the learners flush (2²⁰).
 pub const FLUSH_RATIO: f64 = 1_048_576.0;
 
@@ -21,16 +23,17 @@ pub struct LazyAverage {
 }
 
 impl LazyAverage {
-    /// An empty sum over `d` coordinates, flushing when S > `flush_ratio`·s.
-    pub fn new(d: usize, flush_ratio: f64) -> Self {
-        LazyAverage {
-            closed: vec![0.0; d],
-            since: vec![0.0; d],
+    /// An empty sum over `d` coordinates, flushing when S > `flush_ratio`·s, or an error when
+    /// the machine cannot hold its two arrays.
+    pub fn new(d: usize, flush_ratio: f64) -> Result<Self, AllocError> {
+        Ok(LazyAverage {
+            closed: memory::filled("running average", d, 0.0)?,
+            since: memory::filled("running average", d, 0.0)?,
             running: 0.0,
             steps: 0,
             flush_ratio,
             flushes: 0,
-        }
+        })
     }
 
     /// True when S would lose digits against the next scale `s`.
@@ -63,15 +66,19 @@ impl LazyAverage {
         self.since[i] = self.running;
     }
 
-    /// w̄ = (A + ω(S − S0))/t over the steps so far (zeros before the first step). O(d).
-    pub fn average(&self, omega: &[f64]) -> Vec<f64> {
+    /// w̄ = (A + ω(S − S0))/t over the steps so far (zeros before the first step), or an error
+    /// when the machine cannot hold it. O(d).
+    pub fn average(&self, omega: &[f64]) -> Result<Vec<f64>, AllocError> {
         let t = self.steps.max(1) as f64;
-        self.closed
-            .iter()
-            .zip(&self.since)
-            .zip(omega)
-            .map(|((a, s0), o)| (a + o * (self.running - s0)) / t)
-            .collect()
+        let mut average = memory::reserved("average", omega.len())?;
+        average.extend(
+            self.closed
+                .iter()
+                .zip(&self.since)
+                .zip(omega)
+                .map(|((a, s0), o)| (a + o * (self.running - s0)) / t),
+        );
+        Ok(average)
     }
 
     /// Steps begun so far.

@@ -8,6 +8,7 @@ use super::draws::Draws;
 use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
 use super::genest::{ERF_TERMS, erf_coefficients};
 use super::{AttributeLearner, initial_weights};
+use crate::memory::{self, AllocError};
 
 /// Inverse-CDF draw over a dense weight vector by a linear prefix sum (O(d) to build).
 pub struct DenseSampler {
@@ -83,11 +84,19 @@ pub struct LiteralAerr {
 }
 
 impl LiteralAerr {
-    /// d features, k attributes per example, ‖w‖₂ ≤ `radius`, step `eta`, φ̃ of `phi`.
-    pub fn new(d: usize, k: usize, radius: f64, eta: f64, phi: Phi, seed: u64) -> Self {
-        LiteralAerr {
-            w: initial_weights(d, radius),
-            sum: vec![0.0; d],
+    /// d features, k attributes per example, ‖w‖₂ ≤ `radius`, step `eta`, φ̃ of `phi`; an
+    /// error when the machine cannot hold d weights twice.
+    pub fn new(
+        d: usize,
+        k: usize,
+        radius: f64,
+        eta: f64,
+        phi: Phi,
+        seed: u64,
+    ) -> Result<Self, AllocError> {
+        Ok(LiteralAerr {
+            w: initial_weights(d, radius)?,
+            sum: memory::filled("running sum", d, 0.0)?,
             steps: 0,
             radius,
             eta,
@@ -95,7 +104,7 @@ impl LiteralAerr {
             phi,
             coefficients: erf_coefficients(),
             draws: Draws::new(seed),
-        }
+        })
     }
 }
 
@@ -123,9 +132,11 @@ impl AttributeLearner for LiteralAerr {
         self.w = v.into_iter().map(|x| x * factor).collect();
     }
 
-    fn average(&self) -> Vec<f64> {
+    fn average(&self) -> Result<Vec<f64>, AllocError> {
         let t = self.steps.max(1) as f64;
-        self.sum.iter().map(|s| s / t).collect()
+        let mut average = memory::reserved("average", self.sum.len())?;
+        average.extend(self.sum.iter().map(|s| s / t));
+        Ok(average)
     }
 
     fn current(&self) -> Vec<f64> {
@@ -147,18 +158,19 @@ pub struct LiteralAelr {
 }
 
 impl LiteralAelr {
-    /// d features, k attributes per example, ‖w‖₁ ≤ `radius`, step `eta`.
-    pub fn new(d: usize, k: usize, radius: f64, eta: f64, seed: u64) -> Self {
-        LiteralAelr {
-            z_plus: vec![1.0; d],
-            z_minus: vec![1.0; d],
-            sum: vec![0.0; d],
+    /// d features, k attributes per example, ‖w‖₁ ≤ `radius`, step `eta`; an error when the
+    /// machine cannot hold d weights three times.
+    pub fn new(d: usize, k: usize, radius: f64, eta: f64, seed: u64) -> Result<Self, AllocError> {
+        Ok(LiteralAelr {
+            z_plus: memory::filled("weights", d, 1.0)?,
+            z_minus: memory::filled("weights", d, 1.0)?,
+            sum: memory::filled("running sum", d, 0.0)?,
             steps: 0,
             radius,
             eta,
             k,
             draws: Draws::new(seed),
-        }
+        })
     }
 }
 
@@ -179,9 +191,11 @@ impl AttributeLearner for LiteralAelr {
         }
     }
 
-    fn average(&self) -> Vec<f64> {
+    fn average(&self) -> Result<Vec<f64>, AllocError> {
         let t = self.steps.max(1) as f64;
-        self.sum.iter().map(|s| s / t).collect()
+        let mut average = memory::reserved("average", self.sum.len())?;
+        average.extend(self.sum.iter().map(|s| s / t));
+        Ok(average)
     }
 
     fn current(&self) -> Vec<f64> {

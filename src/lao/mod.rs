@@ -26,6 +26,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::data::Examples;
+use crate::memory::{self, AllocError};
 
 pub use access::Attributes;
 pub use aelr::Aelr;
@@ -38,16 +39,17 @@ pub use literal::{LiteralAelr, LiteralAerr};
 pub trait AttributeLearner {
     /// One example: draw, pay for and read the attributes, update.
     fn step(&mut self, ex: &mut Attributes<'_>);
-    /// The average iterate w̄ = (1/t) Σ_{τ≤t} w_τ over the t steps so far.
-    fn average(&self) -> Vec<f64>;
+    /// The average iterate w̄ = (1/t) Σ_{τ≤t} w_τ over the t steps so far, or an error when
+    /// the machine cannot hold another d weights.
+    fn average(&self) -> Result<Vec<f64>, AllocError>;
     /// The current iterate w_{t+1}.
     fn current(&self) -> Vec<f64>;
 }
 
 /// AERR's w₁: nonzero (its φ̃ samples j ∝ w_j²) and small (it predicts ≈ 0): all coordinates
-/// equal, ‖w₁‖₂ = 10⁻³·B.
-pub fn initial_weights(d: usize, radius: f64) -> Vec<f64> {
-    vec![1e-3 * radius / (d.max(1) as f64).sqrt(); d]
+/// equal, ‖w₁‖₂ = 10⁻³·B. An error when the machine cannot hold d weights.
+pub fn initial_weights(d: usize, radius: f64) -> Result<Vec<f64>, AllocError> {
+    memory::filled("weights", d, 1e-3 * radius / (d.max(1) as f64).sqrt())
 }
 
 /// Which limited-observation learner.
@@ -124,17 +126,22 @@ pub struct LaoFit {
     pub eta: f64,
 }
 
-/// A boxed O(k log d) learner for `config` over d features, m examples.
-pub fn fast_learner(config: &LaoConfig, d: usize, m: usize) -> Box<dyn AttributeLearner> {
+/// A boxed O(k log d) learner for `config` over d features, m examples, or an error when the
+/// machine cannot hold it.
+pub fn fast_learner(
+    config: &LaoConfig,
+    d: usize,
+    m: usize,
+) -> Result<Box<dyn AttributeLearner>, AllocError> {
     let eta = config
         .eta
         .unwrap_or_else(|| default_eta(config.algo, config.k, d, m, config.radius));
     let (k, b, seed) = (config.k, config.radius, config.seed);
-    match config.algo {
-        Algo::Aerr => Box::new(Aerr::new(d, k, b, eta, Phi::Squared, seed)),
-        Algo::Aesvr => Box::new(Aerr::new(d, k, b, eta, Phi::Smoothed(config.svr), seed)),
-        Algo::Aelr => Box::new(Aelr::new(d, k, b, eta, seed)),
-    }
+    Ok(match config.algo {
+        Algo::Aerr => Box::new(Aerr::new(d, k, b, eta, Phi::Squared, seed)?),
+        Algo::Aesvr => Box::new(Aerr::new(d, k, b, eta, Phi::Smoothed(config.svr), seed)?),
+        Algo::Aelr => Box::new(Aelr::new(d, k, b, eta, seed)?),
+    })
 }
 
 /// Feed the rows `order` of `data` to `learner`, each through a counting window; returns the
@@ -150,8 +157,9 @@ pub fn feed(learner: &mut dyn AttributeLearner, data: &dyn Examples, order: &[us
     observed
 }
 
-/// One pass of the O(k log d) learner over `data` in a random order (seeded), returning w̄.
-pub fn train(data: &dyn Examples, config: &LaoConfig) -> LaoFit {
+/// One pass of the O(k log d) learner over `data` in a random order (seeded), returning w̄;
+/// an error when the machine cannot hold the learner.
+pub fn train(data: &dyn Examples, config: &LaoConfig) -> Result<LaoFit, AllocError> {
     let (d, m) = (data.n_features(), data.n_rows());
     let eta = config
         .eta
@@ -163,13 +171,45 @@ pub fn train(data: &dyn Examples, config: &LaoConfig) -> LaoFit {
         },
         d,
         m,
-    );
+    )?;
     let order = draws::Draws::new(config.seed ^ 0x5eed_0f0d_e5a1_e000).permutation(m);
     let observed = feed(learner.as_mut(), data, &order);
-    LaoFit {
-        weights: learner.average(),
+    Ok(LaoFit {
+        weights: learner.average()?,
         attributes_observed: observed,
         examples: m as u64,
         eta,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lao::sum_tree::SumTree;
+
+    /// 2^46 features: 512 TiB for one array of f64, more than any 47-bit address space holds.
+    const IMPOSSIBLE: usize = 1 << 46;
+
+    #[test]
+    fn learners_too_large_for_the_machine_are_errors_not_aborts() {
+        for algo in [Algo::Aerr, Algo::Aelr, Algo::Aesvr] {
+            let config = LaoConfig {
+                algo,
+                k: 1,
+                radius: 1.0,
+                eta: Some(0.1),
+                svr: SmoothedInsensitive {
+                    smoothing: 1.0,
+                    insensitivity: 0.1,
+                },
+                seed: 1,
+            };
+            let error = fast_learner(&config, IMPOSSIBLE, 10).err().unwrap();
+            assert_eq!((error.what, error.count), ("weights", IMPOSSIBLE), "{algo}");
+            assert!(fast_learner(&config, 100, 10).is_ok(), "{algo}");
+        }
+        assert!(LiteralAerr::new(IMPOSSIBLE, 1, 1.0, 0.1, Phi::Squared, 1).is_err());
+        assert!(LiteralAelr::new(IMPOSSIBLE, 1, 1.0, 0.1, 1).is_err());
+        assert!(SumTree::new(std::iter::repeat_n(1.0, IMPOSSIBLE)).is_err());
     }
 }

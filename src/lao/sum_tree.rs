@@ -5,6 +5,8 @@
 //! `+= delta`), so the root is always exactly the sum of the current leaves, with no drift over
 //! millions of updates. The AERR learner reads ‖ω‖² from the root.
 
+use crate::memory::{self, AllocError};
+
 /// Complete binary tree in an array: node `n` has children `2n` and `2n + 1`, leaves start at
 /// `leaves` (a power of two ≥ 2), padding leaves are 0 and are never drawn.
 #[derive(Clone, Debug)]
@@ -15,17 +17,42 @@ pub struct SumTree {
 }
 
 impl SumTree {
-    /// A tree over `weights` (each must be finite and ≥ 0). O(d).
-    pub fn new(weights: impl IntoIterator<Item = f64>) -> Self {
-        let values: Vec<f64> = weights.into_iter().collect();
-        let len = values.len();
+    /// A tree over `weights` (each must be finite and ≥ 0), or an error when the machine cannot
+    /// hold 2·2^⌈log₂ d⌉ nodes. O(d).
+    pub fn new<I>(weights: I) -> Result<Self, AllocError>
+    where
+        I: IntoIterator<Item = f64>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let weights = weights.into_iter();
+        let len = weights.len();
         let leaves = len.next_power_of_two().max(2);
-        let mut nodes = vec![0.0; 2 * leaves];
-        nodes[leaves..leaves + len].copy_from_slice(&values);
-        for n in (1..leaves).rev() {
-            nodes[n] = nodes[2 * n] + nodes[2 * n + 1];
+        let mut tree = SumTree {
+            leaves,
+            len,
+            nodes: memory::filled("sampling tree", 2 * leaves, 0.0)?,
+        };
+        tree.refill(weights);
+        Ok(tree)
+    }
+
+    /// Replace every weight by the next of `weights` (exactly [`SumTree::len`] of them) and
+    /// recompute every parent, in place. O(d).
+    pub fn refill(&mut self, weights: impl IntoIterator<Item = f64>) {
+        let leaves = &mut self.nodes[self.leaves..self.leaves + self.len];
+        let mut filled = 0;
+        for (leaf, weight) in leaves.iter_mut().zip(weights) {
+            *leaf = weight;
+            filled += 1;
         }
-        SumTree { leaves, len, nodes }
+        assert_eq!(
+            filled, self.len,
+            "a sum tree of {} refilled with {filled} weights",
+            self.len
+        );
+        for n in (1..self.leaves).rev() {
+            self.nodes[n] = self.nodes[2 * n] + self.nodes[2 * n + 1];
+        }
     }
 
     /// Number of weights.
@@ -110,7 +137,7 @@ mod tests {
     fn root_is_exact_sum_after_many_updates() {
         let d = 37;
         let mut w: Vec<f64> = (0..d).map(|i| (i % 5) as f64 * 0.37).collect();
-        let mut tree = SumTree::new(w.iter().copied());
+        let mut tree = SumTree::new(w.iter().copied()).unwrap();
         let mut x = 0.123_f64;
         for step in 0..20_000 {
             let i = (step * 7919) % d;
@@ -118,8 +145,11 @@ mod tests {
             w[i] = x * 10f64.powi((step % 7) as i32 - 3);
             tree.set(i, w[i]);
         }
-        let rebuilt = SumTree::new(w.iter().copied());
+        let rebuilt = SumTree::new(w.iter().copied()).unwrap();
         assert_eq!(tree.total(), rebuilt.total());
+        let mut refilled = SumTree::new(std::iter::repeat_n(1.0, d)).unwrap();
+        refilled.refill(w.iter().copied());
+        assert_eq!(refilled.nodes, rebuilt.nodes);
         for (i, &wi) in w.iter().enumerate() {
             assert_eq!(tree.get(i), wi);
         }
@@ -128,7 +158,7 @@ mod tests {
     #[test]
     fn find_matches_linear_inverse_cdf() {
         let w = [0.0, 1.0, 0.0, 0.0, 2.5, 0.5, 0.0];
-        let tree = SumTree::new(w);
+        let tree = SumTree::new(w).unwrap();
         for q in 0..1000 {
             let u = (q as f64 + 0.5) / 1000.0;
             assert_eq!(tree.find(u), linear_find(&w, u), "u = {u}");
@@ -140,9 +170,9 @@ mod tests {
 
     #[test]
     fn empty_weights_draw_nothing() {
-        let tree = SumTree::new([0.0; 5]);
+        let tree = SumTree::new([0.0; 5]).unwrap();
         assert_eq!(tree.find(0.3), None);
-        let single = SumTree::new([2.0]);
+        let single = SumTree::new([2.0]).unwrap();
         assert_eq!(single.find(0.99), Some(0));
         assert_eq!(single.len(), 1);
     }
@@ -150,7 +180,7 @@ mod tests {
     #[test]
     fn draw_frequencies_follow_weights() {
         let w = [1.0, 3.0, 0.0, 4.0];
-        let tree = SumTree::new(w);
+        let tree = SumTree::new(w).unwrap();
         let mut counts = [0usize; 4];
         let n = 8000;
         for q in 0..n {
