@@ -164,3 +164,56 @@ fn a_batch_trace_has_one_row_per_iteration_and_its_gap() {
     let last_objective: f64 = rows.last().unwrap()[3].parse().unwrap();
     assert!(last_gap <= 1e-9 * last_objective, "{trace}");
 }
+
+#[test]
+fn batch_solvers_evaluate_on_the_threads_asked_for_with_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 3000);
+    let mut models = vec![];
+    for threads in ["1", "2", "3"] {
+        let readable = p(&format!("m{threads}.txt"));
+        let out = sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            "sublbfgs",
+            "--max-iter",
+            "20",
+            "--threads",
+            threads,
+            "--json",
+            "--readable",
+            &readable,
+            "-o",
+            &p("m"),
+        ]);
+        json_objective(&out);
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["details"]["threads"].to_string(), threads);
+        // The model text, but for the line that records the thread count.
+        let text = std::fs::read_to_string(&readable).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with("threads "))
+            .map(String::from)
+            .collect();
+        assert!(lines.len() > 10 && lines.len() + 1 == text.lines().count());
+        models.push(lines);
+    }
+    assert!(models.windows(2).all(|m| m[0] == m[1]));
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--threads",
+        "1025",
+        "-o",
+        &p("m"),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1025 is not in 1..=1024"));
+}

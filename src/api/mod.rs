@@ -45,7 +45,7 @@ use crate::online;
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::Loss;
 pub use crate::model::{Model, Precision};
-pub use trainer::{DEFAULT_EPOCHS, Monitor, Trainer, Training};
+pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.
 #[derive(Debug, thiserror::Error)]
@@ -273,7 +273,11 @@ mod tests {
         assert!("nope".parse::<Learner>().unwrap_err().contains("aesvr"));
         assert!(err(Trainer::new("aerr".parse().unwrap()).smoothing(0.5)).contains("smoothing"));
         assert!(err(Trainer::new("naive-asgd".parse().unwrap()).threads(2)).contains("one thread"));
-        assert!(err(Trainer::new("lbfgs".parse().unwrap()).threads(1)).contains("threads"));
+        assert!(err(Trainer::new("aerr".parse().unwrap()).threads(1)).contains("threads"));
+        for threads in [0, MAX_THREADS + 1] {
+            let e = err(Trainer::new(Learner::ASGD).threads(threads));
+            assert!(e.contains("threads must be from 1 to 1024"), "{e}");
+        }
         assert!(err(Trainer::new(Learner::ASGD).memory(3)).contains("memory"));
     }
 
@@ -306,6 +310,36 @@ mod tests {
         let plain = Trainer::new(Learner::ASGD).seed(3).epochs(2);
         let one_thread = plain.clone().threads(1).train(&data).unwrap();
         assert_eq!(plain.train(&data).unwrap(), one_thread);
+    }
+
+    /// The size of the rayon pool each batch iteration ran in.
+    struct PoolSizes(Vec<usize>);
+
+    impl online::Observer for PoolSizes {}
+
+    impl Monitor for PoolSizes {
+        fn iteration(&mut self, _: &batch::Progress) {
+            self.0.push(rayon::current_num_threads());
+        }
+    }
+
+    #[test]
+    fn batch_solvers_run_on_the_threads_asked_for_with_the_same_result() {
+        let data = toy(150);
+        let trainer = Trainer::new("sublbfgs".parse().unwrap()).max_iterations(7);
+        let default = trainer.train(&data).unwrap();
+        for threads in [1, 3] {
+            let mut sizes = PoolSizes(vec![]);
+            let run = trainer
+                .clone()
+                .threads(threads)
+                .train_monitored(&data, &mut sizes)
+                .unwrap();
+            assert!(!sizes.0.is_empty());
+            assert!(sizes.0.iter().all(|&n| n == threads), "{:?}", sizes.0);
+            assert_eq!(run.model.weights, default.weights, "{threads} threads");
+            assert_eq!(run.model.bias, default.bias);
+        }
     }
 
     #[test]

@@ -60,10 +60,16 @@ pub struct Trainer {
 /// Online learners without `epochs` or `steps`: this many passes.
 pub const DEFAULT_EPOCHS: u64 = 5;
 
+/// The most threads a run may ask for. More workers than cores only take turns on them, and
+/// a count beyond this is a typo rather than a plan: each thread costs a stack and, under
+/// Hogwild, its own copy of the hot features.
+pub const MAX_THREADS: usize = 1024;
+
 /// What a caller sees of a training run as it happens: the online learners' progress and
 /// epoch ends (the [`online::Observer`] part) and every batch solver iteration. `()` watches
-/// nothing.
-pub trait Monitor: online::Observer {
+/// nothing. A batch solver asked for a number of threads runs, and calls its monitor, on one
+/// of them, hence `Send`.
+pub trait Monitor: online::Observer + Send {
     /// After each iteration of a batch solver.
     fn iteration(&mut self, _progress: &batch::Progress) {}
 }
@@ -173,6 +179,11 @@ impl Trainer {
     /// SGD, ASGD and CASGD: run on this many lock-free Hogwild workers
     /// ([`online::hogwild`]); 1 is the single-threaded learner, bit for bit. Without it they
     /// run single-threaded; the O(n) baselines run on one thread only.
+    ///
+    /// Batch solvers: evaluate the objective over the shards on this many threads (the
+    /// result is the same, bit for bit, for any count); without it, on rayon's global pool.
+    ///
+    /// From 1 to [`MAX_THREADS`].
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -302,6 +313,11 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<Training, Error> {
         self.refuse_settings_that_do_not_apply()?;
+        if let Some(threads) = self.threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
+            return Err(Error::Config(format!(
+                "threads must be from 1 to {MAX_THREADS}, got {threads}"
+            )));
+        }
         let loss = self.loss.unwrap_or(self.learner.default_loss());
         if loss.is_classification() {
             check_two_classes(loss, data, reducer)?;
@@ -360,7 +376,7 @@ impl Trainer {
             ("epochs/steps", self.stop.is_some(), online),
             ("t0", self.t0.is_some(), online),
             ("average_start", self.average_start.is_some(), online),
-            ("threads", self.threads.is_some(), online),
+            ("threads", self.threads.is_some(), online || batch),
             ("scalar_sharing", self.scalars.is_some(), online),
             ("hot_features", self.hot_features.is_some(), online),
             ("averaging", self.averaging.is_some(), online),
@@ -425,7 +441,6 @@ impl Trainer {
             }
         }
         let fit = match self.threads {
-            Some(0) => return Err(Error::Config("threads must be at least 1".into())),
             Some(threads) if threads > 1 && averaging == Some(Averaging::Epoch) => {
                 return Err(Error::Config(format!(
                     "averaging every epoch across ranks runs one thread per rank ({threads} \
@@ -527,14 +542,25 @@ impl Trainer {
         };
         let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
         let mut passes = 0.0;
-        let solution = batch::solve(algorithm, &objective, &options, &mut |p| {
-            passes = p.passes;
-            monitor.iteration(p);
-        })?;
+        let mut solve = || {
+            batch::solve(algorithm, &objective, &options, &mut |p| {
+                passes = p.passes;
+                monitor.iteration(p);
+            })
+        };
+        let solution = match self.threads {
+            Some(threads) => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?
+                .install(solve),
+            None => solve(),
+        }?;
         let seconds = started.elapsed().as_secs_f64();
         let n = data.n_features();
         let details = json!({
             "iterations": solution.iterations,
+            "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
             "stop": solution.stop,
             "objective": solution.objective,
             "passes": passes,

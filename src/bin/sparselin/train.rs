@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use sparselin::api::{Learner, Monitor, Trainer, Training};
+use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
 use sparselin::data::{ExampleSet, Examples};
 use sparselin::lao;
@@ -137,10 +137,11 @@ pub struct Args {
     /// aesvr: width ε of the erf smoothing of the ε-insensitive loss.
     #[arg(long, default_value_t = 0.1)]
     pub smoothing: f64,
-    /// Worker threads for sgd, asgd and casgd: lock-free Hogwild (default: all cores). With
-    /// 1 the run is the single-threaded learner's, bit for bit; with more, runs with the same
-    /// seed differ by the threads' timing (see `sparselin::online::hogwild`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Threads, from 1 to 1024 (default: all cores). sgd, asgd and casgd: lock-free Hogwild
+    /// workers; with 1 the run is the single-threaded learner's, bit for bit; with more, runs
+    /// with the same seed differ by the threads' timing (see `sparselin::online::hogwild`).
+    /// Batch solvers: the threads evaluating the objective, the same result for any count.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS as u64))]
     pub threads: Option<u64>,
     /// How Hogwild workers share the per-step scalars (bias and projection sums): per-thread
     /// slots summed by each prediction, or one shared value.
@@ -309,9 +310,15 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 None => trainer,
             }
         }
-        Learner::Batch(_) => match args.warm_start_epochs {
-            Some(epochs) => trainer.warm_start_epochs(epochs),
-            None => trainer,
+        Learner::Batch(_) => {
+            let trainer = match args.warm_start_epochs {
+                Some(epochs) => trainer.warm_start_epochs(epochs),
+                None => trainer,
+            };
+            match args.threads {
+                Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
+                None => trainer,
+            }
         }
         .loss(args.loss)
         .regularize_bias(!args.free_bias)
