@@ -244,6 +244,23 @@ fn sublbfgs_goes_on_past_steps_a_kink_cuts_short_and_reports_the_true_objective(
 }
 
 #[test]
+fn sublbfgs_leaves_zero_where_the_inverse_of_lambda_squared_overflows() {
+    // At λ = 1e-200, B₀ = I/λ makes the first direction's ‖p‖² overflow: the line search used
+    // to fail there and leave w = 0, J = 1. The data are separable: J can fall to rounding.
+    let data = load("digits_3v5/train.svm.gz", 64);
+    let objective = Objective::new(&data, Loss::Hinge, 1e-200, true);
+    let solution = solve(Algorithm::SubLbfgs, &objective, &Options::default());
+    assert_ne!(solution.stop, Stop::LineSearchFailed);
+    assert!(
+        solution.iterations > 0 && solution.objective < 1e-12,
+        "{} after {} iterations ({:?})",
+        solution.objective,
+        solution.iterations,
+        solution.stop
+    );
+}
+
+#[test]
 fn baselines_descend_toward_the_optimum() {
     let data = load("heart_scale/heart_scale", 13);
     let (lambda, optimum) = HEART_HINGE;

@@ -270,6 +270,11 @@ mod tests {
         assert!(err(Trainer::new("aelr".parse().unwrap()).loss(Loss::Hinge)).contains("squared"));
         assert!(err(Trainer::new("aerr".parse().unwrap()).attributes(8)).contains("1..=7"));
         assert!(err(Trainer::new(Learner::ASGD).lambda(-1.0)).contains("lambda"));
+        // A subnormal λ: 1/λ overflows (the learning rates, B₀).
+        for learner in ["asgd", "sublbfgs", "subgd"] {
+            let e = err(Trainer::new(learner.parse().unwrap()).lambda(1e-310));
+            assert!(e.contains("at least 2.2e-308"), "{learner}: {e}");
+        }
         assert!("nope".parse::<Learner>().unwrap_err().contains("aesvr"));
         assert!(err(Trainer::new("aerr".parse().unwrap()).smoothing(0.5)).contains("smoothing"));
         assert!(err(Trainer::new("naive-asgd".parse().unwrap()).threads(2)).contains("one thread"));

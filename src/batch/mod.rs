@@ -271,8 +271,9 @@ pub enum SolveError {
         /// The loss it was given.
         loss: crate::loss::Loss,
     },
-    /// λ must be positive (the line searches and the certificate need strong convexity).
-    #[error("λ must be positive and finite, not {0}")]
+    /// λ must be positive (the line searches and the certificate need strong convexity),
+    /// finite and normal (≥ 2.2·10⁻³⁰⁸), so that B₀ = I/λ is finite.
+    #[error("λ must be a positive finite number of at least 2.2e-308, not {0}")]
     BadLambda(f64),
     /// No rank has a row: J would be 0/0.
     #[error("the training data has no rows")]
@@ -314,7 +315,7 @@ pub fn solve<E: Examples>(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Solution, SolveError> {
     let loss = objective.loss();
-    if !(objective.lambda() > 0.0 && objective.lambda().is_finite()) {
+    if !(objective.lambda() > 0.0 && objective.lambda().is_normal()) {
         return Err(SolveError::BadLambda(objective.lambda()));
     }
     if objective.total_rows() == 0 {

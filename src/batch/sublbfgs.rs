@@ -122,6 +122,19 @@ fn find_direction<E: Examples>(
     descent
 }
 
+/// The power of two that brings a direction's largest entry to 1 when that entry exceeds 2²⁵⁶,
+/// else 1. Under a tiny λ, B₀ = I/λ makes p = −Bḡ so long that ‖p‖² overflows in the line
+/// search (from λ ≈ 10⁻¹⁵⁴ on). The line search is exact and only the step η·p is kept, so a
+/// shorter p changes η and nothing else; a power of two scales it without rounding.
+fn shortening(p: &[f64]) -> f64 {
+    let largest = p.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if largest > 2f64.powi(256) && largest.is_finite() {
+        2f64.powi(-(largest.log2().floor() as i32))
+    } else {
+        1.0
+    }
+}
+
 /// Consecutive iterations that decrease J by at most ftol·J before subLBFGS stops as stalled.
 /// A step that the next kink cuts short can decrease J by almost nothing (10⁻²⁴ relative
 /// after an η of 10⁻¹³ on digits_3v5) and still be progress, one more row put on its kink, so
@@ -186,7 +199,18 @@ pub fn solve<E: Examples>(
             tracker.report(Progress::new(iteration, value, aggregate_gap));
             break Stop::Converged;
         }
-        let Direction { p, xp, gbar, sup } = direction;
+        let Direction {
+            mut p,
+            mut xp,
+            gbar,
+            mut sup,
+        } = direction;
+        let shortening = shortening(&p);
+        if shortening != 1.0 {
+            dense::scale(shortening, &mut p);
+            dense::scale(shortening, &mut xp);
+            sup *= shortening;
+        }
         let ray = objective.ray(&w, &p, &pred, &xp);
         let Some(mut step) = line_search::exact(&ray, 0.0) else {
             break Stop::LineSearchFailed;
@@ -251,4 +275,22 @@ pub fn solve<E: Examples>(
         iterations: iteration,
         stop,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_directions_long_enough_to_overflow_are_shortened_and_by_a_power_of_two() {
+        assert_eq!(shortening(&[1e70, -3.0]), 1.0);
+        assert_eq!(shortening(&[0.0; 4]), 1.0);
+        assert_eq!(shortening(&[f64::INFINITY]), 1.0);
+        let p = [3e160, -7e200, 1.0];
+        let factor = shortening(&p);
+        assert_eq!(factor, 2f64.powi(-667));
+        assert!((1.0..2.0).contains(&(7e200 * factor)));
+        // Exact: scaling back recovers every entry bit for bit.
+        assert!(p.iter().all(|&x| (x * factor) / factor == x));
+    }
 }

@@ -103,8 +103,8 @@ pub struct Config {
 /// A configuration that cannot be run on the given data.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
-    /// λ must be positive and finite.
-    #[error("lambda must be a positive finite number, got {0}")]
+    /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite.
+    #[error("lambda must be a positive finite number of at least 2.2e-308, got {0}")]
     Lambda(f64),
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
@@ -311,7 +311,7 @@ pub(crate) fn plan<E: Examples>(
     config: &Config,
 ) -> Result<(Schedule, u64), ConfigError> {
     let m = data.n_rows();
-    if !(config.lambda > 0.0 && config.lambda.is_finite()) {
+    if !(config.lambda > 0.0 && config.lambda.is_normal()) {
         return Err(ConfigError::Lambda(config.lambda));
     }
     if m == 0 {
