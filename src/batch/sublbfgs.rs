@@ -122,13 +122,11 @@ fn find_direction<E: Examples>(
     descent
 }
 
-/// The power of two that brings a direction's largest entry to 1 when that entry exceeds 2²⁵⁶,
-/// else 1. Under a tiny λ, B₀ = I/λ makes p = −Bḡ so long that ‖p‖² overflows in the line
-/// search (from λ ≈ 10⁻¹⁵⁴ on). The line search is exact and only the step η·p is kept, so a
-/// shorter p changes η and nothing else; a power of two scales it without rounding.
+/// The power of two that brings the largest |p_j| to about 1: a scaling without rounding
+/// (1 when that entry is 0 or not finite).
 fn shortening(p: &[f64]) -> f64 {
     let largest = p.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-    if largest > 2f64.powi(256) && largest.is_finite() {
+    if largest > 0.0 && largest.is_finite() {
         2f64.powi(-(largest.log2().floor() as i32))
     } else {
         1.0
@@ -205,13 +203,17 @@ pub fn solve<E: Examples>(
             gbar,
             mut sup,
         } = direction;
-        let shortening = shortening(&p);
-        if shortening != 1.0 {
+        let mut ray = objective.ray(&w, &p, &pred, &xp);
+        if !ray.dd.is_finite() {
+            // Under a tiny λ, B₀ = I/λ makes p so long that ‖p‖² overflows (from λ ≈ 10⁻¹⁵⁴
+            // on). The line search is exact and only the step η·p is kept, so a shorter p
+            // changes η and nothing else.
+            let shortening = shortening(&p);
             dense::scale(shortening, &mut p);
             dense::scale(shortening, &mut xp);
             sup *= shortening;
+            ray = objective.ray(&w, &p, &pred, &xp);
         }
-        let ray = objective.ray(&w, &p, &pred, &xp);
         let Some(mut step) = line_search::exact(&ray, 0.0) else {
             break Stop::LineSearchFailed;
         };
@@ -282,10 +284,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_directions_long_enough_to_overflow_are_shortened_and_by_a_power_of_two() {
-        assert_eq!(shortening(&[1e70, -3.0]), 1.0);
+    fn directions_are_shortened_by_the_power_of_two_that_brings_them_near_one() {
         assert_eq!(shortening(&[0.0; 4]), 1.0);
-        assert_eq!(shortening(&[f64::INFINITY]), 1.0);
+        assert_eq!(shortening(&[f64::INFINITY, 1.0]), 1.0);
+        assert_eq!(shortening(&[0.75, -3.0]), 0.5);
         let p = [3e160, -7e200, 1.0];
         let factor = shortening(&p);
         assert_eq!(factor, 2f64.powi(-667));
