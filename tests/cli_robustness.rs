@@ -108,7 +108,7 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
         assert_clean_failure(&out, &under_a_file);
         assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
     }
-    // λ this small makes the steps blow up: an error, and neither model nor plot written.
+    // Steps this long blow up: an error, and neither model nor plot written.
     let plot = dir.path().join("diverged.svg");
     let out = run(&[
         "train",
@@ -116,7 +116,11 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
         "-o",
         keep_path,
         "--lambda",
-        "1e-320",
+        "1e-300",
+        "--t0",
+        "1e-300",
+        "--loss",
+        "squared",
         "--plot",
         plot.to_str().unwrap(),
     ]);

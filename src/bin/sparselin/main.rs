@@ -13,6 +13,7 @@ macro_rules! outln {
     }};
 }
 
+mod applicable;
 mod convert;
 mod demo;
 mod eval;
@@ -34,11 +35,11 @@ use std::io;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use sparselin::data::DataError;
 
 /// Linear learning on large sparse data.
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(name = "sparselin", version, about, propagate_version = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -72,7 +73,19 @@ pub(crate) enum Command {
 }
 
 fn main() -> ExitCode {
-    let command = Cli::parse().command;
+    let matches = Cli::command().get_matches();
+    let command = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli.command,
+        Err(error) => error.exit(),
+    };
+    // `train` refuses the flags its algorithm does not use, so it needs to know which were given.
+    let command = match (command, matches.subcommand()) {
+        (Command::Train(args), Some((_, given))) => Command::Train(train::Args {
+            given: applicable::given(given),
+            ..args
+        }),
+        (command, _) => command,
+    };
     let kernels = sparselin_kernels::dispatch::try_selected()
         .map(drop)
         .context("choosing the kernel path");

@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::applicable;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -209,6 +210,9 @@ pub struct Args {
     #[arg(long, value_name = "K", default_value_t = 1, requires = "ranks",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub averages_per_epoch: u64,
+    /// The ids of the flags given on the command line (see [`crate::applicable`]).
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 impl Algo {
@@ -275,9 +279,10 @@ pub fn launcher_size() -> Option<usize> {
         .find_map(|name| std::env::var(name).ok()?.parse().ok())
 }
 
-/// The [`Trainer`] the flags describe: each family gets only the flags it uses (the others
-/// keep their defaults and are ignored, as the help says).
+/// The [`Trainer`] the flags describe: each family gets only the flags it uses, and a flag
+/// given for another family is refused ([`applicable`]).
 pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
+    applicable::refuse_flags_that_do_not_apply(args)?;
     let learner = args.algo.learner();
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
