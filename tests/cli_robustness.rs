@@ -108,6 +108,24 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
         assert_clean_failure(&out, &under_a_file);
         assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
     }
+    // Two outputs naming one file (however spelled): refused before training, as the second
+    // would replace the first.
+    let dot_keep = dir.path().join(".").join("keep.model");
+    let out = run(&[
+        "train",
+        &data,
+        "-o",
+        keep_path,
+        "--readable",
+        dot_keep.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&out, "-o and --readable both name");
+    let shared = dir.path().join("t").to_str().unwrap().to_string();
+    let out = run(&[
+        "train", &data, "-o", &shared, "--trace", &shared, "--plot", &shared,
+    ]);
+    assert_clean_failure(&out, "-o and --trace both name");
+    assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
     // Steps this long blow up: an error, and neither model nor plot written.
     let plot = dir.path().join("diverged.svg");
     let out = run(&[

@@ -186,3 +186,46 @@ fn a_model_trained_on_a_renumbered_dataset_is_written_in_original_ids() {
         }
     }
 }
+
+#[test]
+fn train_reports_of_renumbered_and_of_wider_data_what_eval_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Features 4 and 9 are in every row, 1 in a third of them: renumbering by frequency moves
+    // every one of them.
+    let mut train = String::new();
+    for i in 0..200 {
+        let (a, b) = ((i % 7) as f64 / 7.0, (i % 5) as f64 / 5.0);
+        let y = if a > b { "+1" } else { "-1" };
+        let rare = if i % 3 == 0 { " 1:1" } else { "" };
+        train.push_str(&format!("{y}{rare} 4:{b} 9:{a}\n"));
+    }
+    std::fs::write(p("train.svm"), &train).unwrap();
+    // The test rows have a feature the training data never had.
+    std::fs::write(p("wide.svm"), train.replace('\n', " 20:1\n")).unwrap();
+    let convert = sparselin(&["convert", "-q", &p("train.svm"), &p("ds"), "--renumber"]);
+    assert!(convert.status.success(), "{}", text(&convert));
+    let json = |out: &Output| -> serde_json::Value {
+        assert!(out.status.success(), "{}", text(out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let summary = json(&sparselin(&[
+        "train",
+        &p("ds"),
+        "--test",
+        &p("wide.svm"),
+        "--threads",
+        "1",
+        "--lambda",
+        "1e-2",
+        "--json",
+        "-o",
+        &p("m"),
+    ]));
+    for (part, data) in [("train", "ds"), ("test", "wide.svm")] {
+        let eval = json(&sparselin(&["eval", "--json", &p("m"), &p(data)]));
+        for key in ["objective", "error_rate"] {
+            assert_eq!(summary[part][key], eval[key], "{part} {key}");
+        }
+    }
+}

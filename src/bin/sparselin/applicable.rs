@@ -81,6 +81,9 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("lambda", Users::Regularized),
     ("free_bias", Users::Regularized),
     ("threads", Users::Regularized),
+    // One pass with nothing to record along the way: a trace would be its header alone.
+    ("trace", Users::Regularized),
+    ("plot", Users::Regularized),
     ("attributes", Users::AttributeEfficient),
     ("radius", Users::AttributeEfficient),
     ("eta", Users::AttributeEfficient),
@@ -165,6 +168,8 @@ mod tests {
         assert!(refusal(&["--algo", "naive-asgd", "--hot-features", "3"]).contains("Hogwild"));
         assert!(refusal(&["--algo", "aerr", "--lambda", "5"]).starts_with("--lambda does not"));
         assert!(refusal(&["--algo", "aerr", "--threads", "2"]).starts_with("--threads"));
+        assert!(refusal(&["--algo", "aesvr", "--trace", "t.csv"]).starts_with("--trace"));
+        assert!(refusal(&["--algo", "aelr", "--plot", "t.svg"]).starts_with("--plot"));
         assert!(refusal(&["--algo", "aelr", "--smoothing", "0.5"]).contains("for aesvr"));
         assert!(refusal(&["--algo", "sgd", "--radius", "2"]).contains("attribute-efficient"));
         assert_eq!(

@@ -259,7 +259,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_outputs(&args)?;
     let data = read_examples(&args.data, args.features, args.text)?;
     let test = match &args.test {
-        Some(path) => Some(read_examples(path, Some(data.n_features()), args.text)?),
+        // Its own feature count: features it has and the training data lack weigh 0.
+        Some(path) => Some(read_examples(path, None, args.text)?),
         None => None,
     };
     let trainer = trainer(&args)?;
@@ -439,7 +440,9 @@ impl Observer for Progress<'_> {
         };
         let train = evaluate(self.data, &w.weights);
         let test = self.test.map(|t| {
-            if t.feature_permutation() == self.data.feature_permutation() {
+            if t.feature_permutation() == self.data.feature_permutation()
+                && t.n_features() <= w.weights.len()
+            {
                 evaluate(t, &w.weights)
             } else {
                 evaluate(t, &renumber(&w.weights, self.data, t))
@@ -525,6 +528,18 @@ enum Output {
     Plot,
 }
 
+impl Output {
+    /// The flag that names this output's path.
+    fn flag(self) -> &'static str {
+        match self {
+            Output::Model => "-o",
+            Output::Readable => "--readable",
+            Output::Trace => "--trace",
+            Output::Plot => "--plot",
+        }
+    }
+}
+
 /// The files a training run writes: the model, and the text form, trace and plot if asked.
 fn outputs(args: &Args) -> Vec<(Output, &Path)> {
     let asked = [
@@ -547,12 +562,37 @@ fn open_output(path: &Path) -> anyhow::Result<OutputFile> {
 
 /// Try every output path before training (a temporary opened and removed), so that one that
 /// cannot be written fails at once rather than after the run, and an interrupted run leaves
-/// no temporary behind.
+/// no temporary behind. Two outputs may not name the same file: the second would replace the
+/// first.
 fn check_outputs(args: &Args) -> anyhow::Result<()> {
-    for (_, path) in outputs(args) {
+    let mut seen: Vec<(Output, PathBuf)> = Vec::new();
+    for (what, path) in outputs(args) {
         drop(open_output(path)?);
+        let place = destination(path);
+        if let Some((first, _)) = seen.iter().find(|(_, p)| *p == place) {
+            anyhow::bail!(
+                "{} and {} both name {}: each output needs a path of its own",
+                first.flag(),
+                what.flag(),
+                path.display()
+            );
+        }
+        seen.push((what, place));
     }
     Ok(())
+}
+
+/// Where `path` will be, its directory resolved, so that two spellings of one file compare
+/// equal (`m` and `./m`, or through a link to the directory).
+fn destination(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match (dir.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// Write every output under a temporary name, then move them all into place: a run that
@@ -603,12 +643,13 @@ fn report(
     trained: &Training,
 ) -> anyhow::Result<()> {
     let model = &trained.model;
+    // The model is in original feature ids; the data may be renumbered, or wider.
     let evaluate = |d: &ExampleSet| {
         metrics::evaluate(
             model.loss,
             model.info.lambda,
             model.info.regularize_bias,
-            &model.weights,
+            &model.weights_for(d.n_features(), d.feature_permutation()),
             model.bias,
             d,
         )
