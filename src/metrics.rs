@@ -29,6 +29,21 @@ pub fn labels<E: Examples>(data: &E) -> Vec<f64> {
     (0..data.n_rows()).map(|i| data.row(i).label).collect()
 }
 
+/// The first three distinct values of `labels` when they take more than two: labels a binary
+/// classifier cannot be trained or scored on (labels 2 and 3 would both count as +1).
+pub fn more_than_two_values(labels: &[f64]) -> Option<[f64; 3]> {
+    let mut distinct: Vec<f64> = Vec::with_capacity(3);
+    for &y in labels {
+        if !distinct.contains(&y) {
+            distinct.push(y);
+            if let [a, b, c] = distinct[..] {
+                return Some([a, b, c]);
+            }
+        }
+    }
+    None
+}
+
 /// (1/m) Σ ℓ(p_i, y_i), labels mapped by [`Loss::target`].
 pub fn mean_loss(loss: Loss, scores: &[f64], labels: &[f64]) -> f64 {
     let sum: f64 = scores
@@ -158,6 +173,16 @@ pub fn evaluate<E: Examples>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_than_two_values_are_named_and_two_are_none() {
+        assert_eq!(more_than_two_values(&[1.0, -1.0, 1.0, -1.0]), None);
+        assert_eq!(more_than_two_values(&[]), None);
+        assert_eq!(
+            more_than_two_values(&[2.0, 2.0, 1.0, 2.0, 3.0, 4.0]),
+            Some([2.0, 1.0, 3.0])
+        );
+    }
     use crate::data::{CsrMatrix, ValueVec};
 
     fn data() -> CsrMatrix {

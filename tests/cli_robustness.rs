@@ -96,6 +96,25 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
 }
 
 #[test]
+fn a_binary_classifier_is_not_scored_on_more_than_two_label_values() {
+    let Toy { dir, data, model } = toy();
+    assert!(
+        run(&["train", &data, "-o", &model, "--quiet"])
+            .status
+            .success()
+    );
+    let multi = dir.path().join("multi.svm");
+    fs::write(&multi, "1 1:1\n2 2:1\n3 1:-1\n-1 2:-1\n").unwrap();
+    let multi = multi.to_str().unwrap();
+    assert_clean_failure(
+        &run(&["eval", &model, multi]),
+        "more than two values (1, 2, 3, …)",
+    );
+    let out = run(&["train", &data, "--test", multi, "-o", &model]);
+    assert_clean_failure(&out, "the test labels take more than two values");
+}
+
+#[test]
 fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
     let Toy { dir, data, .. } = toy();
     let keep = dir.path().join("keep.model");

@@ -672,26 +672,23 @@ struct Run {
 /// does not solve.
 fn check_two_classes(loss: Loss, data: &ExampleSet, reducer: &dyn Reducer) -> Result<(), Error> {
     let labels = crate::metrics::labels(data);
-    let mut distinct: Vec<f64> = Vec::with_capacity(3);
-    for &y in &labels {
-        if distinct.len() <= 2 && !distinct.contains(&y) {
-            distinct.push(y);
-        }
-    }
+    let many = crate::metrics::more_than_two_values(&labels);
     let positive = labels.iter().filter(|&&y| y > 0.0).count();
     // One collective for every rank, whatever this rank found.
     let mut counts = [
         positive as f64,
         (labels.len() - positive) as f64,
-        f64::from(u8::from(distinct.len() > 2)),
+        f64::from(u8::from(many.is_some())),
     ];
     reducer.sum(&mut counts);
-    let [positive, negative, many] = counts;
-    if many > 0.0 {
+    let [positive, negative, many_somewhere] = counts;
+    if many_somewhere > 0.0 {
+        let values = many.map_or("on another rank".to_string(), |[a, b, c]| {
+            format!("{a}, {b}, {c}, …")
+        });
         return Err(Error::Config(format!(
             "{loss} loss is binary classification, but the labels take more than two values \
-             ({}, {}, {}, …): label one class > 0 and the other ≤ 0 (e.g. ±1)",
-            distinct[0], distinct[1], distinct[2]
+             ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

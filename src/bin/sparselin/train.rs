@@ -263,6 +263,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(path) => Some(read_examples(path, None, args.text)?),
         None => None,
     };
+    let classifies = !matches!(args.algo, Algo::Aerr | Algo::Aelr | Algo::Aesvr)
+        && args.loss.is_classification();
+    if let (Some(test), Some(path), true) = (&test, &args.test, classifies)
+        && let Some([a, b, c]) = metrics::more_than_two_values(&metrics::labels(test))
+    {
+        anyhow::bail!(
+            "{}: the test labels take more than two values ({a}, {b}, {c}, …), but {} loss \
+             is binary classification",
+            path.display(),
+            args.loss
+        );
+    }
     let trainer = trainer(&args)?;
     let mut progress = Progress::new(&args, &data, test.as_ref());
     let training = trainer
