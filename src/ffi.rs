@@ -433,7 +433,12 @@ pub unsafe extern "C" fn sl_predict(
         // SAFETY: forwarded from this function's contract.
         let data = unsafe { handle(data, "dataset") }?;
         let rows = data.0.n_rows();
-        if out_len < rows || (rows > 0 && out.is_null()) {
+        if rows > 0 && out.is_null() {
+            return Err(invalid(format!(
+                "the output buffer is NULL, and the dataset has {rows} rows"
+            )));
+        }
+        if out_len < rows {
             return Err(invalid(format!(
                 "the output buffer holds {out_len} values, the dataset has {rows} rows"
             )));

@@ -237,7 +237,15 @@ impl Model {
                 8 => f64::from_le_bytes(c.try_into().unwrap()),
                 _ => f64::from(f32::from_le_bytes(c.try_into().unwrap())),
             })
-            .collect();
+            .collect::<Vec<f64>>();
+        // Training never writes a NaN or infinite weight (it is an error: `Error::Diverged`),
+        // so one here was put there by something else, and every score would be NaN.
+        if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(bad(format!("weight {} is {}", j + 1, weights[j])));
+        }
+        if !bias.is_finite() {
+            return Err(bad(format!("the bias is {bias}")));
+        }
         Ok(Model {
             weights,
             bias,
@@ -357,6 +365,13 @@ mod tests {
         future[8] = 9;
         assert!(err(&future).contains("version 9"));
         assert!(err(&future).starts_with("m.model: "));
+        // Intact files whose numbers no training writes.
+        let mut nan = model();
+        nan.weights[1] = f64::NAN;
+        assert!(err(&nan.to_bytes(Precision::F64)).ends_with("weight 2 is NaN"));
+        let mut infinite = model();
+        infinite.bias = f64::INFINITY;
+        assert!(err(&infinite.to_bytes(Precision::F32)).ends_with("the bias is inf"));
     }
 
     #[test]

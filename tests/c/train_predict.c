@@ -48,6 +48,9 @@ static void toy(void) {
   CHECK(sl_predict(model, data, 0, predictions, 3) == SL_STATUS_INVALID_ARGUMENT,
         "a too-short buffer is refused");
   CHECK(strstr(sl_last_error(), "4 rows") != NULL, "the message says why");
+  CHECK(sl_predict(model, data, 0, NULL, 4) == SL_STATUS_INVALID_ARGUMENT,
+        "a NULL buffer is refused");
+  CHECK(strstr(sl_last_error(), "NULL") != NULL, "the message says the buffer is NULL");
   double raw[4], one = 0.0, beyond = 0.0, label = 0.0;
   CHECK(sl_predict(model, data, 1, raw, 4) == SL_STATUS_OK, "raw scores of the toy");
   const uint32_t row_indices[] = {0, 1}, with_unseen[] = {1, 9, 0};
