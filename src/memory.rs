@@ -7,7 +7,7 @@ use sparselin_kernels::huge::Zeroed;
 
 /// `count` features' worth of something could not be allocated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the {what} of {count} features need {}: cannot allocate them", size(*.bytes))]
+#[error("cannot allocate the {what} of {count} features ({})", size(*.bytes))]
 pub struct AllocError {
     /// What was being allocated ("weights", "column statistics", …).
     pub what: &'static str,
@@ -70,7 +70,7 @@ mod tests {
         let e = zeroed::<[f64; 2]>("weights", IMPOSSIBLE).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "the weights of 70368744177664 features need 1125899.9 GB: cannot allocate them"
+            "cannot allocate the weights of 70368744177664 features (1125899.9 GB)"
         );
         let e = filled("column statistics", IMPOSSIBLE, [0.0f64; 2]).unwrap_err();
         assert_eq!(e.bytes, 1 << 50);
@@ -84,7 +84,7 @@ mod tests {
         assert!(zeroed::<f64>("x", 4).unwrap().iter().all(|&x| x == 0.0));
         assert_eq!(
             AllocError::of::<f64>("weights", 2_000_000_000).to_string(),
-            "the weights of 2000000000 features need 16.0 GB: cannot allocate them"
+            "cannot allocate the weights of 2000000000 features (16.0 GB)"
         );
     }
 }

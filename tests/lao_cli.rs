@@ -69,7 +69,23 @@ fn lao_bad_settings_fail_cleanly() {
     let train = p("train.svm");
     write_data(std::path::Path::new(&train));
     for (args, message) in [
-        (vec!["--algo", "aesvr"], "epsilon-insensitive"),
+        (
+            vec!["--algo", "aesvr", "--loss", "hinge"],
+            "epsilon-insensitive",
+        ),
+        (
+            vec!["--algo", "aerr", "--loss", "hinge"],
+            "learns the squared loss",
+        ),
+        (
+            vec!["--algo", "aelr", "--lambda", "1"],
+            "--lambda does not apply",
+        ),
+        (vec!["--algo", "aerr", "--radius", "1e120"], "at most 1e100"),
+        (
+            vec!["--algo", "aesvr", "--radius", "1e120"],
+            "at most 1e100",
+        ),
         (vec!["--algo", "aerr", "--radius", "0"], "--radius"),
         (vec!["--algo", "aelr", "--attributes", "0"], "attributes"),
     ] {
@@ -81,5 +97,64 @@ fn lao_bad_settings_fail_cleanly() {
         assert!(!out.status.success(), "{all:?} succeeded");
         assert!(text.contains(message), "{all:?}: {text}");
         assert!(!std::path::Path::new(&model).exists());
+    }
+}
+
+#[test]
+fn lao_defaults_fit_small_data_and_empty_data_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Two features: the default k (4) is cut to 2; aesvr takes its default insensitivity.
+    std::fs::write(p("two.svm"), "0.5 1:1 2:0.5\n-0.2 1:-0.3 2:1\n0.1 2:0.2\n").unwrap();
+    for algo in ["aerr", "aelr", "aesvr"] {
+        let out = sparselin(&[
+            "train",
+            &p("two.svm"),
+            "--algo",
+            algo,
+            "-o",
+            &p("m"),
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{algo}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // AELR keeps its weights in logarithms: a huge radius is no trouble.
+    let out = sparselin(&[
+        "train",
+        &p("two.svm"),
+        "--algo",
+        "aelr",
+        "--radius",
+        "1e120",
+        "-o",
+        &p("m"),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(p("empty.svm"), "").unwrap();
+    std::fs::write(p("labels.svm"), "0.5\n0.3\n").unwrap();
+    for (data, message) in [("empty.svm", "no rows"), ("labels.svm", "no features")] {
+        let out = sparselin(&[
+            "train",
+            &p(data),
+            "--algo",
+            "aerr",
+            "-o",
+            &p("m"),
+            "--quiet",
+        ]);
+        let text = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !out.status.success() && text.contains(message),
+            "{data}: {text}"
+        );
     }
 }

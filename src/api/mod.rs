@@ -74,12 +74,15 @@ pub enum Error {
     /// Training ended with a weight or the bias NaN or infinite: the steps blew up, and the
     /// model would predict nothing meaningful, so none is returned.
     #[error(
-        "training diverged: the {algorithm} model has non-finite weights (NaN or infinity); a \
-         larger λ or a smaller step size usually cures it"
+        "training diverged: the {algorithm} model has non-finite weights (NaN or infinity); \
+         {cure} usually cures it"
     )]
     Diverged {
         /// The learner.
         algorithm: String,
+        /// The settings to change: "a larger λ or a smaller step size", or for the
+        /// attribute-efficient learners (which have no λ) "a smaller radius B or step size η".
+        cure: &'static str,
     },
 }
 

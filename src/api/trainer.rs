@@ -257,7 +257,8 @@ impl Trainer {
         self
     }
 
-    /// Attribute-efficient learners: k ≥ 1 attributes read per example (default 1).
+    /// Attribute-efficient learners: k ≥ 1 attributes read per example (default
+    /// [`lao::DEFAULT_ATTRIBUTES`], or d if the data have fewer features).
     pub fn attributes(mut self, k: usize) -> Self {
         self.attributes = Some(k);
         self
@@ -275,7 +276,8 @@ impl Trainer {
         self
     }
 
-    /// AESVR: the width δ > 0 of the erf smoothing of the ε-insensitive loss (default 1).
+    /// AESVR: the width ε > 0 of the erf smoothing of the insensitive loss |z|_δ (default
+    /// [`lao::DEFAULT_SMOOTHING`]; MATH.md §8's f_ε).
     pub fn smoothing(mut self, width: f64) -> Self {
         self.smoothing = Some(width);
         self
@@ -337,6 +339,10 @@ impl Trainer {
         if !(run.bias.is_finite() && run.weights.iter().all(|w| w.is_finite())) {
             return Err(Error::Diverged {
                 algorithm: self.learner.to_string(),
+                cure: match self.learner {
+                    Learner::AttributeEfficient(_) => "a smaller radius B or step size η",
+                    _ => "a larger λ or a smaller step size",
+                },
             });
         }
         let weights = match data.feature_permutation() {
@@ -597,7 +603,19 @@ impl Trainer {
                 )));
             }
         };
-        let (k, radius) = (self.attributes.unwrap_or(1), self.radius.unwrap_or(1.0));
+        if data.n_rows() == 0 {
+            return Err(online::ConfigError::NoRows.into());
+        }
+        if data.n_features() == 0 {
+            return Err(Error::Config(format!(
+                "{algo} reads attributes of the examples, and the data have no features"
+            )));
+        }
+        let default_k = lao::DEFAULT_ATTRIBUTES.min(data.n_features());
+        let (k, radius) = (
+            self.attributes.unwrap_or(default_k),
+            self.radius.unwrap_or(1.0),
+        );
         if k == 0 || k > data.n_features() {
             return Err(Error::Config(format!(
                 "{algo} reads k attributes per example: k = {k} is not within 1..={}",
@@ -614,14 +632,18 @@ impl Trainer {
             }
         };
         positive("the radius B", radius)?;
+        if algo != lao::Algo::Aelr && radius > lao::MAX_L2_RADIUS {
+            return Err(Error::Config(format!(
+                "{algo} holds weights up to the radius B = {radius:e}, whose squares would \
+                 overflow: B must be at most {:e}",
+                lao::MAX_L2_RADIUS
+            )));
+        }
         if let Some(eta) = self.eta {
             positive("the step size η", eta)?;
         }
-        let smoothing = self.smoothing.unwrap_or(1.0);
-        positive("the smoothing width δ", smoothing)?;
-        if data.n_rows() == 0 {
-            return Err(online::ConfigError::NoRows.into());
-        }
+        let smoothing = self.smoothing.unwrap_or(lao::DEFAULT_SMOOTHING);
+        positive("the smoothing width ε", smoothing)?;
         let config = LaoConfig {
             algo,
             k,

@@ -46,6 +46,16 @@ pub trait AttributeLearner {
     fn current(&self) -> Vec<f64>;
 }
 
+/// Attributes read per example when the caller does not say (or d, if the data have fewer).
+pub const DEFAULT_ATTRIBUTES: usize = 4;
+
+/// AESVR's default smoothing width ε of f_ε (MATH.md §8).
+pub const DEFAULT_SMOOTHING: f64 = 0.1;
+
+/// The largest radius B for AERR and AESVR: their weights w = s·ω reach B, and the sampling
+/// tree sums ω² (with s ≥ 2⁻²⁰ between folds), which must stay finite. No data need more.
+pub const MAX_L2_RADIUS: f64 = 1e100;
+
 /// AERR's w₁: nonzero (its φ̃ samples j ∝ w_j²) and small (it predicts ≈ 0): all coordinates
 /// equal, ‖w₁‖₂ = 10⁻³·B. An error when the machine cannot hold d weights.
 pub fn initial_weights(d: usize, radius: f64) -> Result<Vec<f64>, AllocError> {
@@ -210,6 +220,9 @@ mod tests {
         }
         assert!(LiteralAerr::new(IMPOSSIBLE, 1, 1.0, 0.1, Phi::Squared, 1).is_err());
         assert!(LiteralAelr::new(IMPOSSIBLE, 1, 1.0, 0.1, 1).is_err());
-        assert!(SumTree::new(std::iter::repeat_n(1.0, IMPOSSIBLE)).is_err());
+        let tree = SumTree::new(std::iter::repeat_n(1.0, IMPOSSIBLE))
+            .err()
+            .unwrap();
+        assert_eq!((tree.what, tree.count), ("sampling tree", IMPOSSIBLE));
     }
 }

@@ -30,7 +30,8 @@ impl SumTree {
         let mut tree = SumTree {
             leaves,
             len,
-            nodes: memory::filled("sampling tree", 2 * leaves, 0.0)?,
+            nodes: memory::filled("sampling tree", 2 * leaves, 0.0)
+                .map_err(|e| AllocError { count: len, ..e })?,
         };
         tree.refill(weights);
         Ok(tree)

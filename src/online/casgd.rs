@@ -337,7 +337,7 @@ mod tests {
         assert_eq!(asgd.bytes, 1 << 50);
         assert!(
             asgd.to_string()
-                .starts_with("the weights of 70368744177664 features need")
+                .starts_with("cannot allocate the weights of 70368744177664 features")
         );
     }
 

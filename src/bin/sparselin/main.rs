@@ -61,7 +61,7 @@ pub(crate) enum Command {
     /// Generate a reproducible synthetic corpus.
     Gen(generate::Args),
     /// Train a linear model.
-    Train(train::Args),
+    Train(Box<train::Args>),
     /// Print a model's predictions (labels or values, or raw scores) for every row of a file.
     Predict(predict::Args),
     /// Evaluate a model on labeled data: objective, error rate, AUC, log loss, RMSE.
@@ -80,10 +80,10 @@ fn main() -> ExitCode {
     };
     // `train` refuses the flags its algorithm does not use, so it needs to know which were given.
     let command = match (command, matches.subcommand()) {
-        (Command::Train(args), Some((_, given))) => Command::Train(train::Args {
+        (Command::Train(args), Some((_, given))) => Command::Train(Box::new(train::Args {
             given: applicable::given(given),
-            ..args
-        }),
+            ..*args
+        })),
         (command, _) => command,
     };
     let kernels = sparselin_kernels::dispatch::try_selected()
@@ -122,7 +122,7 @@ pub(crate) fn execute(command: Command) -> anyhow::Result<()> {
         Command::Verify(args) => verify::run(args),
         Command::Export(args) => export::run(args),
         Command::Gen(args) => generate::run(args),
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => train::run(*args),
         Command::Predict(args) => predict::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Plot(args) => plot::run(args),

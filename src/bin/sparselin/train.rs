@@ -127,17 +127,18 @@ pub struct Args {
     /// aerr/aelr/aesvr: attributes k drawn per example for the gradient estimate (each example
     /// costs k + 1 observed attributes). These learners use the squared loss (aesvr: --loss
     /// epsilon-insensitive:δ), no bias and no λ; they make one pass in a seeded random order.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
-    pub attributes: u64,
+    /// Default: 4, or the feature count if smaller.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub attributes: Option<u64>,
     /// aerr/aelr/aesvr: radius B of the constraint ball (‖w‖₂ ≤ B, or ‖w‖₁ ≤ B for aelr).
     #[arg(long, default_value_t = 1.0)]
     pub radius: f64,
     /// aerr/aelr/aesvr: step size η (default: the theorems' step, MATH.md §8).
     #[arg(long)]
     pub eta: Option<f64>,
-    /// aesvr: width ε of the erf smoothing of the ε-insensitive loss.
-    #[arg(long, default_value_t = 0.1)]
-    pub smoothing: f64,
+    /// aesvr: width ε of the erf smoothing of the insensitive loss [default: 0.1].
+    #[arg(long)]
+    pub smoothing: Option<f64>,
     /// Threads, from 1 to 1024 (default: all cores). sgd, asgd and casgd: lock-free Hogwild
     /// workers; with 1 the run is the single-threaded learner's, bit for bit; with more, runs
     /// with the same seed differ by the threads' timing (see `sparselin::online::hogwild`).
@@ -351,9 +352,11 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 "--radius must be positive and finite, got {}",
                 args.radius
             );
-            let trainer = trainer
-                .attributes(usize::try_from(args.attributes).unwrap_or(usize::MAX))
-                .radius(args.radius);
+            let trainer = match args.attributes {
+                Some(k) => trainer.attributes(usize::try_from(k).unwrap_or(usize::MAX)),
+                None => trainer,
+            }
+            .radius(args.radius);
             let trainer = match args.eta {
                 Some(eta) => {
                     anyhow::ensure!(
@@ -365,7 +368,21 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 None => trainer,
             };
             if algo != lao::Algo::Aesvr {
-                // AERR and AELR learn the squared loss whatever --loss says.
+                // AERR and AELR learn the squared loss (`applicable` refuses any other).
+                return Ok(trainer);
+            }
+            let trainer = match args.smoothing {
+                Some(width) => {
+                    anyhow::ensure!(
+                        width > 0.0 && width.is_finite(),
+                        "--smoothing must be positive and finite, got {width}"
+                    );
+                    trainer.smoothing(width)
+                }
+                None => trainer,
+            };
+            // Without --loss, the library's default insensitivity.
+            if !args.given.iter().any(|id| id == "loss") {
                 return Ok(trainer);
             }
             anyhow::ensure!(
@@ -373,12 +390,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 "aesvr learns the ε-insensitive loss: pass --loss epsilon-insensitive:δ (got {})",
                 args.loss
             );
-            anyhow::ensure!(
-                args.smoothing > 0.0 && args.smoothing.is_finite(),
-                "--smoothing must be positive and finite, got {}",
-                args.smoothing
-            );
-            trainer.loss(args.loss).smoothing(args.smoothing)
+            trainer.loss(args.loss)
         }
     })
 }
