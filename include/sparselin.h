@@ -95,7 +95,8 @@ typedef struct SlTrainConfig {
    */
   double tolerance;
   /**
-   * Attribute-efficient learners: attributes read per example (0: default, 1).
+   * Attribute-efficient learners: attributes read per example (0: default, 4, or the
+   * feature count if smaller).
    */
   uint64_t attributes;
   /**

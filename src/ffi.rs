@@ -79,7 +79,8 @@ pub struct SlTrainConfig {
     pub max_iterations: u64,
     /// Batch learners: relative suboptimality at which to stop (0: default).
     pub tolerance: f64,
-    /// Attribute-efficient learners: attributes read per example (0: default, 1).
+    /// Attribute-efficient learners: attributes read per example (0: default, 4, or the
+    /// feature count if smaller).
     pub attributes: u64,
     /// Attribute-efficient learners: radius of the weight ball (0: default, 1).
     pub radius: f64,

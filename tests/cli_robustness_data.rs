@@ -288,3 +288,27 @@ fn gen_leaves_no_directory_when_its_text_cannot_be_written() {
     let again = sparselin(&["gen", "-q", "--train-rows", "10", &p("g")]);
     assert_refused(&again, &["already exists"]);
 }
+
+#[test]
+fn gen_writes_text_inside_its_own_output_directory() {
+    // The README's `sparselin gen corpus/ --text corpus/rcv1`: the output directory does not
+    // exist yet, and its text goes in with the rest.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    let prefix = out.join("sub").join("rcv1");
+    let made = sparselin(&[
+        "gen",
+        "-q",
+        "--train-rows",
+        "10",
+        "--test-rows",
+        "5",
+        "--text",
+        prefix.to_str().unwrap(),
+        &format!("{}/", out.display()),
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    assert_eq!(names(&out), ["sub", "test", "train"]);
+    assert_eq!(names(&out.join("sub")), ["rcv1.test.svm", "rcv1.train.svm"]);
+    assert_eq!(names(dir.path()), ["corpus"], "no staging directory left");
+}

@@ -13,13 +13,14 @@ use crate::progress::{Unit, bar};
 /// directories, and optionally as LIBSVM text. Same options and seed, same corpus.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Output directory; `train/` and `test/` are created inside (they must not exist).
+    /// Output directory (it must not exist): `train/` and `test/` are created inside.
     out: PathBuf,
     /// Preset: small, small-regression, rcv1-like (781,265 + 23,149 rows, 47,236 features,
     /// ~76 nnz/row), large (100M rows, written shard by shard).
     #[arg(long, default_value = "small")]
     preset: String,
-    /// Also write LIBSVM text to PREFIX.train.svm and PREFIX.test.svm.
+    /// Also write LIBSVM text to PREFIX.train.svm and PREFIX.test.svm (PREFIX may be inside
+    /// the output directory: `gen corpus --text corpus/rcv1`).
     #[arg(long, value_name = "PREFIX")]
     text: Option<PathBuf>,
     /// Random seed.
@@ -121,13 +122,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Both splits are written into a sibling staging directory renamed into place at the
     // end, so that a failure (an unwritable --text path, say) leaves no output directory.
     let staging = staging_dir(&args.out)?;
+    // Text inside the output directory is written into the staging directory with the rest.
+    let text = match args.text.as_ref().map(|p| (p, p.strip_prefix(&args.out))) {
+        Some((_, Ok(inside))) => {
+            let staged = staging.join(inside);
+            let parent = staged.parent().unwrap_or(&staging);
+            if let Err(e) = std::fs::create_dir_all(parent) {
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(e).with_context(|| parent.display().to_string());
+            }
+            Some(staged)
+        }
+        Some((prefix, Err(_))) => Some(prefix.clone()),
+        None => None,
+    };
     let start = Instant::now();
     let progress = bar(
         Some(spec.train_rows + spec.test_rows),
         Unit::Rows,
         args.quiet,
     );
-    let result = generate_with_progress(&spec, &staging, args.text.as_deref(), &mut |rows| {
+    let result = generate_with_progress(&spec, &staging, text.as_deref(), &mut |rows| {
         progress.set_position(rows);
     })
     .map_err(anyhow::Error::from)
