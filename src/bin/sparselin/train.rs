@@ -169,7 +169,8 @@ pub struct Args {
     /// Weight precision in the model file.
     #[arg(long, value_enum, default_value = "f64")]
     pub weights: WeightType,
-    /// Held-out data, evaluated after every epoch and at the end.
+    /// Held-out data, evaluated at the end, and after every epoch of an online learner (the
+    /// batch solvers' traces record the training objective and gap of every iteration).
     #[arg(long)]
     pub test: Option<PathBuf>,
     /// Print a JSON summary on stdout instead of text.
