@@ -16,7 +16,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes = sparselin::data::export::export(&args.dir, &args.output)?;
     if args.output.as_os_str() != "-" {
-        eprintln!("{}: {bytes} bytes", args.output.display());
+        errln!("{}: {bytes} bytes", args.output.display());
     }
     Ok(())
 }

@@ -142,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.quiet {
         return Ok(());
     }
-    eprintln!(
+    errln!(
         "{}: {} train + {} test rows, {} features, in {:.1} s",
         args.out.display(),
         spec.train_rows,
