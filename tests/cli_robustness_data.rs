@@ -181,6 +181,33 @@ fn verify_checks_the_per_column_files() {
 }
 
 #[test]
+fn export_refuses_a_shard_whose_checksums_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "16",
+        &p("small.svm"),
+        &p("ds"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    // Flip the sign of the first label of the third shard (the label section starts right
+    // after the 192-byte header): still a finite label, so only the checksum tells.
+    let shard = dir.path().join("ds/shard-000002.csr");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    bytes[192 + 7] ^= 0x80;
+    std::fs::write(&shard, bytes).unwrap();
+    let refusal = ["ds/shard-000002.csr", "labels section checksum mismatch"];
+    assert_refused(&sparselin(&["verify", &p("ds")]), &refusal);
+    assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
+    assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
+    assert_eq!(names(dir.path()), ["ds", "small.svm"], "nothing written");
+}
+
+#[test]
 fn gen_and_convert_refuse_out_of_range_settings_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
