@@ -1,5 +1,6 @@
 //! `sparselin gen / convert / info` end to end: no progress output when standard error is
-//! not a terminal (as here, where it is a pipe), and `info` reading the column statistics.
+//! not a terminal (as here, where it is a pipe), and `info` reading the column statistics
+//! (the densest feature named by its id in the text).
 
 use std::process::{Command, Output};
 
@@ -62,4 +63,54 @@ fn gen_convert_info_without_a_terminal() {
         stdout.contains("features renumbered") && stdout.contains("col usage"),
         "{stdout}"
     );
+}
+
+/// `info --json` of the dataset converted from `text` (with `extra` convert flags), and
+/// `info`'s text output.
+fn info(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
+    let p = |file: &str| dir.join(file).to_str().unwrap().to_string();
+    std::fs::write(p(&format!("{name}.svm")), text).unwrap();
+    let mut args = vec!["convert", "-q"];
+    args.extend(extra);
+    let (svm, dataset) = (p(&format!("{name}.svm")), p(name));
+    args.extend([svm.as_str(), dataset.as_str()]);
+    let out = sparselin(&args);
+    assert!(out.status.success(), "{out:?}");
+    let json = sparselin(&["info", "--json", &dataset]);
+    assert!(json.status.success(), "{json:?}");
+    let plain = sparselin(&["info", &dataset]);
+    assert!(plain.status.success(), "{plain:?}");
+    (
+        serde_json::from_slice(&json.stdout).unwrap(),
+        String::from_utf8(plain.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn info_names_the_densest_feature_by_its_id_in_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // Feature 7 is in every row, 2 in two, 9 in one: renumbered by frequency, 7 becomes
+    // internal column 0, which `info` must not print.
+    let text = "1 2:1 7:1\n-1 7:1 9:1\n1 2:1 7:1\n";
+    for (name, extra) in [("plain", &[][..]), ("renumbered", &["--renumber"][..])] {
+        let (json, stdout) = info(dir.path(), name, text, extra);
+        assert_eq!(
+            json["column_usage"]["densest"],
+            serde_json::json!({"feature": 7, "rows": 3}),
+            "{name}"
+        );
+        assert!(
+            stdout.contains("; densest feature 7 in 3 rows;"),
+            "{name}: {stdout}"
+        );
+    }
+    // No column used: no densest column to name.
+    let (json, stdout) = info(dir.path(), "empty", "", &[]);
+    assert_eq!(json["column_usage"]["densest"], serde_json::Value::Null);
+    assert!(!stdout.contains("densest"), "{stdout}");
 }

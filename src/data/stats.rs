@@ -52,13 +52,25 @@ pub struct ShardSummary {
     pub bytes: u64,
 }
 
+/// The column non-zero in the most rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DensestColumn {
+    /// Its feature id as LIBSVM text numbers it (and `export` writes it): 1-based, and the
+    /// original id of a renumbered dataset, whose internal index says nothing to the user
+    /// (the densest column of a dataset renumbered by frequency is always internal column 0).
+    pub feature: u64,
+    /// Rows it is non-zero in.
+    pub rows: u64,
+}
+
 /// Column usage, from the statistics recorded at conversion.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ColumnUsage {
     /// Columns non-zero in at least one row.
     pub used: u64,
-    /// The column non-zero in the most rows (internal index), and in how many.
-    pub densest: (u64, u64),
+    /// The column non-zero in the most rows (the smallest feature id among ties); `None` when
+    /// no column is used.
+    pub densest: Option<DensestColumn>,
     /// Median over the used columns of the rows each is non-zero in.
     pub median_frequency: u64,
 }
@@ -139,10 +151,16 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
             .filter(|&f| f > 0)
             .collect();
         used.sort_unstable();
+        let permutation = dataset.feature_permutation();
         let densest = (0u64..)
             .zip(&stats.frequencies)
-            .max_by_key(|&(j, &f)| (f, std::cmp::Reverse(j)))
-            .map_or((0, 0), |(j, &f)| (j, f));
+            .filter(|&(_, &f)| f > 0)
+            .map(|(j, &f)| (permutation.map_or(j, |p| u64::from(p[j as usize])), f))
+            .max_by_key(|&(id, f)| (f, std::cmp::Reverse(id)))
+            .map(|(id, rows)| DensestColumn {
+                feature: id + 1,
+                rows,
+            });
         ColumnUsage {
             used: used.len() as u64,
             densest,
