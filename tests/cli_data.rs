@@ -1,6 +1,6 @@
 //! `sparselin gen / convert / info` end to end: no progress output when standard error is
 //! not a terminal (as here, where it is a pipe), and `info` reading the column statistics
-//! (the densest feature named by its id in the text).
+//! and summarizing labels.
 
 use std::process::{Command, Output};
 
@@ -113,4 +113,35 @@ fn info_names_the_densest_feature_by_its_id_in_the_text() {
     let (json, stdout) = info(dir.path(), "empty", "", &[]);
     assert_eq!(json["column_usage"]["densest"], serde_json::Value::Null);
     assert!(!stdout.contains("densest"), "{stdout}");
+}
+
+#[test]
+fn info_counts_minus_zero_as_zero_and_averages_huge_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, stdout) = info(dir.path(), "signed", "-0 1:1\n0 1:1\n1 1:1\n", &[]);
+    assert_eq!(
+        json["labels"]["counts"],
+        serde_json::json!([[0.0, 2], [1.0, 1]])
+    );
+    assert!(
+        stdout.contains("labels     0: 2 (66.7%), 1: 1 (33.3%)"),
+        "{stdout}"
+    );
+    // Finite labels whose sum overflows: 17 distinct ones (so `info` prints their mean) from
+    // 1.00e308 to 1.16e308, mean 1.08e308.
+    let text: String = (100..=116).map(|k| format!("{k}e306 1:1\n")).collect();
+    let (json, stdout) = info(dir.path(), "huge", &text, &[]);
+    let mean = json["labels"]["mean"].as_f64().expect("a finite mean");
+    let expected = 1.08e308;
+    assert!(
+        (mean / expected - 1.0).abs() < 1e-12,
+        "{mean:e} vs {expected:e}"
+    );
+    // (`info` prints these as plain decimals, 309 digits long.)
+    assert!(
+        stdout.contains("labels     real, min 1000000000"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(", mean 1080000000"), "{stdout}");
+    assert!(!stdout.contains("inf"), "{stdout}");
 }

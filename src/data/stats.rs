@@ -123,7 +123,10 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
     let mut counts: Vec<(f64, u64)> = Vec::new();
     let (mut min, mut max, mut sum) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
     let mut few = true;
-    for &y in dataset.shards().iter().flat_map(|s| s.labels()) {
+    let labels = || dataset.shards().iter().flat_map(|s| s.labels());
+    for &y in labels() {
+        // −0 equals 0: counted as the label 0, not as a class printed "-0" when it comes first.
+        let y = if y == 0.0 { 0.0 } else { y };
         min = min.min(y);
         max = max.max(y);
         sum += y;
@@ -137,11 +140,21 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
         }
     }
     counts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows = m.rows.max(1) as f64;
+    // Finite labels can still sum past f64::MAX (two labels of 1e308): then the mean is the
+    // sum of the labels each divided by the row count first, which cannot overflow. Rounding
+    // could only carry it past the extreme labels, so it is held between them (with `max` and
+    // `min`, which unlike `clamp` cannot panic on the labels of a corrupted shard).
+    let mean = if sum.is_finite() {
+        sum / rows
+    } else {
+        labels().map(|&y| y / rows).sum::<f64>().max(min).min(max)
+    };
     let labels = LabelSummary {
         counts: few.then_some(counts),
         min: if m.rows == 0 { 0.0 } else { min },
         max: if m.rows == 0 { 0.0 } else { max },
-        mean: sum / m.rows.max(1) as f64,
+        mean,
     };
     let column_usage = dataset.column_statistics()?.map(|stats| {
         let mut used: Vec<u64> = stats
