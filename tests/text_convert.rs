@@ -252,6 +252,81 @@ fn bad_text_is_located_and_leaves_no_output() {
 }
 
 #[test]
+fn values_the_storage_precision_cannot_hold_are_errors_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("r.svm");
+    let name = input.display().to_string();
+    let keep = "convert with --values f64 to keep it";
+    // (text, storage, error at line 2 column 10, or None when it converts)
+    let cases = [
+        (
+            "1e-50",
+            ValueType::F32,
+            Some(format!(
+                "'1e-50' is outside what f32 storage holds (it rounds to 0; {keep})"
+            )),
+        ),
+        (
+            "-1e39",
+            ValueType::F32,
+            Some(format!(
+                "'-1e39' is outside what f32 storage holds (it rounds to infinity; {keep})"
+            )),
+        ),
+        (
+            "1e-400",
+            ValueType::F32,
+            Some("'1e-400' is outside what f32 storage holds (it rounds to 0)".to_string()),
+        ),
+        (
+            "1e-400",
+            ValueType::F64,
+            Some("'1e-400' is outside what f64 storage holds (it rounds to 0)".to_string()),
+        ),
+        (
+            "1e400",
+            ValueType::F64,
+            Some("'1e400' is outside what f64 storage holds (it rounds to infinity)".to_string()),
+        ),
+        ("1e-50", ValueType::F64, None),
+        ("1e39", ValueType::F64, None),
+        ("1e-45", ValueType::F32, None), // the smallest subnormal f32
+        ("0.00e-99", ValueType::F32, None), // a zero as written: dropped
+    ];
+    for (value, value_type, error) in cases {
+        write(&input, &format!("1 1:1\n-1 2:1 9:{value}\n"));
+        let expected = error.map(|e| format!("{name}:2:10: value {e}"));
+        // Convert (the chunk parser), a learner's text input and the reference reader.
+        let out = tmp.path().join("out");
+        let options = ConvertOptions {
+            value_type,
+            ..small_blocks()
+        };
+        let converted = convert(&input, &out, &options);
+        let _ = std::fs::remove_dir_all(&out);
+        let parse = ParseOptions {
+            value_type,
+            ..ParseOptions::default()
+        };
+        let read = libsvm::read_file(&input, parse);
+        let file = std::fs::File::open(&input).unwrap();
+        let reference = libsvm::read(file, &name, parse);
+        let errors = [
+            converted.err().map(|e| e.to_string()),
+            read.as_ref().err().map(ToString::to_string),
+            reference.as_ref().err().map(ToString::to_string),
+        ];
+        for error in errors {
+            assert_eq!(error, expected, "{value} as {value_type:?}");
+        }
+        if let Ok(m) = read {
+            let nnz = u64::from(value != "0.00e-99");
+            assert_eq!(m.nnz(), 2 + nnz, "{value} as {value_type:?}");
+        }
+    }
+}
+
+#[test]
 fn binary_storage_is_detected_or_forced() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("b.svm");

@@ -3,7 +3,9 @@
 //! Labels are ±1, 0/1 or real and are kept as written (`f64`). `qid:` tokens and `#` comments
 //! are accepted and ignored, blank lines are skipped. Indices are 1-based unless
 //! [`ParseOptions::zero_based`]. Values are read in the storage precision
-//! ([`ValueType`]): each is exactly `str::parse::<f32>` or `str::parse::<f64>` of its text.
+//! ([`ValueType`]): each is exactly `str::parse::<f32>` or `str::parse::<f64>` of its text,
+//! and a number that precision cannot hold (`1e39` or `1e-50` as `f32`: it would round to
+//! infinity, or to 0 and be dropped) is an error that says so.
 //! Within a row indices are sorted, duplicates merged (values added in that precision, in
 //! order of appearance) and zero values dropped, so every parsed row satisfies the
 //! invariants of [`Row`](super::Row).
@@ -17,7 +19,7 @@ use std::path::Path;
 
 use super::csr::CsrMatrix;
 use super::error::DataError;
-use super::number::TextValue;
+use super::number::{TextValue, is_zero_text};
 
 /// Precision the parsed values are stored in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -217,10 +219,8 @@ pub fn parse_line<V: TextValue>(
         };
         let index =
             u32::try_from(index).map_err(|_| (column, format!("index {raw} exceeds 2^32 − 1")))?;
-        let value = parse_finite::<V>(value_text).ok_or((
-            column + index_text.len() + 1,
-            format!("value {} is not a finite number", quoted(value_text)),
-        ))?;
+        let value = parse_value::<V>(value_text)
+            .map_err(|message| (column + index_text.len() + 1, message))?;
         entries.push((index, value));
     }
     if !entries.is_sorted_by_key(|e| e.0) {
@@ -247,6 +247,33 @@ pub fn parse_line<V: TextValue>(
 
 fn parse_finite<V: TextValue>(text: &str) -> Option<V> {
     V::parse_str(text).filter(|v| v.is_finite())
+}
+
+/// A value's text as `V`: a finite number that `V` holds. A finite non-zero number that
+/// rounds to infinity or to zero in `V` is refused with a message naming the storage (the
+/// default `f32` suggests `--values f64`), rather than called "not a finite number" or
+/// silently dropped as a zero.
+fn parse_value<V: TextValue>(text: &str) -> Result<V, String> {
+    let out_of_range = |rounds_to: &str| {
+        let wider_holds = text.parse::<f64>().is_ok_and(|v| v.is_finite() && v != 0.0);
+        let hint = if V::NAME == "f32" && wider_holds {
+            "; convert with --values f64 to keep it"
+        } else {
+            ""
+        };
+        format!(
+            "value {} is outside what {} storage holds (it rounds to {rounds_to}{hint})",
+            quoted(text),
+            V::NAME
+        )
+    };
+    match V::parse_str(text) {
+        Some(v) if v.is_finite() && (v != V::ZERO || is_zero_text(text.as_bytes())) => Ok(v),
+        Some(v) if v.is_finite() => Err(out_of_range("0")),
+        // Only `inf`, `infinity` and `nan` parse to a non-finite value without a digit.
+        Some(_) if text.bytes().any(|b| b.is_ascii_digit()) => Err(out_of_range("infinity")),
+        _ => Err(format!("value {} is not a finite number", quoted(text))),
+    }
 }
 
 /// Whitespace-separated tokens with their 1-based byte column.
