@@ -65,10 +65,7 @@ fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
     let out = sparselin(&["convert", "-q", "--features", "10", &p("huge.svm"), &p("h")]);
     assert_refused(
         &out,
-        &[
-            "huge.svm",
-            "index 4294967295 is beyond the declared 10 features",
-        ],
+        &["huge.svm:1:3: index 4294967295 is beyond the declared 10 features"],
     );
     std::fs::write(p("small.svm"), small_text()).unwrap();
     for features in ["4294967297", "99999999999"] {
@@ -90,6 +87,34 @@ fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
         );
     }
     assert_eq!(names(dir.path()), ["huge.svm", "small.svm"]);
+}
+
+#[test]
+fn a_feature_count_from_meta_json_is_checked_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("t.svm"), "1 1:1 2:1\n-1 1:1\n1 2:1 5:1\n").unwrap();
+    let meta = p("meta.json");
+    std::fs::write(&meta, r#"{"features": 3}"#).unwrap();
+    let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model")]);
+    let beyond = format!("t.svm:3:7: index 5 is beyond the 3 features that {meta} declares");
+    assert_refused(&out, &[&beyond]);
+    std::fs::write(&meta, r#"{"features": 5}"#).unwrap();
+    let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model"), "--quiet"]);
+    assert!(out.status.success(), "{out:?}");
+    // An entry that is not a feature count is an error naming meta.json, not ignored.
+    for bad in [r#""abc""#, "1e3", "-4", "null", "4294967297"] {
+        std::fs::write(&meta, format!(r#"{{"other": 1, "features": {bad}}}"#)).unwrap();
+        let message = format!(r#"{meta}: "features" is "#);
+        for args in [
+            &["train", &p("t.svm"), "-o", &p("m2.model")][..],
+            &["eval", &p("m.model"), &p("t.svm")],
+            &["predict", &p("m.model"), &p("t.svm")],
+        ] {
+            assert_refused(&sparselin(args), &[&message, "expected the feature count"]);
+        }
+    }
+    assert!(!dir.path().join("m2.model").exists());
 }
 
 #[test]

@@ -238,17 +238,52 @@ fn bad_text_is_located_and_leaves_no_output() {
         err.ends_with("bad.svm:2:3: index 0 in a 1-based file (use --zero-based)"),
         "{err}"
     );
-    write(&input, "1 5:1\n");
-    let options = ConvertOptions {
-        n_features: Some(4),
-        ..small_blocks()
-    };
-    let err = convert(&input, &out, &options).unwrap_err().to_string();
-    assert!(
-        err.contains("index 5 is beyond the declared 4 features"),
-        "{err}"
-    );
     assert!(!out.exists());
+}
+
+#[test]
+fn an_index_beyond_the_declared_count_is_located_where_it_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("wide.svm");
+    let name = input.display().to_string();
+    // Many 64-byte blocks first, then (line 42) a comment, a qid and two indices beyond the
+    // four declared features, the first at column 16.
+    let mut text = "+1 1:0.5 3:2 # filler\n\n".repeat(20);
+    text.push_str("# 9:9 in a comment\n-1 qid:7 2:0.5 5:1 6:2 # 8:1\n1 4:1\n");
+    write(&input, &text);
+    for zero_based in [false, true] {
+        let (declared, index) = if zero_based { (5, 5) } else { (4, 5) };
+        let expected =
+            format!("{name}:42:16: index {index} is beyond the declared {declared} features");
+        let options = ConvertOptions {
+            zero_based,
+            n_features: Some(declared),
+            ..small_blocks()
+        };
+        let out = tmp.path().join("out");
+        let err = convert(&input, &out, &options).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        assert!(!out.exists());
+        let parse = ParseOptions {
+            zero_based,
+            n_features: Some(declared),
+            ..ParseOptions::default()
+        };
+        let err = libsvm::read_file(&input, parse).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        let file = std::fs::File::open(&input).unwrap();
+        let err = libsvm::read(file, &name, parse).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        // One more feature declared covers every index.
+        let wide_enough = ParseOptions {
+            n_features: Some(declared + 2),
+            ..parse
+        };
+        assert_eq!(
+            libsvm::read_file(&input, wide_enough).unwrap().n_features(),
+            declared + 2
+        );
+    }
 }
 
 #[test]

@@ -57,6 +57,22 @@ pub enum LibsvmError {
         /// What is wrong there.
         message: String,
     },
+    /// An index at or beyond the declared feature count (`--features`, a `meta.json`, a
+    /// model's dimension), located where it is written. A variant of its own so that a
+    /// caller can say where the declared count came from.
+    #[error("{file}:{line}:{column}: index {index} is beyond the declared {declared} features")]
+    BeyondDeclared {
+        /// The file's name.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column of the `index:value` token.
+        column: usize,
+        /// The index as written (1-based unless the file is zero-based).
+        index: u64,
+        /// The declared feature count.
+        declared: usize,
+    },
     /// The file could not be read.
     #[error("{file}: {reason}")]
     Io {
@@ -122,6 +138,20 @@ fn read_typed<V: TextValue, R: Read>(
         else {
             continue;
         };
+        // Entries are sorted: the last one has the largest index of the line.
+        let beyond = options
+            .n_features
+            .filter(|&n| entries.last().is_some_and(|e| e.0 as usize >= n))
+            .and_then(|n| Some((n, find_beyond(line.as_bytes(), options.zero_based, n)?)));
+        if let Some((declared, (_, column, index))) = beyond {
+            return Err(LibsvmError::BeyondDeclared {
+                file: name.to_string(),
+                line: line_no,
+                column,
+                index,
+                declared,
+            });
+        }
         labels.push(label);
         for &(index, value) in &entries {
             indices.push(index);
@@ -130,30 +160,48 @@ fn read_typed<V: TextValue, R: Read>(
         offsets.push(indices.len() as u64);
     }
     let seen = indices.iter().max().map_or(0, |&m| m as usize + 1);
-    let n_features = match options.n_features {
-        Some(n) if n < seen => {
-            return Err(LibsvmError::Syntax {
-                file: name.to_string(),
-                line: line_no,
-                column: 1,
-                message: beyond_declared(seen, n, options.zero_based),
-            });
-        }
-        Some(n) => n,
-        None => seen,
-    };
+    let n_features = options.n_features.unwrap_or(seen);
     Ok(
         CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
             .expect("parser output satisfies CSR invariants"),
     )
 }
 
-/// The message for data with `seen` columns in a file declared to have `declared`.
-pub(super) fn beyond_declared(seen: usize, declared: usize, zero_based: bool) -> String {
-    format!(
-        "index {} is beyond the declared {declared} features",
-        seen - 1 + usize::from(!zero_based)
-    )
+/// Where the first index at or beyond `declared` columns is in `text`, lines that parsed
+/// (so every `index:value` token is well formed): its 1-based line and column, and the
+/// index as written. Run only once such an index is known to be there, so it is kept simple
+/// rather than fast.
+pub(super) fn find_beyond(
+    text: &[u8],
+    zero_based: bool,
+    declared: usize,
+) -> Option<(u64, usize, u64)> {
+    for (line_no, line) in (1..).zip(text.split(|&b| b == b'\n')) {
+        let content = line.split(|&b| b == b'#').next().unwrap_or_default();
+        let mut at = 0;
+        // Whitespace-separated tokens with their offsets; the first is the label.
+        let tokens = content.split(u8::is_ascii_whitespace).filter_map(|token| {
+            let offset = at;
+            at += token.len() + 1;
+            (!token.is_empty()).then_some((offset, token))
+        });
+        for (offset, token) in tokens.skip(1) {
+            let Some(colon) = token.iter().position(|&b| b == b':') else {
+                continue;
+            };
+            let written = std::str::from_utf8(&token[..colon])
+                .ok()
+                .and_then(|digits| digits.parse::<u64>().ok());
+            let beyond = |&index: &u64| {
+                !token.starts_with(b"qid:")
+                    && index.saturating_sub(u64::from(!zero_based)) >= declared as u64
+            };
+            if let Some(index) = written.filter(beyond) {
+                return Some((line_no, offset + 1, index));
+            }
+        }
+    }
+    None
 }
 
 /// A token as an error message quotes it: invisible characters (a byte-order mark, NUL)
