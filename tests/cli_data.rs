@@ -1,5 +1,6 @@
 //! `sparselin gen / convert / info` end to end: no progress output when standard error is
-//! not a terminal (as here, where it is a pipe), and `info` reading the column statistics.
+//! not a terminal (as here, where it is a pipe), and `info` reading the column statistics
+//! and summarizing labels.
 
 use std::process::{Command, Output};
 
@@ -62,4 +63,85 @@ fn gen_convert_info_without_a_terminal() {
         stdout.contains("features renumbered") && stdout.contains("col usage"),
         "{stdout}"
     );
+}
+
+/// `info --json` of the dataset converted from `text` (with `extra` convert flags), and
+/// `info`'s text output.
+fn info(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
+    let p = |file: &str| dir.join(file).to_str().unwrap().to_string();
+    std::fs::write(p(&format!("{name}.svm")), text).unwrap();
+    let mut args = vec!["convert", "-q"];
+    args.extend(extra);
+    let (svm, dataset) = (p(&format!("{name}.svm")), p(name));
+    args.extend([svm.as_str(), dataset.as_str()]);
+    let out = sparselin(&args);
+    assert!(out.status.success(), "{out:?}");
+    let json = sparselin(&["info", "--json", &dataset]);
+    assert!(json.status.success(), "{json:?}");
+    let plain = sparselin(&["info", &dataset]);
+    assert!(plain.status.success(), "{plain:?}");
+    (
+        serde_json::from_slice(&json.stdout).unwrap(),
+        String::from_utf8(plain.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn info_names_the_densest_feature_by_its_id_in_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // Feature 7 is in every row, 2 in two, 9 in one: renumbered by frequency, 7 becomes
+    // internal column 0, which `info` must not print.
+    let text = "1 2:1 7:1\n-1 7:1 9:1\n1 2:1 7:1\n";
+    for (name, extra) in [("plain", &[][..]), ("renumbered", &["--renumber"][..])] {
+        let (json, stdout) = info(dir.path(), name, text, extra);
+        assert_eq!(
+            json["column_usage"]["densest"],
+            serde_json::json!({"feature": 7, "rows": 3}),
+            "{name}"
+        );
+        assert!(
+            stdout.contains("; densest feature 7 in 3 rows;"),
+            "{name}: {stdout}"
+        );
+    }
+    // No column used: no densest column to name.
+    let (json, stdout) = info(dir.path(), "empty", "", &[]);
+    assert_eq!(json["column_usage"]["densest"], serde_json::Value::Null);
+    assert!(!stdout.contains("densest"), "{stdout}");
+}
+
+#[test]
+fn info_counts_minus_zero_as_zero_and_averages_huge_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, stdout) = info(dir.path(), "signed", "-0 1:1\n0 1:1\n1 1:1\n", &[]);
+    assert_eq!(
+        json["labels"]["counts"],
+        serde_json::json!([[0.0, 2], [1.0, 1]])
+    );
+    assert!(
+        stdout.contains("labels     0: 2 (66.7%), 1: 1 (33.3%)"),
+        "{stdout}"
+    );
+    // Finite labels whose sum overflows: 17 distinct ones (so `info` prints their mean) from
+    // 1.00e308 to 1.16e308, mean 1.08e308.
+    let text: String = (100..=116).map(|k| format!("{k}e306 1:1\n")).collect();
+    let (json, stdout) = info(dir.path(), "huge", &text, &[]);
+    let mean = json["labels"]["mean"].as_f64().expect("a finite mean");
+    let expected = 1.08e308;
+    assert!(
+        (mean / expected - 1.0).abs() < 1e-12,
+        "{mean:e} vs {expected:e}"
+    );
+    // (`info` prints these as plain decimals, 309 digits long.)
+    assert!(
+        stdout.contains("labels     real, min 1000000000"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(", mean 1080000000"), "{stdout}");
+    assert!(!stdout.contains("inf"), "{stdout}");
 }

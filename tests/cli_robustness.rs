@@ -64,12 +64,8 @@ fn a_bad_kernel_path_is_an_error_not_a_panic() {
 fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
     let Toy { dir, data, model } = toy();
     let (data, model) = (&data[..], &model[..]);
-    let full = fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
     let out = sparselin(&["train", data, "-o", model, "--quiet"])
-        .stdout(full)
+        .stdout(dev_full())
         .output()
         .unwrap();
     assert_clean_failure(&out, "writing to standard output");
@@ -93,6 +89,57 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
+}
+
+/// `/dev/full`, opened for writing: every write fails with "no space left on device".
+fn dev_full() -> Stdio {
+    Stdio::from(
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap(),
+    )
+}
+
+#[test]
+fn the_data_commands_end_cleanly_when_their_output_or_error_stream_fails() {
+    let Toy { dir, data, .. } = toy();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let dataset = path("ds");
+    assert!(run(&["convert", "-q", &data, &dataset]).status.success());
+    // A closed pipe on standard output: a quiet, successful exit.
+    let converted = path("ds2");
+    for args in [
+        &["verify", &dataset][..],
+        &["convert", "-q", &data, &converted],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = sparselin(args).stdout(writer).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+    }
+    // A full standard output: an error saying so.
+    let out = sparselin(&["verify", &dataset])
+        .stdout(dev_full())
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "writing to standard output");
+    // A full standard error: the exit status alone tells the outcome, never a panic's 101.
+    let text = path("out.svm");
+    let corpus = path("corpus");
+    for args in [
+        &["export", &dataset, &text][..],
+        &["gen", &corpus, "--train-rows", "20", "--test-rows", "5"],
+    ] {
+        let out = sparselin(args).stderr(dev_full()).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    }
+    let out = sparselin(&["info", &path("no-such-dir")])
+        .stderr(dev_full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
 
 #[test]

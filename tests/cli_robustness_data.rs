@@ -65,10 +65,7 @@ fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
     let out = sparselin(&["convert", "-q", "--features", "10", &p("huge.svm"), &p("h")]);
     assert_refused(
         &out,
-        &[
-            "huge.svm",
-            "index 4294967295 is beyond the declared 10 features",
-        ],
+        &["huge.svm:1:3: index 4294967295 is beyond the declared 10 features"],
     );
     std::fs::write(p("small.svm"), small_text()).unwrap();
     for features in ["4294967297", "99999999999"] {
@@ -90,6 +87,34 @@ fn convert_refuses_feature_counts_beyond_32_bit_indices_before_allocating() {
         );
     }
     assert_eq!(names(dir.path()), ["huge.svm", "small.svm"]);
+}
+
+#[test]
+fn a_feature_count_from_meta_json_is_checked_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("t.svm"), "1 1:1 2:1\n-1 1:1\n1 2:1 5:1\n").unwrap();
+    let meta = p("meta.json");
+    std::fs::write(&meta, r#"{"features": 3}"#).unwrap();
+    let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model")]);
+    let beyond = format!("t.svm:3:7: index 5 is beyond the 3 features that {meta} declares");
+    assert_refused(&out, &[&beyond]);
+    std::fs::write(&meta, r#"{"features": 5}"#).unwrap();
+    let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model"), "--quiet"]);
+    assert!(out.status.success(), "{out:?}");
+    // An entry that is not a feature count is an error naming meta.json, not ignored.
+    for bad in [r#""abc""#, "1e3", "-4", "null", "4294967297"] {
+        std::fs::write(&meta, format!(r#"{{"other": 1, "features": {bad}}}"#)).unwrap();
+        let message = format!(r#"{meta}: "features" is "#);
+        for args in [
+            &["train", &p("t.svm"), "-o", &p("m2.model")][..],
+            &["eval", &p("m.model"), &p("t.svm")],
+            &["predict", &p("m.model"), &p("t.svm")],
+        ] {
+            assert_refused(&sparselin(args), &[&message, "expected the feature count"]);
+        }
+    }
+    assert!(!dir.path().join("m2.model").exists());
 }
 
 #[test]
@@ -178,6 +203,33 @@ fn verify_checks_the_per_column_files() {
         &verify(&listed),
         &["listed/column_frequencies.u64", "checksum mismatch"],
     );
+}
+
+#[test]
+fn export_refuses_a_shard_whose_checksums_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "16",
+        &p("small.svm"),
+        &p("ds"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    // Flip the sign of the first label of the third shard (the label section starts right
+    // after the 192-byte header): still a finite label, so only the checksum tells.
+    let shard = dir.path().join("ds/shard-000002.csr");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    bytes[192 + 7] ^= 0x80;
+    std::fs::write(&shard, bytes).unwrap();
+    let refusal = ["ds/shard-000002.csr", "labels section checksum mismatch"];
+    assert_refused(&sparselin(&["verify", &p("ds")]), &refusal);
+    assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
+    assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
+    assert_eq!(names(dir.path()), ["ds", "small.svm"], "nothing written");
 }
 
 #[test]

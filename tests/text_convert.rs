@@ -238,17 +238,127 @@ fn bad_text_is_located_and_leaves_no_output() {
         err.ends_with("bad.svm:2:3: index 0 in a 1-based file (use --zero-based)"),
         "{err}"
     );
-    write(&input, "1 5:1\n");
-    let options = ConvertOptions {
-        n_features: Some(4),
-        ..small_blocks()
-    };
-    let err = convert(&input, &out, &options).unwrap_err().to_string();
-    assert!(
-        err.contains("index 5 is beyond the declared 4 features"),
-        "{err}"
-    );
     assert!(!out.exists());
+}
+
+#[test]
+fn an_index_beyond_the_declared_count_is_located_where_it_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("wide.svm");
+    let name = input.display().to_string();
+    // Many 64-byte blocks first, then (line 42) a comment, a qid and two indices beyond the
+    // four declared features, the first at column 16.
+    let mut text = "+1 1:0.5 3:2 # filler\n\n".repeat(20);
+    text.push_str("# 9:9 in a comment\n-1 qid:7 2:0.5 5:1 6:2 # 8:1\n1 4:1\n");
+    write(&input, &text);
+    for zero_based in [false, true] {
+        let (declared, index) = if zero_based { (5, 5) } else { (4, 5) };
+        let expected =
+            format!("{name}:42:16: index {index} is beyond the declared {declared} features");
+        let options = ConvertOptions {
+            zero_based,
+            n_features: Some(declared),
+            ..small_blocks()
+        };
+        let out = tmp.path().join("out");
+        let err = convert(&input, &out, &options).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        assert!(!out.exists());
+        let parse = ParseOptions {
+            zero_based,
+            n_features: Some(declared),
+            ..ParseOptions::default()
+        };
+        let err = libsvm::read_file(&input, parse).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        let file = std::fs::File::open(&input).unwrap();
+        let err = libsvm::read(file, &name, parse).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        // One more feature declared covers every index.
+        let wide_enough = ParseOptions {
+            n_features: Some(declared + 2),
+            ..parse
+        };
+        assert_eq!(
+            libsvm::read_file(&input, wide_enough).unwrap().n_features(),
+            declared + 2
+        );
+    }
+}
+
+#[test]
+fn values_the_storage_precision_cannot_hold_are_errors_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("r.svm");
+    let name = input.display().to_string();
+    let keep = "convert with --values f64 to keep it";
+    // (text, storage, error at line 2 column 10, or None when it converts)
+    let cases = [
+        (
+            "1e-50",
+            ValueType::F32,
+            Some(format!(
+                "'1e-50' is outside what f32 storage holds (it rounds to 0; {keep})"
+            )),
+        ),
+        (
+            "-1e39",
+            ValueType::F32,
+            Some(format!(
+                "'-1e39' is outside what f32 storage holds (it rounds to infinity; {keep})"
+            )),
+        ),
+        (
+            "1e-400",
+            ValueType::F32,
+            Some("'1e-400' is outside what f32 storage holds (it rounds to 0)".to_string()),
+        ),
+        (
+            "1e-400",
+            ValueType::F64,
+            Some("'1e-400' is outside what f64 storage holds (it rounds to 0)".to_string()),
+        ),
+        (
+            "1e400",
+            ValueType::F64,
+            Some("'1e400' is outside what f64 storage holds (it rounds to infinity)".to_string()),
+        ),
+        ("1e-50", ValueType::F64, None),
+        ("1e39", ValueType::F64, None),
+        ("1e-45", ValueType::F32, None), // the smallest subnormal f32
+        ("0.00e-99", ValueType::F32, None), // a zero as written: dropped
+    ];
+    for (value, value_type, error) in cases {
+        write(&input, &format!("1 1:1\n-1 2:1 9:{value}\n"));
+        let expected = error.map(|e| format!("{name}:2:10: value {e}"));
+        // Convert (the chunk parser), a learner's text input and the reference reader.
+        let out = tmp.path().join("out");
+        let options = ConvertOptions {
+            value_type,
+            ..small_blocks()
+        };
+        let converted = convert(&input, &out, &options);
+        let _ = std::fs::remove_dir_all(&out);
+        let parse = ParseOptions {
+            value_type,
+            ..ParseOptions::default()
+        };
+        let read = libsvm::read_file(&input, parse);
+        let file = std::fs::File::open(&input).unwrap();
+        let reference = libsvm::read(file, &name, parse);
+        let errors = [
+            converted.err().map(|e| e.to_string()),
+            read.as_ref().err().map(ToString::to_string),
+            reference.as_ref().err().map(ToString::to_string),
+        ];
+        for error in errors {
+            assert_eq!(error, expected, "{value} as {value_type:?}");
+        }
+        if let Ok(m) = read {
+            let nnz = u64::from(value != "0.00e-99");
+            assert_eq!(m.nnz(), 2 + nnz, "{value} as {value_type:?}");
+        }
+    }
 }
 
 #[test]

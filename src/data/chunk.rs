@@ -11,7 +11,7 @@
 //! problem, so both report the same `line:column: message`.
 
 use super::libsvm::parse_line;
-use super::number::{TextValue, parse_u64_prefix, scan_entry};
+use super::number::{TextValue, is_zero_text, parse_u64_prefix, scan_entry};
 
 /// Rows parsed from one chunk, in CSR form, values in the storage precision `V`.
 #[derive(Clone, Debug, Default)]
@@ -134,9 +134,11 @@ fn ends_token(bytes: &[u8], at: usize, end: usize) -> bool {
 
 /// Parse one `index:value` token starting at `pos` of `text`, within the line's content
 /// ending at `end`: the index digits up to `:`, then a finite value that must end at a
-/// separator. The number readers may look past `end` (at the `#` or newline there, or
-/// further), so each result is checked to lie within it. Returns (raw index, value,
-/// position after the token).
+/// separator, and zero only when written as zero (not a number that underflowed in `V`). The
+/// number readers may look past `end` (at the `#` or newline there, or further), so each
+/// result is checked to lie within it. Returns (raw index, value, position after the token).
+/// (The fast path, [`scan_entry`] and [`TextValue::from_decimal`], gives zero only for a zero
+/// mantissa.)
 #[inline]
 fn parse_entry<V: TextValue>(text: &[u8], pos: usize, end: usize) -> Option<(u64, V, usize)> {
     let (raw, used) = parse_u64_prefix(&text[pos..])?;
@@ -146,7 +148,9 @@ fn parse_entry<V: TextValue>(text: &[u8], pos: usize, end: usize) -> Option<(u64
     }
     let (value, used) = V::parse_prefix(&text[colon + 1..])?;
     let after = colon + 1 + used;
-    (used > 0 && ends_token(text, after, end) && value.is_finite()).then_some((raw, value, after))
+    let kept = value != V::ZERO || is_zero_text(&text[colon + 1..after]);
+    (used > 0 && ends_token(text, after, end) && value.is_finite() && kept)
+        .then_some((raw, value, after))
 }
 
 /// Parse the line `text[start..end]` (without its newline) into `out`; `None` if it is

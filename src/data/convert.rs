@@ -11,10 +11,10 @@ use sparselin_kernels::Values;
 
 use super::chunk::ChunkRows;
 use super::error::DataError;
-use super::libsvm::{ParseOptions, ValueType};
+use super::libsvm::ValueType;
 use super::number::TextValue;
 use super::shard::{ShardParts, ValueKind};
-use super::stream::{BLOCK_BYTES, check_declared, parse_text};
+use super::stream::{BLOCK_BYTES, declared_columns, parse_text};
 use super::writer::{DatasetWriter, FinishOptions};
 
 /// Whether to store values or only the positions of the non-zeros.
@@ -161,13 +161,8 @@ fn convert_typed<V: TextValue>(
         (_, ValueType::F32) => ValueKind::F32,
         (_, ValueType::F64) => ValueKind::F64,
     };
-    let declared = ParseOptions {
-        zero_based: options.zero_based,
-        value_type: options.value_type,
-        n_features: options.n_features,
-    };
     // A declared count beyond 2^32 is refused before anything is written.
-    check_declared(input, 0, declared)?;
+    let declared = declared_columns(input, options.n_features)?;
     let mut writer = DatasetWriter::create(output, kind)?;
     let mut buffer = ShardBuffer::<V> {
         labels: Vec::new(),
@@ -176,16 +171,16 @@ fn convert_typed<V: TextValue>(
         values: Vec::new(),
     };
     let (mut columns, mut all_ones) = (0usize, true);
+    // An index beyond the declared count stops the conversion as it is parsed, before the
+    // column statistics are sized by it.
     let text = parse_text::<V>(
         input,
         options.zero_based,
+        declared,
         options.block_bytes,
         progress,
         |rows| {
-            // An index beyond the declared count stops the conversion here, before its
-            // column statistics are sized by it.
             columns = columns.max(rows.columns);
-            check_declared(input, columns, declared)?;
             all_ones &= rows.all_ones;
             buffer.append(rows);
             while buffer.labels.len() >= rows_per_shard {
@@ -198,7 +193,7 @@ fn convert_typed<V: TextValue>(
         let rows = buffer.labels.len();
         buffer.emit(rows, &mut writer, kind, columns)?;
     }
-    let columns = check_declared(input, columns, declared)?;
+    let columns = declared.unwrap_or(columns);
     let manifest = writer.finish(FinishOptions {
         columns: Some(columns),
         renumber_by_frequency: options.renumber_by_frequency,

@@ -4,7 +4,8 @@
 //! Indices are written 1-based in original feature ids (a renumbered dataset is mapped back
 //! through its permutation). Labels and values use Rust's shortest round-trip decimal of their
 //! own precision; the parser reads an `f32` value as `str::parse::<f32>` does, so the text
-//! reads back bit for bit.
+//! reads back bit for bit. Every shard is verified (checksums and row invariants) as it is
+//! exported, so that corrupted data is never passed on as clean text.
 
 use std::io::Write;
 use std::path::Path;
@@ -55,11 +56,16 @@ pub fn push_row(
 
 /// Write every row of the dataset at `dir` as LIBSVM text to `output` (`-` for standard
 /// output). A file appears whole or not at all ([`OutputFile`]). Returns the bytes written.
+///
+/// Each shard is verified in full ([`Shard::verify`](super::Shard::verify): section checksums
+/// and row invariants) just before its rows are written: export reads every byte anyway, and
+/// text carries no checksum, so a corrupted shard written out would pass for clean data. The
+/// first failing shard stops the export with `verify`'s error naming it (the file is then
+/// not written; standard output has received the shards before it, all verified).
 pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
     let dataset = Dataset::open(dir)?;
-    let permutation = dataset.feature_permutation().map(<[u32]>::to_vec);
-    let examples = dataset.into_examples()?;
-    let shards = examples.dataset().shards();
+    let permutation = dataset.feature_permutation();
+    let shards = dataset.shards();
     let to_stdout = output == Path::new("-");
     let io = |e| DataError::io(output, e);
     let mut file = if to_stdout {
@@ -74,18 +80,14 @@ pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
     };
     let mut written = 0u64;
     for shard in shards {
+        shard.verify()?;
         let n = shard.header().n_rows;
         let blocks: Vec<Vec<u8>> = (0..n.div_ceil(BLOCK_ROWS))
             .into_par_iter()
             .map(|b| {
                 let (mut out, mut scratch) = (Vec::new(), Vec::new());
                 for i in b * BLOCK_ROWS..n.min((b + 1) * BLOCK_ROWS) {
-                    push_row(
-                        &mut out,
-                        &shard.row(i),
-                        permutation.as_deref(),
-                        &mut scratch,
-                    );
+                    push_row(&mut out, &shard.row(i), permutation, &mut scratch);
                 }
                 out
             })

@@ -3,7 +3,9 @@
 //! Labels are ±1, 0/1 or real and are kept as written (`f64`). `qid:` tokens and `#` comments
 //! are accepted and ignored, blank lines are skipped. Indices are 1-based unless
 //! [`ParseOptions::zero_based`]. Values are read in the storage precision
-//! ([`ValueType`]): each is exactly `str::parse::<f32>` or `str::parse::<f64>` of its text.
+//! ([`ValueType`]): each is exactly `str::parse::<f32>` or `str::parse::<f64>` of its text,
+//! and a number that precision cannot hold (`1e39` or `1e-50` as `f32`: it would round to
+//! infinity, or to 0 and be dropped) is an error that says so.
 //! Within a row indices are sorted, duplicates merged (values added in that precision, in
 //! order of appearance) and zero values dropped, so every parsed row satisfies the
 //! invariants of [`Row`](super::Row).
@@ -17,7 +19,7 @@ use std::path::Path;
 
 use super::csr::CsrMatrix;
 use super::error::DataError;
-use super::number::TextValue;
+use super::number::{TextValue, is_zero_text};
 
 /// Precision the parsed values are stored in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,6 +56,22 @@ pub enum LibsvmError {
         column: usize,
         /// What is wrong there.
         message: String,
+    },
+    /// An index at or beyond the declared feature count (`--features`, a `meta.json`, a
+    /// model's dimension), located where it is written. A variant of its own so that a
+    /// caller can say where the declared count came from.
+    #[error("{file}:{line}:{column}: index {index} is beyond the declared {declared} features")]
+    BeyondDeclared {
+        /// The file's name.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column of the `index:value` token.
+        column: usize,
+        /// The index as written (1-based unless the file is zero-based).
+        index: u64,
+        /// The declared feature count.
+        declared: usize,
     },
     /// The file could not be read.
     #[error("{file}: {reason}")]
@@ -120,6 +138,20 @@ fn read_typed<V: TextValue, R: Read>(
         else {
             continue;
         };
+        // Entries are sorted: the last one has the largest index of the line.
+        let beyond = options
+            .n_features
+            .filter(|&n| entries.last().is_some_and(|e| e.0 as usize >= n))
+            .and_then(|n| Some((n, find_beyond(line.as_bytes(), options.zero_based, n)?)));
+        if let Some((declared, (_, column, index))) = beyond {
+            return Err(LibsvmError::BeyondDeclared {
+                file: name.to_string(),
+                line: line_no,
+                column,
+                index,
+                declared,
+            });
+        }
         labels.push(label);
         for &(index, value) in &entries {
             indices.push(index);
@@ -128,30 +160,48 @@ fn read_typed<V: TextValue, R: Read>(
         offsets.push(indices.len() as u64);
     }
     let seen = indices.iter().max().map_or(0, |&m| m as usize + 1);
-    let n_features = match options.n_features {
-        Some(n) if n < seen => {
-            return Err(LibsvmError::Syntax {
-                file: name.to_string(),
-                line: line_no,
-                column: 1,
-                message: beyond_declared(seen, n, options.zero_based),
-            });
-        }
-        Some(n) => n,
-        None => seen,
-    };
+    let n_features = options.n_features.unwrap_or(seen);
     Ok(
         CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
             .expect("parser output satisfies CSR invariants"),
     )
 }
 
-/// The message for data with `seen` columns in a file declared to have `declared`.
-pub(super) fn beyond_declared(seen: usize, declared: usize, zero_based: bool) -> String {
-    format!(
-        "index {} is beyond the declared {declared} features",
-        seen - 1 + usize::from(!zero_based)
-    )
+/// Where the first index at or beyond `declared` columns is in `text`, lines that parsed
+/// (so every `index:value` token is well formed): its 1-based line and column, and the
+/// index as written. Run only once such an index is known to be there, so it is kept simple
+/// rather than fast.
+pub(super) fn find_beyond(
+    text: &[u8],
+    zero_based: bool,
+    declared: usize,
+) -> Option<(u64, usize, u64)> {
+    for (line_no, line) in (1..).zip(text.split(|&b| b == b'\n')) {
+        let content = line.split(|&b| b == b'#').next().unwrap_or_default();
+        let mut at = 0;
+        // Whitespace-separated tokens with their offsets; the first is the label.
+        let tokens = content.split(u8::is_ascii_whitespace).filter_map(|token| {
+            let offset = at;
+            at += token.len() + 1;
+            (!token.is_empty()).then_some((offset, token))
+        });
+        for (offset, token) in tokens.skip(1) {
+            let Some(colon) = token.iter().position(|&b| b == b':') else {
+                continue;
+            };
+            let written = std::str::from_utf8(&token[..colon])
+                .ok()
+                .and_then(|digits| digits.parse::<u64>().ok());
+            let beyond = |&index: &u64| {
+                !token.starts_with(b"qid:")
+                    && index.saturating_sub(u64::from(!zero_based)) >= declared as u64
+            };
+            if let Some(index) = written.filter(beyond) {
+                return Some((line_no, offset + 1, index));
+            }
+        }
+    }
+    None
 }
 
 /// A token as an error message quotes it: invisible characters (a byte-order mark, NUL)
@@ -217,10 +267,8 @@ pub fn parse_line<V: TextValue>(
         };
         let index =
             u32::try_from(index).map_err(|_| (column, format!("index {raw} exceeds 2^32 − 1")))?;
-        let value = parse_finite::<V>(value_text).ok_or((
-            column + index_text.len() + 1,
-            format!("value {} is not a finite number", quoted(value_text)),
-        ))?;
+        let value = parse_value::<V>(value_text)
+            .map_err(|message| (column + index_text.len() + 1, message))?;
         entries.push((index, value));
     }
     if !entries.is_sorted_by_key(|e| e.0) {
@@ -247,6 +295,33 @@ pub fn parse_line<V: TextValue>(
 
 fn parse_finite<V: TextValue>(text: &str) -> Option<V> {
     V::parse_str(text).filter(|v| v.is_finite())
+}
+
+/// A value's text as `V`: a finite number that `V` holds. A finite non-zero number that
+/// rounds to infinity or to zero in `V` is refused with a message naming the storage (the
+/// default `f32` suggests `--values f64`), rather than called "not a finite number" or
+/// silently dropped as a zero.
+fn parse_value<V: TextValue>(text: &str) -> Result<V, String> {
+    let out_of_range = |rounds_to: &str| {
+        let wider_holds = text.parse::<f64>().is_ok_and(|v| v.is_finite() && v != 0.0);
+        let hint = if V::NAME == "f32" && wider_holds {
+            "; convert with --values f64 to keep it"
+        } else {
+            ""
+        };
+        format!(
+            "value {} is outside what {} storage holds (it rounds to {rounds_to}{hint})",
+            quoted(text),
+            V::NAME
+        )
+    };
+    match V::parse_str(text) {
+        Some(v) if v.is_finite() && (v != V::ZERO || is_zero_text(text.as_bytes())) => Ok(v),
+        Some(v) if v.is_finite() => Err(out_of_range("0")),
+        // Only `inf`, `infinity` and `nan` parse to a non-finite value without a digit.
+        Some(_) if text.bytes().any(|b| b.is_ascii_digit()) => Err(out_of_range("infinity")),
+        _ => Err(format!("value {} is not a finite number", quoted(text))),
+    }
 }
 
 /// Whitespace-separated tokens with their 1-based byte column.

@@ -23,6 +23,8 @@ pub trait TextValue: Copy + PartialEq + Send + Sync + Default + std::fmt::Debug 
     const ONE: Self;
     /// The value 0 (explicit zeros are dropped).
     const ZERO: Self;
+    /// The precision's name, as `--values` spells it (error messages).
+    const NAME: &'static str;
 
     /// The longest number at the start of `bytes` and the bytes it spans, as
     /// `str::parse::<Self>` would read that text; `None` if no number starts there.
@@ -51,6 +53,7 @@ pub trait TextValue: Copy + PartialEq + Send + Sync + Default + std::fmt::Debug 
 impl TextValue for f64 {
     const ONE: f64 = 1.0;
     const ZERO: f64 = 0.0;
+    const NAME: &'static str = "f64";
 
     #[inline]
     fn parse_prefix(bytes: &[u8]) -> Option<(f64, usize)> {
@@ -91,6 +94,7 @@ impl TextValue for f64 {
 impl TextValue for f32 {
     const ONE: f32 = 1.0;
     const ZERO: f32 = 0.0;
+    const NAME: &'static str = "f32";
 
     #[inline]
     fn parse_prefix(bytes: &[u8]) -> Option<(f32, usize)> {
@@ -126,6 +130,16 @@ impl TextValue for f32 {
     fn value_vec(values: Vec<f32>) -> ValueVec {
         ValueVec::F32(values)
     }
+}
+
+/// Whether the text of a number the parsers accepted is zero as written: no non-zero digit
+/// before its exponent. A value that parsed to zero from any other text has underflowed
+/// (`1e-50` as `f32`), which the parsers refuse rather than drop the entry as a zero.
+pub fn is_zero_text(text: &[u8]) -> bool {
+    !text
+        .iter()
+        .take_while(|&&b| b != b'e' && b != b'E')
+        .any(|b| (b'1'..=b'9').contains(b))
 }
 
 /// Read decimal digits (after an optional `+`, as `u64::from_str` allows) at the start of

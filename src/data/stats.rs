@@ -52,13 +52,25 @@ pub struct ShardSummary {
     pub bytes: u64,
 }
 
+/// The column non-zero in the most rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DensestColumn {
+    /// Its feature id as LIBSVM text numbers it (and `export` writes it): 1-based, and the
+    /// original id of a renumbered dataset, whose internal index says nothing to the user
+    /// (the densest column of a dataset renumbered by frequency is always internal column 0).
+    pub feature: u64,
+    /// Rows it is non-zero in.
+    pub rows: u64,
+}
+
 /// Column usage, from the statistics recorded at conversion.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ColumnUsage {
     /// Columns non-zero in at least one row.
     pub used: u64,
-    /// The column non-zero in the most rows (internal index), and in how many.
-    pub densest: (u64, u64),
+    /// The column non-zero in the most rows (the smallest feature id among ties); `None` when
+    /// no column is used.
+    pub densest: Option<DensestColumn>,
     /// Median over the used columns of the rows each is non-zero in.
     pub median_frequency: u64,
 }
@@ -111,7 +123,10 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
     let mut counts: Vec<(f64, u64)> = Vec::new();
     let (mut min, mut max, mut sum) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
     let mut few = true;
-    for &y in dataset.shards().iter().flat_map(|s| s.labels()) {
+    let labels = || dataset.shards().iter().flat_map(|s| s.labels());
+    for &y in labels() {
+        // −0 equals 0: counted as the label 0, not as a class printed "-0" when it comes first.
+        let y = if y == 0.0 { 0.0 } else { y };
         min = min.min(y);
         max = max.max(y);
         sum += y;
@@ -125,11 +140,21 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
         }
     }
     counts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows = m.rows.max(1) as f64;
+    // Finite labels can still sum past f64::MAX (two labels of 1e308): then the mean is the
+    // sum of the labels each divided by the row count first, which cannot overflow. Rounding
+    // could only carry it past the extreme labels, so it is held between them (with `max` and
+    // `min`, which unlike `clamp` cannot panic on the labels of a corrupted shard).
+    let mean = if sum.is_finite() {
+        sum / rows
+    } else {
+        labels().map(|&y| y / rows).sum::<f64>().max(min).min(max)
+    };
     let labels = LabelSummary {
         counts: few.then_some(counts),
         min: if m.rows == 0 { 0.0 } else { min },
         max: if m.rows == 0 { 0.0 } else { max },
-        mean: sum / m.rows.max(1) as f64,
+        mean,
     };
     let column_usage = dataset.column_statistics()?.map(|stats| {
         let mut used: Vec<u64> = stats
@@ -139,10 +164,16 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
             .filter(|&f| f > 0)
             .collect();
         used.sort_unstable();
+        let permutation = dataset.feature_permutation();
         let densest = (0u64..)
             .zip(&stats.frequencies)
-            .max_by_key(|&(j, &f)| (f, std::cmp::Reverse(j)))
-            .map_or((0, 0), |(j, &f)| (j, f));
+            .filter(|&(_, &f)| f > 0)
+            .map(|(j, &f)| (permutation.map_or(j, |p| u64::from(p[j as usize])), f))
+            .max_by_key(|&(id, f)| (f, std::cmp::Reverse(id)))
+            .map(|(id, rows)| DensestColumn {
+                feature: id + 1,
+                rows,
+            });
         ColumnUsage {
             used: used.len() as u64,
             densest,

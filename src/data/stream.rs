@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use super::chunk::{ChunkRows, parse_chunk_into, split_at_newlines};
 use super::csr::{CsrError, CsrMatrix, MAX_FEATURES};
 use super::error::DataError;
-use super::libsvm::{LibsvmError, ParseOptions, ValueType, beyond_declared};
+use super::libsvm::{LibsvmError, ParseOptions, ValueType, find_beyond};
 use super::number::TextValue;
 
 /// Bytes of text read per block by default (each block is parsed in parallel).
@@ -69,10 +69,13 @@ pub struct TextSummary {
 /// Parse the LIBSVM text at `input` (`-` for standard input; gzip recognized) in blocks of
 /// about `block_bytes`, values in precision `V`, handing every parsed piece to `sink` in input
 /// order and the text bytes read so far to `progress` after each block. A malformed line
-/// stops with `file:line:column: what is wrong`; an error from `sink` stops it too.
+/// stops with `file:line:column: what is wrong`, and so does an index at or beyond
+/// `declared` features when a count is declared ([`LibsvmError::BeyondDeclared`]; before
+/// `sink` sees the piece); an error from `sink` stops it too.
 pub fn parse_text<V: TextValue>(
     input: &Path,
     zero_based: bool,
+    declared: Option<usize>,
     block_bytes: usize,
     progress: &mut dyn FnMut(u64),
     mut sink: impl FnMut(&ChunkRows<V>) -> Result<(), DataError>,
@@ -106,13 +109,26 @@ pub fn parse_text<V: TextValue>(
                 .zip(parsed.par_iter_mut())
                 .map(|(piece, rows)| parse_chunk_into(piece, zero_based, rows))
                 .collect();
-            for (result, rows) in results.into_iter().zip(&parsed) {
+            for ((result, rows), piece) in results.into_iter().zip(&parsed).zip(&split) {
                 result.map_err(|e| LibsvmError::Syntax {
                     file: name.clone(),
                     line: summary.lines + e.line,
                     column: e.column,
                     message: e.message,
                 })?;
+                let beyond = declared
+                    .filter(|&n| rows.columns > n)
+                    .and_then(|n| Some((n, find_beyond(piece, zero_based, n)?)));
+                if let Some((declared, (line, column, index))) = beyond {
+                    return Err(LibsvmError::BeyondDeclared {
+                        file: name.clone(),
+                        line: summary.lines + line,
+                        column,
+                        index,
+                        declared,
+                    }
+                    .into());
+                }
                 summary.lines += rows.lines;
                 sink(rows)?;
             }
@@ -139,9 +155,11 @@ fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMa
     let (mut labels, mut offsets) = (Vec::new(), vec![0u64]);
     let (mut indices, mut values) = (Vec::new(), Vec::<V>::new());
     let mut columns = 0;
+    let declared = declared_columns(input, options.n_features)?;
     parse_text::<V>(
         input,
         options.zero_based,
+        declared,
         BLOCK_BYTES,
         &mut |_| {},
         |rows| {
@@ -154,29 +172,24 @@ fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMa
             Ok(())
         },
     )?;
-    let n_features = check_declared(input, columns, options)?;
+    let n_features = declared.unwrap_or(columns);
     CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
         .map_err(|e| DataError::invalid(input, format!("parser output: {e}")))
 }
 
-/// The column count of text whose largest index needs `columns`: the declared count when
-/// given (an error if it is too small, or more than [`MAX_FEATURES`]), else `columns`.
-pub fn check_declared(
+/// The declared column count `n_features` of the text at `input`, checked before any text is
+/// read: more than [`MAX_FEATURES`] is an error (indices are 32-bit). An index beyond it is
+/// refused as it is parsed ([`parse_text`]).
+pub fn declared_columns(
     input: &Path,
-    columns: usize,
-    options: ParseOptions,
-) -> Result<usize, DataError> {
-    match options.n_features {
+    n_features: Option<usize>,
+) -> Result<Option<usize>, DataError> {
+    match n_features {
         Some(n) if n as u64 > MAX_FEATURES => Err(DataError::invalid(
             input,
             CsrError::TooManyFeatures { n_features: n }.to_string(),
         )),
-        Some(n) if n < columns => Err(DataError::invalid(
-            input,
-            beyond_declared(columns, n, options.zero_based),
-        )),
-        Some(n) => Ok(n),
-        None => Ok(columns),
+        declared => Ok(declared),
     }
 }
 

@@ -102,9 +102,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "seconds": seconds,
             "mb_per_s": mb_per_s,
         });
-        println!("{json}");
+        outln!("{json}")?;
     } else {
-        println!(
+        outln!(
             "{}: {} rows, {} columns, {} nnz, {} values, {} shards ({:.1} MB of text in {:.2} s, {:.0} MB/s)",
             args.output.display(),
             summary.rows,
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             summary.text_bytes as f64 / 1e6,
             seconds,
             mb_per_s
-        );
+        )?;
     }
     Ok(())
 }

@@ -86,12 +86,12 @@ fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
     ];
     let start = Instant::now();
     for step in steps {
-        eprintln!("\n$ sparselin {}", step.join(" "));
+        errln!("\n$ sparselin {}", step.join(" "));
         let cli = Cli::try_parse_from(std::iter::once("sparselin").chain(step.iter().copied()))
             .context("demo script")?;
         execute(cli.command)?;
     }
-    eprintln!(
+    errln!(
         "\ndemo finished in {:.1} s (working directory {})",
         start.elapsed().as_secs_f64(),
         dir.display()

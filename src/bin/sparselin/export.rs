@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 /// Write a dataset back as LIBSVM text (1-based indices in original feature ids; values
-/// printed so that converting the text again gives the same shards).
+/// printed so that converting the text again gives the same shards). Every shard is verified
+/// as `verify` does (checksums, row invariants) before its rows are written; a corrupted one
+/// is an error.
 #[derive(clap::Args)]
 pub struct Args {
     /// Dataset directory.
@@ -16,7 +18,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes = sparselin::data::export::export(&args.dir, &args.output)?;
     if args.output.as_os_str() != "-" {
-        eprintln!("{}: {bytes} bytes", args.output.display());
+        errln!("{}: {bytes} bytes", args.output.display());
     }
     Ok(())
 }

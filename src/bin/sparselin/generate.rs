@@ -122,9 +122,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Both splits are written into a sibling staging directory renamed into place at the
     // end, so that a failure (an unwritable --text path, say) leaves no output directory.
     let staging = staging_dir(&args.out)?;
-    // Text inside the output directory is written into the staging directory with the rest.
-    let text = match args.text.as_ref().map(|p| (p, p.strip_prefix(&args.out))) {
-        Some((_, Ok(inside))) => {
+    // Text inside the output directory is written into the staging directory with the rest
+    // (a PREFIX equal to OUT names files beside it: OUT.train.svm).
+    let inside = |prefix: &Path| {
+        prefix
+            .strip_prefix(&args.out)
+            .ok()
+            .filter(|rest| !rest.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+    };
+    let text = match args.text.as_ref().map(|p| (p, inside(p))) {
+        Some((_, Some(inside))) => {
             let staged = staging.join(inside);
             let parent = staged.parent().unwrap_or(&staging);
             if let Err(e) = std::fs::create_dir_all(parent) {
@@ -133,7 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Some(staged)
         }
-        Some((prefix, Err(_))) => Some(prefix.clone()),
+        Some((prefix, None)) => Some(prefix.clone()),
         None => None,
     };
     let start = Instant::now();
@@ -157,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.quiet {
         return Ok(());
     }
-    eprintln!(
+    errln!(
         "{}: {} train + {} test rows, {} features, in {:.1} s",
         args.out.display(),
         spec.train_rows,

@@ -64,12 +64,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s.labels.mean
         )?,
     }
-    if let Some(c) = &s.column_usage {
+    if let Some((c, densest)) = s
+        .column_usage
+        .as_ref()
+        .and_then(|c| Some((c, c.densest.as_ref()?)))
+    {
         outln!(
-            "col usage  {} used; densest column {} in {} rows; median used column in {} rows",
+            "col usage  {} used; densest feature {} in {} rows; median used column in {} rows",
             c.used,
-            c.densest.0,
-            c.densest.1,
+            densest.feature,
+            densest.rows,
             c.median_frequency
         )?;
     }

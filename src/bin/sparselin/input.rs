@@ -1,10 +1,11 @@
 //! Opening training and test data for the subcommands.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use sparselin::data::libsvm::ParseOptions;
-use sparselin::data::{ExampleSet, open_examples};
+use anyhow::{Context, anyhow};
+use sparselin::data::csr::MAX_FEATURES;
+use sparselin::data::libsvm::{LibsvmError, ParseOptions};
+use sparselin::data::{DataError, ExampleSet, open_examples};
 
 /// How LIBSVM text given to `train`, `predict` and `eval` is numbered (dataset directories
 /// are already converted).
@@ -18,27 +19,44 @@ pub struct TextArgs {
 /// Open a dataset directory or a LIBSVM file (gzip recognized). For text the feature count is
 /// `n_features` if given, else the `features` entry of a `meta.json` beside the file (the
 /// real data sets' convention: the largest index in a file can be below the true dimension),
-/// else the largest index seen.
+/// else the largest index seen. An index beyond a count from `meta.json` is reported as such.
 pub fn read_examples(
     path: &Path,
     n_features: Option<usize>,
     text: TextArgs,
 ) -> anyhow::Result<ExampleSet> {
-    let n_features = match n_features {
-        Some(n) => Some(n),
+    let meta = match n_features {
         None if path.is_file() => meta_features(path)?,
-        None => None,
+        _ => None,
     };
     let options = ParseOptions {
-        n_features,
+        n_features: n_features.or(meta.as_ref().map(|m| m.1)),
         zero_based: text.zero_based,
         ..ParseOptions::default()
     };
-    Ok(open_examples(path, options)?)
+    open_examples(path, options).map_err(|error| match (error, meta) {
+        (
+            DataError::Text(LibsvmError::BeyondDeclared {
+                file,
+                line,
+                column,
+                index,
+                declared,
+            }),
+            Some((meta, _)),
+        ) => anyhow!(
+            "{file}:{line}:{column}: index {index} is beyond the {declared} features that {} declares",
+            meta.display()
+        ),
+        (error, _) => error.into(),
+    })
 }
 
-/// The `features` count of `meta.json` in the file's directory, if there is one.
-fn meta_features(path: &Path) -> anyhow::Result<Option<usize>> {
+/// The `meta.json` in the file's directory and its `features` count, if there is one with
+/// that entry. An entry that is not an integer from 0 to 2^32 (indices are 32-bit) is an
+/// error naming the file, not ignored: the count would silently fall back to the largest
+/// index seen.
+fn meta_features(path: &Path) -> anyhow::Result<Option<(PathBuf, usize)>> {
     let Some(meta) = path.parent().map(|dir| dir.join("meta.json")) else {
         return Ok(None);
     };
@@ -48,8 +66,18 @@ fn meta_features(path: &Path) -> anyhow::Result<Option<usize>> {
     let text = std::fs::read_to_string(&meta).with_context(|| meta.display().to_string())?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| meta.display().to_string())?;
-    Ok(value
-        .get("features")
-        .and_then(serde_json::Value::as_u64)
-        .map(|n| n as usize))
+    let Some(features) = value.get("features") else {
+        return Ok(None);
+    };
+    let n = features
+        .as_u64()
+        .filter(|&n| n <= MAX_FEATURES)
+        .and_then(|n| usize::try_from(n).ok())
+        .with_context(|| {
+            format!(
+                "{}: \"features\" is {features}, expected the feature count (an integer from 0 to 2^32)",
+                meta.display()
+            )
+        })?;
+    Ok(Some((meta, n)))
 }

@@ -13,6 +13,16 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` that never panics: when standard error is closed or full there is nowhere
+/// left to report that, so the failure is ignored and the exit status alone tells the
+/// outcome.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod applicable;
 mod convert;
 mod demo;
@@ -94,7 +104,7 @@ fn main() -> ExitCode {
         // The reader of our output went away (`sparselin info d | head -1`): nothing to report.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("sparselin: error: {error:#}");
+            errln!("sparselin: error: {error:#}");
             ExitCode::FAILURE
         }
     }

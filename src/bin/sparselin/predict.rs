@@ -3,6 +3,8 @@
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use anyhow::Context;
+
 use sparselin::data::Examples;
 use sparselin::metrics;
 use sparselin::model::Model;
@@ -35,8 +37,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             model.prediction(score)
         };
-        writeln!(out, "{value}")?;
+        writeln!(out, "{value}").context("writing to standard output")?;
     }
-    out.flush()?;
+    out.flush().context("writing to standard output")?;
     Ok(())
 }

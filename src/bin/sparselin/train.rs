@@ -497,9 +497,13 @@ impl Observer for Progress<'_> {
 impl Monitor for Progress<'_> {
     fn iteration(&mut self, p: &batch::Progress) {
         if !self.args.quiet {
-            eprintln!(
+            errln!(
                 "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes",
-                p.iteration, p.objective, p.gap, p.seconds, p.passes
+                p.iteration,
+                p.objective,
+                p.gap,
+                p.seconds,
+                p.passes
             );
         }
         let row = TraceRow {

@@ -38,7 +38,7 @@ pub fn run(mut args: Args, ranks: usize) -> anyhow::Result<()> {
     match train(&args, &world) {
         Ok(()) => Ok(()),
         Err(error) => {
-            eprintln!("sparselin: error on rank {rank} of {ranks}: {error:#}");
+            errln!("sparselin: error on rank {rank} of {ranks}: {error:#}");
             world.abort(1)
         }
     }
@@ -124,9 +124,13 @@ impl Observer for Lines {}
 impl Monitor for Lines {
     fn iteration(&mut self, p: &batch::Progress) {
         if !self.quiet {
-            eprintln!(
+            errln!(
                 "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes",
-                p.iteration, p.objective, p.gap, p.seconds, p.passes
+                p.iteration,
+                p.objective,
+                p.gap,
+                p.seconds,
+                p.passes
             );
         }
     }

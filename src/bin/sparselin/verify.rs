@@ -17,12 +17,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dataset = Dataset::open(&args.dir)?;
     dataset.verify()?;
     let m = dataset.manifest();
-    println!(
+    outln!(
         "{}: ok ({} shards, {} rows, {} nnz; checksums and row invariants verified)",
         args.dir.display(),
         m.shards.len(),
         m.rows,
         m.nnz
-    );
+    )?;
     Ok(())
 }
