@@ -206,7 +206,7 @@ fn verify_checks_the_per_column_files() {
 }
 
 #[test]
-fn export_refuses_a_shard_whose_checksums_fail() {
+fn no_command_uses_a_shard_whose_checksums_fail() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     std::fs::write(p("small.svm"), small_text()).unwrap();
@@ -229,6 +229,12 @@ fn export_refuses_a_shard_whose_checksums_fail() {
     assert_refused(&sparselin(&["verify", &p("ds")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
+    // Nor is the corrupt label trained on, or scored.
+    assert!(sparselin(&["train", &p("small.svm"), "-o", &p("m")]).status.success());
+    assert_refused(&sparselin(&["train", &p("ds"), "-o", &p("m2")]), &refusal);
+    assert_refused(&sparselin(&["eval", &p("m"), &p("ds")]), &refusal);
+    assert_refused(&sparselin(&["predict", &p("m"), &p("ds")]), &refusal);
+    std::fs::remove_file(p("m")).unwrap();
     assert_eq!(names(dir.path()), ["ds", "small.svm"], "nothing written");
 }
 

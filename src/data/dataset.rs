@@ -233,10 +233,13 @@ impl Dataset {
         Ok(())
     }
 
-    /// Check the row invariants of every shard (in parallel, once; this also proves each
-    /// shard's index bound, [`Shard::check_rows`]) and return the validated row view. Checksums are not recomputed (that is [`Dataset::verify`]).
+    /// Verify every shard in full, in parallel, once ([`Shard::verify`]: the section checksums,
+    /// then the row invariants, which also prove each shard's index bound) and return the
+    /// validated row view. A flipped bit in a label or value breaks no invariant, and only the
+    /// checksum tells; recomputing it adds about 20 ms of one core to the 30–50 ms the row
+    /// checks take on rcv1-like (487 MB of shards), 5–10% of one single-threaded ASGD epoch.
     pub fn into_examples(self) -> Result<DatasetExamples, DataError> {
-        let results: Vec<_> = self.shards.par_iter().map(Shard::check_rows).collect();
+        let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
         results.into_iter().collect::<Result<(), _>>()?;
         let starts = self
             .manifest
