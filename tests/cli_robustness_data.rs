@@ -230,7 +230,11 @@ fn no_command_uses_a_shard_whose_checksums_fail() {
     assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
     // Nor is the corrupt label trained on, or scored.
-    assert!(sparselin(&["train", &p("small.svm"), "-o", &p("m")]).status.success());
+    assert!(
+        sparselin(&["train", &p("small.svm"), "-o", &p("m")])
+            .status
+            .success()
+    );
     assert_refused(&sparselin(&["train", &p("ds"), "-o", &p("m2")]), &refusal);
     assert_refused(&sparselin(&["eval", &p("m"), &p("ds")]), &refusal);
     assert_refused(&sparselin(&["predict", &p("m"), &p("ds")]), &refusal);

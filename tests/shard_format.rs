@@ -301,10 +301,17 @@ fn index_past_the_columns_is_refused_naming_the_file() {
         .path()
         .to_path_buf();
     let mut bytes = std::fs::read(&path).unwrap();
-    // The index section's offset is the third section entry of the header (FORMAT.md).
+    // The index section is the third section entry of the header (FORMAT.md): offset, length,
+    // CRC-32. The checksums are made to match, as a faulty writer would: only the row check
+    // can tell.
     let at = u64::from_le_bytes(bytes[104..112].try_into().unwrap()) as usize;
+    let len = u64::from_le_bytes(bytes[112..120].try_into().unwrap()) as usize;
     for bad in [4u32, u32::MAX] {
         bytes[at + 8..at + 12].copy_from_slice(&bad.to_le_bytes());
+        let section_crc = crc32fast::hash(&bytes[at..at + len]);
+        bytes[120..124].copy_from_slice(&section_crc.to_le_bytes());
+        let header_crc = crc32fast::hash(&bytes[..152]);
+        bytes[152..156].copy_from_slice(&header_crc.to_le_bytes());
         std::fs::write(&path, &bytes).unwrap();
         let err = Dataset::open(&dir)
             .unwrap()
