@@ -336,19 +336,18 @@ fn gen_leaves_no_directory_when_its_text_cannot_be_written() {
     ]);
     assert_refused(&out, &["Not a directory"]);
     assert_eq!(names(dir.path()), ["file"]);
-    let made = sparselin(&[
-        "gen",
-        "-q",
-        "--train-rows",
-        "10",
-        "--test-rows",
-        "5",
-        &p("g"),
-    ]);
+    let made = gen_tiny(&[&p("g")]);
     assert!(made.status.success(), "{made:?}");
     assert_eq!(names(&dir.path().join("g")), ["test", "train"]);
     let again = sparselin(&["gen", "-q", "--train-rows", "10", &p("g")]);
     assert_refused(&again, &["already exists"]);
+}
+
+/// `sparselin gen -q` of a 10 + 5-row corpus, with `args` after.
+fn gen_tiny(args: &[&str]) -> Output {
+    let mut all = vec!["gen", "-q", "--train-rows", "10", "--test-rows", "5"];
+    all.extend(args);
+    sparselin(&all)
 }
 
 #[test]
@@ -358,13 +357,7 @@ fn gen_writes_text_inside_its_own_output_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("corpus");
     let prefix = out.join("sub").join("rcv1");
-    let made = sparselin(&[
-        "gen",
-        "-q",
-        "--train-rows",
-        "10",
-        "--test-rows",
-        "5",
+    let made = gen_tiny(&[
         "--text",
         prefix.to_str().unwrap(),
         &format!("{}/", out.display()),
