@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use clap::Parser;
+use clap::CommandFactory;
 use sparselin::data::synth::CorpusSpec;
 
-use crate::{Cli, execute};
+use crate::{Cli, command, execute};
 
 /// Generate an RCV1-shaped corpus as LIBSVM text, convert it to binary shards, verify and
 /// summarize it, train averaged SGD (hinge loss) with held-out evaluation, and evaluate the
@@ -87,9 +87,10 @@ fn script(args: &Args, dir: &Path) -> anyhow::Result<()> {
     let start = Instant::now();
     for step in steps {
         errln!("\n$ sparselin {}", step.join(" "));
-        let cli = Cli::try_parse_from(std::iter::once("sparselin").chain(step.iter().copied()))
+        let matches = Cli::command()
+            .try_get_matches_from(std::iter::once("sparselin").chain(step.iter().copied()))
             .context("demo script")?;
-        execute(cli.command)?;
+        execute(command(&matches).context("demo script")?)?;
     }
     errln!(
         "\ndemo finished in {:.1} s (working directory {})",

@@ -83,19 +83,7 @@ pub(crate) enum Command {
 }
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
-    let command = match Cli::from_arg_matches(&matches) {
-        Ok(cli) => cli.command,
-        Err(error) => error.exit(),
-    };
-    // `train` refuses the flags its algorithm does not use, so it needs to know which were given.
-    let command = match (command, matches.subcommand()) {
-        (Command::Train(args), Some((_, given))) => Command::Train(Box::new(train::Args {
-            given: applicable::given(given),
-            ..*args
-        })),
-        (command, _) => command,
-    };
+    let command = command(&Cli::command().get_matches()).unwrap_or_else(|error| error.exit());
     let kernels = sparselin_kernels::dispatch::try_selected()
         .map(drop)
         .context("choosing the kernel path");
@@ -108,6 +96,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The subcommand that parsed command-line `matches` describe. `train` refuses the flags its
+/// algorithm does not use, so it is also told which flags were given.
+pub(crate) fn command(matches: &clap::ArgMatches) -> Result<Command, clap::Error> {
+    Ok(match (Cli::from_arg_matches(matches)?.command, matches.subcommand()) {
+        (Command::Train(args), Some((_, given))) => Command::Train(Box::new(train::Args {
+            given: applicable::given(given),
+            ..*args
+        })),
+        (command, _) => command,
+    })
 }
 
 /// Whether the error, or one of its causes, is writing into a pipe whose reader has gone
