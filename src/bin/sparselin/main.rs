@@ -101,7 +101,8 @@ fn main() -> ExitCode {
 /// The subcommand that parsed command-line `matches` describe. `train` refuses the flags its
 /// algorithm does not use, so it is also told which flags were given.
 pub(crate) fn command(matches: &clap::ArgMatches) -> Result<Command, clap::Error> {
-    Ok(match (Cli::from_arg_matches(matches)?.command, matches.subcommand()) {
+    let command = Cli::from_arg_matches(matches)?.command;
+    Ok(match (command, matches.subcommand()) {
         (Command::Train(args), Some((_, given))) => Command::Train(Box::new(train::Args {
             given: applicable::given(given),
             ..*args
