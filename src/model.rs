@@ -256,7 +256,27 @@ impl Model {
 
     /// Write the model file atomically.
     pub fn save(&self, path: &Path, precision: Precision) -> Result<(), ModelError> {
-        write_atomically(path, &self.to_bytes(precision))
+        write_atomically(path, &self.encode(precision, path)?)
+    }
+
+    /// The bytes of the model file for `path` at `precision`, or an error when a weight or
+    /// the bias is beyond what f32 holds: that file would store an infinity, which
+    /// [`Model::load`] refuses.
+    pub fn encode(&self, precision: Precision, path: &Path) -> Result<Vec<u8>, ModelError> {
+        if precision == Precision::F32 {
+            let too_large = |x: f64| x.abs() > f64::from(f32::MAX);
+            let what = match self.weights.iter().position(|&w| too_large(w)) {
+                Some(j) => Some(format!("weight {} = {:e}", j + 1, self.weights[j])),
+                None => too_large(self.bias).then(|| format!("the bias {:e}", self.bias)),
+            };
+            if let Some(what) = what {
+                return Err(ModelError::Format {
+                    path: path.to_path_buf(),
+                    message: format!("{what} is beyond the range of f32 weights: save in f64"),
+                });
+            }
+        }
+        Ok(self.to_bytes(precision))
     }
 
     /// Read a model file, checking magic, version, size and checksum.
@@ -372,6 +392,23 @@ mod tests {
         let mut infinite = model();
         infinite.bias = f64::INFINITY;
         assert!(err(&infinite.to_bytes(Precision::F32)).ends_with("the bias is inf"));
+    }
+
+    #[test]
+    fn weights_beyond_f32_are_refused_in_f32_and_kept_in_f64() {
+        let mut m = model();
+        m.weights[2] = -1e300;
+        let path = Path::new("big.model");
+        let e = m.encode(Precision::F32, path).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "big.model: weight 3 = -1e300 is beyond the range of f32 weights: save in f64"
+        );
+        let bytes = m.encode(Precision::F64, path).unwrap();
+        assert_eq!(Model::from_bytes(&bytes, path).unwrap(), m);
+        m.weights[2] = 0.0;
+        m.bias = 1e39;
+        assert!(m.encode(Precision::F32, path).is_err());
     }
 
     #[test]

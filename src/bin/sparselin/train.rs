@@ -644,7 +644,7 @@ pub(crate) fn write_outputs(
     let mut written = Vec::new();
     for (what, path) in outputs(args) {
         let bytes = match (what, trace) {
-            (Output::Model, _) => model.to_bytes(precision),
+            (Output::Model, _) => model.encode(precision, path)?,
             (Output::Readable, _) => model.to_readable().into_bytes(),
             (Output::Trace, Some(rows)) => trace::csv(rows).into_bytes(),
             (Output::Plot, Some(rows)) => trace::plot(rows, error_name)
