@@ -236,10 +236,16 @@ pub fn parse_line<V: TextValue>(
     let Some((column, label_text)) = tokens.next() else {
         return Ok(None);
     };
-    let label: f64 = parse_finite::<f64>(label_text).ok_or((
-        column,
-        format!("label {} is not a number", quoted(label_text)),
-    ))?;
+    let label: f64 = parse_finite::<f64>(label_text).ok_or_else(|| {
+        let why = match label_text.parse::<f64>() {
+            Ok(x) if x.is_nan() || label_text.to_ascii_lowercase().contains("inf") => {
+                "is not a finite number"
+            }
+            Ok(_) => "is beyond the range of f64",
+            Err(_) => "is not a number",
+        };
+        (column, format!("label {} {why}", quoted(label_text)))
+    })?;
     for (column, token) in tokens {
         if token.starts_with("qid:") {
             continue;
@@ -380,6 +386,16 @@ mod tests {
             message("\u{feff}1 1:2\n".into()),
             "f.svm:1:1: label '\\u{feff}1' is not a number"
         );
+        assert_eq!(
+            message("1e400 1:2\n".into()),
+            "f.svm:1:1: label '1e400' is beyond the range of f64"
+        );
+        for label in ["nan", "-inf", "Infinity"] {
+            assert_eq!(
+                message(format!("{label} 1:2\n")),
+                format!("f.svm:1:1: label '{label}' is not a finite number")
+            );
+        }
         assert_eq!(
             message("1 99999999999999999999:1\n".into()),
             "f.svm:1:3: index '99999999999999999999' exceeds 2^32 − 1"
