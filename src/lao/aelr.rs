@@ -113,14 +113,14 @@ impl Aelr {
     fn rebase(&mut self) {
         self.average.flush(&self.omega);
         self.shift = self.theta.iter().fold(0.0, |m, t| m.max(t.abs()));
-        let shift = self.shift;
-        for (o, &t) in self.omega.iter_mut().zip(&self.theta) {
-            *o = omega_and_cosh(t, shift).0;
-        }
+        let (shift, omega, theta) = (self.shift, &mut self.omega, &self.theta);
+        self.cosh_tree.rewrite(|cosh| {
+            for ((o, c), &t) in omega.iter_mut().zip(cosh).zip(theta) {
+                (*o, *c) = omega_and_cosh(t, shift);
+            }
+        });
         self.magnitude_tree
             .refill(self.omega.iter().map(|o| o.abs()));
-        self.cosh_tree
-            .refill(self.theta.iter().map(|&t| omega_and_cosh(t, shift).1));
         self.rebases += 1;
     }
 }

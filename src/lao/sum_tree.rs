@@ -40,17 +40,25 @@ impl SumTree {
     /// Replace every weight by the next of `weights` (exactly [`SumTree::len`] of them) and
     /// recompute every parent, in place. O(d).
     pub fn refill(&mut self, weights: impl IntoIterator<Item = f64>) {
-        let leaves = &mut self.nodes[self.leaves..self.leaves + self.len];
-        let mut filled = 0;
-        for (leaf, weight) in leaves.iter_mut().zip(weights) {
-            *leaf = weight;
-            filled += 1;
-        }
-        assert_eq!(
-            filled, self.len,
-            "a sum tree of {} refilled with {filled} weights",
-            self.len
-        );
+        self.rewrite(|leaves| {
+            let mut filled = 0;
+            for (leaf, weight) in leaves.iter_mut().zip(weights) {
+                *leaf = weight;
+                filled += 1;
+            }
+            assert_eq!(
+                filled,
+                leaves.len(),
+                "a sum tree of {} refilled with {filled} weights",
+                leaves.len()
+            );
+        });
+    }
+
+    /// Let `write` set the weights (the slice of all [`SumTree::len`] of them, each finite and
+    /// ≥ 0), then recompute every parent. O(d).
+    pub fn rewrite(&mut self, write: impl FnOnce(&mut [f64])) {
+        write(&mut self.nodes[self.leaves..self.leaves + self.len]);
         for n in (1..self.leaves).rev() {
             self.nodes[n] = self.nodes[2 * n] + self.nodes[2 * n + 1];
         }
