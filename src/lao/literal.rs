@@ -70,6 +70,14 @@ impl InnerProductSampler for DenseSampler {
     }
 }
 
+/// w̄ = (Σ_τ w_τ)/t from the running sum of t steps' iterates (zeros before the first step).
+fn mean(sum: &[f64], steps: u64) -> Result<Vec<f64>, AllocError> {
+    let t = steps.max(1) as f64;
+    let mut average = memory::reserved("average", sum.len())?;
+    average.extend(sum.iter().map(|s| s / t));
+    Ok(average)
+}
+
 /// AERR (Algorithm 1) and AESVR (Algorithm 4), literally: v = w − ηg̃, w ← v·B/max(‖v‖, B).
 pub struct LiteralAerr {
     w: Vec<f64>,
@@ -133,10 +141,7 @@ impl AttributeLearner for LiteralAerr {
     }
 
     fn average(&self) -> Result<Vec<f64>, AllocError> {
-        let t = self.steps.max(1) as f64;
-        let mut average = memory::reserved("average", self.sum.len())?;
-        average.extend(self.sum.iter().map(|s| s / t));
-        Ok(average)
+        mean(&self.sum, self.steps)
     }
 
     fn current(&self) -> Vec<f64> {
@@ -192,10 +197,7 @@ impl AttributeLearner for LiteralAelr {
     }
 
     fn average(&self) -> Result<Vec<f64>, AllocError> {
-        let t = self.steps.max(1) as f64;
-        let mut average = memory::reserved("average", self.sum.len())?;
-        average.extend(self.sum.iter().map(|s| s / t));
-        Ok(average)
+        mean(&self.sum, self.steps)
     }
 
     fn current(&self) -> Vec<f64> {
