@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use sparselin::data::Examples;
-use sparselin::metrics::{self, Evaluation, evaluate};
+use sparselin::metrics::{Evaluation, evaluate};
 use sparselin::model::Model;
 
-use crate::input::{TextArgs, read_examples};
+use crate::input::{TextArgs, read_examples, refuse_multiclass};
 
 /// Arguments of `sparselin eval`.
 #[derive(clap::Args)]
@@ -31,16 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "{}: no rows to evaluate (every metric would be 0 or undefined)",
         args.data.display()
     );
-    if model.loss.is_classification()
-        && let Some([a, b, c]) = metrics::more_than_two_values(&metrics::labels(&data))
-    {
-        anyhow::bail!(
-            "{}: the labels take more than two values ({a}, {b}, {c}, …), but the model is a \
-             binary classifier ({} loss): label one class > 0 and the other ≤ 0 (e.g. ±1)",
-            args.data.display(),
-            model.loss
-        );
-    }
+    refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let evaluation = evaluate(
         model.loss,

@@ -6,6 +6,8 @@ use anyhow::{Context, anyhow};
 use sparselin::data::csr::MAX_FEATURES;
 use sparselin::data::libsvm::{LibsvmError, ParseOptions};
 use sparselin::data::{DataError, ExampleSet, open_examples};
+use sparselin::loss::Loss;
+use sparselin::metrics;
 
 /// How LIBSVM text given to `train`, `predict` and `eval` is numbered (dataset directories
 /// are already converted).
@@ -80,4 +82,25 @@ fn meta_features(path: &Path) -> anyhow::Result<Option<(PathBuf, usize)>> {
             )
         })?;
     Ok(Some((meta, n)))
+}
+
+/// An error naming `path` when a binary classifier (`loss`) would be scored on `data` whose
+/// labels (`which`: "labels", "test labels") take more than two values: labels 2 and 3 would
+/// both count as +1.
+pub fn refuse_multiclass(
+    loss: Loss,
+    data: &ExampleSet,
+    path: &Path,
+    which: &str,
+) -> anyhow::Result<()> {
+    if loss.is_classification()
+        && let Some([a, b, c]) = metrics::more_than_two_values(&metrics::labels(data))
+    {
+        anyhow::bail!(
+            "{}: the {which} take more than two values ({a}, {b}, {c}, …), but {loss} loss is \
+             binary classification: label one class > 0 and the other ≤ 0 (e.g. ±1)",
+            path.display()
+        );
+    }
+    Ok(())
 }

@@ -21,7 +21,7 @@ use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
-use crate::input::{TextArgs, read_examples};
+use crate::input::{TextArgs, read_examples, refuse_multiclass};
 use crate::trace::{self, TraceRow};
 
 /// The training algorithms.
@@ -265,17 +265,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(path) => Some(read_examples(path, None, args.text)?),
         None => None,
     };
-    let classifies = !matches!(args.algo, Algo::Aerr | Algo::Aelr | Algo::Aesvr)
-        && args.loss.is_classification();
-    if let (Some(test), Some(path), true) = (&test, &args.test, classifies)
-        && let Some([a, b, c]) = metrics::more_than_two_values(&metrics::labels(test))
-    {
-        anyhow::bail!(
-            "{}: the test labels take more than two values ({a}, {b}, {c}, …), but {} loss \
-             is binary classification",
-            path.display(),
-            args.loss
-        );
+    // The attribute-efficient learners are regressions, whatever --loss says.
+    let classifies = !matches!(args.algo.learner(), Learner::AttributeEfficient(_));
+    if let (Some(test), Some(path), true) = (&test, &args.test, classifies) {
+        refuse_multiclass(args.loss, test, path, "test labels")?;
     }
     let trainer = trainer(&args)?;
     let mut progress = Progress::new(&args, &data, test.as_ref());
@@ -348,24 +341,13 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
         .exact_direction(args.exact_direction),
         Learner::AttributeEfficient(algo) => {
             // The flags are checked here to name them; the library checks the values again.
-            anyhow::ensure!(
-                args.radius > 0.0 && args.radius.is_finite(),
-                "--radius must be positive and finite, got {}",
-                args.radius
-            );
             let trainer = match args.attributes {
                 Some(k) => trainer.attributes(usize::try_from(k).unwrap_or(usize::MAX)),
                 None => trainer,
             }
-            .radius(args.radius);
+            .radius(positive("--radius", args.radius)?);
             let trainer = match args.eta {
-                Some(eta) => {
-                    anyhow::ensure!(
-                        eta > 0.0 && eta.is_finite(),
-                        "--eta must be positive and finite, got {eta}"
-                    );
-                    trainer.eta(eta)
-                }
+                Some(eta) => trainer.eta(positive("--eta", eta)?),
                 None => trainer,
             };
             if algo != lao::Algo::Aesvr {
@@ -373,13 +355,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 return Ok(trainer);
             }
             let trainer = match args.smoothing {
-                Some(width) => {
-                    anyhow::ensure!(
-                        width > 0.0 && width.is_finite(),
-                        "--smoothing must be positive and finite, got {width}"
-                    );
-                    trainer.smoothing(width)
-                }
+                Some(width) => trainer.smoothing(positive("--smoothing", width)?),
                 None => trainer,
             };
             // Without --loss, the library's default insensitivity.
@@ -394,6 +370,15 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             trainer.loss(args.loss)
         }
     })
+}
+
+/// `value`, or an error naming `flag` unless it is positive and finite.
+fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
+    anyhow::ensure!(
+        value > 0.0 && value.is_finite(),
+        "{flag} must be positive and finite, got {value}"
+    );
+    Ok(value)
 }
 
 /// The progress bar and per-epoch evaluation of the online learners, the per-iteration lines of
