@@ -237,12 +237,10 @@ pub fn parse_line<V: TextValue>(
         return Ok(None);
     };
     let label: f64 = parse_finite::<f64>(label_text).ok_or_else(|| {
-        let why = match label_text.parse::<f64>() {
-            Ok(x) if x.is_nan() || label_text.to_ascii_lowercase().contains("inf") => {
-                "is not a finite number"
-            }
-            Ok(_) => "is beyond the range of f64",
-            Err(_) => "is not a number",
+        let why = match f64::parse_str(label_text) {
+            Some(_) if has_digit(label_text) => "is beyond the range of f64",
+            Some(_) => "is not a finite number",
+            None => "is not a number",
         };
         (column, format!("label {} {why}", quoted(label_text)))
     })?;
@@ -324,10 +322,16 @@ fn parse_value<V: TextValue>(text: &str) -> Result<V, String> {
     match V::parse_str(text) {
         Some(v) if v.is_finite() && (v != V::ZERO || is_zero_text(text.as_bytes())) => Ok(v),
         Some(v) if v.is_finite() => Err(out_of_range("0")),
-        // Only `inf`, `infinity` and `nan` parse to a non-finite value without a digit.
-        Some(_) if text.bytes().any(|b| b.is_ascii_digit()) => Err(out_of_range("infinity")),
+        Some(_) if has_digit(text) => Err(out_of_range("infinity")),
         _ => Err(format!("value {} is not a finite number", quoted(text))),
     }
+}
+
+/// Whether a number's text has a digit: a non-finite number parsed from such text is one
+/// beyond the precision's range (only `inf`, `infinity` and `nan` parse to a non-finite value
+/// without a digit).
+fn has_digit(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_digit())
 }
 
 /// Whitespace-separated tokens with their 1-based byte column.
