@@ -124,26 +124,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let staging = staging_dir(&args.out)?;
     // Text inside the output directory is written into the staging directory with the rest
     // (a PREFIX equal to OUT names files beside it: OUT.train.svm).
-    let inside = |prefix: &Path| {
-        prefix
-            .strip_prefix(&args.out)
-            .ok()
-            .filter(|rest| !rest.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-    };
-    let text = match args.text.as_ref().map(|p| (p, inside(p))) {
-        Some((_, Some(inside))) => {
-            let staged = staging.join(inside);
-            let parent = staged.parent().unwrap_or(&staging);
-            if let Err(e) = std::fs::create_dir_all(parent) {
-                let _ = std::fs::remove_dir_all(&staging);
-                return Err(e).with_context(|| parent.display().to_string());
-            }
-            Some(staged)
-        }
-        Some((prefix, None)) => Some(prefix.clone()),
-        None => None,
-    };
+    let text = args
+        .text
+        .as_ref()
+        .map(|prefix| match prefix.strip_prefix(&args.out) {
+            Ok(inside) if !inside.as_os_str().is_empty() => staging.join(inside),
+            _ => prefix.clone(),
+        });
+    if let Some(parent) = text
+        .iter()
+        .filter_map(|t| t.parent())
+        .find(|p| p.starts_with(&staging))
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e).with_context(|| parent.display().to_string());
+    }
     let start = Instant::now();
     let progress = bar(
         Some(spec.train_rows + spec.test_rows),
