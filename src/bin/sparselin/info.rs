@@ -53,15 +53,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(counts) => {
             let parts: Vec<String> = counts
                 .iter()
-                .map(|(y, n)| format!("{y}: {n} ({:.1}%)", 100.0 * *n as f64 / s.rows as f64))
+                .map(|(y, n)| {
+                    let share = 100.0 * *n as f64 / s.rows as f64;
+                    format!("{}: {n} ({share:.1}%)", short_number(*y))
+                })
                 .collect();
             outln!("labels     {}", parts.join(", "))?;
         }
         None => outln!(
-            "labels     real, min {}, max {}, mean {:.4}",
-            s.labels.min,
-            s.labels.max,
-            s.labels.mean
+            "labels     real, min {}, max {}, mean {}",
+            short_number(s.labels.min),
+            short_number(s.labels.max),
+            short_number(s.labels.mean)
         )?,
     }
     if let Some((c, densest)) = s
@@ -93,4 +96,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A label as a reader wants it: at most four decimals for everyday magnitudes and five
+/// significant digits in scientific notation beyond, so 1e300 reads "1e300", not 301 digits.
+fn short_number(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if (1e-4..1e15).contains(&x.abs()) {
+        let fixed = format!("{x:.4}");
+        fixed
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        let scientific = format!("{x:.4e}");
+        let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        format!("{mantissa}e{exponent}")
+    }
 }
