@@ -24,7 +24,7 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// # Safety
 ///
 /// An implementor must be a type for which every bit of zeroes is a valid value, with no drop
-/// glue.
+/// glue, and whose alignment is at most a page (4096 bytes: maps start on a page boundary).
 pub unsafe trait Zeroed: Sized {
     /// The zero value (all bits clear).
     fn zero() -> Self;

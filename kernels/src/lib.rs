@@ -21,6 +21,14 @@
 //! most one rounding of each term: `|Δ_i| ≤ 2ε·(|w_i| + |a·x_i|)` (values widened from `f32`
 //! exactly). The property tests check these bounds.
 //!
+//! The bounds assume no intermediate result overflows or falls below the normal range. Where
+//! a partial sum overflows, orderings may disagree outright (one path's `+∞` can be another's
+//! finite cancellation: 1e308 + 1e308 − 1e308 − 1e308), and subnormal products carry an
+//! absolute error of up to one subnormal step each (2⁻¹⁰⁷⁴) beyond the bound. A NaN among the
+//! inputs gives NaN on every path, as does an infinity in `w` met by a non-zero value; the
+//! property tests check both. Fused (the vector paths) and unfused (scalar, and the atomic
+//! Hogwild kernels) updates differ by the one rounding the bound allows, so their bits differ.
+//!
 //! Sparse rows are a pair of slices: strictly increasing `u32` column indices and their values
 //! ([`Values`]). Weights are `f64`. An index past the end of the weight slice panics, exactly
 //! like slice indexing: no kernel ever reads or writes out of bounds. A plain index slice is
@@ -28,6 +36,11 @@
 //! once for a whole index array (see [`bounded`]), so that a row is checked in O(1).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+
+// Index bounds are computed as `u32 + 1` in `usize`, and maps and huge arrays assume a 64-bit
+// address space: on a narrower target the unchecked loops' proofs would not hold.
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!("sparselin-kernels needs a 64-bit target");
 
 mod atomic;
 pub mod bounded;

@@ -19,6 +19,14 @@ pub use memmap2::Mmap;
 /// Contract with callers: the file must not be modified or truncated while the map lives.
 /// sparselin honours it by never writing a shard in place: shards are written under a
 /// temporary name and renamed into place, after which they are immutable.
+///
+/// What no reader of a shared map can rule out is another program writing the file in place
+/// while it is mapped (`cp` over a shard of a dataset being trained on; replacing it with
+/// `mv`, or rewriting it with `sparselin convert`, is safe: the map keeps the old file). Such
+/// a writer changes memory the process has already checked: a truncation ends it with
+/// SIGBUS, and indices rewritten after their bound was proven ([`IndexedMap`]) can send a
+/// kernel outside the weights. This is the assumption `memmap2` marks `Mmap::map` unsafe for;
+/// sparselin documents it (README, "Limits") rather than copying every shard into memory.
 pub fn map_read_only(file: &File) -> io::Result<Mmap> {
     // SAFETY: `Mmap::map` is unsafe only because another process could change or truncate
     // the file while it is mapped, which would change memory behind a shared reference.

@@ -59,3 +59,45 @@ fn dot_with_repeated_indices() {
         assert!((got - want).abs() <= sum_bound(200, abs_dot(&w, &idx, val)));
     }
 }
+
+proptest! {
+    /// Outside the error bound, which assumes finite arithmetic, and checked exactly: a NaN
+    /// weight in the row makes every path's dot NaN and stays NaN through an update; an
+    /// infinite one met by a non-zero value gives the same infinity on every path, in the dot
+    /// and in the updated weight.
+    #[test]
+    fn non_finite_weights_give_the_same_result_on_every_path(
+        case in cases(),
+        kind in 0u8..3,
+        at: prop::sample::Index,
+        poison in prop_oneof![Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+    ) {
+        let (idx, val) = (case.idx(), case.values(kind));
+        prop_assume!(!idx.is_empty());
+        let k = at.index(idx.len());
+        prop_assume!(val.get(k) != 0.0 && case.a.is_finite() && case.b.is_finite());
+        let i = idx[k] as usize;
+        let mut w = case.w().to_vec();
+        w[i] = poison;
+        let mut pairs = case.pairs();
+        pairs[i] = [poison, poison];
+        // The finite terms must not overflow on their own (extreme cases may).
+        prop_assume!(scalar().dot(case.w(), idx, val).is_finite());
+        let same = |got: f64, want: f64| got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan();
+        let want_dot = if poison.is_nan() { f64::NAN } else { poison * val.get(k).signum() };
+        let want_update = if poison.is_nan() { f64::NAN } else { poison };
+        for set in std::iter::once(scalar()).chain(vector_paths()) {
+            let isa = set.isa();
+            let dot = set.dot(&w, idx, val);
+            prop_assert!(same(dot, want_dot), "{isa} dot {dot} where {want_dot} was due");
+            let mut updated = w.clone();
+            set.axpy(case.a, idx, val, &mut updated);
+            prop_assert!(same(updated[i], want_update), "{isa} axpy left {}", updated[i]);
+            let mut updated = pairs.clone();
+            set.axpy2(case.a, case.b, idx, val, &mut updated);
+            for got in updated[i] {
+                prop_assert!(same(got, want_update), "{isa} axpy2 left {got}");
+            }
+        }
+    }
+}

@@ -84,8 +84,9 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
     }
 }
 
-/// w[idx[k]] += a·val[k], one weight at a time, the same fused multiply-add per weight as the
-/// scalar kernel's, so results are bit for bit the same. Indices ([`four_indices`]) and values
+/// w[idx[k]] += a·val[k], one weight at a time, one fused multiply-add per weight in row
+/// order (the scalar kernel rounds the product first, so the two differ within the crate's
+/// error bound). Indices ([`four_indices`]) and values
 /// are read four at a time, which leaves the load ports to the weights (0.74–0.90× the time of
 /// one index and one value load per weight: PERF.md `## Kernels`).
 ///

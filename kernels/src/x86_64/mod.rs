@@ -106,7 +106,8 @@ pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
 /// cannot update a 16-byte pair in one access): indices are read four at a time
 /// ([`four_indices`]), the values are widened four at a time, and
 /// each pair is read and written as one 16-byte vector, in row order, so that the result is
-/// the one-at-a-time update's bit for bit.
+/// that of fused multiply-adds on one pair at a time, bit for bit (the scalar kernel rounds
+/// each product first, so it differs within the crate's error bound).
 ///
 /// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below the
 /// number of pairs `vu` points to.
