@@ -203,6 +203,41 @@ fn verify_checks_the_per_column_files() {
         &verify(&listed),
         &["listed/column_frequencies.u64", "checksum mismatch"],
     );
+
+    // An array rewritten with its checksum fixed in the manifest: the contents no longer
+    // describe the shards. Renumbered, so the message must map the column back to its feature.
+    let renumbered = p("renumbered");
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--renumber",
+        "--rows-per-shard",
+        "16",
+        text.to_str().unwrap(),
+        renumbered.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(verify(&renumbered).status.success());
+    let permutation: Vec<u32> = bytemuck::pod_collect_to_vec(
+        &std::fs::read(renumbered.join("feature_permutation.u32")).unwrap(),
+    );
+    for (file, entry, edit) in [
+        (frequencies, "column_frequencies", 8u64.to_le_bytes()),
+        (means, "column_means", 0.5f64.to_le_bytes()),
+    ] {
+        let edited = p(&format!("edited_{entry}"));
+        copy_dir(&renumbered, &edited);
+        let mut bytes = std::fs::read(edited.join(file)).unwrap();
+        bytes[24..32].copy_from_slice(&edit);
+        std::fs::write(edited.join(file), &bytes).unwrap();
+        let manifest = std::fs::read_to_string(edited.join("manifest.json")).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        json[entry]["crc32"] = crc32fast::hash(&bytes).into();
+        std::fs::write(edited.join("manifest.json"), json.to_string()).unwrap();
+        let place = format!("column 3 (feature {}) holds", permutation[3] + 1);
+        let path = format!("edited_{entry}/{file}");
+        assert_refused(&verify(&edited), &[&path, &place, "the shards give"]);
+    }
 }
 
 #[test]

@@ -10,8 +10,10 @@ use std::path::Path;
 
 use bytemuck::Pod;
 use serde::{Deserialize, Serialize};
+use sparselin_kernels::Values;
 
 use super::error::DataError;
+use crate::memory::AllocError;
 
 /// File holding the feature permutation (`u32` per column).
 pub const PERMUTATION_FILE: &str = "feature_permutation.u32";
@@ -118,4 +120,64 @@ pub struct ColumnStatistics {
     pub frequencies: Vec<u64>,
     /// Mean of each column over all rows (zeros included).
     pub means: Vec<f64>,
+}
+
+/// Per-column counts and sums of the entries seen so far, in the order they were added: the
+/// one definition of the statistics, used by the writer as it stores shards and by
+/// [`Dataset::verify`](super::Dataset::verify) to recompute them from the stored shards
+/// (summing in row order both times, so the means agree bit for bit).
+#[derive(Debug, Default)]
+pub struct ColumnTally {
+    frequencies: Vec<u64>,
+    sums: Vec<f64>,
+}
+
+impl ColumnTally {
+    /// Add the entries of consecutive rows (their indices and values, in row order).
+    /// Fallible: the column count comes from the data (up to 2^32 columns, 64 GB of tallies).
+    pub fn add(&mut self, indices: &[u32], values: Values<'_>) -> Result<(), AllocError> {
+        let needed = indices.iter().max().map_or(0, |&j| j as usize + 1);
+        self.grow(needed)?;
+        let (freq, sums) = (&mut self.frequencies, &mut self.sums);
+        let mut add = |j: u32, v: f64| {
+            freq[j as usize] += 1;
+            sums[j as usize] += v;
+        };
+        match values {
+            Values::Ones => indices.iter().for_each(|&j| add(j, 1.0)),
+            Values::F32(v) => indices
+                .iter()
+                .zip(v)
+                .for_each(|(&j, &x)| add(j, f64::from(x))),
+            Values::F64(v) => indices.iter().zip(v).for_each(|(&j, &x)| add(j, x)),
+        }
+        Ok(())
+    }
+
+    /// Extend the tallies with zeros to at least `columns` entries.
+    pub fn grow(&mut self, columns: usize) -> Result<(), AllocError> {
+        let more = columns.saturating_sub(self.frequencies.len());
+        if more == 0 {
+            return Ok(());
+        }
+        let reserved =
+            self.frequencies.try_reserve(more).is_ok() && self.sums.try_reserve(more).is_ok();
+        if !reserved {
+            return Err(AllocError::of::<(u64, f64)>("column statistics", columns));
+        }
+        self.frequencies.resize(columns, 0);
+        self.sums.resize(columns, 0.0);
+        Ok(())
+    }
+
+    /// The frequencies and the means over `rows` rows (zeros included), by column as added.
+    pub fn finish(self, rows: u64) -> ColumnStatistics {
+        let rows = rows.max(1) as f64;
+        let mut means = self.sums;
+        means.iter_mut().for_each(|s| *s /= rows);
+        ColumnStatistics {
+            frequencies: self.frequencies,
+            means,
+        }
+    }
 }

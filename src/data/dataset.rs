@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::columns::{ColumnArray, ColumnStatistics};
+use super::columns::{ColumnArray, ColumnStatistics, ColumnTally, FREQUENCIES_FILE, MEANS_FILE};
 use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
+use crate::memory::AllocError;
 
 mod rows;
 
@@ -212,25 +213,80 @@ impl Dataset {
     /// The full integrity pass: every section checksum and every row invariant of every
     /// shard (in parallel over shards; the first failing shard in row order is reported),
     /// then the per-column arrays the manifest lists (column frequencies and means: length,
-    /// CRC-32 and entry count, as `info` reads them).
+    /// CRC-32 and entry count, as `info` reads them, and their contents recomputed from the
+    /// shards).
     pub fn verify(&self) -> Result<(), DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
         results.into_iter().collect::<Result<(), _>>()?;
         self.verify_column_arrays()
     }
 
-    /// Read every per-column array the manifest lists (column frequencies and means; the
-    /// permutation was checked on open) as `info` reads them, checking each file's length,
-    /// CRC-32 and entry count: they are not covered by the shard checksums.
+    /// Check the per-column arrays the manifest lists (column frequencies and means; the
+    /// permutation was checked on open), which the shard checksums do not cover: each file's
+    /// length, CRC-32 and entry count, then every entry against the statistics recomputed
+    /// from the verified shards, so that an array rewritten with a matching CRC is caught too.
     fn verify_column_arrays(&self) -> Result<(), DataError> {
         let (m, columns) = (&self.manifest, self.manifest.columns as usize);
-        if let Some(frequencies) = &m.column_frequencies {
-            frequencies.load(&self.dir, columns)?;
+        let frequencies = match &m.column_frequencies {
+            Some(array) => Some((array, array.load(&self.dir, columns)?)),
+            None => None,
+        };
+        let means = match &m.column_means {
+            Some(array) => Some((array, array.load(&self.dir, columns)?)),
+            None => None,
+        };
+        if frequencies.is_none() && means.is_none() {
+            return Ok(());
         }
-        if let Some(means) = &m.column_means {
-            means.load(&self.dir, columns)?;
+        let mut tally = ColumnTally::default();
+        let refused = |e: AllocError| DataError::invalid(&self.dir, e.to_string());
+        for shard in &self.shards {
+            tally
+                .add(shard.indices(), shard.values())
+                .map_err(refused)?;
+        }
+        tally.grow(columns).map_err(refused)?;
+        let recounted = tally.finish(m.rows);
+        if let Some((array, stored)) = frequencies {
+            self.compare_column_array(array, FREQUENCIES_FILE, &stored, &recounted.frequencies)?;
+        }
+        if let Some((array, stored)) = means {
+            self.compare_column_array(array, MEANS_FILE, &stored, &recounted.means)?;
         }
         Ok(())
+    }
+
+    /// The error for the first column where a stored per-column array differs from the
+    /// value recomputed from the shards (compared bit for bit: both sum in row order).
+    fn compare_column_array<T: bytemuck::Pod + std::fmt::Display, U>(
+        &self,
+        array: &ColumnArray<U>,
+        default_file: &str,
+        stored: &[T],
+        recounted: &[T],
+    ) -> Result<(), DataError> {
+        let differs = |(a, b): &(&T, &T)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b);
+        let Some((column, (stored, recounted))) = stored
+            .iter()
+            .zip(recounted)
+            .enumerate()
+            .find(|(_, pair)| differs(pair))
+        else {
+            return Ok(());
+        };
+        let feature = self
+            .permutation
+            .as_ref()
+            .map_or(column as u64, |p| u64::from(p[column]));
+        let path = self.dir.join(array.file_name().unwrap_or(default_file));
+        Err(DataError::invalid(
+            &path,
+            format!(
+                "column {column} (feature {}) holds {stored}, the shards give {recounted}: \
+                 the file does not describe this data",
+                feature + 1
+            ),
+        ))
     }
 
     /// Verify every shard in full, in parallel, once ([`Shard::verify`]: the section checksums,

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use sparselin_kernels::Values;
 
-use super::columns::{ColumnArray, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array};
+use super::columns::{
+    ColumnArray, ColumnTally, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array,
+};
 use super::dataset::{FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, ShardEntry};
 use super::error::DataError;
 use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
@@ -41,8 +43,7 @@ pub struct DatasetWriter {
     rows: u64,
     nnz: u64,
     max_columns: usize,
-    frequencies: Vec<u64>,
-    sums: Vec<f64>,
+    tally: ColumnTally,
     published: bool,
 }
 
@@ -79,8 +80,7 @@ impl DatasetWriter {
             rows: 0,
             nnz: 0,
             max_columns: 0,
-            frequencies: Vec::new(),
-            sums: Vec::new(),
+            tally: ColumnTally::default(),
             published: false,
         })
     }
@@ -125,44 +125,11 @@ impl DatasetWriter {
         self.accumulate_statistics(parts)
     }
 
-    /// Add a shard's entries to the per-column frequencies and sums (in shard order, so the
-    /// result does not depend on threads).
+    /// Add a shard's entries to the per-column tallies (in shard order, so the result does
+    /// not depend on threads).
     fn accumulate_statistics(&mut self, parts: &ShardParts<'_>) -> Result<(), DataError> {
-        let needed = parts.indices.iter().max().map_or(0, |&j| j as usize + 1);
-        self.grow_statistics(needed)?;
-        let (freq, sums) = (&mut self.frequencies, &mut self.sums);
-        let mut add = |j: u32, v: f64| {
-            freq[j as usize] += 1;
-            sums[j as usize] += v;
-        };
-        match parts.values {
-            Values::Ones => parts.indices.iter().for_each(|&j| add(j, 1.0)),
-            Values::F32(v) => parts
-                .indices
-                .iter()
-                .zip(v)
-                .for_each(|(&j, &x)| add(j, f64::from(x))),
-            Values::F64(v) => parts.indices.iter().zip(v).for_each(|(&j, &x)| add(j, x)),
-        }
-        Ok(())
-    }
-
-    /// Extend the per-column frequencies and sums with zeros to at least `columns` entries.
-    /// Fallibly: the count comes from the data (up to 2^32 columns, 64 GB of statistics), and
-    /// a count the machine cannot hold must be an error, not an abort.
-    fn grow_statistics(&mut self, columns: usize) -> Result<(), DataError> {
-        let more = columns.saturating_sub(self.frequencies.len());
-        if more == 0 {
-            return Ok(());
-        }
-        let reserved =
-            self.frequencies.try_reserve(more).is_ok() && self.sums.try_reserve(more).is_ok();
-        if !reserved {
-            return Err(self.refused(AllocError::of::<(u64, f64)>("column statistics", columns)));
-        }
-        self.frequencies.resize(columns, 0);
-        self.sums.resize(columns, 0.0);
-        Ok(())
+        let added = self.tally.add(parts.indices, parts.values);
+        added.map_err(|e| self.refused(e))
     }
 
     /// An empty vector with room for one `T` per column, or the error naming `what`.
@@ -189,16 +156,15 @@ impl DatasetWriter {
         }
         let paths: Vec<PathBuf> = self.shards.iter().map(|s| self.tmp.join(&s.file)).collect();
         let stats = if options.column_statistics || options.renumber_by_frequency {
-            self.grow_statistics(columns)?;
-            Some((
-                std::mem::take(&mut self.frequencies),
-                std::mem::take(&mut self.sums),
-            ))
+            let mut tally = std::mem::take(&mut self.tally);
+            tally.grow(columns).map_err(|e| self.refused(e))?;
+            Some(tally.finish(self.rows))
         } else {
             None
         };
         let permutation = match (&stats, options.renumber_by_frequency) {
-            (Some((freq, _)), true) => {
+            (Some(stats), true) => {
+                let freq = &stats.frequencies;
                 let mut order = self.per_column::<u32>("feature permutation", columns)?;
                 order.extend((0..columns).map(|j| j as u32));
                 order.sort_by_key(|&j| (std::cmp::Reverse(freq[j as usize]), j));
@@ -236,20 +202,16 @@ impl DatasetWriter {
             }
         }
         let (column_frequencies, column_means) = match stats {
-            Some((freq, mut sums)) if options.column_statistics => {
-                let rows = self.rows.max(1) as f64;
+            Some(stats) if options.column_statistics => {
                 let (freq, means) = match &permutation {
                     Some(order) => {
                         let mut f = self.per_column::<u64>("column frequencies", columns)?;
-                        f.extend(order.iter().map(|&j| freq[j as usize]));
+                        f.extend(order.iter().map(|&j| stats.frequencies[j as usize]));
                         let mut m = self.per_column::<f64>("column means", columns)?;
-                        m.extend(order.iter().map(|&j| sums[j as usize] / rows));
+                        m.extend(order.iter().map(|&j| stats.means[j as usize]));
                         (f, m)
                     }
-                    None => {
-                        sums.iter_mut().for_each(|s| *s /= rows);
-                        (freq, sums)
-                    }
+                    None => (stats.frequencies, stats.means),
                 };
                 (
                     Some(ColumnArray::File(write_array(
