@@ -4,6 +4,9 @@
 #   docs/flamegraphs/record.sh DATASET_DIR LIBSVM_TEXT
 #   docs/flamegraphs/record.sh /work/corpora/rcv1-like/train /work/corpora/rcv1-like.100M.svm
 #
+# (both regenerated as PERF.md's "Inputs" says: `sparselin gen` for the dataset, the first
+# 100 MB of its text cut at a line boundary for the slice)
+#
 # Needs perf and inferno (`cargo install inferno`). Builds the `profiling` profile with frame
 # pointers, records each run with `perf record -e cpu-clock -F 499 -g` (cpu-clock: this
 # machine's hardware counters are not available) and writes docs/flamegraphs/<run>.svg, the
