@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
-use sparselin::data::CsrMatrix;
 use sparselin::data::libsvm::{ParseOptions, read_file};
+use sparselin::data::{CsrMatrix, ValueVec};
 use sparselin::loss::Loss;
 use sparselin::metrics;
 use sparselin::online::hogwild::{self, Options, ScalarSharing};
@@ -260,4 +260,33 @@ fn cli_threads_flag() {
     assert!(!dir.path().join("naive.model").exists());
     let zero = train("0", "sgd", "zero.model");
     assert!(!zero.status.success());
+}
+
+/// With permutation sampling every row comes once per epoch, however the workers share the
+/// steps. Row i holds feature i alone, so its weight is non-zero exactly when row i was
+/// visited: after one epoch on 2 and 4 workers, every weight is. (Each worker drawing its own
+/// permutation, cut short at its share of the steps, left 25% of the rows unvisited at 2.)
+#[test]
+fn permutation_visits_every_row_once_per_epoch_on_every_worker_count() {
+    let _slot = training_slot();
+    let m = 5000;
+    let labels = (0..m)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let offsets = (0..=m as u64).collect();
+    let indices = (0..m as u32).collect();
+    let data = CsrMatrix::new(labels, offsets, indices, ValueVec::Ones, m).unwrap();
+    let config = config(Loss::Squared, 1e-3, true, Sampling::Permutation, 1);
+    for threads in [1, 2, 4] {
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd] {
+            let fit =
+                hogwild::fit(&data, algorithm, &config, &Options::new(threads), &mut ()).unwrap();
+            let weights = &fit.snapshot.last.weights;
+            let unvisited = weights.iter().filter(|&&w| w == 0.0).count();
+            assert_eq!(
+                unvisited, 0,
+                "{algorithm} on {threads} threads: rows never visited"
+            );
+        }
+    }
 }

@@ -46,6 +46,18 @@ pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler, curren
     }
 }
 
+/// The same prefetches for a step whose successors' rows are `order[next..]` (a shared visiting
+/// order; rows past its end are not asked for).
+#[inline(always)]
+pub(crate) fn prefetch_in_order<E: Examples>(data: &E, order: &[u32], next: usize) {
+    if let Some(&i) = order.get(next + EXTENT_AHEAD) {
+        data.prefetch_extent(i as usize);
+    }
+    if let Some(&i) = order.get(next + ROW_AHEAD) {
+        prefetch_lines(&data.row(i as usize));
+    }
+}
+
 /// Asks for every cache line of the row's indices and values.
 #[inline]
 fn prefetch_lines(row: &Row<'_>) {

@@ -31,7 +31,10 @@
 //!   prediction reads (ā, ζ̃, the free bias's average) are private to each worker and added
 //!   up at the end.
 //! * **Threads.** Each worker draws its examples from its own stream (the run's seed advanced
-//!   by j xoshiro jumps, [`crate::online::Sampler::for_thread`]), runs in a `crossbeam` scope
+//!   by j xoshiro jumps, [`crate::online::Sampler::for_thread`]), except with permutation
+//!   sampling: there one permutation per epoch, worker 0's stream, is drawn before the epoch
+//!   and step t visits its t-th row, so every row comes once per epoch whichever worker
+//!   claims the step. Each worker runs in a `crossbeam` scope
 //!   and is pinned to core j with `core_affinity` when the OS reports at least as many cores as
 //!   workers. Workers join at every epoch end (m steps), where the observer may take a snapshot.
 //! * **Recovery.** After the last step the sums are read back once and handed to the
@@ -44,8 +47,9 @@
 //! * One thread: exactly the single-threaded learner's run ([`crate::online::fit`]), bit for
 //!   bit (it owns plain `f64` sums and uses the same kernels, sampler stream, running h' and
 //!   arithmetic). Tested.
-//! * Several threads: the set of examples each worker visits is fixed by the seed (its sampler
-//!   stream), and so is every step's divisor; the *interleaving* is not: which block a worker
+//! * Several threads: the examples visited are fixed by the seed (each worker's sampler
+//!   stream, or the shared permutation of each epoch, whose steps go to whichever worker
+//!   claims them), and so is every step's divisor; the *interleaving* is not: which block a worker
 //!   claims, which updates of other workers a prediction sees, and which racing updates are
 //!   lost all depend on timing. Two runs with the same seed give different models, within
 //!   the statistical spread of SGD (tested: the objective lands within 0.5% of the
@@ -86,7 +90,7 @@ use super::casgd::{Centering, CenteringSums};
 use super::driver::plan;
 use super::{
     Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Learner, Observer,
-    RunningHarmonic, Sampler, Schedule, Sgd, Snapshot,
+    RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
 
@@ -198,10 +202,19 @@ fn train<'a, E: Examples>(
     }
     let (schedule, steps) = plan(data, algorithm, config)?;
     let m = data.n_rows() as u64;
+    // A permutation is drawn once per epoch, from worker 0's stream, and shared: step t of
+    // the epoch visits its t-th row whichever worker takes the step, so every row comes once
+    // per epoch (per-worker permutations, each cut short, visit some rows twice and others
+    // not at all). Uniform and file-order workers draw their own rows.
+    let shared = config.sampling == Sampling::Permutation;
+    let mut epoch_sampler =
+        shared.then(|| Sampler::new(config.sampling, data.n_rows(), config.seed));
+    let mut order: Vec<u32> = Vec::new();
     let states = (0..threads)
         .map(|j| {
-            let sampler =
-                Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads);
+            let sampler = (!shared).then(|| {
+                Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads)
+            });
             WorkerState::new(sampler, &schedule)
         })
         .collect();
@@ -224,6 +237,11 @@ fn train<'a, E: Examples>(
     while run.steps < steps {
         let start = Instant::now();
         let limit = (run.steps + m).min(steps);
+        if let Some(sampler) = &mut epoch_sampler {
+            order.clear();
+            // Below 2^32: the sampler refuses permutations of more rows.
+            order.extend((run.steps..limit).map(|_| sampler.next() as u32));
+        }
         counter.store(run.steps, Relaxed);
         let ctx = Context {
             data,
@@ -235,6 +253,8 @@ fn train<'a, E: Examples>(
             counter: &counter,
             limit,
             threads,
+            order: &order,
+            first_step: run.steps,
         };
         run_epoch(
             &ctx,
@@ -399,7 +419,7 @@ mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
     use crate::loss::Loss;
-    use crate::online::{Sampling, Stop, harmonic};
+    use crate::online::{Stop, harmonic};
 
     /// 600 rows over 40 features, 6 entries each, two of them from the 4 most frequent
     /// features (so that workers do race on them).

@@ -12,7 +12,7 @@ use super::sums::Sums;
 use crate::data::Examples;
 use crate::loss::Loss;
 use crate::online::casgd::Centering;
-use crate::online::lookahead::prefetch_upcoming;
+use crate::online::lookahead::{prefetch_in_order, prefetch_upcoming};
 use crate::online::{RunningHarmonic, Sampler, Schedule};
 
 /// The most step numbers a worker claims at once: one shared read-modify-write per block
@@ -65,11 +65,19 @@ pub(super) struct Context<'a, E> {
     pub limit: u64,
     /// Workers in the run (for [`block_size`]).
     pub threads: usize,
+    /// The rows of this epoch's steps, `first_step + 1` onwards, for workers without a sampler
+    /// of their own (permutation sampling, where every row comes once per epoch whichever
+    /// worker takes its step); empty otherwise.
+    pub order: &'a [u32],
+    /// Steps taken before this epoch.
+    pub first_step: u64,
 }
 
 /// A worker's private state, kept across epochs.
 pub(super) struct WorkerState {
-    pub sampler: Sampler,
+    /// The worker's own stream of rows; `None` when it takes them from the epoch's shared
+    /// order ([`Context::order`]).
+    pub sampler: Option<Sampler>,
     /// Own totals of the live scalars [a, z̃, b] (per-thread sharing).
     pub own: [f64; 3],
     /// Own part of ā = Σ h'_{t−1} g_t.
@@ -90,7 +98,7 @@ pub(super) struct WorkerState {
 
 impl WorkerState {
     /// A fresh worker.
-    pub fn new(sampler: Sampler, schedule: &Schedule) -> WorkerState {
+    pub fn new(sampler: Option<Sampler>, schedule: &Schedule) -> WorkerState {
         WorkerState {
             sampler,
             own: [0.0; 3],
@@ -142,14 +150,20 @@ fn step<E: Examples, S: Sums>(
         state.h = RunningHarmonic::at_step(schedule, t - 1);
     }
     state.next_t = t + 1;
-    let i = state.sampler.next();
+    let i = match &mut state.sampler {
+        Some(sampler) => sampler.next(),
+        None => ctx.order[(t - 1 - ctx.first_step) as usize] as usize,
+    };
     let x = ctx.data.row(i);
     let y = ctx.loss.target(x.label);
     let divisor = schedule.divisor(t - 1);
     let vx = sums.dot(&x);
     // After the dot, where a prefetch that waits on a page walk overlaps the step's own
     // latency chain (see `prefetch_upcoming`).
-    prefetch_upcoming(ctx.data, &state.sampler, &x);
+    match &state.sampler {
+        Some(sampler) => prefetch_upcoming(ctx.data, sampler, &x),
+        None => prefetch_in_order(ctx.data, ctx.order, (t - ctx.first_step) as usize),
+    }
     let free_bias = if ctx.regularized { 0.0 } else { live.get(B) };
     let p = match ctx.rule {
         Rule::Sgd | Rule::Asgd => {
