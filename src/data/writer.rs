@@ -332,7 +332,8 @@ mod tests {
         let out = dir.path().join("out");
         let mut writer = DatasetWriter::create(&out, ValueKind::F32).unwrap();
         let tmp = writer.temporary_dir().to_path_buf();
-        let e = writer.grow_statistics(1 << 46).unwrap_err().to_string();
+        let grown = writer.tally.grow(1 << 46);
+        let e = grown.map_err(|e| writer.refused(e)).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!(
                 "{}: cannot allocate the column statistics of",
