@@ -97,7 +97,9 @@ impl Memory {
     fn take_slot(&mut self) -> Result<(), AllocError> {
         let slot = self.taken();
         if (slot + 1).is_power_of_two() {
-            let slots = (slot + 1).min(self.capacity + 1 - slot);
+            // Slot ≤ capacity; `capacity − slot + 1` in this order cannot overflow short of
+            // usize::MAX pairs, where it saturates.
+            let slots = (slot + 1).min((self.capacity - slot).saturating_add(1));
             let len = 2 * self.dim as u128 * slots as u128;
             let chunk = usize::try_from(len)
                 .ok()
@@ -360,6 +362,12 @@ mod tests {
                 assert!(fresh.push(pair(s, y)).unwrap());
             }
             assert_eq!(bits(&cycled), bits(&fresh), "capacity {capacity}");
+            // A capacity no run can fill (`--memory 18446744073709551615`) stores as many.
+            let mut unbounded = Memory::new(4, usize::MAX, None);
+            for (s, y) in &pairs[pairs.len() - capacity..] {
+                assert!(unbounded.push(pair(s, y)).unwrap());
+            }
+            assert_eq!(bits(&unbounded), bits(&fresh), "capacity {capacity}");
             cycled.clear();
             assert!(cycled.is_empty());
             assert_eq!(cycled.apply(&v), v);
