@@ -196,6 +196,7 @@ impl FromStr for Learner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::online::hogwild::ScalarSharing;
     use crate::online::{Sampling, Stop};
 
     /// A separable toy: label = sign of feature 0 minus feature 1, plus noise features.
@@ -287,6 +288,37 @@ mod tests {
             assert!(e.contains("threads must be from 1 to 1024"), "{e}");
         }
         assert!(err(Trainer::new(Learner::ASGD).memory(3)).contains("memory"));
+        // Finer than the family, as the CLI's flags are.
+        let e = err(Trainer::new("sgd".parse().unwrap()).average_start(5));
+        assert!(
+            e.contains(
+                "average_start does not apply to sgd (an online learner that does not average)"
+            ),
+            "{e}"
+        );
+        let e = err(Trainer::new("naive-asgd".parse().unwrap()).hot_features(3));
+        assert!(
+            e.contains("hot_features does not apply to naive-asgd"),
+            "{e}"
+        );
+        let e =
+            err(Trainer::new("naive-sgd".parse().unwrap()).scalar_sharing(ScalarSharing::Shared));
+        assert!(
+            e.contains("that neither averages nor runs in parallel"),
+            "{e}"
+        );
+        let e = err(Trainer::new(Learner::ASGD).averages_per_epoch(0));
+        assert!(e.contains("averages per epoch must be at least 1"), "{e}");
+        for eps in [f64::NAN, f64::INFINITY, -1.0] {
+            for learner in ["asgd", "aesvr"] {
+                let trainer = Trainer::new(learner.parse().unwrap());
+                let e = err(trainer.loss(Loss::EpsilonInsensitive(eps)));
+                assert!(
+                    e.contains("must be a non-negative number"),
+                    "{learner} ε {eps}: {e}"
+                );
+            }
+        }
     }
 
     /// Counts the batch iterations it is shown.

@@ -146,7 +146,9 @@ impl Trainer {
     }
 
     /// Seed of the sampler (online) or of the draws and order (attribute-efficient): same
-    /// seed, same data, same model, bit for bit.
+    /// seed, same data, same model, bit for bit — except for online learners on more than
+    /// one Hogwild worker ([`Trainer::threads`]), whose interleaving of updates depends on
+    /// timing (the default runs them on one).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
@@ -320,7 +322,19 @@ impl Trainer {
                 "threads must be from 1 to {MAX_THREADS}, got {threads}"
             )));
         }
+        if self.averages_per_epoch == Some(0) {
+            return Err(Error::Config(
+                "averages per epoch must be at least 1".into(),
+            ));
+        }
         let loss = self.loss.unwrap_or(self.learner.default_loss());
+        if let Loss::EpsilonInsensitive(eps) = loss
+            && !(eps >= 0.0 && eps.is_finite())
+        {
+            return Err(Error::Config(format!(
+                "the ε of the ε-insensitive loss must be a non-negative number, got {eps}"
+            )));
+        }
         if loss.is_classification() {
             check_two_classes(loss, data, reducer)?;
         }
@@ -377,14 +391,22 @@ impl Trainer {
             Learner::AttributeEfficient(_) => (false, false, true, "n attribute-efficient"),
         };
         let aesvr = self.learner == Learner::AttributeEfficient(lao::Algo::Aesvr);
+        use online::Algorithm::{Asgd, Casgd, NaiveAsgd, NaiveCasgd, Sgd};
+        let (averaging, hogwild) = match self.learner {
+            Learner::Online(a) => (
+                matches!(a, Asgd | Casgd | NaiveAsgd | NaiveCasgd),
+                matches!(a, Sgd | Asgd | Casgd),
+            ),
+            _ => (false, false),
+        };
         // (setting, whether it is set, whether this learner uses it)
         let settings = [
             ("epochs/steps", self.stop.is_some(), online),
             ("t0", self.t0.is_some(), online),
-            ("average_start", self.average_start.is_some(), online),
+            ("average_start", self.average_start.is_some(), averaging),
             ("threads", self.threads.is_some(), online || batch),
-            ("scalar_sharing", self.scalars.is_some(), online),
-            ("hot_features", self.hot_features.is_some(), online),
+            ("scalar_sharing", self.scalars.is_some(), hogwild),
+            ("hot_features", self.hot_features.is_some(), hogwild),
             ("averaging", self.averaging.is_some(), online),
             ("local steps", self.local_steps.is_some(), online),
             (
@@ -406,8 +428,14 @@ impl Trainer {
         ];
         match settings.iter().find(|(_, set, used)| *set && !*used) {
             Some((what, _, _)) => Err(Error::Config(format!(
-                "{what} does not apply to {} (a{family} learner)",
-                self.learner
+                "{what} does not apply to {} (a{family} learner{})",
+                self.learner,
+                match (online, averaging, hogwild) {
+                    (true, false, false) => " that neither averages nor runs in parallel",
+                    (true, false, true) => " that does not average",
+                    (true, true, false) => " that does not run in parallel",
+                    _ => "",
+                }
             ))),
             None => Ok(()),
         }

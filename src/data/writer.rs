@@ -333,7 +333,10 @@ mod tests {
         let mut writer = DatasetWriter::create(&out, ValueKind::F32).unwrap();
         let tmp = writer.temporary_dir().to_path_buf();
         let grown = writer.tally.grow(1 << 46);
-        let e = grown.map_err(|e| writer.refused(e)).unwrap_err().to_string();
+        let e = grown
+            .map_err(|e| writer.refused(e))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with(&format!(
                 "{}: cannot allocate the column statistics of",
