@@ -286,9 +286,10 @@ fn mismatched_or_failing_jobs_exit_non_zero_without_a_model() {
     let output = train(Some(4), &refs);
     assert!(!output.status.success());
     assert!(
-        stderr(&output).contains("has no rows"),
+        stderr(&output).contains("has no rows to train on: every rank reads whole shards"),
         "{}",
         stderr(&output)
     );
+    assert!(stderr(&output).contains("--rows-per-shard"), "{}", stderr(&output));
     assert!(!model.exists());
 }

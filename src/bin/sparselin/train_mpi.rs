@@ -74,6 +74,14 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
             .averages_per_epoch(args.averages_per_epoch),
         _ => crate::train::trainer(args)?,
     };
+    if matches!(trainer.learner(), sparselin::api::Learner::Online(_)) && data.n_rows() == 0 {
+        bail!(
+            "{}: rank {rank} of {size} has no rows to train on: every rank reads whole shards, \
+             and the online learners need rows on each (the batch solvers do not); convert \
+             with a smaller --rows-per-shard to give every rank a shard",
+            args.data.display()
+        );
+    }
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
