@@ -10,8 +10,21 @@ use sparselin_kernels::{dense, sparse};
 use crate::data::Examples;
 use crate::loss::Loss;
 
-/// w·x_i + b for every row. Panics on an index ≥ `weights.len()` (check the feature count).
+/// w·x_i + b for every row. Features beyond `weights` (a model of fewer features than the
+/// data has) weigh 0, as in `predict` and `eval`.
 pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
+    let padded: Vec<f64>;
+    let weights = if weights.len() < data.n_features() {
+        padded = weights
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(0.0))
+            .take(data.n_features())
+            .collect();
+        &padded[..]
+    } else {
+        weights
+    };
     let data = data.rows();
     (0..data.n_rows())
         .into_par_iter()
@@ -195,6 +208,13 @@ mod tests {
             2,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn features_beyond_the_weights_weigh_zero() {
+        let d = data();
+        assert_eq!(scores(&[2.0], 0.5, &d), scores(&[2.0, 0.0], 0.5, &d));
+        assert_eq!(scores(&[], 0.5, &d), [0.5; 3]);
     }
 
     #[test]
