@@ -290,6 +290,10 @@ fn mismatched_or_failing_jobs_exit_non_zero_without_a_model() {
         "{}",
         stderr(&output)
     );
-    assert!(stderr(&output).contains("--rows-per-shard"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--rows-per-shard"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!model.exists());
 }

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// What a bar counts.
 #[derive(Clone, Copy)]
@@ -24,10 +24,23 @@ pub fn bar(total: Option<u64>, unit: Unit, quiet: bool) -> ProgressBar {
             "{wide_bar} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}"
         }
         (None, Unit::Bytes) => "{spinner} {binary_bytes} {binary_bytes_per_sec} {elapsed}",
-        (Some(_), Unit::Rows) => "{wide_bar} {human_pos}/{human_len} rows {per_sec} eta {eta}",
-        (None, Unit::Rows) => "{spinner} {human_pos} rows {per_sec} {elapsed}",
+        (Some(_), Unit::Rows) => "{wide_bar} {human_pos}/{human_len} rows {rate} eta {eta}",
+        (None, Unit::Rows) => "{spinner} {human_pos} rows {rate} {elapsed}",
     };
     let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template(template).expect("valid progress template"));
+    bar.set_style(style(template));
     bar
+}
+
+/// The style of `template`, whose `{rate}` is a whole count per second with thousands
+/// separators ("710,459/s"; indicatif's own `{per_sec}` prints four decimals).
+pub fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("a valid progress template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", HumanCount(state.per_sec().round() as u64));
+            },
+        )
 }

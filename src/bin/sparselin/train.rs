@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::applicable;
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use serde_json::json;
 use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
@@ -86,8 +86,8 @@ pub struct Args {
     /// Batch solvers: iteration limit.
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
-    /// Batch solvers: start from the model of N epochs of ASGD (same loss, λ and seed; with
-    /// --ranks averaged across the ranks every epoch) instead of from zero.
+    /// Batch solvers: start from the model of N epochs of ASGD (same loss, λ and seed; in a
+    /// distributed run, averaged across the ranks every epoch) instead of from zero.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub warm_start_epochs: Option<u64>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g (a certificate that
@@ -406,12 +406,9 @@ impl<'a> Progress<'a> {
             }
             _ => ProgressBar::hidden(),
         };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} {bar:30} {human_pos}/{human_len} steps, {per_sec} {msg}",
-            )
-            .expect("a valid template"),
-        );
+        bar.set_style(crate::progress::style(
+            "{elapsed_precise} {bar:30} {human_pos}/{human_len} steps, {rate} {msg}",
+        ));
         Progress {
             bar,
             data,
