@@ -295,11 +295,18 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
         Learner::Online(algorithm) => {
+            let averaging = !matches!(
+                algorithm,
+                online::Algorithm::Sgd | online::Algorithm::NaiveSgd
+            );
             let trainer = trainer
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
-                .average_start(args.average_start)
                 .sampling(args.sampling);
+            let trainer = match averaging {
+                true => trainer.average_start(args.average_start),
+                false => trainer,
+            };
             let trainer = match (args.steps, args.epochs) {
                 (Some(t), _) => trainer.steps(t),
                 (None, e) => trainer.epochs(e.unwrap_or(sparselin::api::DEFAULT_EPOCHS)),
@@ -316,11 +323,13 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
                 None if parallel => trainer.threads(hogwild::available_threads()),
                 None => trainer,
-            }
-            .scalar_sharing(args.scalars);
-            match args.hot_features {
-                Some(features) => trainer.hot_features(features),
-                None => trainer,
+            };
+            match (parallel, args.hot_features) {
+                (false, _) => trainer,
+                (true, None) => trainer.scalar_sharing(args.scalars),
+                (true, Some(features)) => {
+                    trainer.scalar_sharing(args.scalars).hot_features(features)
+                }
             }
         }
         Learner::Batch(_) => {
