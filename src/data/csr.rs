@@ -33,6 +33,30 @@ impl<'a> Row<'a> {
         self.indices.len()
     }
 
+    /// ‖x‖², the sum of the squared values. Four partial sums, so that the loop is not one
+    /// chain of dependent additions (the default t₀ takes it of every row before training:
+    /// on rcv1-like, 0.07 s of one core with a single sum).
+    #[inline]
+    pub fn norm2(&self) -> f64 {
+        fn partial_sums<T: Copy>(v: &[T], widen: impl Fn(T) -> f64) -> f64 {
+            let mut sums = [0.0f64; 4];
+            let mut chunks = v.chunks_exact(4);
+            for chunk in &mut chunks {
+                for (sum, &x) in sums.iter_mut().zip(chunk) {
+                    let x = widen(x);
+                    *sum += x * x;
+                }
+            }
+            let tail: f64 = chunks.remainder().iter().map(|&x| widen(x).powi(2)).sum();
+            (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+        }
+        match self.values {
+            Values::Ones => self.nnz() as f64,
+            Values::F32(v) => partial_sums(v, f64::from),
+            Values::F64(v) => partial_sums(v, |x| x),
+        }
+    }
+
     /// Hints that the rows stored after this one are read next: asks for the indices (and the
     /// values as many entries ahead) [`STREAM_AHEAD_BYTES`] past this row's. Loops that walk
     /// the rows in storage order (file-order training, batch passes, scoring) call it on each
@@ -412,6 +436,36 @@ impl Examples for CsrMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn norm2_is_the_sum_of_squares_for_every_length_and_value_kind() {
+        let idx: Vec<u32> = (0..11).collect();
+        let f64s: Vec<f64> = (0..11).map(|k| (k as f64 - 4.3) * 0.7).collect();
+        let f32s: Vec<f32> = f64s.iter().map(|&x| x as f32).collect();
+        for len in 0..=11 {
+            let row = |values| Row {
+                label: 1.0,
+                indices: BoundedIndices::scan(&idx[..len]),
+                values,
+            };
+            let naive = |v: &mut dyn Iterator<Item = f64>| v.map(|x| x * x).sum::<f64>();
+            let cases = [
+                (Values::Ones, len as f64),
+                (
+                    Values::F64(&f64s[..len]),
+                    naive(&mut f64s[..len].iter().copied()),
+                ),
+                (
+                    Values::F32(&f32s[..len]),
+                    naive(&mut f32s[..len].iter().map(|&x| f64::from(x))),
+                ),
+            ];
+            for (values, want) in cases {
+                let got = row(values).norm2();
+                assert!((got - want).abs() <= 1e-14 * want, "{len}: {got} vs {want}");
+            }
+        }
+    }
 
     #[test]
     fn a_row_splits_below_a_column_into_prefix_and_rest() {

@@ -169,7 +169,8 @@ impl RowNorms {
         let (mut max, mut sum) = (0.0f64, 0.0f64);
         for i in 0..data.n_rows() {
             let row = data.row(i);
-            let norm2: f64 = (0..row.nnz()).map(|k| row.values.get(k).powi(2)).sum();
+            row.prefetch_following();
+            let norm2 = row.norm2();
             max = max.max(norm2);
             sum += norm2;
         }

@@ -272,12 +272,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let trainer = trainer(&args)?;
     let mut progress = Progress::new(&args, &data, test.as_ref());
+    let cpu = cpu_time::ProcessTime::try_now().ok();
     let training = trainer
         .train_monitored(&data, &mut progress)
         .with_context(|| format!("training on {}", args.data.display()))?;
+    let cpu_seconds = cpu
+        .and_then(|start| start.try_elapsed().ok())
+        .map(|d| d.as_secs_f64());
     progress.bar.finish_and_clear();
     write_outputs(&args, &training.model, Some(&progress.trace))?;
-    report(&args, &data, test.as_ref(), &training)
+    report(&args, &data, test.as_ref(), &training, cpu_seconds)
 }
 
 /// The job size an MPI launcher announces in the environment (Open MPI, MPICH/Hydra).
@@ -661,6 +665,7 @@ fn report(
     data: &ExampleSet,
     test: Option<&ExampleSet>,
     trained: &Training,
+    cpu_seconds: Option<f64>,
 ) -> anyhow::Result<()> {
     let model = &trained.model;
     // The model is in original feature ids; the data may be renumbered, or wider.
@@ -688,6 +693,7 @@ fn report(
             "features": data.n_features(),
             "nnz": data.nnz(),
             "seconds": trained.seconds,
+            "cpu_seconds": cpu_seconds,
             "examples_per_second": per_second,
             "train": train_eval,
             "test": test_eval,
