@@ -62,6 +62,9 @@ fn train_predict_eval_and_their_errors() {
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["algorithm"], "casgd");
     assert_eq!(summary["details"]["steps"], 1200);
+    // Wall and CPU seconds of the training, the CPU including the evaluations on --test.
+    let (wall, cpu) = (&summary["seconds"], &summary["cpu_seconds"]);
+    assert!(wall.as_f64().unwrap() > 0.0 && cpu.as_f64().unwrap() > 0.0, "{summary}");
     assert!(
         summary["test"]["error_rate"].as_f64().unwrap() < 0.2,
         "{summary}"
