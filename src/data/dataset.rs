@@ -293,7 +293,7 @@ impl Dataset {
     /// then the row invariants, which also prove each shard's index bound) and return the
     /// validated row view. A flipped bit in a label or value breaks no invariant, and only the
     /// checksum tells; recomputing it adds about 20 ms of one core to the 30–50 ms the row
-    /// checks take on rcv1-like (487 MB of shards), 5–10% of one single-threaded ASGD epoch.
+    /// checks take on rcv1-like (488 MB of shards), 5–10% of one single-threaded ASGD epoch.
     pub fn into_examples(self) -> Result<DatasetExamples, DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
         results.into_iter().collect::<Result<(), _>>()?;
