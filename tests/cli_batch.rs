@@ -165,6 +165,62 @@ fn a_batch_trace_has_one_row_per_iteration_and_its_gap() {
     assert!(last_gap <= 1e-9 * last_objective, "{trace}");
 }
 
+/// With `--test`, every row of a batch trace scores that iteration's iterate on the test
+/// data: here the training data itself, so the test objective is the training one, and the
+/// last row is the final model's (the summary's test figures).
+#[test]
+fn a_batch_trace_scores_every_iterate_on_the_test_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300);
+    for (algo, loss) in [("lbfgs", "log"), ("sublbfgs", "hinge"), ("subgd", "hinge")] {
+        let out = sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            algo,
+            "--loss",
+            loss,
+            "--max-iter",
+            "6",
+            "-o",
+            &p("m"),
+            "--quiet",
+            "--json",
+            "--test",
+            &p("train.svm"),
+            "--trace",
+            &p("t.csv"),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let trace = std::fs::read_to_string(p("t.csv")).unwrap();
+        let rows: Vec<Vec<f64>> = trace
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+            .collect();
+        assert!(rows.len() >= 3, "{algo}: {trace}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-11 * b.abs();
+        for row in &rows {
+            let (train, test, error) = (row[3], row[4], row[5]);
+            assert!(close(test, train), "{algo}: {trace}");
+            assert!((0.0..=1.0).contains(&error), "{algo}: {trace}");
+        }
+        let last = rows.last().unwrap();
+        let final_test = &summary["test"];
+        assert!(
+            close(last[4], final_test["objective"].as_f64().unwrap()),
+            "{algo}"
+        );
+        // (The trace's cells carry 13 significant digits.)
+        assert!(
+            close(last[5], final_test["error_rate"].as_f64().unwrap()),
+            "{algo}"
+        );
+    }
+}
+
 #[test]
 fn batch_solvers_evaluate_on_the_threads_asked_for_with_the_same_model() {
     let dir = tempfile::tempdir().unwrap();

@@ -64,7 +64,10 @@ fn train_predict_eval_and_their_errors() {
     assert_eq!(summary["details"]["steps"], 1200);
     // Wall and CPU seconds of the training, the CPU including the evaluations on --test.
     let (wall, cpu) = (&summary["seconds"], &summary["cpu_seconds"]);
-    assert!(wall.as_f64().unwrap() > 0.0 && cpu.as_f64().unwrap() > 0.0, "{summary}");
+    assert!(
+        wall.as_f64().unwrap() > 0.0 && cpu.as_f64().unwrap() > 0.0,
+        "{summary}"
+    );
     assert!(
         summary["test"]["error_rate"].as_f64().unwrap() < 0.2,
         "{summary}"

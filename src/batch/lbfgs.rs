@@ -219,7 +219,7 @@ pub fn solve<E: Examples>(
     let mut iteration = 0;
     let stop = loop {
         let gap = tracker.gap(objective.lambda(), &gradient);
-        tracker.report(Progress::new(iteration, value, gap));
+        tracker.report(Progress::new(iteration, value, gap, &w));
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
         }
@@ -252,7 +252,7 @@ pub fn solve<E: Examples>(
         (value, gradient) = (new_value, new_gradient);
         if options.stalled(previous, value) {
             let gap = tracker.gap(objective.lambda(), &gradient);
-            tracker.report(Progress::new(iteration, value, gap));
+            tracker.report(Progress::new(iteration, value, gap, &w));
             break Stop::Stalled;
         }
     };

@@ -29,7 +29,7 @@ pub mod sublbfgs;
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -174,7 +174,7 @@ pub enum Stop {
 
 /// One line of progress: after `iteration` iterations.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct Progress {
+pub struct Progress<'w> {
     /// Iterations done.
     pub iteration: usize,
     /// J(w) (for subgradient descent: the best seen).
@@ -186,41 +186,51 @@ pub struct Progress {
     /// Passes over the data so far (one pass = one product X·v or Xᵀc; an update of Xᵀc
     /// that touches a fraction of the rows counts as that fraction).
     pub passes: f64,
+    /// The iterate whose objective this is (as [`Solution::w`]: bias last when the
+    /// objective has one), for a monitor that scores it on other data.
+    pub w: &'w [f64],
 }
 
-impl Progress {
-    fn new(iteration: usize, objective: f64, gap: f64) -> Self {
+impl<'w> Progress<'w> {
+    fn new(iteration: usize, objective: f64, gap: f64, w: &'w [f64]) -> Self {
         Progress {
             iteration,
             objective,
             gap,
             seconds: 0.0,
             passes: 0.0,
+            w,
         }
     }
 }
 
-/// Counts passes and time, and hands each [`Progress`] to the caller's callback.
+/// Counts passes and time, and hands each [`Progress`] to the caller's callback. The time
+/// the callback takes (printing, scoring test data) is not the solver's: it is left out of
+/// [`Progress::seconds`].
 pub struct Tracker<'a> {
     started: Instant,
+    in_callback: Duration,
     passes: f64,
-    callback: &'a mut dyn FnMut(&Progress),
+    callback: &'a mut dyn FnMut(&Progress<'_>),
 }
 
 impl<'a> Tracker<'a> {
     /// Start the clock.
-    pub fn new(callback: &'a mut dyn FnMut(&Progress)) -> Self {
+    pub fn new(callback: &'a mut dyn FnMut(&Progress<'_>)) -> Self {
         Tracker {
             started: Instant::now(),
+            in_callback: Duration::ZERO,
             passes: 0.0,
             callback,
         }
     }
 
-    fn report(&mut self, mut progress: Progress) {
-        progress.seconds = self.started.elapsed().as_secs_f64();
+    fn report(&mut self, mut progress: Progress<'_>) {
+        let called = Instant::now();
+        progress.seconds = (called - self.started - self.in_callback).as_secs_f64();
         progress.passes = self.passes;
         (self.callback)(&progress);
+        self.in_callback += called.elapsed();
     }
 
     fn gap(&self, lambda: f64, g: &[f64]) -> f64 {
@@ -312,7 +322,7 @@ pub fn solve<E: Examples>(
     algorithm: Algorithm,
     objective: &Objective<'_, E>,
     options: &Options,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<Solution, SolveError> {
     let loss = objective.loss();
     if !(objective.lambda() > 0.0 && objective.lambda().is_normal()) {

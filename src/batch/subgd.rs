@@ -28,7 +28,7 @@ pub fn solve<E: Examples>(
         if value < best.0 {
             best = (value, w.clone(), gap);
         }
-        tracker.report(Progress::new(iteration, best.0, best.2));
+        tracker.report(Progress::new(iteration, best.0, best.2, &best.1));
         if let Some(stop) = options.converged(iteration, best.0, best.2) {
             break stop;
         }

@@ -162,7 +162,7 @@ pub fn solve<E: Examples>(
     let mut iteration = 0;
     let mut stalls = 0;
     let stop = loop {
-        tracker.report(Progress::new(iteration, value, gap));
+        tracker.report(Progress::new(iteration, value, gap, &w));
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
         }
@@ -194,7 +194,7 @@ pub fn solve<E: Examples>(
         // ḡ ∈ ∂J(w) too (a convex combination of subgradients at w): a second certificate.
         let aggregate_gap = tracker.gap(lambda, &direction.gbar);
         if aggregate_gap <= options.tol * value.abs() {
-            tracker.report(Progress::new(iteration, value, aggregate_gap));
+            tracker.report(Progress::new(iteration, value, aggregate_gap, &w));
             break Stop::Converged;
         }
         let Direction {
@@ -262,7 +262,7 @@ pub fn solve<E: Examples>(
             0
         };
         if stalls >= STALL_PATIENCE {
-            tracker.report(Progress::new(iteration, value, gap));
+            tracker.report(Progress::new(iteration, value, gap, &w));
             break Stop::Stalled;
         }
     };

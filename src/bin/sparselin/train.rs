@@ -169,17 +169,18 @@ pub struct Args {
     /// Weight precision in the model file.
     #[arg(long, value_enum, default_value = "f64")]
     pub weights: WeightType,
-    /// Held-out data, evaluated at the end, and after every epoch of an online learner (the
-    /// batch solvers' traces record the training objective and gap of every iteration).
+    /// Held-out data, evaluated at the end, and after every epoch of an online learner or
+    /// iteration of a batch solver (its objective and error go into the trace; the time they
+    /// take is not counted as training).
     #[arg(long)]
     pub test: Option<PathBuf>,
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Write the per-epoch trace (objective, test error, time) as CSV.
+    /// Write the trace, a row per epoch or batch iteration (objective, test error, time), as CSV.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Plot the per-epoch trace (objective and test error against time) as SVG.
+    /// Plot the trace (objective and test error against time) as SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// No progress bar.
@@ -448,26 +449,8 @@ impl Observer for Progress<'_> {
 
     fn epoch_end(&mut self, end: &EpochEnd<'_>) {
         let w = end.snapshot.output();
-        let evaluate = |d: &ExampleSet, weights: &[f64]| {
-            metrics::evaluate(
-                self.args.loss,
-                self.args.lambda,
-                !self.args.free_bias,
-                weights,
-                w.bias,
-                d,
-            )
-        };
-        let train = evaluate(self.data, &w.weights);
-        let test = self.test.map(|t| {
-            if t.feature_permutation() == self.data.feature_permutation()
-                && t.n_features() <= w.weights.len()
-            {
-                evaluate(t, &w.weights)
-            } else {
-                evaluate(t, &renumber(&w.weights, self.data, t))
-            }
-        });
+        let train = self.evaluate(self.data, &w.weights, w.bias);
+        let test = self.evaluate_test(&w.weights, w.bias);
         self.bar.set_position(end.steps);
         self.bar.println(format!(
             "epoch {:.2}: objective {:.6}{}",
@@ -489,16 +472,45 @@ impl Observer for Progress<'_> {
     }
 }
 
+impl Progress<'_> {
+    /// F(w, b) and the metrics of `d`, for weights in the training data's columns.
+    fn evaluate(&self, d: &ExampleSet, weights: &[f64], bias: f64) -> Evaluation {
+        let regularize_bias = !self.args.free_bias;
+        let (loss, lambda) = (self.args.loss, self.args.lambda);
+        metrics::evaluate(loss, lambda, regularize_bias, weights, bias, d)
+    }
+
+    /// The same on the test data, if any (moving the weights to its columns when it is
+    /// numbered differently).
+    fn evaluate_test(&self, weights: &[f64], bias: f64) -> Option<Evaluation> {
+        self.test.map(|t| {
+            if t.feature_permutation() == self.data.feature_permutation()
+                && t.n_features() <= weights.len()
+            {
+                self.evaluate(t, weights, bias)
+            } else {
+                self.evaluate(t, &renumber(weights, self.data, t), bias)
+            }
+        })
+    }
+}
+
 impl Monitor for Progress<'_> {
-    fn iteration(&mut self, p: &batch::Progress) {
+    fn iteration(&mut self, p: &batch::Progress<'_>) {
+        // The iterate is the weights of the training data's columns, then the bias.
+        let n = self.data.n_features().min(p.w.len());
+        let test = self.evaluate_test(&p.w[..n], p.w.get(n).copied().unwrap_or(0.0));
         if !self.args.quiet {
             errln!(
-                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes",
+                "iteration {:>5}  objective {:.12e}  gap {:.3e}  {:.3} s  {:.2} passes{}",
                 p.iteration,
                 p.objective,
                 p.gap,
                 p.seconds,
-                p.passes
+                p.passes,
+                test.as_ref()
+                    .map(|t| format!("  test {}", headline(t)))
+                    .unwrap_or_default()
             );
         }
         let row = TraceRow {
@@ -506,8 +518,8 @@ impl Monitor for Progress<'_> {
             steps: p.iteration as u64,
             seconds: p.seconds,
             train_objective: p.objective,
-            test_objective: None,
-            test_error: None,
+            test_objective: test.as_ref().map(|t| t.objective),
+            test_error: test.as_ref().and_then(|t| t.error_rate.or(t.rmse)),
             gap: Some(p.gap),
         };
         // A second report of the same iteration (subLBFGS's aggregate subgradient gave a
