@@ -83,7 +83,10 @@ def main():
         seconds = []
         for _ in range(REPEATS):
             out, _ = child_cpu(train + ["--epochs", epochs, "--readable", tmp / "w.txt"])
-            seconds.append(json.loads(out)["cpu_seconds"])
+            cpu = json.loads(out)["cpu_seconds"]
+            if cpu is None:
+                sys.exit("sparselin could not read its CPU clock (cpu_seconds is null)")
+            seconds.append(cpu)
         w, b = read_readable(tmp / "w.txt", n)
         add(f"sparselin {algo}, {sampling}", seconds, w, b)
 

@@ -151,6 +151,17 @@ fn info_counts_minus_zero_as_zero_and_averages_huge_labels() {
         stdout.contains("labels     real, min -0.3, max 1.7, mean 0.7\n"),
         "{stdout}"
     );
+    // Distinct labels print distinct (each the shortest text that reads back to it).
+    let (_, stdout) = info(
+        dir.path(),
+        "close",
+        "1.00001 1:1\n1.00002 1:1\n0.00012 1:1\n",
+        &[],
+    );
+    assert!(
+        stdout.contains("labels     0.00012: 1 (33.3%), 1.00001: 1 (33.3%), 1.00002: 1 (33.3%)"),
+        "{stdout}"
+    );
     let text: String = (1..=17).map(|k| format!("{k}e-9 1:1\n")).collect();
     let (_, stdout) = info(dir.path(), "tiny", &text, &[]);
     assert!(

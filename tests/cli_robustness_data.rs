@@ -238,6 +238,33 @@ fn verify_checks_the_per_column_files() {
         let path = format!("edited_{entry}/{file}");
         assert_refused(&verify(&edited), &[&path, &place, "the shards give"]);
     }
+
+    // A version-1 manifest holds the arrays inline as JSON: means that need 17 digits must
+    // read back to the bit, and an edited one is named by its manifest entry.
+    let v1 = p("v1");
+    copy_dir(&good, &v1);
+    let manifest = std::fs::read_to_string(v1.join("manifest.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let f: Vec<u64> = bytemuck::pod_collect_to_vec(&std::fs::read(v1.join(frequencies)).unwrap());
+    let m: Vec<f64> = bytemuck::pod_collect_to_vec(&std::fs::read(v1.join(means)).unwrap());
+    assert!(m.iter().any(|x| format!("{x}").len() > 17), "{m:?}");
+    json["version"] = 1.into();
+    json["column_frequencies"] = serde_json::json!(f);
+    json["column_means"] = serde_json::json!(m);
+    std::fs::write(v1.join("manifest.json"), json.to_string()).unwrap();
+    std::fs::remove_file(v1.join(frequencies)).unwrap();
+    std::fs::remove_file(v1.join(means)).unwrap();
+    let out = verify(&v1);
+    assert!(out.status.success(), "{out:?}");
+    json["column_means"][5] = (m[5] * (1.0 + f64::EPSILON)).into();
+    std::fs::write(v1.join("manifest.json"), json.to_string()).unwrap();
+    assert_refused(
+        &verify(&v1),
+        &[
+            "v1/manifest.json",
+            "column_means: column 5 (feature 6) holds",
+        ],
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::columns::{ColumnArray, ColumnStatistics, ColumnTally, FREQUENCIES_FILE, MEANS_FILE};
+use super::columns::{ColumnArray, ColumnStatistics, ColumnTally};
 use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
@@ -248,10 +248,15 @@ impl Dataset {
         tally.grow(columns).map_err(refused)?;
         let recounted = tally.finish(m.rows);
         if let Some((array, stored)) = frequencies {
-            self.compare_column_array(array, FREQUENCIES_FILE, &stored, &recounted.frequencies)?;
+            self.compare_column_array(
+                array,
+                "column_frequencies",
+                &stored,
+                &recounted.frequencies,
+            )?;
         }
         if let Some((array, stored)) = means {
-            self.compare_column_array(array, MEANS_FILE, &stored, &recounted.means)?;
+            self.compare_column_array(array, "column_means", &stored, &recounted.means)?;
         }
         Ok(())
     }
@@ -261,7 +266,7 @@ impl Dataset {
     fn compare_column_array<T: bytemuck::Pod + std::fmt::Display, U>(
         &self,
         array: &ColumnArray<U>,
-        default_file: &str,
+        entry: &str,
         stored: &[T],
         recounted: &[T],
     ) -> Result<(), DataError> {
@@ -278,12 +283,16 @@ impl Dataset {
             .permutation
             .as_ref()
             .map_or(column as u64, |p| u64::from(p[column]));
-        let path = self.dir.join(array.file_name().unwrap_or(default_file));
+        // A version-1 manifest holds the array inline.
+        let (path, place) = match array.file_name() {
+            Some(file) => (self.dir.join(file), String::new()),
+            None => (self.dir.join(MANIFEST), format!("{entry}: ")),
+        };
         Err(DataError::invalid(
             &path,
             format!(
-                "column {column} (feature {}) holds {stored}, the shards give {recounted}: \
-                 the file does not describe this data",
+                "{place}column {column} (feature {}) holds {stored}, the shards give \
+                 {recounted}: the array does not describe this data",
                 feature + 1
             ),
         ))

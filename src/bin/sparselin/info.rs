@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "labels     real, min {}, max {}, mean {}",
             short_number(s.labels.min),
             short_number(s.labels.max),
-            short_number(s.labels.mean)
+            six_digits(s.labels.mean)
         )?,
     }
     if let Some((c, densest)) = s
@@ -98,22 +98,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A label as a reader wants it: at most four decimals for everyday magnitudes and five
-/// significant digits in scientific notation beyond, so 1e300 reads "1e300", not 301 digits.
+/// A label exactly, in the shortest text that reads back to it (1.00001 and 1.00002 stay
+/// apart): plain decimals for everyday magnitudes, scientific beyond (1e300, not 301 digits).
 fn short_number(x: f64) -> String {
-    if x == 0.0 {
-        return "0".to_string();
-    }
-    if (1e-4..1e15).contains(&x.abs()) {
-        let fixed = format!("{x:.4}");
-        fixed
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{}", if x == 0.0 { 0.0 } else { x })
     } else {
-        let scientific = format!("{x:.4e}");
+        format!("{x:e}")
+    }
+}
+
+/// A computed value (a mean) to six significant digits, trailing zeros dropped.
+fn six_digits(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return short_number(x);
+    }
+    let trim = |s: String| s.trim_end_matches('0').trim_end_matches('.').to_string();
+    if (1e-4..1e15).contains(&x.abs()) {
+        let decimals = (5 - x.abs().log10().floor() as i32).max(0) as usize;
+        trim(format!("{x:.decimals$}"))
+    } else {
+        let scientific = format!("{x:.5e}");
         let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-        format!("{mantissa}e{exponent}")
+        format!("{}e{exponent}", trim(mantissa.to_string()))
     }
 }

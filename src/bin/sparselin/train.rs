@@ -174,7 +174,9 @@ pub struct Args {
     /// take is not counted as training).
     #[arg(long)]
     pub test: Option<PathBuf>,
-    /// Print a JSON summary on stdout instead of text.
+    /// Print a JSON summary on stdout instead of text. Its `seconds` are the training's own
+    /// wall time (set-up and evaluations left out); `cpu_seconds` the process CPU time of the
+    /// whole training call, all threads (the default t₀'s pass and any --test scoring in).
     #[arg(long)]
     pub json: bool,
     /// Write the trace, a row per epoch or batch iteration (objective, test error, time), as CSV.
