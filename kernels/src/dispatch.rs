@@ -118,20 +118,31 @@ pub enum IsaError {
     Unknown(String),
     /// The path exists but this CPU (or this build's architecture) lacks it.
     Unavailable(Isa),
+    /// `SPARSELIN_ISA` asked for a path the inner error rules out.
+    Forced(Box<IsaError>),
 }
 
 impl fmt::Display for IsaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const PATHS: &str = "expected scalar, avx2, avx512 or neon";
+        let best = Isa::best();
         match self {
-            IsaError::Unknown(s) => write!(
-                f,
-                "{ENV_VAR}={s:?} is not a kernel path (expected scalar, avx2, avx512 or neon)"
-            ),
+            IsaError::Unknown(s) => write!(f, "{s:?} is not a kernel path ({PATHS})"),
             IsaError::Unavailable(isa) => write!(
                 f,
-                "{ENV_VAR}={isa} was forced but this CPU does not support it (best available: {})",
-                Isa::best()
+                "this CPU does not support the {isa} kernels (best available: {best})"
             ),
+            IsaError::Forced(inner) => match inner.as_ref() {
+                IsaError::Unknown(s) => {
+                    write!(f, "{ENV_VAR}={s:?} is not a kernel path ({PATHS})")
+                }
+                IsaError::Unavailable(isa) => write!(
+                    f,
+                    "{ENV_VAR}={isa} was forced but this CPU does not support it (best \
+                     available: {best})"
+                ),
+                IsaError::Forced(_) => inner.fmt(f),
+            },
         }
     }
 }
@@ -158,7 +169,7 @@ pub fn select(request: Option<&str>) -> Result<Isa, IsaError> {
 /// as an error before any kernel runs.
 pub fn try_select() -> Result<Isa, IsaError> {
     let request = std::env::var(ENV_VAR).ok();
-    select(request.as_deref())
+    select(request.as_deref()).map_err(|e| IsaError::Forced(Box::new(e)))
 }
 
 static CHOSEN: OnceLock<&'static KernelSet> = OnceLock::new();
@@ -227,6 +238,18 @@ mod tests {
         }
         // The best path is available by construction, and only one architecture's paths are.
         assert!(Isa::best().is_available());
+        // Only a request from the environment names the variable.
+        let forced = IsaError::Forced(Box::new(IsaError::Unknown("sse9".into())));
+        assert!(
+            forced
+                .to_string()
+                .starts_with("SPARSELIN_ISA=\"sse9\" is not a kernel path")
+        );
+        let direct = IsaError::Unavailable(Isa::Neon).to_string();
+        assert!(
+            direct.starts_with("this CPU does not support the neon kernels"),
+            "{direct}"
+        );
         assert!(!(Isa::Avx2.is_available() && Isa::Neon.is_available()));
         if Isa::Avx2.is_available() {
             let preferred = if gathers_are_slow() {
