@@ -222,6 +222,9 @@ pub trait Observer {
     /// Every `PROGRESS_INTERVAL` steps: steps done, and the mean loss ℓ(p_t, y) over a
     /// sample (every 64th) of the steps since the last call, a cheap objective estimate.
     fn progress(&mut self, _steps: u64, _mean_loss: f64) {}
+    /// During a Hogwild epoch, about every 100 ms: the steps claimed so far (no loss estimate:
+    /// the workers' own sums are added up at the epoch's end).
+    fn steps(&mut self, _steps: u64) {}
     /// Whether [`Observer::epoch_end`] is wanted (it costs an O(n) snapshot per epoch).
     fn wants_epochs(&self) -> bool {
         false

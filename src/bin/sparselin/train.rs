@@ -445,6 +445,10 @@ impl Observer for Progress<'_> {
         ));
     }
 
+    fn steps(&mut self, steps: u64) {
+        self.bar.set_position(steps);
+    }
+
     fn wants_epochs(&self) -> bool {
         self.test.is_some() || self.args.trace.is_some() || self.args.plot.is_some()
     }

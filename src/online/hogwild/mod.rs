@@ -78,8 +78,8 @@ mod worker;
 
 pub use scalars::ScalarSharing;
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use core_affinity::CoreId;
 
@@ -258,6 +258,7 @@ fn train<'a, E: Examples>(
         };
         run_epoch(
             &ctx,
+            observer,
             hot_features,
             &mut run.storage,
             &run.live,
@@ -291,6 +292,7 @@ fn train<'a, E: Examples>(
 /// One epoch: every worker on its own thread until the counter reaches `ctx.limit`.
 fn run_epoch<E: Examples>(
     ctx: &Context<'_, E>,
+    observer: &mut dyn Observer,
     hot_features: usize,
     storage: &mut Storage,
     live: &LiveScalars,
@@ -299,36 +301,49 @@ fn run_epoch<E: Examples>(
 ) {
     let n = states.len();
     match storage {
-        Storage::Single(v) => spawn(ctx, vec![&mut v[..]], live, states, cores),
-        Storage::Pairs(vu) => spawn(ctx, vec![&mut vu[..]], live, states, cores),
+        Storage::Single(v) => spawn(ctx, observer, vec![&mut v[..]], live, states, cores),
+        Storage::Pairs(vu) => spawn(ctx, observer, vec![&mut vu[..]], live, states, cores),
         Storage::SharedSingle(v) if hot_features == 0 => {
-            spawn(ctx, vec![&v[..]; n], live, states, cores)
+            spawn(ctx, observer, vec![&v[..]; n], live, states, cores)
         }
         Storage::SharedPairs(vu) if hot_features == 0 => {
-            spawn(ctx, vec![&vu[..]; n], live, states, cores)
+            spawn(ctx, observer, vec![&vu[..]; n], live, states, cores)
         }
         Storage::SharedSingle(v) => {
             let views = (0..n).map(|_| HotSplit::new(&v[..], hot_features));
-            spawn(ctx, views.collect(), live, states, cores)
+            spawn(ctx, observer, views.collect(), live, states, cores)
         }
         Storage::SharedPairs(vu) => {
             let views = (0..n).map(|_| HotSplit::new(&vu[..], hot_features));
-            spawn(ctx, views.collect(), live, states, cores)
+            spawn(ctx, observer, views.collect(), live, states, cores)
         }
     }
 }
 
 /// Runs worker j on `handles[j]` in a crossbeam scope; a worker's panic is re-raised here.
+/// Meanwhile this thread tells the observer the steps claimed so far, every
+/// [`STEPS_REPORT_INTERVAL`], so that a long epoch's progress shows before it ends.
 fn spawn<E: Examples, S: Sums + Send>(
     ctx: &Context<'_, E>,
+    observer: &mut dyn Observer,
     handles: Vec<S>,
     live: &LiveScalars,
     states: &mut [WorkerState],
     cores: Option<&[CoreId]>,
 ) {
+    let workers = handles.len();
+    let finished = AtomicUsize::new(0);
+    let this = std::thread::current();
     let result = crossbeam::scope(|scope| {
         for (j, (state, sums)) in states.iter_mut().zip(handles).enumerate() {
+            let (finished, this) = (&finished, this.clone());
             scope.spawn(move |_| {
+                // Counted on the way out, unwinding included, so the wait below always ends.
+                let _done = Finished {
+                    finished,
+                    workers,
+                    waiting: this,
+                };
                 if let Some(core) = cores.and_then(|cores| cores.get(j)) {
                     core_affinity::set_for_current(*core);
                 }
@@ -337,9 +352,33 @@ fn spawn<E: Examples, S: Sums + Send>(
                 state.own = view.own();
             });
         }
+        while finished.load(Relaxed) < workers {
+            std::thread::park_timeout(STEPS_REPORT_INTERVAL);
+            if finished.load(Relaxed) < workers {
+                observer.steps(ctx.counter.load(Relaxed).min(ctx.limit));
+            }
+        }
     });
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
+    }
+}
+
+/// How often the observer hears of the steps claimed during an epoch.
+const STEPS_REPORT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Counts a worker as finished when dropped, and wakes the thread waiting for the last one.
+struct Finished<'a> {
+    finished: &'a AtomicUsize,
+    workers: usize,
+    waiting: std::thread::Thread,
+}
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        if self.finished.fetch_add(1, Relaxed) + 1 == self.workers {
+            self.waiting.unpark();
+        }
     }
 }
 
