@@ -40,7 +40,11 @@ pub fn style(template: &str) -> ProgressStyle {
         .with_key(
             "rate",
             |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{}/s", HumanCount(state.per_sec().round() as u64));
+                // Before any time has passed the rate is infinite: nothing to show yet.
+                let rate = state.per_sec();
+                if rate.is_finite() {
+                    let _ = write!(w, "{}/s", HumanCount(rate.round() as u64));
+                }
             },
         )
 }
