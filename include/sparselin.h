@@ -192,7 +192,8 @@ enum SlStatus sl_train(const struct SlDataset *data,
 
 /**
  * Write one value per row of `data` into `out[0..rows]` (`out_len` ≥ rows): the raw score
- * w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses).
+ * w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses; NaN
+ * for a NaN score).
  *
  * # Safety
  * `model` and `data` are live handles; `out` holds `out_len` writable doubles.
@@ -243,7 +244,8 @@ enum SlStatus sl_model_weights(const struct SlModel *model,
 /**
  * Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
  * every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
- * prediction (±1 for classification losses). An index the model has no weight for weighs 0.
+ * prediction (±1 for classification losses; NaN for a NaN score). An index the model has
+ * no weight for weighs 0.
  * This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.
  *
  * # Safety

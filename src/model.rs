@@ -146,9 +146,10 @@ impl Model {
     }
 
     /// What the model predicts for a score: the class ±1 for classification losses (a score
-    /// of exactly 0 counts as +1), the score itself for regression.
+    /// of exactly 0 counts as +1), the score itself for regression. A NaN score (weights a
+    /// program built by hand; saved models cannot hold NaN) predicts NaN, not a class.
     pub fn prediction(&self, score: f64) -> f64 {
-        if self.loss.is_classification() {
+        if self.loss.is_classification() && !score.is_nan() {
             if score >= 0.0 { 1.0 } else { -1.0 }
         } else {
             score
@@ -461,6 +462,16 @@ mod tests {
         assert_eq!(wider[..4], m.weights[..]);
         assert_eq!(wider[4..], [0.0, 0.0]);
         assert_eq!(m.prediction(-0.1), -0.1);
+    }
+
+    #[test]
+    fn a_classifier_predicts_classes_and_nan_for_a_nan_score() {
+        let m = Model {
+            loss: Loss::Hinge,
+            ..model()
+        };
+        assert_eq!([m.prediction(0.0), m.prediction(-1e-300)], [1.0, -1.0]);
+        assert!(m.prediction(f64::NAN).is_nan());
     }
 
     #[test]
