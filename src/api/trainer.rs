@@ -391,12 +391,8 @@ impl Trainer {
             Learner::AttributeEfficient(_) => (false, false, true, "n attribute-efficient"),
         };
         let aesvr = self.learner == Learner::AttributeEfficient(lao::Algo::Aesvr);
-        use online::Algorithm::{Asgd, Casgd, NaiveAsgd, NaiveCasgd, Sgd};
         let (averaging, hogwild) = match self.learner {
-            Learner::Online(a) => (
-                matches!(a, Asgd | Casgd | NaiveAsgd | NaiveCasgd),
-                matches!(a, Sgd | Asgd | Casgd),
-            ),
+            Learner::Online(a) => (a.averages(), a.has_hogwild()),
             _ => (false, false),
         };
         // (setting, whether it is set, whether this learner uses it)
@@ -459,10 +455,7 @@ impl Trainer {
             seed: self.seed,
             stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
         };
-        let parallel = matches!(
-            algorithm,
-            online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
-        );
+        let parallel = algorithm.has_hogwild();
         let ranks = reducer.size();
         let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
         if averaging == Some(Averaging::End) {

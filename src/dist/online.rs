@@ -183,7 +183,7 @@ pub fn local_config(
         Stop::Steps(t) => t,
         Stop::Epochs(e) => e.saturating_mul(total as u64),
     };
-    let averaged = !matches!(algorithm, Algorithm::Sgd | Algorithm::NaiveSgd);
+    let averaged = algorithm.averages();
     if averaged && steps > 0 && !(1..=steps).contains(&config.average_start) {
         return Err(ConfigError::AverageStart {
             start: config.average_start,

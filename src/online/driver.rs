@@ -51,6 +51,18 @@ impl Algorithm {
             Algorithm::NaiveCasgd => "naive-casgd",
         }
     }
+
+    /// Whether it averages its iterates (ASGD, CASGD and their baselines), so that an
+    /// averaging start applies.
+    pub fn averages(self) -> bool {
+        !matches!(self, Algorithm::Sgd | Algorithm::NaiveSgd)
+    }
+
+    /// Whether it runs on Hogwild workers ([`crate::online::hogwild`]): the O(k) learners;
+    /// the O(n) baselines run on one thread.
+    pub fn has_hogwild(self) -> bool {
+        matches!(self, Algorithm::Sgd | Algorithm::Asgd | Algorithm::Casgd)
+    }
 }
 
 impl fmt::Display for Algorithm {
@@ -333,7 +345,7 @@ pub(crate) fn plan<E: Examples>(
     if steps == 0 {
         return Err(ConfigError::NoSteps);
     }
-    let averaged = !matches!(algorithm, Algorithm::Sgd | Algorithm::NaiveSgd);
+    let averaged = algorithm.averages();
     if averaged && !(1..=steps).contains(&config.average_start) {
         return Err(ConfigError::AverageStart {
             start: config.average_start,

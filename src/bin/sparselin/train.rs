@@ -302,15 +302,11 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
         Learner::Online(algorithm) => {
-            let averaging = !matches!(
-                algorithm,
-                online::Algorithm::Sgd | online::Algorithm::NaiveSgd
-            );
             let trainer = trainer
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
                 .sampling(args.sampling);
-            let trainer = match averaging {
+            let trainer = match algorithm.averages() {
                 true => trainer.average_start(args.average_start),
                 false => trainer,
             };
@@ -322,10 +318,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 Some(t0) => trainer.t0(t0),
                 None => trainer,
             };
-            let parallel = matches!(
-                algorithm,
-                online::Algorithm::Sgd | online::Algorithm::Asgd | online::Algorithm::Casgd
-            );
+            let parallel = algorithm.has_hogwild();
             let trainer = match args.threads {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
                 None if parallel => trainer.threads(hogwild::available_threads()),
