@@ -41,8 +41,7 @@ pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler, curren
     if sampler.kind() == Sampling::FileOrder {
         current.prefetch_following();
     } else {
-        data.prefetch_extent(sampler.peek_at(EXTENT_AHEAD));
-        prefetch_lines(&data.row(sampler.peek_at(ROW_AHEAD)));
+        prefetch_rows_ahead(data, |ahead| Some(sampler.peek_at(ahead)));
     }
 }
 
@@ -50,11 +49,17 @@ pub(crate) fn prefetch_upcoming<E: Examples>(data: &E, sampler: &Sampler, curren
 /// order; rows past its end are not asked for).
 #[inline(always)]
 pub(crate) fn prefetch_in_order<E: Examples>(data: &E, order: &[u32], next: usize) {
-    if let Some(&i) = order.get(next + EXTENT_AHEAD) {
-        data.prefetch_extent(i as usize);
+    prefetch_rows_ahead(data, |ahead| order.get(next + ahead).map(|&i| i as usize));
+}
+
+/// The two stages, given the row of the step `ahead` + 1 steps from now (`None`: none).
+#[inline(always)]
+fn prefetch_rows_ahead<E: Examples>(data: &E, row: impl Fn(usize) -> Option<usize>) {
+    if let Some(i) = row(EXTENT_AHEAD) {
+        data.prefetch_extent(i);
     }
-    if let Some(&i) = order.get(next + ROW_AHEAD) {
-        prefetch_lines(&data.row(i as usize));
+    if let Some(i) = row(ROW_AHEAD) {
+        prefetch_lines(&data.row(i));
     }
 }
 
