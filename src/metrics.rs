@@ -13,15 +13,11 @@ use crate::loss::Loss;
 /// w·x_i + b for every row. Features beyond `weights` (a model of fewer features than the
 /// data has) weigh 0, as in `predict` and `eval`.
 pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
-    let padded: Vec<f64>;
+    let mut padded = Vec::new();
     let weights = if weights.len() < data.n_features() {
-        padded = weights
-            .iter()
-            .copied()
-            .chain(std::iter::repeat(0.0))
-            .take(data.n_features())
-            .collect();
-        &padded[..]
+        padded.extend_from_slice(weights);
+        padded.resize(data.n_features(), 0.0);
+        &padded
     } else {
         weights
     };

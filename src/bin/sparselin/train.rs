@@ -480,12 +480,10 @@ impl Progress<'_> {
     }
 
     /// The same on the test data, if any (moving the weights to its columns when it is
-    /// numbered differently).
+    /// numbered differently; features the training data lack weigh 0 either way).
     fn evaluate_test(&self, weights: &[f64], bias: f64) -> Option<Evaluation> {
         self.test.map(|t| {
-            if t.feature_permutation() == self.data.feature_permutation()
-                && t.n_features() <= weights.len()
-            {
+            if t.feature_permutation() == self.data.feature_permutation() {
                 self.evaluate(t, weights, bias)
             } else {
                 self.evaluate(t, &renumber(weights, self.data, t), bias)
