@@ -222,7 +222,7 @@ pub struct Args {
 
 impl Algo {
     /// The library's learner of this name.
-    fn learner(self) -> Learner {
+    pub fn learner(self) -> Learner {
         use {batch::Algorithm as B, lao::Algo as L, online::Algorithm as O};
         match self {
             Algo::Sgd => Learner::Online(O::Sgd),

@@ -67,14 +67,8 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         threads: args.threads.or(Some(1)),
         ..args.clone()
     };
-    let trainer = match crate::train::trainer(&local)? {
-        t if matches!(t.learner(), sparselin::api::Learner::Online(_)) => t
-            .averaging(args.average_every)
-            .local_steps(args.local_steps)
-            .averages_per_epoch(args.averages_per_epoch),
-        _ => crate::train::trainer(args)?,
-    };
-    if matches!(trainer.learner(), sparselin::api::Learner::Online(_)) && data.n_rows() == 0 {
+    let online = matches!(args.algo.learner(), sparselin::api::Learner::Online(_));
+    if online && data.n_rows() == 0 {
         bail!(
             "{}: rank {rank} of {size} has no rows to train on: every rank reads whole shards, \
              and the online learners need rows on each (the batch solvers do not); convert \
@@ -82,6 +76,14 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
             args.data.display()
         );
     }
+    let trainer = if online {
+        crate::train::trainer(&local)?
+            .averaging(args.average_every)
+            .local_steps(args.local_steps)
+            .averages_per_epoch(args.averages_per_epoch)
+    } else {
+        crate::train::trainer(args)?
+    };
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
