@@ -202,10 +202,8 @@ fn train<'a, E: Examples>(
     }
     let (schedule, steps) = plan(data, algorithm, config)?;
     let m = data.n_rows() as u64;
-    // A permutation is drawn once per epoch, from worker 0's stream, and shared: step t of
-    // the epoch visits its t-th row whichever worker takes the step, so every row comes once
-    // per epoch (per-worker permutations, each cut short, visit some rows twice and others
-    // not at all). Uniform and file-order workers draw their own rows.
+    // Permutations are drawn here, one per epoch, and shared (see "Threads" above):
+    // per-worker permutations, each cut short, visit some rows twice and others not at all.
     let shared = config.sampling == Sampling::Permutation;
     let mut epoch_sampler =
         shared.then(|| Sampler::new(config.sampling, data.n_rows(), config.seed));
