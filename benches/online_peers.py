@@ -20,10 +20,20 @@ set, computed by this script from each model's own training-set scores.
   first run writes VW's binary cache (the parse), the timed run trains from the cache; time =
   CPU seconds of that run (it still decodes the cache) less those of a run on an empty file
   (the Python interpreter and VW's start-up).
+* Bottou's svmasgd and svmsgd (sgd-2.1, not on any package registry), when the environment
+  names their binaries built with `-DLOSS=HingeLoss` (bias unregularized, their default):
+  `SVMASGD=/path/svmasgd SVMSGD=/path/svmsgd`. Run as `-lambda λ -epochs EPOCHS
+  -dontnormalize` in file order, their own schedules (η₀ searched on the first 1,001 rows;
+  svmasgd averages from its second epoch); time = their own "Total training time" (CPU
+  seconds by clock(), parsing excluded, η₀'s search included); J = their printed training
+  loss + (λ/2) times the printed norm of the model they test (svmasgd: aNorm, svmsgd: wNorm);
+  test error = their printed test misclassification (4 digits).
 
 Prints a Markdown table. Medians of three runs each.
 """
 import json
+import os
+import re
 import resource
 import statistics
 import subprocess
@@ -128,12 +138,37 @@ def main():
                  objective(train_scores, y, vw_norm2(tmp / "vw.txt", 18), lam),
                  error_rate(test_scores, y_test)))
 
+    for variable, norm in (("SVMASGD", "aNorm"), ("SVMSGD", "wNorm")):
+        if os.environ.get(variable):
+            rows.append(bottou(os.environ[variable], norm, corpus, lam, epochs, tmp))
+
     print(f"{corpus}: {x.shape[0]} rows, {n} features, {x.nnz} non-zeros; hinge, λ = {lam}, "
           f"{epochs} epoch(s), one thread\n")
     print("| learner | CPU s / epoch | ns / nnz | objective J | test error |")
     print("|---|---|---|---|---|")
     for name, s, j, e in rows:
         print(f"| {name} | {s / epochs:.3f} | {s * 1e9 / nnz_epoch:.1f} | {j:.5f} | {e:.4f} |")
+
+
+def bottou(binary, norm, corpus, lam, epochs, tmp):
+    """A row for Bottou's svmasgd or svmsgd: (name, median CPU seconds, J, test error)."""
+    # sgd-2.1 reads text only from files named *.txt.
+    for split in ("train", "test"):
+        link = tmp / f"{split}.txt"
+        if not link.exists():
+            link.symlink_to(Path(f"{corpus}.{split}.svm").resolve())
+    cmd = [binary, "-lambda", lam, "-epochs", epochs, "-dontnormalize", tmp / "train.txt",
+           tmp / "test.txt"]
+    seconds = []
+    for _ in range(REPEATS):
+        out, _ = child_cpu(cmd)
+        seconds.append(float(re.findall(r"Total training time ([0-9.e+-]+) secs", out)[-1]))
+    norm2 = float(re.findall(rf"{norm}=([0-9.e+-]+)", out)[-1])
+    loss = float(re.findall(r"train: Loss=([0-9.e+-]+)", out)[-1])
+    test_line = r"test: +Loss=\S+ Cost=\S+ Misclassification=([0-9.]+)%"
+    test_error = float(re.findall(test_line, out)[-1])
+    name = f"Bottou's {Path(binary).name}, file order"
+    return name, statistics.median(seconds), loss + 0.5 * lam * norm2, test_error / 100
 
 
 def read_readable(path, n):

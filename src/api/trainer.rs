@@ -463,7 +463,7 @@ impl Trainer {
             // data's default t₀.
             config.seed = config.seed.wrapping_add(reducer.rank() as u64);
             if config.t0.is_none() {
-                let whole = dist::online::whole_norms(reducer, data);
+                let whole = dist::online::whole_norms(reducer, data, loss);
                 config.t0 = Some(whole.default_t0(loss, self.lambda));
             }
         }

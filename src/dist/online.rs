@@ -25,7 +25,7 @@
 //! (MATH.md §2, [`online::default_t0`]); for them the scaled offset is raised to that bound
 //! (of the whole data, so alike on every rank), which makes their first epochs weigh t₀ up to
 //! p times too much. t₀ itself is the given one, or by default the [`online::default_t0`] of
-//! the whole data ([`whole_norms`]: the ranks' row norms summed and maximized), not of the
+//! the whole data ([`whole_norms`]: the ranks' measured row norms summed and maximized), not of the
 //! rank's share: with the share's own default, ranks whose rows differ in norm would run
 //! schedules that no longer scale together.
 //!
@@ -150,18 +150,20 @@ impl Default for Options {
     }
 }
 
-/// The whole data's [`RowNorms`]: the ranks' row counts and summed norms added, their largest
-/// norms' maximum (two collectives).
-pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E) -> RowNorms {
-    let local = RowNorms::of(share);
-    let mut sums = [local.rows, local.sum];
+/// The whole data's [`RowNorms`] for the default t₀ of `loss`: each rank measures its share
+/// as [`RowNorms::for_t0`] does, the ranks' row counts, measured rows and summed norms are
+/// added, their largest norms' maximum taken (two collectives).
+pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E, loss: Loss) -> RowNorms {
+    let local = RowNorms::for_t0(share, loss);
+    let mut sums = [local.rows, local.measured, local.sum];
     let mut max = [local.max];
     reducer.sum(&mut sums);
     reducer.max(&mut max);
     RowNorms {
         rows: sums[0],
+        measured: sums[1],
         max: max[0],
-        sum: sums[1],
+        sum: sums[2],
     }
 }
 
@@ -229,7 +231,7 @@ pub fn fit<E: Examples>(
     if options.per_epoch > 1 && matches!(config.stop, Stop::Steps(_)) {
         return Err(ConfigError::MixesNeedEpochs(options.per_epoch));
     }
-    let whole = whole_norms(reducer, data);
+    let whole = whole_norms(reducer, data, config.loss);
     let (rank, rows, steps) = (reducer.rank(), data.n_rows(), options.local_steps);
     let local = local_config(config, algorithm, rank, rows, &whole, steps)?;
     let share = data.n_rows() as f64 / whole.rows.max(1.0);
@@ -472,6 +474,7 @@ mod tests {
             let norms: Vec<RowNorms> = parts.iter().map(RowNorms::of).collect();
             RowNorms {
                 rows: 140.0,
+                measured: 140.0,
                 max: norms.iter().map(|n| n.max).fold(0.0, f64::max),
                 sum: norms.iter().map(|n| n.sum).sum(),
             }
@@ -481,7 +484,7 @@ mod tests {
             let t0 = whole.default_t0(loss, c.lambda);
             let locals = threads::run(3, |r| {
                 let share = part(r.rank());
-                let norms = whole_norms(r, &share);
+                let norms = whole_norms(r, &share, loss);
                 let steps = LocalSteps::Scaled;
                 let local =
                     local_config(&c, Algorithm::Asgd, r.rank(), share.n_rows(), &norms, steps);

@@ -108,7 +108,8 @@ pub struct Args {
     #[arg(long)]
     pub steps: Option<u64>,
     /// Step-size offset t₀ in η_t = 1/(λ(t + t₀)); default (‖x‖² + 1)/λ with ‖x‖² the mean
-    /// squared row norm (largest for squared and squared-hinge loss). 0 is the seed's schedule.
+    /// squared norm of 8,192 rows spread evenly over the data (all rows if fewer; for squared
+    /// and squared-hinge loss the largest norm of every row). 0 is the seed's schedule.
     #[arg(long)]
     pub t0: Option<f64>,
     /// First step t_a included in the average (averaged algorithms).
