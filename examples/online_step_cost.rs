@@ -50,6 +50,7 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
         lambda: 1e-4,
         t0: 1e4,
         average_start: 1,
+        bias_rate: 1.0,
     };
     let (n, loss) = (data.n_features(), Loss::Hinge);
     let naive = |kind| Naive::new(data, kind, loss, schedule, true).map(|l| Box::new(l) as _);

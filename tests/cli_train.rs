@@ -235,3 +235,46 @@ fn train_reports_of_renumbered_and_of_wider_data_what_eval_reports() {
         }
     }
 }
+
+#[test]
+fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (train, model, readable) = (p("train.svm"), p("m.model"), p("m.txt"));
+    write_data(Path::new(&train), 300, 10);
+    let bias = |extra: &[&str]| {
+        let mut args = vec!["train", &train, "--algo", "sgd"];
+        args.extend_from_slice(&["--threads", "1", "--epochs", "2", "--quiet"]);
+        args.extend_from_slice(&["-o", &model, "--readable", &readable]);
+        args.extend_from_slice(extra);
+        let out = sparselin(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        let weights = std::fs::read_to_string(&readable).unwrap();
+        let line = weights.lines().find(|l| l.starts_with("bias ")).unwrap();
+        line["bias ".len()..].parse::<f64>().unwrap()
+    };
+    let full = bias(&["--free-bias"]);
+    assert_eq!(bias(&["--free-bias", "--bias-rate", "1"]), full);
+    let slow = bias(&["--free-bias", "--bias-rate", "0.01"]);
+    assert_ne!(slow, full);
+
+    let refused = |extra: &[&str], message: &str| {
+        let mut args = vec!["train", &train, "-o", &model];
+        args.extend_from_slice(extra);
+        let out = sparselin(&args);
+        assert!(!out.status.success());
+        assert!(text(&out).contains(message), "{}", text(&out));
+    };
+    refused(
+        &["--bias-rate", "0.01"],
+        "--bias-rate sets the step of a free bias",
+    );
+    refused(
+        &["--algo", "sublbfgs", "--free-bias", "--bias-rate", "0.01"],
+        "--bias-rate does not apply to --algo sublbfgs",
+    );
+    refused(
+        &["--free-bias", "--bias-rate", "0"],
+        "the bias rate must be a positive",
+    );
+}

@@ -76,6 +76,7 @@ fn config(
         t0: None,
         average_start: 1,
         regularize_bias,
+        bias_rate: 1.0,
         sampling,
         seed: 7,
         stop: Stop::Epochs(epochs),
@@ -85,23 +86,47 @@ fn config(
 #[test]
 fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
     let _slot = training_slot();
+    // (set, loss, regularized bias, sampling, t_a, free bias's rate)
     let cases = [
-        ("reuters_grain", Loss::Hinge, true, Sampling::Uniform, 1),
+        (
+            "reuters_grain",
+            Loss::Hinge,
+            true,
+            Sampling::Uniform,
+            1,
+            1.0,
+        ),
         (
             "reuters_grain",
             Loss::Log,
             false,
             Sampling::Permutation,
             600,
+            1.0,
         ),
-        ("spambase", Loss::Squared, true, Sampling::FileOrder, 1000),
-        ("spambase", Loss::SmoothHinge, false, Sampling::Uniform, 1),
+        (
+            "spambase",
+            Loss::Squared,
+            true,
+            Sampling::FileOrder,
+            1000,
+            1.0,
+        ),
+        (
+            "spambase",
+            Loss::SmoothHinge,
+            false,
+            Sampling::Uniform,
+            1,
+            0.01,
+        ),
     ];
-    for (name, loss, regularized, sampling, average_start) in cases {
+    for (name, loss, regularized, sampling, average_start, bias_rate) in cases {
         let data = train_set(name);
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = Config {
                 average_start,
+                bias_rate,
                 ..config(loss, 1e-3, regularized, sampling, 3)
             };
             let (mut single, mut parallel) = (Epochs::default(), Epochs::default());

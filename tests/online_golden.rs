@@ -121,6 +121,7 @@ fn every_golden_case_is_reproduced() {
             lambda: case.lam,
             t0: case.t0,
             average_start: case.ta,
+            bias_rate: 1.0,
         };
         let n = case.n_features;
         let t = case.pi.len() as u64;

@@ -72,6 +72,7 @@ fn config(loss: Loss, t0: f64, ta: u64, regularize_bias: bool) -> Config {
         t0: Some(t0),
         average_start: ta,
         regularize_bias,
+        bias_rate: 1.0,
         sampling: Sampling::Uniform,
         seed: 42,
         stop: Stop::Steps(3000),
@@ -92,11 +93,16 @@ fn fast_learners_match_their_baselines_step_for_step() {
         for loss in LOSSES {
             for t0 in [0.0, 7.5] {
                 for ta in [1, 1201] {
-                    for regularize_bias in [true, false] {
-                        let c = config(loss, t0, ta, regularize_bias);
+                    for (regularize_bias, bias_rate) in [(true, 1.0), (false, 1.0), (false, 0.01)] {
+                        let c = Config {
+                            bias_rate,
+                            ..config(loss, t0, ta, regularize_bias)
+                        };
                         let a = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
                         let b = fit(&data, naive, &c, &mut ()).unwrap().snapshot;
-                        let what = format!("{fast} {loss} t0={t0} ta={ta} bias={regularize_bias}");
+                        let what = format!(
+                            "{fast} {loss} t0={t0} ta={ta} bias={regularize_bias} rate={bias_rate}"
+                        );
                         let last = relative_difference(&a.last, &b.last);
                         assert!(last <= 1e-9, "{what}: last iterates differ by {last:e}");
                         assert!(a.last.weights.iter().any(|&w| w != 0.0), "{what}: w = 0");
@@ -116,7 +122,7 @@ fn fast_learners_match_their_baselines_step_for_step() {
             }
         }
     }
-    assert_eq!(cases, 3 * 7 * 2 * 2 * 2);
+    assert_eq!(cases, 3 * 7 * 2 * 2 * 3);
     println!("worst relative difference over {cases} cases: {worst:e}");
 }
 
@@ -196,4 +202,48 @@ fn bad_configurations_are_refused() {
         fit(&data, Algorithm::Sgd, &c, &mut ()).unwrap_err(),
         ConfigError::NoSteps
     );
+    // A regularized bias steps with the weights; a free one at a positive finite rate.
+    for (regularize_bias, rate) in [(true, 0.01), (false, 0.0), (false, f64::NAN)] {
+        let c = Config {
+            bias_rate: rate,
+            ..config(Loss::Hinge, 1.0, 1, regularize_bias)
+        };
+        let err = fit(&data, Algorithm::Asgd, &c, &mut ()).unwrap_err();
+        assert!(matches!(err, ConfigError::BiasRate(r) if r.to_bits() == rate.to_bits()));
+    }
+}
+
+/// The free bias's rate scales its steps and nothing else: at rate 0.01 the first step moves
+/// the bias by exactly 0.01 times what it moves at rate 1, and the weights are the same.
+#[test]
+fn a_free_bias_steps_at_its_rate() {
+    let data = problem(50, 10, 3, 5);
+    let one_step = |rate: f64| {
+        let c = Config {
+            bias_rate: rate,
+            stop: Stop::Steps(1),
+            ..config(Loss::Hinge, 4.0, 1, false)
+        };
+        fit(&data, Algorithm::Sgd, &c, &mut ())
+            .unwrap()
+            .snapshot
+            .last
+    };
+    let (full, slow) = (one_step(1.0), one_step(0.01));
+    assert_ne!(full.bias, 0.0);
+    assert!((slow.bias - 0.01 * full.bias).abs() <= 1e-15 * full.bias.abs());
+    assert_eq!(slow.weights, full.weights);
+    // Over many steps the slower bias ends elsewhere (and so do the weights it shifts).
+    let long = |rate: f64| {
+        let c = Config {
+            bias_rate: rate,
+            ..config(Loss::Hinge, 4.0, 1, false)
+        };
+        fit(&data, Algorithm::Asgd, &c, &mut ())
+            .unwrap()
+            .snapshot
+            .output()
+            .bias
+    };
+    assert!((long(1.0) - long(0.01)).abs() > 1e-6);
 }

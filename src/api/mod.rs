@@ -225,6 +225,7 @@ mod tests {
             t0: None,
             average_start: 1,
             regularize_bias: true,
+            bias_rate: 1.0,
             sampling: Sampling::Uniform,
             seed: 7,
             stop: Stop::Epochs(3),

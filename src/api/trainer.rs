@@ -37,6 +37,7 @@ pub struct Trainer {
     stop: Option<Stop>,
     seed: u64,
     regularize_bias: bool,
+    bias_rate: Option<f64>,
     t0: Option<f64>,
     average_start: Option<u64>,
     sampling: Sampling,
@@ -100,6 +101,7 @@ impl Trainer {
             stop: None,
             seed: 1,
             regularize_bias: true,
+            bias_rate: None,
             t0: None,
             average_start: None,
             sampling: Sampling::default(),
@@ -157,6 +159,14 @@ impl Trainer {
     /// Whether (λ/2)b² is in the objective (default yes). Batch solvers always regularize it.
     pub fn regularize_bias(mut self, yes: bool) -> Self {
         self.regularize_bias = yes;
+        self
+    }
+
+    /// Online learners with a free bias ([`Trainer::regularize_bias`] `false`): the bias steps
+    /// by `rate`·η_t (default 1, the weights' step; Bottou's sgd and scikit-learn on sparse data
+    /// use 0.01). See [`online::Schedule::bias_rate`].
+    pub fn bias_rate(mut self, rate: f64) -> Self {
+        self.bias_rate = Some(rate);
         self
     }
 
@@ -412,6 +422,7 @@ impl Trainer {
             ),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
+            ("bias_rate", self.bias_rate.is_some(), online),
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), batch),
             ("tolerance", self.tolerance.is_some(), batch),
@@ -451,6 +462,7 @@ impl Trainer {
             t0: self.t0,
             average_start: self.average_start.unwrap_or(1),
             regularize_bias: self.regularize_bias,
+            bias_rate: self.bias_rate.unwrap_or(1.0),
             sampling: self.sampling,
             seed: self.seed,
             stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
@@ -544,6 +556,7 @@ impl Trainer {
                     t0: None,
                     average_start: 1,
                     regularize_bias: true,
+                    bias_rate: 1.0,
                     sampling: Sampling::default(),
                     seed: self.seed,
                     stop: Stop::Epochs(epochs),

@@ -330,6 +330,7 @@ mod tests {
             t0: None,
             average_start,
             regularize_bias,
+            bias_rate: 1.0,
             sampling: Sampling::Uniform,
             seed: 5,
             stop: Stop::Epochs(4),

@@ -74,7 +74,7 @@ impl Learner for Asgd {
             sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
         }
         self.bias
-            .update_averaged(g, self.schedule.eta(t), h, self.h.count(t));
+            .update_averaged(g, self.schedule.bias_eta(t), h, self.h.count(t));
         self.h.advance(t);
         p
     }

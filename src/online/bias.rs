@@ -49,7 +49,8 @@ impl BiasTerm {
         }
     }
 
-    /// Step t with loss derivative `g` and step size `eta` = η_t, not averaged.
+    /// Step t with loss derivative `g`, not averaged; `eta` is the free bias's step
+    /// ([`Schedule::bias_eta`](super::Schedule::bias_eta)), unused by a regularized one.
     #[inline]
     pub fn update(&mut self, g: f64, eta: f64) {
         match self {
@@ -58,8 +59,8 @@ impl BiasTerm {
         }
     }
 
-    /// Step t of an averaged learner: `h_prev` = h'_{t−1} and `count` = t − t_a + 1, the number
-    /// of iterates averaged after this step (0 before t_a).
+    /// Step t of an averaged learner: `eta` as for [`update`](Self::update), `h_prev` = h'_{t−1}
+    /// and `count` = t − t_a + 1, the number of iterates averaged after this step (0 before t_a).
     #[inline]
     pub fn update_averaged(&mut self, g: f64, eta: f64, h_prev: f64, count: u64) {
         match self {

@@ -224,7 +224,7 @@ impl Learner for Casgd {
         self.z += g * q_centered;
         self.zeta += h * g * q_centered;
         self.bias
-            .update_averaged(g, self.schedule.eta(t), h, self.h.count(t));
+            .update_averaged(g, self.schedule.bias_eta(t), h, self.h.count(t));
         self.h.advance(t);
         p
     }
@@ -329,6 +329,7 @@ mod tests {
             lambda: 0.1,
             t0: 1.0,
             average_start: 1,
+            bias_rate: 1.0,
         };
         let n = 1 << 46;
         let sgd = Sgd::new(n, Loss::Hinge, schedule, true).err().unwrap();
@@ -364,6 +365,7 @@ mod tests {
             lambda: 0.1,
             t0: 3.0,
             average_start: 4,
+            bias_rate: 1.0,
         };
         let mut learner = Casgd::new(&data, Loss::Log, schedule, true).unwrap();
         for t in 1..=40u64 {

@@ -104,6 +104,9 @@ pub struct Config {
     pub average_start: u64,
     /// Whether (λ/2)b² is in the objective (the seed's objective has it).
     pub regularize_bias: bool,
+    /// Step-size multiplier of a free bias ([`Schedule::bias_rate`]): positive and finite, and
+    /// 1 with a regularized bias.
+    pub bias_rate: f64,
     /// The visiting order.
     pub sampling: Sampling,
     /// Seed of the sampler.
@@ -121,6 +124,13 @@ pub enum ConfigError {
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
     T0(f64),
+    /// The bias rate must be positive and finite, and 1 for a regularized bias, whose steps
+    /// are those of the weights (Lemma 1).
+    #[error(
+        "the bias rate must be a positive finite number, and 1 unless the bias is free \
+         (unregularized), got {0}"
+    )]
+    BiasRate(f64),
     /// There is nothing to learn from.
     #[error("the training data has no rows")]
     NoRows,
@@ -376,6 +386,10 @@ pub(crate) fn plan<E: Examples>(
     if m == 0 {
         return Err(ConfigError::NoRows);
     }
+    let rate = config.bias_rate;
+    if !(rate > 0.0 && rate.is_finite()) || (config.regularize_bias && rate != 1.0) {
+        return Err(ConfigError::BiasRate(rate));
+    }
     let t0 = match config.t0 {
         Some(t0) if t0 >= 0.0 && t0.is_finite() => t0,
         Some(t0) => return Err(ConfigError::T0(t0)),
@@ -399,6 +413,7 @@ pub(crate) fn plan<E: Examples>(
         lambda: config.lambda,
         t0,
         average_start: config.average_start.max(1),
+        bias_rate: config.bias_rate,
     };
     Ok((schedule, steps))
 }

@@ -126,7 +126,7 @@ impl Learner for Naive {
         self.b = if self.regularize_bias {
             shrink * self.b - eta * g
         } else {
-            self.b - eta * g
+            self.b - self.schedule.bias_eta(t) * g
         };
 
         let start = self.schedule.average_start;

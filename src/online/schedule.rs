@@ -13,6 +13,11 @@ pub struct Schedule {
     pub t0: f64,
     /// First step t_a ≥ 1 included in the averaged iterate.
     pub average_start: u64,
+    /// A free bias steps by bias_rate·η_t (1: the weights' own step). Bottou's sgd and
+    /// scikit-learn on sparse data step the intercept at 0.01·η: one bias shared by every row
+    /// otherwise moves as much per step as a weight that only a few rows touch. A regularized
+    /// bias is part of Lemma 1's sums and steps at the weights' rate.
+    pub bias_rate: f64,
 }
 
 impl Schedule {
@@ -20,6 +25,12 @@ impl Schedule {
     #[inline]
     pub fn eta(&self, t: u64) -> f64 {
         1.0 / (self.lambda * (t as f64 + self.t0))
+    }
+
+    /// The free bias's step at step t: bias_rate·η_t (η_t itself, bit for bit, at rate 1).
+    #[inline]
+    pub fn bias_eta(&self, t: u64) -> f64 {
+        self.bias_rate * self.eta(t)
     }
 
     /// λ(t + t₀): the divisor that turns the gradient sums into the iterate after step t
@@ -188,6 +199,7 @@ mod tests {
             lambda: 1e-3,
             t0: 2.5,
             average_start: 1,
+            bias_rate: 1.0,
         };
         assert!((s.eta(7) * s.divisor(7) - 1.0).abs() < 1e-15);
         assert_eq!(Schedule::default_t0(0.5, 3.0), 8.0);

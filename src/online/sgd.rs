@@ -67,7 +67,7 @@ impl Learner for Sgd {
         if g != 0.0 {
             sparse::axpy(g, x.indices, x.values, &mut self.v);
         }
-        self.bias.update(g, self.schedule.eta(t));
+        self.bias.update(g, self.schedule.bias_eta(t));
         p
     }
 

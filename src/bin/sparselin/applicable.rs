@@ -66,6 +66,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("epochs", Users::Online),
     ("steps", Users::Online),
     ("t0", Users::Online),
+    ("bias_rate", Users::Online),
     ("sampling", Users::Online),
     ("average_start", Users::Averaging),
     ("scalars", Users::Hogwild),
@@ -111,6 +112,12 @@ pub fn refuse_flags_that_do_not_apply(args: &Args) -> anyhow::Result<()> {
             anyhow::bail!(
                 "{flag} does not apply to --algo {name}: it is for {}",
                 users.describe()
+            );
+        }
+        if id == "bias_rate" && !args.free_bias {
+            anyhow::bail!(
+                "--bias-rate sets the step of a free bias: add --free-bias (a regularized bias \
+                 steps with the weights)"
             );
         }
         if id == "loss" && matches!(algo, Algo::Aerr | Algo::Aelr) && args.loss != Loss::Squared {

@@ -118,6 +118,11 @@ pub struct Args {
     /// Leave the bias out of the regularizer (the default regularizes it, as the seed does).
     #[arg(long)]
     pub free_bias: bool,
+    /// Online learners with --free-bias: the bias steps by RATE·η_t (default 1, the weights'
+    /// step). Bottou's svmsgd/svmasgd and scikit-learn on sparse data use 0.01: the one bias
+    /// every row moves otherwise jumps by as much per step as a rarely seen weight.
+    #[arg(long, value_name = "RATE")]
+    pub bias_rate: Option<f64>,
     /// Order of the examples.
     #[arg(long, default_value = "uniform")]
     pub sampling: Sampling,
@@ -317,6 +322,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             };
             let trainer = match args.t0 {
                 Some(t0) => trainer.t0(t0),
+                None => trainer,
+            };
+            let trainer = match args.bias_rate {
+                Some(rate) => trainer.bias_rate(rate),
                 None => trainer,
             };
             let parallel = algorithm.has_hogwild();

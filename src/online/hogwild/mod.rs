@@ -515,6 +515,7 @@ mod tests {
                 t0: Some(50.0),
                 average_start: 700,
                 regularize_bias,
+                bias_rate: 1.0,
                 sampling: Sampling::Uniform,
                 seed: 3,
                 stop: Stop::Epochs(4),

@@ -197,7 +197,7 @@ fn step<E: Examples, S: Sums>(
         if ctx.regularized {
             live.add(A, g);
         } else {
-            live.add(B, -(schedule.eta(t) * g));
+            live.add(B, -(schedule.bias_eta(t) * g));
         }
         return;
     }
@@ -214,7 +214,7 @@ fn step<E: Examples, S: Sums>(
         state.a_bar += h * g;
     }
     if !ctx.regularized {
-        live.add(B, -(schedule.eta(t) * g));
+        live.add(B, -(schedule.bias_eta(t) * g));
         if state.h.count(t) > 0 {
             state.averaged += 1;
             state.b_bar += (live.get(B) - state.b_bar) / state.averaged as f64;
