@@ -257,6 +257,22 @@ fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
     assert_eq!(bias(&["--free-bias", "--bias-rate", "1"]), full);
     let slow = bias(&["--free-bias", "--bias-rate", "0.01"]);
     assert_ne!(slow, full);
+    // The summary records the rate with the rest of the schedule.
+    let out = sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "sgd",
+        "--free-bias",
+        "--bias-rate",
+        "0.01",
+        "--json",
+        "--quiet",
+        "-o",
+        &model,
+    ]);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["details"]["bias_rate"], 0.01);
 
     let refused = |extra: &[&str], message: &str| {
         let mut args = vec!["train", &train, "-o", &model];

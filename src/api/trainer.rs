@@ -521,6 +521,7 @@ impl Trainer {
             "averages_per_epoch": (averaging == Some(Averaging::Epoch))
                 .then(|| self.averages_per_epoch.unwrap_or(1)),
             "t0": fit.schedule.t0,
+            "bias_rate": fit.schedule.bias_rate,
             "average_start": fit.schedule.average_start,
             "sampling": self.sampling.to_string(),
             "seed": self.seed,
