@@ -12,9 +12,9 @@ set, computed by this script from each model's own training-set scores.
 
 * sparselin: `train --algo asgd|sgd --threads 1 --free-bias` in file order and with uniform
   sampling, and in file order with `--bias-rate 0.01` (the bias's step of Bottou's sgd and of
-  scikit-learn on sparse data); time = the summary's `cpu_seconds` (process CPU time of the training call: the
-  default t₀'s pass over the rows, the steps and the final O(n) recovery), so that all three
-  learners are timed in CPU seconds, as a loaded machine needs.
+  scikit-learn on sparse data); time = the summary's `cpu_seconds` (process CPU time of the
+  training call: the default t₀'s sample of rows, the steps and the final O(n) recovery), so
+  that every learner is timed in CPU seconds, as a loaded machine needs.
 * scikit-learn: SGDClassifier(loss='hinge', alpha=λ, average=True, max_iter=EPOCHS, tol=None,
   shuffle=False) on the CSR matrix loaded beforehand; time = CPU seconds of fit() alone.
 * Vowpal Wabbit: `--sgd` (plain SGD, VW's default rate schedule), hinge, `--l2 λ`, -b 18; a

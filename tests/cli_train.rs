@@ -289,8 +289,10 @@ fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
         &["--algo", "sublbfgs", "--free-bias", "--bias-rate", "0.01"],
         "--bias-rate does not apply to --algo sublbfgs",
     );
-    refused(
-        &["--free-bias", "--bias-rate", "0"],
-        "the bias rate must be a positive",
-    );
+    for rate in ["0", "-1", "nan"] {
+        refused(
+            &["--free-bias", "--bias-rate", rate],
+            "--bias-rate must be positive",
+        );
+    }
 }

@@ -138,7 +138,9 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
                 ..Options::new(1)
             };
             let got = hogwild::fit(&data, algorithm, &config, &options, &mut parallel).unwrap();
-            let what = format!("{name} {algorithm} {loss} regularized={regularized} {sampling}");
+            let what = format!(
+                "{name} {algorithm} {loss} regularized={regularized} rate={bias_rate} {sampling}"
+            );
             assert_eq!(got.steps, expected.steps, "{what}");
             assert_eq!(parallel.0.len(), 3, "{what}: one snapshot per epoch");
             for (epoch, (g, e)) in parallel.0.iter().zip(&single.0).enumerate() {

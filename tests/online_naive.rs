@@ -209,7 +209,12 @@ fn bad_configurations_are_refused() {
             ..config(Loss::Hinge, 1.0, 1, regularize_bias)
         };
         let err = fit(&data, Algorithm::Asgd, &c, &mut ()).unwrap_err();
-        assert!(matches!(err, ConfigError::BiasRate(r) if r.to_bits() == rate.to_bits()));
+        let refused = match err {
+            ConfigError::RegularizedBiasRate(r) => regularize_bias && r == rate,
+            ConfigError::BiasRate(r) => !regularize_bias && r.to_bits() == rate.to_bits(),
+            _ => false,
+        };
+        assert!(refused, "{regularize_bias} {rate}: {err}");
     }
 }
 

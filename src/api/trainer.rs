@@ -164,7 +164,9 @@ impl Trainer {
 
     /// Online learners with a free bias ([`Trainer::regularize_bias`] `false`): the bias steps
     /// by `rate`·η_t (default 1, the weights' step; Bottou's sgd and scikit-learn on sparse data
-    /// use 0.01). See [`online::Schedule::bias_rate`].
+    /// use 0.01). For CASGD it is the bias of the centered model that steps so (its bias on
+    /// the raw features also moves with w·x̄), as in naive CASGD. See
+    /// [`online::Schedule::bias_rate`].
     pub fn bias_rate(mut self, rate: f64) -> Self {
         self.bias_rate = Some(rate);
         self

@@ -34,8 +34,9 @@ impl<'a> Row<'a> {
     }
 
     /// ‖x‖², the sum of the squared values. Four partial sums, so that the loop is not one
-    /// chain of dependent additions (the default t₀ takes it of every row before training:
-    /// on rcv1-like, ≈ 0.06 s of one core with a single sum, ≈ 0.04 s with four).
+    /// chain of dependent additions (the default t₀ of squared and squared-hinge loss takes it
+    /// of every row before training: on rcv1-like, ≈ 0.06 s of one core with a single sum,
+    /// ≈ 0.04 s with four).
     #[inline]
     pub fn norm2(&self) -> f64 {
         fn partial_sums<T: Copy>(v: &[T], widen: impl Fn(T) -> f64) -> f64 {

@@ -151,11 +151,18 @@ impl Default for Options {
 }
 
 /// The whole data's [`RowNorms`] for the default t₀ of `loss`: each rank measures its share
-/// as [`RowNorms::for_t0`] does, the ranks' row counts, measured rows and summed norms are
-/// added, their largest norms' maximum taken (two collectives).
+/// as [`RowNorms::for_t0`] does; the ranks' row counts and summed norms are added, their
+/// largest norms' maximum taken (two collectives). A rank that measured a sample of its rows
+/// counts as its rows times its sample's mean (`measured` = its row count), so that shares of
+/// any size weigh in by their rows, as in the single run's mean.
 pub fn whole_norms<E: Examples>(reducer: &dyn Reducer, share: &E, loss: Loss) -> RowNorms {
     let local = RowNorms::for_t0(share, loss);
-    let mut sums = [local.rows, local.measured, local.sum];
+    let (measured, sum) = if local.measured == local.rows {
+        (local.measured, local.sum)
+    } else {
+        (local.rows, local.sum / local.measured * local.rows)
+    };
+    let mut sums = [local.rows, measured, sum];
     let mut max = [local.max];
     reducer.sum(&mut sums);
     reducer.max(&mut max);
@@ -591,6 +598,38 @@ mod tests {
         for (refused, epochs) in results {
             assert_eq!(refused, Some(ConfigError::MixesNeedEpochs(2)));
             assert_eq!(epochs, Ok(200));
+        }
+    }
+
+    /// Shares above the sample size: each rank's sample mean weighs in by its rows (100,000
+    /// rows of ‖x‖² = 1 and 10,000 of 4 have the mean 1.2727…, not the samples' 2.5).
+    #[test]
+    fn sampled_shares_weigh_in_by_their_rows() {
+        let share = |rank: usize| {
+            let (m, value) = if rank == 0 {
+                (100_000, 1.0)
+            } else {
+                (10_000, 2.0)
+            };
+            let labels = (0..m)
+                .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+                .collect();
+            let offsets = (0..=m as u64).collect();
+            CsrMatrix::new(
+                labels,
+                offsets,
+                vec![0; m],
+                ValueVec::F64(vec![value; m]),
+                1,
+            )
+            .unwrap()
+        };
+        let norms = threads::run(2, |r| whole_norms(r, &share(r.rank()), Loss::Log));
+        let mean = (100_000.0 + 4.0 * 10_000.0) / 110_000.0;
+        for whole in norms {
+            assert_eq!((whole.rows, whole.measured), (110_000.0, 110_000.0));
+            let t0 = whole.default_t0(Loss::Log, 1.0);
+            assert!((t0 - (mean + 1.0)).abs() <= 1e-12 * t0, "t0 {t0}");
         }
     }
 }

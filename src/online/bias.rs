@@ -2,8 +2,9 @@
 //!
 //! Regularized, the bias follows Lemma 1 like the weights: b_t = −a_t/(λ(t + t₀)) with
 //! a_t = Σ g_i, and its average is b̄_T = −(h'_T a_T − ā_T)/(λ(T − t_a + 1)) (MATH.md §3).
-//! Unregularized, there is no shrinkage to fold into a sum: b_t = b_{t−1} − η_t g_t and its
-//! average is kept as a running mean. Both are O(1) per step.
+//! Unregularized, there is no shrinkage to fold into a sum: b_t = b_{t−1} − r·η_t g_t, with
+//! the bias rate r of [`Schedule::bias_rate`](super::Schedule::bias_rate) (1 by default), and
+//! its average is kept as a running mean. Both are O(1) per step.
 
 /// The bias's running state.
 #[derive(Clone, Copy, Debug)]

@@ -4,6 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
+use rand_core::{Rng, SeedableRng};
+
 use super::casgd::mean_example;
 use super::lookahead::prefetch_upcoming;
 use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
@@ -124,13 +126,15 @@ pub enum ConfigError {
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
     T0(f64),
-    /// The bias rate must be positive and finite, and 1 for a regularized bias, whose steps
-    /// are those of the weights (Lemma 1).
-    #[error(
-        "the bias rate must be a positive finite number, and 1 unless the bias is free \
-         (unregularized), got {0}"
-    )]
+    /// The bias rate must be positive and finite.
+    #[error("the bias rate must be a positive finite number, got {0}")]
     BiasRate(f64),
+    /// A bias rate other than 1 for a regularized bias, whose steps are the weights' (Lemma 1).
+    #[error(
+        "a bias rate of {0} needs a free (unregularized) bias: a regularized bias steps with \
+         the weights"
+    )]
+    RegularizedBiasRate(f64),
     /// There is nothing to learn from.
     #[error("the training data has no rows")]
     NoRows,
@@ -167,17 +171,39 @@ pub enum ConfigError {
 /// η‖x‖² > 2 diverges; the mean one for the Lipschitz losses (hinge, log, absolute, smooth
 /// hinge, ε-insensitive), where an oversized step cannot diverge but only wastes steps undoing
 /// it, and the typical row is what should move by about one unit of margin. The largest norm
-/// needs every row; the mean is taken over [`T0_SAMPLE_ROWS`] rows spread evenly over the data
-/// (all of them in smaller sets), as Bottou's sgd sizes its first step on a sample.
+/// needs every row; the mean is taken over [`T0_SAMPLE_ROWS`] rows spread over the data (all of
+/// them in smaller sets, [`t0_sample`]), as Bottou's sgd sizes its first step on a sample.
 pub fn default_t0<E: Examples>(data: &E, loss: Loss, lambda: f64) -> f64 {
     RowNorms::for_t0(data, loss).default_t0(loss, lambda)
 }
 
 /// Rows whose mean squared norm sets the default t₀ of the Lipschitz losses. A pass over every
-/// row cost 0.055 CPU-s on rcv1-like, 30% of a one-epoch ASGD run (PERF.md, "Online
-/// learners"); the mean of this many rows is within a few per cent of the whole data's, which
-/// a heuristic offset does not notice.
+/// row cost ≈ 0.045 CPU-s on rcv1-like, a quarter of a one-epoch ASGD run (PERF.md, "Online
+/// learners"); a random sample of this many rows has a mean within a few per cent of the
+/// whole data's unless a few rows dominate the norms, and the offset is a heuristic.
 pub const T0_SAMPLE_ROWS: usize = 8192;
+
+/// The rows [`RowNorms::for_t0`] samples from `m` rows, ascending: every row when m ≤
+/// [`T0_SAMPLE_ROWS`], otherwise one row drawn in each of s = [`T0_SAMPLE_ROWS`] equal strata,
+/// row ⌊(j + u_j)·m/s⌋ for j < s, with u_j ∈ [0, 1) from a fixed-seed generator. The draw
+/// within a stratum keeps a periodic pattern of norms (every other row long, say) from being
+/// read at one phase only, as evenly spaced rows would be; the fixed seed keeps t₀, and so
+/// every model, reproducible.
+pub fn t0_sample(m: usize) -> impl Iterator<Item = usize> {
+    let s = m.min(T0_SAMPLE_ROWS);
+    let mut rng = rand_xoshiro::SplitMix64::seed_from_u64(T0_SAMPLE_SEED);
+    (0..s).map(move |j| {
+        if s == m {
+            return j;
+        }
+        let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        // m > s ≥ 1 here: the stratum's point lies in [j·m/s, (j + 1)·m/s) ⊂ [0, m).
+        (((j as f64 + u) * (m as f64 / s as f64)) as usize).min(m - 1)
+    })
+}
+
+/// Seed of [`t0_sample`]'s draws.
+const T0_SAMPLE_SEED: u64 = 0x5EED_0F70;
 
 /// What [`default_t0`] needs to know of the rows: their number, and the largest and the
 /// summed squared norm ‖x_i‖² of the rows measured (every row, or a sample: see
@@ -187,7 +213,8 @@ pub const T0_SAMPLE_ROWS: usize = 8192;
 pub struct RowNorms {
     /// Number of rows m.
     pub rows: f64,
-    /// Number of rows measured.
+    /// Number of rows measured (in a data-parallel combination of sampled shares, the rows
+    /// their means stand for: see [`crate::dist::online::whole_norms`]).
     pub measured: f64,
     /// max ‖x_i‖² over the rows measured.
     pub max: f64,
@@ -203,17 +230,14 @@ impl RowNorms {
     }
 
     /// What [`default_t0`] of `loss` reads: every row for squared and squared-hinge loss (the
-    /// largest norm), otherwise [`T0_SAMPLE_ROWS`] rows spread evenly, rows ⌊j·m/s⌋ for
-    /// j < s = min(m, [`T0_SAMPLE_ROWS`]) (every row when m ≤ s).
+    /// largest norm), otherwise the rows of [`t0_sample`].
     pub fn for_t0<E: Examples>(data: &E, loss: Loss) -> RowNorms {
         match loss {
             Loss::Squared | Loss::SquaredHinge => Self::of(data),
             _ => {
                 let m = data.n_rows();
-                let s = m.min(T0_SAMPLE_ROWS);
-                // j·m/s < m, and j·m ≤ s·m fits in u128 for any usize.
-                let sampled = (0..s).map(|j| (j as u128 * m as u128 / s as u128) as usize);
-                Self::over(data, m, sampled, false)
+                let sampled: Vec<usize> = t0_sample(m).collect();
+                Self::over(data, m, sampled.into_iter(), false)
             }
         }
     }
@@ -387,8 +411,11 @@ pub(crate) fn plan<E: Examples>(
         return Err(ConfigError::NoRows);
     }
     let rate = config.bias_rate;
-    if !(rate > 0.0 && rate.is_finite()) || (config.regularize_bias && rate != 1.0) {
+    if !(rate > 0.0 && rate.is_finite()) {
         return Err(ConfigError::BiasRate(rate));
+    }
+    if config.regularize_bias && rate != 1.0 {
+        return Err(ConfigError::RegularizedBiasRate(rate));
     }
     let t0 = match config.t0 {
         Some(t0) if t0 >= 0.0 && t0.is_finite() => t0,
@@ -531,18 +558,40 @@ mod tests {
     fn the_mean_norm_is_sampled_and_the_largest_read_from_every_row() {
         let s = T0_SAMPLE_ROWS;
         let m = 2 * s + 5;
-        // Rows ⌊j·m/s⌋: row 1 is never sampled, the last sample is row ⌊(s − 1)·m/s⌋.
-        let last = (s - 1) * m / s;
-        let data = rows_of_one(m, &[(1, 100.0), (last, 3.0)]);
-        let sampled = RowNorms::for_t0(&data, Loss::Log);
-        assert_eq!((sampled.rows, sampled.measured), (m as f64, s as f64));
-        assert_eq!((sampled.max, sampled.sum), (9.0, (s - 1) as f64 + 9.0));
+        let sample: Vec<usize> = t0_sample(m).collect();
+        assert_eq!(sample.len(), s);
+        assert!(sample.windows(2).all(|p| p[0] <= p[1]) && sample[s - 1] < m);
+        // One row per stratum [j·m/s, (j + 1)·m/s).
+        for (j, &row) in sample.iter().enumerate() {
+            assert!(
+                j * m / s <= row && row < ((j + 1) * m).div_ceil(s),
+                "stratum {j}: {row}"
+            );
+        }
+        let unsampled = (0..m).find(|i| sample.binary_search(i).is_err()).unwrap();
+        let sampled = sample[s / 2];
+        let data = rows_of_one(m, &[(unsampled, 100.0), (sampled, 3.0)]);
+        let norms = RowNorms::for_t0(&data, Loss::Log);
+        assert_eq!((norms.rows, norms.measured), (m as f64, s as f64));
+        assert_eq!((norms.max, norms.sum), (9.0, (s - 1) as f64 + 9.0));
         let mean = ((s - 1) as f64 + 9.0) / s as f64;
         assert_eq!(default_t0(&data, Loss::Hinge, 0.5), (mean + 1.0) / 0.5);
         let every = RowNorms::for_t0(&data, Loss::Squared);
         assert_eq!(every, RowNorms::of(&data));
         assert_eq!((every.measured, every.max), (m as f64, 10_000.0));
         assert_eq!(default_t0(&data, Loss::SquaredHinge, 0.5), 10_001.0 / 0.5);
+    }
+
+    /// Every other row long: evenly spaced rows ⌊j·m/s⌋ with m = 2s would read only the short
+    /// ones (a mean of 1 against 50.5).
+    #[test]
+    fn a_periodic_pattern_of_norms_is_sampled_at_every_phase() {
+        let m = 2 * T0_SAMPLE_ROWS;
+        let long: Vec<(usize, f64)> = (1..m).step_by(2).map(|i| (i, 10.0)).collect();
+        let data = rows_of_one(m, &long);
+        let norms = RowNorms::for_t0(&data, Loss::Log);
+        let mean = norms.sum / norms.measured;
+        assert!((mean - 50.5).abs() < 0.05 * 50.5, "sampled mean {mean}");
     }
 
     #[test]

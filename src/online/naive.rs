@@ -1,10 +1,11 @@
 //! The O(Tn) baselines (MATH.md §5): SGD, ASGD and CASGD written literally.
 //!
 //! Every step copies the example into a dense vector (centered for CASGD: x − x̄, dense),
-//! shrinks all of [w, b] by 1 − 1/(t + t₀) and adds −η_t g_t [x, 1]; the averaged learners
-//! then update the dense running mean w̄ ← w̄ + (w − w̄)/(t − t_a + 1). They exist to be the
-//! correctness oracle of the O(k) learners (same loss, sampler and schedule, hence the same
-//! steps) and the baseline of the cost comparison; their cost grows as T·n.
+//! shrinks all of [w, b] by 1 − 1/(t + t₀) and adds −η_t g_t [x, 1] (a free bias: no shrink,
+//! and −r·η_t g_t at the bias rate r); the averaged learners then update the dense running
+//! mean w̄ ← w̄ + (w − w̄)/(t − t_a + 1). They exist to be the correctness oracle of the O(k)
+//! learners (same loss, sampler and schedule, hence the same steps) and the baseline of the
+//! cost comparison; their cost grows as T·n.
 
 use sparselin_kernels::{dense, sparse};
 

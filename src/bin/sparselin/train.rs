@@ -108,9 +108,10 @@ pub struct Args {
     #[arg(long)]
     pub steps: Option<u64>,
     /// Step-size offset t₀ in η_t = 1/(λ(t + t₀)); default (‖x‖² + 1)/λ with ‖x‖² the mean
-    /// squared norm of 8,192 rows spread evenly over the data (all rows if fewer; for squared
-    /// and squared-hinge loss the largest norm of every row). 0 is the seed's schedule.
-    #[arg(long)]
+    /// squared norm of 8,192 rows drawn across the data, one per equal stratum, with a fixed
+    /// seed (all rows if fewer; for squared and squared-hinge loss the largest norm of every
+    /// row). 0 is the seed's schedule.
+    #[arg(long, allow_negative_numbers = true)]
     pub t0: Option<f64>,
     /// First step t_a included in the average (averaged algorithms).
     #[arg(long, default_value_t = 1)]
@@ -121,7 +122,7 @@ pub struct Args {
     /// Online learners with --free-bias: the bias steps by RATE·η_t (default 1, the weights'
     /// step). Bottou's svmsgd/svmasgd and scikit-learn on sparse data use 0.01: the one bias
     /// every row moves otherwise jumps by as much per step as a rarely seen weight.
-    #[arg(long, value_name = "RATE")]
+    #[arg(long, value_name = "RATE", allow_negative_numbers = true)]
     pub bias_rate: Option<f64>,
     /// Order of the examples.
     #[arg(long, default_value = "uniform")]
@@ -182,7 +183,7 @@ pub struct Args {
     pub test: Option<PathBuf>,
     /// Print a JSON summary on stdout instead of text. Its `seconds` are the training's own
     /// wall time (set-up and evaluations left out); `cpu_seconds` the process CPU time of the
-    /// whole training call, all threads (the default t₀'s pass and any --test scoring in).
+    /// whole training call, all threads (the default t₀'s rows and any --test scoring in).
     #[arg(long)]
     pub json: bool,
     /// Write the trace, a row per epoch or batch iteration (objective, test error, time), as CSV.
@@ -325,7 +326,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 None => trainer,
             };
             let trainer = match args.bias_rate {
-                Some(rate) => trainer.bias_rate(rate),
+                Some(rate) => trainer.bias_rate(positive("--bias-rate", rate)?),
                 None => trainer,
             };
             let parallel = algorithm.has_hogwild();
