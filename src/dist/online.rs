@@ -408,9 +408,13 @@ mod tests {
             (Algorithm::Casgd, Algorithm::NaiveCasgd),
         ];
         for (fast, naive) in pairs {
-            for (average_start, regularize_bias) in [(1, true), (300, false)] {
+            let mut last_biases = vec![];
+            for (average_start, regularize_bias, bias_rate) in
+                [(1, true, 1.0), (300, false, 1.0), (1, false, 0.01)]
+            {
                 let c = Config {
                     stop: Stop::Steps(500),
+                    bias_rate,
                     ..config(Loss::Log, 1e-2, average_start, regularize_bias)
                 };
                 let runs = threads::run(3, |r| {
@@ -420,10 +424,21 @@ mod tests {
                     (a.snapshot, b.snapshot)
                 });
                 for (a, b) in &runs {
-                    same_iterates(a, b, &format!("{fast} t_a={average_start}"));
+                    same_iterates(
+                        a,
+                        b,
+                        &format!("{fast} t_a={average_start} rate={bias_rate}"),
+                    );
                     assert_eq!(a, &runs[0].0, "every rank holds the same model");
                 }
+                last_biases.push(runs[0].0.last.bias);
             }
+            // The free bias's last iterate at rate 0.01 is elsewhere than at rate 1: the rate
+            // reaches the ranks' learners.
+            let [_, full, slow] = last_biases[..] else {
+                unreachable!("three cases")
+            };
+            assert!((full - slow).abs() > 1e-6, "{fast}: {full} vs {slow}");
         }
     }
 
