@@ -236,8 +236,7 @@ impl RowNorms {
             Loss::Squared | Loss::SquaredHinge => Self::of(data),
             _ => {
                 let m = data.n_rows();
-                let sampled: Vec<usize> = t0_sample(m).collect();
-                Self::over(data, m, sampled.into_iter(), false)
+                Self::over(data, m, t0_sample(m), false)
             }
         }
     }
@@ -247,13 +246,13 @@ impl RowNorms {
     fn over<E: Examples>(
         data: &E,
         total: usize,
-        rows: impl ExactSizeIterator<Item = usize>,
+        rows: impl Iterator<Item = usize>,
         consecutive: bool,
     ) -> RowNorms {
         let data = data.rows();
-        let measured = rows.len();
-        let (mut max, mut sum) = (0.0f64, 0.0f64);
+        let (mut measured, mut max, mut sum) = (0usize, 0.0f64, 0.0f64);
         for i in rows {
+            measured += 1;
             let row = data.row(i);
             if consecutive {
                 row.prefetch_following();
