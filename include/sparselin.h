@@ -58,7 +58,7 @@ typedef struct SlModel SlModel;
 typedef struct SlTrainConfig {
   /**
    * Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-   * `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+   * `dcd`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
    */
   const char *learner;
   /**

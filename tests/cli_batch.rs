@@ -1,4 +1,4 @@
-//! `sparselin train --algo lbfgs|sublbfgs|subgd|bfgs` and `sparselin plot` end to end.
+//! `sparselin train --algo lbfgs|sublbfgs|subgd|bfgs|dcd` and `sparselin plot` end to end.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -64,6 +64,12 @@ fn batch_algorithms_train_trace_and_plot() {
             "{algo}: {baseline} vs {exact}"
         );
     }
+    // Dual coordinate descent reaches the same optimum (its duality gap certifies 1e-9).
+    let dual = json_objective(&train("dcd", "hinge", "1000"));
+    assert!(
+        (dual - exact).abs() <= 1e-7 * exact,
+        "dcd: {dual} vs {exact}"
+    );
     let smooth = json_objective(&train("lbfgs", "log", "1000"));
     assert!(smooth > 0.0);
     let trace = std::fs::read_to_string(p("sublbfgs.csv")).unwrap();
@@ -95,9 +101,23 @@ fn batch_algorithms_train_trace_and_plot() {
     let out = train("sublbfgs", "log", "10");
     assert!(!out.status.success());
     assert!(!Path::new(&p("nothing.model")).exists());
+    let out = train("dcd", "log", "10");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dcd needs hinge or squared-hinge"));
+    // dcd iterates on the dual: no L-BFGS memory, no primal starting point.
+    for flag in [["--memory", "5"], ["--warm-start-epochs", "1"]] {
+        let (data, model) = (p("train.svm"), p("m"));
+        let out =
+            sparselin(&[&["train", &data, "--algo", "dcd", "-o", &model][..], &flag].concat());
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("the primal batch solvers"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     // Nothing to learn from: every batch solver says so, exits non-zero and writes no model.
     std::fs::write(p("empty.svm"), "").unwrap();
-    for algo in ["sublbfgs", "lbfgs", "subgd", "bfgs"] {
+    for algo in ["sublbfgs", "lbfgs", "subgd", "bfgs", "dcd"] {
         let loss = if algo == "lbfgs" { "log" } else { "hinge" };
         let model = p("empty.model");
         let out = sparselin(&[

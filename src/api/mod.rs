@@ -176,7 +176,7 @@ impl FromStr for Learner {
     type Err = String;
 
     /// The command line's names: `sgd`, `asgd`, `casgd`, `naive-sgd`, …, `lbfgs`, `sublbfgs`,
-    /// `subgd`, `bfgs`, `aerr`, `aelr`, `aesvr`.
+    /// `subgd`, `bfgs`, `dcd`, `aerr`, `aelr`, `aesvr`.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Ok(a) = s.parse() {
             return Ok(Learner::Online(a));
@@ -187,7 +187,7 @@ impl FromStr for Learner {
         s.parse().map(Learner::AttributeEfficient).map_err(|_| {
             format!(
                 "unknown learner '{s}' (sgd, asgd, casgd, naive-sgd, naive-asgd, naive-casgd, \
-                 lbfgs, sublbfgs, subgd, bfgs, aerr, aelr, aesvr)"
+                 lbfgs, sublbfgs, subgd, bfgs, dcd, aerr, aelr, aesvr)"
             )
         })
     }

@@ -407,6 +407,7 @@ impl Trainer {
             Learner::Online(a) => (a.averages(), a.has_hogwild()),
             _ => (false, false),
         };
+        let primal = matches!(self.learner, Learner::Batch(a) if a.is_primal());
         // (setting, whether it is set, whether this learner uses it)
         let settings = [
             ("epochs/steps", self.stop.is_some(), online),
@@ -426,10 +427,10 @@ impl Trainer {
             ("a free bias", !self.regularize_bias, online),
             ("bias_rate", self.bias_rate.is_some(), online),
             ("max_iterations", self.max_iterations.is_some(), batch),
-            ("warm_start_epochs", self.warm_start.is_some(), batch),
+            ("warm_start_epochs", self.warm_start.is_some(), primal),
             ("tolerance", self.tolerance.is_some(), batch),
-            ("memory", self.memory.is_some(), batch),
-            ("exact_direction", self.exact_direction, batch),
+            ("memory", self.memory.is_some(), primal),
+            ("exact_direction", self.exact_direction, primal),
             ("attributes", self.attributes.is_some(), lao),
             ("radius", self.radius.is_some(), lao),
             ("eta", self.eta.is_some(), lao),

@@ -7,6 +7,8 @@
 //! * [`sublbfgs`] — subLBFGS for hinge and absolute loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
+//! * [`dcd`] — dual coordinate descent for hinge and squared hinge, certified by its duality
+//!   gap: the solver for margin-dominated data, where subLBFGS is slow.
 //! * [`line_search`] — the three line searches; [`kink_bracket`] — the exact one across ranks.
 //!
 //! Every solver runs unchanged across processes on an [`Objective::distributed`]: its sums over
@@ -16,8 +18,10 @@
 //! g ∈ ∂J(w) it knows: since J is λ-strongly convex, J(w) − J* ≤ ‖g‖²/(2λ) for every such g, so
 //! `gap ≤ tol·J` certifies a relative suboptimality below `tol`. That certificate is the main
 //! stopping rule; the others are no relative decrease above `ftol` in an iteration, no descent
-//! direction (subLBFGS, after clearing its memory once), and `max_iter`.
+//! direction (subLBFGS, after clearing its memory once), and `max_iter`. Dual coordinate
+//! descent certifies by its duality gap instead, which bounds J(w) − J* as well.
 
+pub mod dcd;
 #[cfg(test)]
 mod distributed_tests;
 pub mod kink_bracket;
@@ -50,6 +54,16 @@ pub enum Algorithm {
     SubGd,
     /// BFGS (limited memory) with the loss's own derivative and weak Wolfe: the naive baseline.
     Bfgs,
+    /// Dual coordinate descent: hinge and squared hinge, one process.
+    Dcd,
+}
+
+impl Algorithm {
+    /// Whether the solver iterates on w (and so can start from a given w₀ and uses the L-BFGS
+    /// memory where it has one); dual coordinate descent iterates on the dual variables.
+    pub fn is_primal(self) -> bool {
+        self != Algorithm::Dcd
+    }
 }
 
 impl fmt::Display for Algorithm {
@@ -59,6 +73,7 @@ impl fmt::Display for Algorithm {
             Algorithm::SubLbfgs => "sublbfgs",
             Algorithm::SubGd => "subgd",
             Algorithm::Bfgs => "bfgs",
+            Algorithm::Dcd => "dcd",
         })
     }
 }
@@ -72,8 +87,9 @@ impl FromStr for Algorithm {
             "sublbfgs" => Ok(Algorithm::SubLbfgs),
             "subgd" => Ok(Algorithm::SubGd),
             "bfgs" => Ok(Algorithm::Bfgs),
+            "dcd" => Ok(Algorithm::Dcd),
             _ => Err(format!(
-                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs)"
+                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd)"
             )),
         }
     }
@@ -360,6 +376,19 @@ pub fn solve<E: Examples>(
             lbfgs::Wolfe::Weak,
             &mut tracker,
         )?),
+        Algorithm::Dcd if dcd::dual_box(loss, 1.0).is_none() => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "hinge or squared-hinge",
+            loss,
+        }),
+        Algorithm::Dcd if objective.reducer().size() > 1 => Err(SolveError::BadOption(
+            "dcd runs in one process: its coordinate steps follow one another".into(),
+        )),
+        Algorithm::Dcd if options.w0.is_some() => Err(SolveError::BadOption(
+            "dcd starts from the dual variables at 0 (w = 0): a starting point w₀ does not apply"
+                .into(),
+        )),
+        Algorithm::Dcd => Ok(dcd::solve(objective, options, &mut tracker)?),
     }
 }
 

@@ -83,6 +83,11 @@ impl<'a, E: Examples> Objective<'a, E> {
         }
     }
 
+    /// The local rows, for a solver that visits them one at a time.
+    pub fn rows(&self) -> &E::Rows<'a> {
+        &self.data
+    }
+
     /// The reducer completing the sums over rows.
     pub fn reducer(&self) -> &'a dyn Reducer {
         self.reducer

@@ -18,8 +18,10 @@ enum Users {
     Averaging,
     /// The Hogwild learners: sgd, asgd, casgd.
     Hogwild,
-    /// lbfgs, sublbfgs, subgd, bfgs.
+    /// lbfgs, sublbfgs, subgd, bfgs, dcd.
     Batch,
+    /// The batch solvers that iterate on w: lbfgs, sublbfgs, subgd, bfgs.
+    Primal,
     /// sublbfgs.
     SubLbfgs,
     /// The online learners and the batch solvers (those with λ and a bias).
@@ -34,12 +36,14 @@ impl Users {
     fn include(self, algo: Algo) -> bool {
         use Algo::*;
         let online = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
-        let batch = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs);
+        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs);
+        let batch = primal || algo == Dcd;
         match self {
             Users::Online => online,
             Users::Averaging => matches!(algo, Asgd | Casgd | NaiveAsgd | NaiveCasgd),
             Users::Hogwild => matches!(algo, Sgd | Asgd | Casgd),
             Users::Batch => batch,
+            Users::Primal => primal,
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
@@ -52,7 +56,8 @@ impl Users {
             Users::Online => "the online learners (sgd, asgd, casgd and their naive baselines)",
             Users::Averaging => "the averaging learners (asgd, casgd, naive-asgd, naive-casgd)",
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
-            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs)",
+            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd)",
+            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
@@ -75,9 +80,9 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("local_steps", Users::Online),
     ("averages_per_epoch", Users::Online),
     ("max_iter", Users::Batch),
-    ("warm_start_epochs", Users::Batch),
+    ("warm_start_epochs", Users::Primal),
     ("tol", Users::Batch),
-    ("memory", Users::Batch),
+    ("memory", Users::Primal),
     ("exact_direction", Users::SubLbfgs),
     ("lambda", Users::Regularized),
     ("free_bias", Users::Regularized),
@@ -167,7 +172,7 @@ mod tests {
         assert_eq!(
             refusal(&["--algo", "asgd", "--max-iter", "5"]),
             "--max-iter does not apply to --algo asgd: it is for the batch solvers (lbfgs, \
-             sublbfgs, subgd, bfgs)"
+             sublbfgs, subgd, bfgs, dcd)"
         );
         assert!(refusal(&["--algo", "lbfgs", "--epochs", "3"]).starts_with("--epochs does not"));
         assert!(refusal(&["--algo", "lbfgs", "--exact-direction"]).contains("for sublbfgs"));

@@ -47,6 +47,9 @@ pub enum Algo {
     Subgd,
     /// Batch BFGS (limited memory) on the raw subgradient, weak Wolfe (baseline).
     Bfgs,
+    /// Batch dual coordinate descent (hinge, squared hinge), certified by its duality gap: the
+    /// fast exact solver where many rows sit on the margin (small or separable data).
+    Dcd,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
     Aerr,
@@ -83,15 +86,16 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
-    /// Batch solvers: iteration limit.
+    /// Batch solvers: iteration limit (dcd: epochs over the rows it has not set aside).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
     /// Batch solvers: start from the model of N epochs of ASGD (same loss, λ and seed; in a
     /// distributed run, averaged across the ranks every epoch) instead of from zero.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub warm_start_epochs: Option<u64>,
-    /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g (a certificate that
-    /// J is within a factor 1 + tol of its minimum).
+    /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd once the
+    /// duality gap ≤ tol·J (either a certificate that J is within a factor 1 + tol of its
+    /// minimum).
     #[arg(long, default_value_t = 1e-9)]
     pub tol: f64,
     /// subLBFGS: continue direction finding past the first descent direction until its duality
@@ -242,6 +246,7 @@ impl Algo {
             Algo::Sublbfgs => Learner::Batch(B::SubLbfgs),
             Algo::Subgd => Learner::Batch(B::SubGd),
             Algo::Bfgs => Learner::Batch(B::Bfgs),
+            Algo::Dcd => Learner::Batch(B::Dcd),
             Algo::Aerr => Learner::AttributeEfficient(L::Aerr),
             Algo::Aelr => Learner::AttributeEfficient(L::Aelr),
             Algo::Aesvr => Learner::AttributeEfficient(L::Aesvr),
@@ -343,22 +348,26 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 }
             }
         }
-        Learner::Batch(_) => {
+        Learner::Batch(algorithm) => {
             let trainer = match args.warm_start_epochs {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
                 None => trainer,
             };
-            match args.threads {
+            let trainer = match args.threads {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
                 None => trainer,
             }
+            .loss(args.loss)
+            .regularize_bias(!args.free_bias)
+            .max_iterations(args.max_iter)
+            .tolerance(args.tol);
+            match algorithm.is_primal() {
+                true => trainer
+                    .memory(args.memory)
+                    .exact_direction(args.exact_direction),
+                false => trainer,
+            }
         }
-        .loss(args.loss)
-        .regularize_bias(!args.free_bias)
-        .max_iterations(args.max_iter)
-        .tolerance(args.tol)
-        .memory(args.memory)
-        .exact_direction(args.exact_direction),
         Learner::AttributeEfficient(algo) => {
             // The flags are checked here to name them; the library checks the values again.
             let trainer = match args.attributes {

@@ -1,0 +1,306 @@
+//! Dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan, ICML 2008) for hinge
+//! and squared-hinge loss: the batch solver for margin-dominated problems, where many rows sit
+//! on their kink at the optimum and subLBFGS must land them there one line search at a time
+//! (PERF.md "Batch solvers").
+//!
+//! With C = 1/(λm), J(w) = λ·P(w) for P(w) = ½‖w‖² + C Σ_i ℓ(w·x_i, y_i) (the bias a feature of
+//! value 1, as in the other solvers), whose dual is
+//!
+//! ```text
+//! min over 0 ≤ α_i ≤ U of F(α) = ½‖w(α)‖² + ½ D Σ_i α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
+//! ```
+//!
+//! with U = C, D = 0 for hinge loss and U = ∞, D = 1/(2C) for squared hinge. A step minimizes F
+//! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
+//! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
+//! pushing it outward is left out of the following epochs (shrinking) until the rest has
+//! converged, when every row is checked again.
+//!
+//! The certificate is the duality gap: by weak duality P(w(α)) + F(α) ≥ P(w(α)) − min P ≥ 0,
+//! so `gap` = λ(P(w) + F(α)) = J(w) + λF(α) bounds J(w) − J*, the promise every solver's gap
+//! makes (`batch` module docs), and it reaches 0 at the optimum whatever the kinks. It costs a
+//! product X·w, so it is measured after every pass's worth of steps, or when an epoch over
+//! every row has met the paper's stopping rule (the spread of the projected gradients below
+//! a threshold, which then shrinks tenfold while the gap is above the tolerance).
+
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sparselin_kernels::{dense, sparse};
+
+use super::objective::Objective;
+use super::{Options, Progress, Solution, Stop, Tracker};
+use crate::data::Examples;
+use crate::loss::Loss;
+use crate::memory::{self, AllocError};
+
+/// Seed of the visiting order: the same data and settings give the same model, bit for bit.
+const ORDER_SEED: u64 = 0x6463_645f_6f72_6465;
+
+/// The first spread of projected gradients (PG_max − PG_min over an epoch, in the dual
+/// gradient's units, where 1 is a whole margin) at which an epoch over every row counts as
+/// converged: liblinear's default tolerance for this solver.
+const FIRST_SPREAD: f64 = 0.1;
+
+/// Below this spread the coordinate steps are down to rounding: a gap still above the
+/// tolerance then stops the solver as stalled.
+const LAST_SPREAD: f64 = 1e-15;
+
+/// Steps smaller than this projected gradient are not taken (they would change α_i by
+/// rounding only).
+const NEGLIGIBLE_GRADIENT: f64 = 1e-12;
+
+/// The box and diagonal of the dual of `loss`, for C = 1/(λm): (U, D). `None` for a loss
+/// this solver does not handle.
+pub fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
+    match loss {
+        Loss::Hinge => Some((c, 0.0)),
+        Loss::SquaredHinge => Some((f64::INFINITY, 0.5 / c)),
+        _ => None,
+    }
+}
+
+/// A uniform integer in [0, bound) from 64 random bits (multiply-shift).
+fn below(rng: &mut Xoshiro256PlusPlus, bound: usize) -> usize {
+    ((u128::from(rng.next_u64()) * bound as u128) >> 64) as usize
+}
+
+/// The dual variables, the weights w(α) they define, and what each step needs.
+struct Dual<'o, 'a, E: Examples + 'a> {
+    objective: &'o Objective<'a, E>,
+    alpha: Vec<f64>,
+    w: Vec<f64>,
+    /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D: the curvature of F along α_i.
+    curvature: Vec<f64>,
+    upper: f64,
+    diagonal: f64,
+}
+
+impl<E: Examples> Dual<'_, '_, E> {
+    /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i.
+    fn gradient(&self, i: usize) -> f64 {
+        let row = self.objective.rows().row(i);
+        let n = row_features(self.objective);
+        let mut score = sparse::dot(&self.w[..n], row.indices, row.values);
+        if self.objective.has_bias() {
+            score += self.w[n];
+        }
+        self.objective.targets()[i] * score - 1.0 + self.diagonal * self.alpha[i]
+    }
+
+    /// α_i moved to the minimizer of F along it, w kept equal to w(α).
+    fn step(&mut self, i: usize, gradient: f64) {
+        let old = self.alpha[i];
+        // Q̄_ii = 0 only for an empty row of hinge loss without a bias: F falls along α_i
+        // without end, so α_i goes to U (the quotient is −∞, clamped).
+        let new = (old - gradient / self.curvature[i]).clamp(0.0, self.upper);
+        self.alpha[i] = new;
+        let change = (new - old) * self.objective.targets()[i];
+        let row = self.objective.rows().row(i);
+        let n = row_features(self.objective);
+        sparse::axpy(change, row.indices, row.values, &mut self.w[..n]);
+        if self.objective.has_bias() {
+            self.w[n] += change;
+        }
+    }
+
+    /// J(w) and the duality gap J(w) + λF(α) (never below 0: rounding could take it there).
+    fn measure(&self) -> (f64, f64) {
+        let objective = self.objective;
+        let value = objective.value(&self.w, &objective.product(&self.w));
+        let squares = if self.diagonal > 0.0 {
+            self.alpha.iter().map(|a| a * a).sum::<f64>()
+        } else {
+            0.0
+        };
+        let dual = 0.5 * dense::norm2(&self.w) + 0.5 * self.diagonal * squares
+            - self.alpha.iter().sum::<f64>();
+        (value, (value + objective.lambda() * dual).max(0.0))
+    }
+}
+
+/// The feature count of the rows (w's length without the bias).
+fn row_features<E: Examples>(objective: &Objective<'_, E>) -> usize {
+    objective.dim() - usize::from(objective.has_bias())
+}
+
+/// Dual coordinate descent from α = 0 (so w = 0). The objective must be local (one rank) and
+/// its loss hinge or squared hinge: [`super::solve`] checks both.
+pub fn solve<E: Examples>(
+    objective: &Objective<'_, E>,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Result<Solution, AllocError> {
+    let m = objective.n_rows();
+    let c = 1.0 / (objective.lambda() * m as f64);
+    let (upper, diagonal) = dual_box(objective.loss(), c).expect("checked by batch::solve");
+    let rows = objective.rows();
+    let bias = f64::from(u8::from(objective.has_bias()));
+    let mut curvature = memory::filled("row norms", m, 0.0)?;
+    for (i, q) in curvature.iter_mut().enumerate() {
+        *q = rows.row(i).norm2() + bias + diagonal;
+    }
+    let mut dual = Dual {
+        objective,
+        alpha: memory::filled("dual variables", m, 0.0)?,
+        w: memory::filled("weights", objective.dim(), 0.0)?,
+        curvature,
+        upper,
+        diagonal,
+    };
+    let mut active: Vec<usize> = (0..m).collect();
+    let mut active_len = m;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
+    // Rows at a bound whose gradient passes these thresholds of the previous epoch are left
+    // out (the paper's shrinking); infinite: none is.
+    let (mut shrink_above, mut shrink_below) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut spread = FIRST_SPREAD;
+    let (mut value, mut gap) = dual.measure();
+    tracker.passes += 1.0;
+    let mut iteration = 0;
+    let stop = loop {
+        tracker.report(Progress::new(iteration, value, gap, &dual.w));
+        if let Some(stop) = options.converged(iteration, value, gap) {
+            break stop;
+        }
+        if spread < LAST_SPREAD {
+            break Stop::Stalled;
+        }
+        // Epochs until a pass's worth of steps is done or an epoch over every row meets the
+        // spread; then the gap is measured.
+        let mut visited = 0;
+        let mut met_spread = false;
+        while visited < m && iteration < options.max_iter {
+            let every_row = active_len == m;
+            for k in 0..active_len.saturating_sub(1) {
+                let j = k + below(&mut rng, active_len - k);
+                active.swap(k, j);
+            }
+            visited += active_len;
+            let (mut largest, mut smallest) = (f64::NEG_INFINITY, f64::INFINITY);
+            let mut s = 0;
+            while s < active_len {
+                let i = active[s];
+                let gradient = dual.gradient(i);
+                let projected = if dual.alpha[i] == 0.0 {
+                    if gradient > shrink_above {
+                        active_len -= 1;
+                        active.swap(s, active_len);
+                        continue;
+                    }
+                    gradient.min(0.0)
+                } else if dual.alpha[i] == upper {
+                    if gradient < shrink_below {
+                        active_len -= 1;
+                        active.swap(s, active_len);
+                        continue;
+                    }
+                    gradient.max(0.0)
+                } else {
+                    gradient
+                };
+                largest = largest.max(projected);
+                smallest = smallest.min(projected);
+                if projected.abs() > NEGLIGIBLE_GRADIENT {
+                    dual.step(i, gradient);
+                }
+                s += 1;
+            }
+            iteration += 1;
+            if largest - smallest <= spread {
+                if every_row {
+                    met_spread = true;
+                    break;
+                }
+                // Converged on the rows kept: every row is checked again.
+                active_len = m;
+                (shrink_above, shrink_below) = (f64::INFINITY, f64::NEG_INFINITY);
+            } else {
+                shrink_above = if largest <= 0.0 {
+                    f64::INFINITY
+                } else {
+                    largest
+                };
+                shrink_below = if smallest >= 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    smallest
+                };
+            }
+        }
+        tracker.passes += visited as f64 / m as f64 + 1.0;
+        (value, gap) = dual.measure();
+        if met_spread && gap > options.tol * value.abs() {
+            spread *= 0.1;
+        }
+    };
+    Ok(Solution {
+        objective: value,
+        w: dual.w,
+        iterations: iteration,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::{self, Algorithm, SolveError};
+    use crate::data::{CsrMatrix, ValueVec};
+
+    /// One example x = (2), y = +1, no bias: J(w) = (λ/2)w² + max(0, 1 − 2w) is least at the
+    /// kink w* = 1/2 (for λ ≤ 8), J* = λ/8, where α* = 1/4 lies inside the box [0, 1/λ]: one
+    /// coordinate step lands on it and closes the duality gap.
+    #[test]
+    fn one_step_lands_on_a_kinked_optimum_and_closes_the_gap() {
+        let data =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
+        let lambda = 0.5;
+        let objective = Objective::new(&data, Loss::Hinge, lambda, false);
+        let mut gaps = Vec::new();
+        let solution = batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |p| {
+            gaps.push(p.gap)
+        })
+        .unwrap();
+        assert_eq!(solution.w, [0.5]);
+        assert_eq!(solution.objective, lambda / 8.0);
+        assert_eq!(solution.stop, Stop::Converged);
+        // At α = 0 the gap is J(0) − 0 = 1; after the step, 0.
+        assert_eq!(gaps, [1.0, 0.0]);
+    }
+
+    /// Squared hinge on the same example: J(w) = (λ/2)w² + (1 − 2w)² for w < 1/2, least at
+    /// w* = 4/(λ + 8); the dual has no upper bound and D = 1/(2C) = λ/2.
+    #[test]
+    fn squared_hinge_reaches_its_closed_form_optimum() {
+        let data =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
+        let lambda = 0.5;
+        let objective = Objective::new(&data, Loss::SquaredHinge, lambda, false);
+        let solution =
+            batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |_| {}).unwrap();
+        let w = 4.0 / (lambda + 8.0);
+        let optimum = 0.5 * lambda * w * w + (1.0 - 2.0 * w).powi(2);
+        assert!((solution.w[0] - w).abs() <= 1e-15, "{:?}", solution.w);
+        assert!((solution.objective - optimum).abs() <= 1e-15 * optimum);
+        assert_eq!(solution.stop, Stop::Converged);
+    }
+
+    #[test]
+    fn other_losses_and_starting_points_are_refused() {
+        let data =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
+        let log = Objective::new(&data, Loss::Log, 0.5, false);
+        let refused = batch::solve(Algorithm::Dcd, &log, &Options::default(), &mut |_| {});
+        assert!(matches!(refused, Err(SolveError::WrongLoss { .. })));
+        let hinge = Objective::new(&data, Loss::Hinge, 0.5, false);
+        let warm = Options {
+            w0: Some(vec![0.25]),
+            ..Options::default()
+        };
+        let refused = batch::solve(Algorithm::Dcd, &hinge, &warm, &mut |_| {});
+        assert!(
+            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("starting point")),
+            "{refused:?}"
+        );
+    }
+}
