@@ -1,22 +1,28 @@
 #!/usr/bin/env python3
-"""subLBFGS against liblinear -s 3 on every real classification set, to 1e-2, 1e-4, 1e-6.
+"""subLBFGS and dcd against liblinear -s 3 on every real classification set, to 1e-2, 1e-4, 1e-6.
 
 For each set of `../shared/data` (or those named with --sets) and each λ of --lambdas:
 
 * J* is the lowest objective J(w, b) = (λ/2)(‖w‖² + b²) + mean hinge (MATH.md §1, the bias
-  regularized, as liblinear's -B 1 does) seen from liblinear at any -e of its ladder or from a
-  reference subLBFGS run of --reference-iter iterations, whichever is lower (column "J* by").
-* sparselin: `train SET --algo sublbfgs --loss hinge --lambda λ --tol 0 --trace` with
+  regularized, as liblinear's -B 1 does) seen anywhere: liblinear at any -e of its ladder, the
+  timed runs, or a reference dcd run of up to --reference-iter epochs (column "J* by"). dcd's
+  duality gap bounds J* from below; "certified to" is (J* − that bound)/J*, and a target it
+  does not beat tenfold is not timed. Every program reads the values in f64 (sparselin from a
+  `convert --values f64` dataset), so all solve the same problem.
+* sparselin: `train SET --algo sublbfgs|dcd --loss hinge --lambda λ --tol T --trace` (T = 0
+  for subLBFGS, 1e-7 for dcd, whose gap then certifies every target) with
   `--threads 1` and with `--threads 2`; the time to a target is the trace's `seconds` (solver
-  only, loading excluded) at the first iteration whose J is within the target of J*.
+  only, loading excluded) at the first report (a subLBFGS iteration, a dcd measurement of its
+  gap) whose J is within the target of J*.
 * liblinear: `liblinear-train -s 3 -B 1 -c 1/(λm) -e E` over a ladder of E; its `train()` call
   alone is timed in CPU seconds by an LD_PRELOAD shim (no parsing, no model writing; it is
   single-threaded, so CPU is its wall time), and J is computed here from its model file. Its
   time to a target is that of the first (largest) E whose model is within the target. A "cap"
   after its -e says that run stopped at liblinear's iteration limit, not at its tolerance.
 
-Each run is repeated --rounds times, alternating the three programs; medians are reported.
-Columns "÷ ll" are sparselin's time over liblinear's ("> 1" means liblinear got there first).
+Each run is repeated --rounds times, alternating the programs; medians are reported. Columns
+"÷ ll" are sparselin's time over liblinear's, at 1 / 2 threads ("> 1": liblinear got there
+first).
 
     python3 benches/sublbfgs_real_sets.py --sparselin target/release/sparselin --rounds 5
 """
@@ -101,22 +107,23 @@ def run(cmd, env=None):
     return done
 
 
-def sparselin_trace(binary, data, features, lam, threads, max_iter, work):
-    """[(seconds, J)] of one subLBFGS run, one entry per iteration."""
+def sparselin_trace(binary, data, lam, algo, threads, max_iter, work, tol=0.0):
+    """[(seconds, J, gap)] of one run of `algo`, one entry per report (an iteration of
+    subLBFGS, a measurement of dcd)."""
     trace = os.path.join(work, "trace.csv")
-    run([binary, "train", data, "--features", str(features), "--algo", "sublbfgs", "--loss",
-         "hinge", "--lambda", str(lam), "--tol", "0", "--max-iter", str(max_iter),
-         "--threads", str(threads), "--quiet", "--trace", trace,
-         "-o", os.path.join(work, "sparselin.model")])
+    run([binary, "train", data, "--algo", algo, "--loss", "hinge", "--lambda", str(lam),
+         "--tol", str(tol), "--max-iter", str(max_iter), "--threads", str(threads), "--quiet",
+         "--trace", trace, "-o", os.path.join(work, "sparselin.model")])
     with open(trace) as f:
         header = f.readline().strip().split(",")
-        s, j = header.index("seconds"), header.index("train_objective")
-        return [(float(r[s]), float(r[j])) for r in (line.strip().split(",") for line in f)]
+        s, j, g = (header.index(k) for k in ("seconds", "train_objective", "gap"))
+        return [(float(r[s]), float(r[j]), float(r[g]))
+                for r in (line.strip().split(",") for line in f)]
 
 
 def first_time(points, j_star, target):
-    """The time of the first (time, J) point within target of J*, or None."""
-    for seconds, j in points:
+    """The time of the first (time, J, …) point within target of J*, or None."""
+    for seconds, j, *_ in points:
         if (j - j_star) / j_star <= target:
             return seconds
     return None
@@ -143,8 +150,11 @@ def main():
     parser.add_argument("--lambdas", default="1e-2,1e-4")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-iter", type=int, default=400, help="iterations of the timed runs")
-    parser.add_argument("--reference-iter", type=int, default=3000,
-                        help="iterations of the one untimed subLBFGS run that J* also draws on")
+    parser.add_argument("--dcd-max-iter", type=int, default=20000,
+                        help="epochs of the timed dcd runs")
+    parser.add_argument("--reference-iter", type=int, default=20000,
+                        help="epochs of the one untimed dcd run (to a gap of 1e-12·J) that "
+                        "certifies J*")
     parser.add_argument("--json", help="also write the table's numbers here")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="sublbfgs_real_sets_")
@@ -153,33 +163,42 @@ def main():
         f.write(SHIM)
     run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
 
-    print("| set | rows | features | λ | J* | J* by | target | subLBFGS it. | 1 thread ms "
-          "| 2 threads ms | liblinear -e | liblinear ms | 1 thread ÷ ll | 2 threads ÷ ll |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| set | rows | features | λ | J* | J* by | certified to | target | subLBFGS it. "
+          "| subLBFGS ms, 1 / 2 threads | dcd ms, 1 / 2 threads | liblinear -e | liblinear ms "
+          "| subLBFGS ÷ ll | dcd ÷ ll |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     records = []
+    runs = [(algo, threads) for algo in ("sublbfgs", "dcd") for threads in (1, 2)]
     for name in args.sets.split(","):
         folder = os.path.join(args.data_root, name)
         if name == "heart_scale":
-            gz, features = None, 13
+            features = 13
             svm = os.path.join(folder, "heart_scale")
         else:
-            gz = os.path.join(folder, "train.svm.gz")
             with open(os.path.join(folder, "meta.json")) as f:
                 features = json.load(f)["features"]
             svm = os.path.join(work, f"{name}.svm")
             with open(svm, "w") as out:
-                subprocess.run(["gunzip", "-c", gz], stdout=out, check=True)
+                subprocess.run(["gunzip", "-c", os.path.join(folder, "train.svm.gz")],
+                               stdout=out, check=True)
         labels, rows = read_svm(svm, features)
         m = len(labels)
+        # The values in f64, as liblinear and this script read them: the same problem.
+        data = os.path.join(work, f"{name}.data")
+        run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
+             str(features)])
         for lam in (float(x) for x in args.lambdas.split(",")):
             c = repr(1.0 / (lam * m))
             ll_cpu = {e: [] for e in EPS_LADDER}
             ll_j, ll_capped = {}, {}
-            sl = {1: [], 2: []}
+            traces = {key: [] for key in runs}
             for _ in range(args.rounds):
-                for threads in (1, 2):
-                    sl[threads].append(sparselin_trace(args.sparselin, svm, features, lam,
-                                                       threads, args.max_iter, work))
+                for algo, threads in runs:
+                    # dcd may stop once its gap certifies a tenth of the smallest target.
+                    iterations, tol = ((args.max_iter, 0.0) if algo == "sublbfgs"
+                                       else (args.dcd_max_iter, 0.1 * min(TARGETS)))
+                    traces[algo, threads].append(sparselin_trace(
+                        args.sparselin, data, lam, algo, threads, iterations, work, tol))
                 for e in EPS_LADDER:
                     model = os.path.join(work, "liblinear.model")
                     done = run(["liblinear-train", "-s", "3", "-c", c, "-B", "1", "-e", e,
@@ -190,29 +209,46 @@ def main():
                     if e not in ll_j:
                         w, b = liblinear_weights(model, features)
                         ll_j[e] = objective(w, b, lam, labels, rows)
-            reference = sparselin_trace(args.sparselin, svm, features, lam, 2,
-                                        args.reference_iter, work)
-            j_ll, j_sl = min(ll_j.values()), min(j for _, j in reference)
-            j_star, j_by = (j_ll, "liblinear") if j_ll <= j_sl else (j_sl, "subLBFGS")
-            # The J of every iteration is the same in every run and at any thread count
-            # (the evaluation is bit-identical); only the seconds differ.
-            iterations = [(i, j) for i, (_, j) in enumerate(sl[1][0])]
+            reference = sparselin_trace(args.sparselin, data, lam, "dcd", 2,
+                                        args.reference_iter, work, tol=1e-12)
+            dcd = traces["dcd", 1] + [reference]
+            seen = [(min(ll_j.values()), "liblinear"),
+                    (min(j for t in traces["sublbfgs", 1] for _, j, _ in t), "subLBFGS"),
+                    (min(j for t in dcd for _, j, _ in t), "dcd")]
+            j_star, j_by = min(seen)
+            # dcd's duality gap bounds J* from below: J − gap ≤ J* at every report.
+            lower = max(j - g for t in dcd for _, j, g in t)
+            certified = max(0.0, (j_star - lower) / j_star)
+            # The J of every subLBFGS iteration is the same in every run and at any thread
+            # count (the evaluation is bit-identical); only the seconds differ.
+            iterations = [(i, j) for i, (_, j, _) in enumerate(traces["sublbfgs", 1][0])]
             for target in TARGETS:
+                if certified > 0.1 * target:
+                    # J* is not known to a tenth of the target: no time to it is claimed.
+                    print(f"| {name} | {m} | {features} | {lam:g} | {j_star:.10g} | {j_by} | "
+                          f"{certified:.0e} | {target:g} | J* not certified to a tenth of "
+                          "the target |||||||", flush=True)
+                    continue
                 it = first_time(iterations, j_star, target)
-                t1 = median_or_none([first_time(t, j_star, target) for t in sl[1]])
-                t2 = median_or_none([first_time(t, j_star, target) for t in sl[2]])
+                t = {key: median_or_none([first_time(x, j_star, target) for x in traces[key]])
+                     for key in runs}
                 reached = [e for e in EPS_LADDER if (ll_j[e] - j_star) / j_star <= target]
                 e = reached[0] if reached else None
                 tl = statistics.median(ll_cpu[e]) if e else None
                 cap = " (cap)" if e and ll_capped[e] else ""
+                pair = lambda algo, f: f"{f(t[algo, 1])} / {f(t[algo, 2])}"
                 print(f"| {name} | {m} | {features} | {lam:g} | {j_star:.10g} | {j_by} | "
-                      f"{target:g} | {'—' if it is None else it} | {fmt(t1)} | {fmt(t2)} | "
-                      f"{e + cap if e else '—'} | "
-                      f"{fmt(tl)} | {ratio(t1, tl)} | {ratio(t2, tl)} |", flush=True)
+                      f"{certified:.0e} | {target:g} | {'—' if it is None else it} | "
+                      f"{pair('sublbfgs', fmt)} | {pair('dcd', fmt)} | "
+                      f"{e + cap if e else '—'} | {fmt(tl)} | "
+                      f"{pair('sublbfgs', lambda x: ratio(x, tl))} | "
+                      f"{pair('dcd', lambda x: ratio(x, tl))} |", flush=True)
                 records.append(dict(set=name, rows=m, features=features, lam=lam,
-                                    j_star=j_star, j_star_by=j_by, target=target, iterations=it,
-                                    sparselin_1=t1, sparselin_2=t2, liblinear_eps=e,
-                                    liblinear_capped=bool(e and ll_capped[e]), liblinear=tl))
+                                    j_star=j_star, j_star_by=j_by, certified=certified,
+                                    target=target, iterations=it,
+                                    seconds={f"{a}_{n}": t[a, n] for a, n in runs},
+                                    liblinear_eps=e, liblinear=tl,
+                                    liblinear_capped=bool(e and ll_capped[e])))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)

@@ -52,9 +52,10 @@ pub(crate) fn prefetch_in_order<E: Examples>(data: &E, order: &[u32], next: usiz
     prefetch_rows_ahead(data, |ahead| order.get(next + ahead).map(|&i| i as usize));
 }
 
-/// The two stages, given the row of the step `ahead` + 1 steps from now (`None`: none).
+/// The two stages, given the row of the step `ahead` + 1 steps from now (`None`: none). Also
+/// for the batch solvers that visit rows in a random order (dual coordinate descent).
 #[inline(always)]
-fn prefetch_rows_ahead<E: Examples>(data: &E, row: impl Fn(usize) -> Option<usize>) {
+pub(crate) fn prefetch_rows_ahead<E: Examples>(data: &E, row: impl Fn(usize) -> Option<usize>) {
     if let Some(i) = row(EXTENT_AHEAD) {
         data.prefetch_extent(i);
     }

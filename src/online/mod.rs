@@ -11,7 +11,7 @@ mod bias;
 mod casgd;
 mod driver;
 pub mod hogwild;
-mod lookahead;
+pub(crate) mod lookahead;
 mod naive;
 pub mod sampling;
 pub mod schedule;
