@@ -24,16 +24,18 @@
 //! the projected gradients below a threshold, which then shrinks tenfold while the gap is
 //! above the tolerance).
 
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::{dense, sparse};
 
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
+use crate::data::Row;
 use crate::loss::Loss;
 use crate::memory::{self, AllocError};
 use crate::online::lookahead::prefetch_rows_ahead;
+use crate::online::sampling::bounded;
 
 /// Seed of the visiting order: the same data and settings give the same model, bit for bit.
 const ORDER_SEED: u64 = 0x6463_645f_6f72_6465;
@@ -64,17 +66,12 @@ const PASSES_PER_MEASUREMENT: usize = 3;
 
 /// The box and diagonal of the dual of `loss`, for C = 1/(λm): (U, D). `None` for a loss
 /// this solver does not handle.
-pub fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
+pub(super) fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
     match loss {
         Loss::Hinge => Some((c, 0.0)),
         Loss::SquaredHinge => Some((f64::INFINITY, 0.5 / c)),
         _ => None,
     }
-}
-
-/// A uniform integer in [0, bound) from 64 random bits (multiply-shift).
-fn below(rng: &mut Xoshiro256PlusPlus, bound: usize) -> usize {
-    ((u128::from(rng.next_u64()) * bound as u128) >> 64) as usize
 }
 
 /// The dual variables, the weights w(α) they define, and what each step needs.
@@ -89,9 +86,8 @@ struct Dual<'o, 'a, E: Examples + 'a> {
 }
 
 impl<E: Examples> Dual<'_, '_, E> {
-    /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i.
-    fn gradient(&self, i: usize) -> f64 {
-        let row = self.objective.rows().row(i);
+    /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i, `row` being x_i.
+    fn gradient(&self, i: usize, row: &Row<'_>) -> f64 {
         let n = row_features(self.objective);
         let mut score = sparse::dot(&self.w[..n], row.indices, row.values);
         if self.objective.has_bias() {
@@ -101,14 +97,13 @@ impl<E: Examples> Dual<'_, '_, E> {
     }
 
     /// α_i moved to the minimizer of F along it, w kept equal to w(α).
-    fn step(&mut self, i: usize, gradient: f64) {
+    fn step(&mut self, i: usize, row: &Row<'_>, gradient: f64) {
         let old = self.alpha[i];
         // Q̄_ii = 0 only for an empty row of hinge loss without a bias: F falls along α_i
         // without end, so α_i goes to U (the quotient is −∞, clamped).
         let new = (old - gradient / self.curvature[i]).clamp(0.0, self.upper);
         self.alpha[i] = new;
         let change = (new - old) * self.objective.targets()[i];
-        let row = self.objective.rows().row(i);
         let n = row_features(self.objective);
         sparse::axpy(change, row.indices, row.values, &mut self.w[..n]);
         if self.objective.has_bias() {
@@ -186,7 +181,7 @@ pub fn solve<E: Examples>(
         while visited < PASSES_PER_MEASUREMENT * m && iteration < options.max_iter {
             let every_row = active_len == m;
             for k in 0..active_len.saturating_sub(1) {
-                let j = k + below(&mut rng, active_len - k);
+                let j = k + bounded(&mut rng, active_len - k);
                 active.swap(k, j);
             }
             visited += active_len;
@@ -200,7 +195,8 @@ pub fn solve<E: Examples>(
                         active[..active_len].get(s + 1 + ahead).copied()
                     });
                 }
-                let gradient = dual.gradient(i);
+                let row = rows.row(i);
+                let gradient = dual.gradient(i, &row);
                 let projected = if dual.alpha[i] == 0.0 {
                     if gradient > shrink_above {
                         active_len -= 1;
@@ -221,7 +217,7 @@ pub fn solve<E: Examples>(
                 largest = largest.max(projected);
                 smallest = smallest.min(projected);
                 if projected.abs() > NEGLIGIBLE_GRADIENT {
-                    dual.step(i, gradient);
+                    dual.step(i, &row, gradient);
                 }
                 s += 1;
             }

@@ -70,7 +70,7 @@ pub const LOOKAHEAD: usize = 8;
 /// A uniform integer in [0, m) from 64 random bits by multiply-shift (Lemire). The bias,
 /// at most m/2⁶⁴ per value, is far below anything a learner could notice.
 #[inline]
-fn bounded(rng: &mut Xoshiro256PlusPlus, m: usize) -> usize {
+pub(crate) fn bounded(rng: &mut Xoshiro256PlusPlus, m: usize) -> usize {
     ((u128::from(rng.next_u64()) * m as u128) >> 64) as usize
 }
 
