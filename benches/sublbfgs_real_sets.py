@@ -36,24 +36,9 @@ import tempfile
 
 import numpy as np
 
-SHIM = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <sys/resource.h>
-static double cpu(void) {
-  struct rusage r; getrusage(RUSAGE_SELF, &r);
-  return r.ru_utime.tv_sec + r.ru_stime.tv_sec + 1e-6 * (r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
-void *train(const void *prob, const void *param) {
-  void *(*real)(const void *, const void *) =
-      (void *(*)(const void *, const void *))dlsym(RTLD_NEXT, "train");
-  double t0 = cpu();
-  void *model = real(prob, param);
-  fprintf(stderr, "liblinear train() cpu %.6f s\n", cpu() - t0);
-  return model;
-}
-"""
+# The LD_PRELOAD shim that times liblinear's train() call alone.
+from sublbfgs_vs_liblinear import SHIM
+
 
 CLASSIFICATION_SETS = ["heart_scale", "digits_3v5", "spambase", "mnist_3v5", "reuters_grain",
                        "spamassassin", "fashion_mnist_0v6"]
