@@ -602,20 +602,23 @@ impl Trainer {
         }?;
         let seconds = started.elapsed().as_secs_f64();
         let n = data.n_features();
-        let details = json!({
+        let mut details = json!({
             "iterations": solution.iterations,
             "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
             "stop": solution.stop,
             "objective": solution.objective,
             "passes": passes,
-            "memory": options.memory,
             "tol": options.tol,
-            "first_descent": options.first_descent,
-            "warm_start": warm.map(|(_, seconds)| json!({
+        });
+        // Settings of the solvers that iterate on w; dual coordinate descent has none of them.
+        if algorithm.is_primal() {
+            details["memory"] = json!(options.memory);
+            details["first_descent"] = json!(options.first_descent);
+            details["warm_start"] = json!(warm.map(|(_, seconds)| json!({
                 "asgd_epochs": self.warm_start,
                 "seconds": seconds,
-            })),
-        });
+            })));
+        }
         let run = Run {
             weights: solution.w[..n].to_vec(),
             bias: solution.w[n],

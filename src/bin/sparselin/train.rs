@@ -89,8 +89,8 @@ pub struct Args {
     /// Batch solvers: iteration limit (dcd: epochs over the rows it has not set aside).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
-    /// Batch solvers: start from the model of N epochs of ASGD (same loss, λ and seed; in a
-    /// distributed run, averaged across the ranks every epoch) instead of from zero.
+    /// Batch solvers but dcd: start from the model of N epochs of ASGD (same loss, λ and seed;
+    /// in a distributed run, averaged across the ranks every epoch) instead of from zero.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub warm_start_epochs: Option<u64>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd once the
@@ -102,7 +102,7 @@ pub struct Args {
     /// gap is below 1e-8·J (MATH.md §7's ε rule; slower per iteration on real data).
     #[arg(long)]
     pub exact_direction: bool,
-    /// Batch solvers: L-BFGS memory M.
+    /// Batch solvers but dcd: L-BFGS memory M.
     #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
     /// Passes over the data (E·m steps). Default 5 unless --steps is given.
