@@ -19,10 +19,9 @@
 //! The certificate is the duality gap: by weak duality P(w(α)) + F(α) ≥ P(w(α)) − min P ≥ 0,
 //! so `gap` = λ(P(w) + F(α)) = J(w) + λF(α) bounds J(w) − J*, the promise every solver's gap
 //! makes (`batch` module docs), and it reaches 0 at the optimum whatever the kinks. It costs a
-//! product X·w, so it is measured after every [`PASSES_PER_MEASUREMENT`] passes' worth of
-//! steps, or when an epoch over every row has met the paper's stopping rule (the spread of
-//! the projected gradients below a threshold, which then shrinks tenfold while the gap is
-//! above the tolerance).
+//! product X·w, so it is measured after every three passes' worth of steps, or when an epoch
+//! over every row has met the paper's stopping rule (the spread of the projected gradients
+//! below a threshold, which then shrinks tenfold while the gap is above the tolerance).
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
