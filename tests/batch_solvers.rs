@@ -314,11 +314,23 @@ fn dcd_agrees_with_liblinear_and_lbfgs_on_heart_scale() {
     let (lambda, optimum) = HEART_HINGE;
     let hinge = Objective::new(&data, Loss::Hinge, lambda, true);
     let solution = solve(Algorithm::Dcd, &hinge, &Options::default());
+    assert_eq!(solution.stop, Stop::Converged);
     let error = relative(solution.objective, optimum);
     assert!(error.abs() <= 1e-6, "{} ({error:e})", solution.objective);
+    // With nothing left to gain but rounding (tolerance 0), it stops as stalled rather than
+    // running to its iteration limit (it used to, with rows whose steps were too small to take
+    // keeping the projected-gradient spread open).
+    let strong = Objective::new(&data, Loss::Hinge, 1.0, true);
+    let endless = Options {
+        tol: 0.0,
+        max_iter: usize::MAX,
+        ..Options::default()
+    };
+    assert_eq!(solve(Algorithm::Dcd, &strong, &endless).stop, Stop::Stalled);
     for lambda in [1e-2, 1e-3] {
         let squared = Objective::new(&data, Loss::SquaredHinge, lambda, true);
         let dual = solve(Algorithm::Dcd, &squared, &Options::default());
+        assert_eq!(dual.stop, Stop::Converged, "λ = {lambda}");
         let primal = solve(Algorithm::Lbfgs, &squared, &Options::default());
         let error = relative(dual.objective, primal.objective);
         assert!(

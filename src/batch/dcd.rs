@@ -28,7 +28,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::{dense, sparse};
 
 use super::objective::Objective;
-use super::{Options, Progress, Solution, Stop, Tracker};
+use super::{Options, Progress, Solution, SolveError, Stop, Tracker};
 use crate::data::Examples;
 use crate::data::Row;
 use crate::loss::Loss;
@@ -63,9 +63,14 @@ const PREFETCH_ABOVE_NNZ: u64 = 1 << 20;
 /// every pass, measuring took ~40% of the time on spamassassin.
 const PASSES_PER_MEASUREMENT: usize = 3;
 
+/// Whether this solver handles `loss`: hinge and squared hinge.
+pub fn supports(loss: Loss) -> bool {
+    dual_box(loss, 1.0).is_some()
+}
+
 /// The box and diagonal of the dual of `loss`, for C = 1/(λm): (U, D). `None` for a loss
 /// this solver does not handle.
-pub(super) fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
+fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
     match loss {
         Loss::Hinge => Some((c, 0.0)),
         Loss::SquaredHinge => Some((f64::INFINITY, 0.5 / c)),
@@ -110,7 +115,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         }
     }
 
-    /// J(w) and the duality gap J(w) + λF(α) (never below 0: rounding could take it there).
+    /// J(w) and the duality gap J(w) + λF(α).
     fn measure(&self) -> (f64, f64) {
         let objective = self.objective;
         let value = objective.value(&self.w, &objective.product(&self.w));
@@ -121,7 +126,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         };
         let dual = 0.5 * dense::norm2(&self.w) + 0.5 * self.diagonal * squares
             - self.alpha.iter().sum::<f64>();
-        (value, (value + objective.lambda() * dual).max(0.0))
+        (value, value + objective.lambda() * dual)
     }
 }
 
@@ -131,20 +136,34 @@ fn row_features<E: Examples>(objective: &Objective<'_, E>) -> usize {
 }
 
 /// Dual coordinate descent from α = 0 (so w = 0). The objective must be local (one rank) and
-/// its loss hinge or squared hinge: [`super::solve`] checks both.
+/// its loss one that [`supports`] (`super::solve` checks both); a row whose ‖x_i‖² overflows is
+/// refused, since its α_i could never move.
+///
+/// An iteration is a pass's worth of coordinate steps (m of them: an epoch over every row, or
+/// several over the rows shrinking has kept), so that `max_iter` bounds the work whatever the
+/// shrinking. The primal objective does not fall monotonically along the dual steps, so the
+/// solver keeps the best w it has measured and reports that: its gap is J(w_best) minus the
+/// highest lower bound J − gap any measurement gave, itself a certificate.
 pub fn solve<E: Examples>(
     objective: &Objective<'_, E>,
     options: &Options,
     tracker: &mut Tracker<'_>,
-) -> Result<Solution, AllocError> {
+) -> Result<Solution, SolveError> {
     let m = objective.n_rows();
-    let c = 1.0 / (objective.lambda() * m as f64);
+    let c = 1.0 / (objective.lambda() * objective.total_rows() as f64);
     let (upper, diagonal) = dual_box(objective.loss(), c).expect("checked by batch::solve");
     let rows = objective.rows();
     let bias = f64::from(u8::from(objective.has_bias()));
     let mut curvature = memory::filled("row norms", m, 0.0)?;
     for (i, q) in curvature.iter_mut().enumerate() {
         *q = rows.row(i).norm2() + bias + diagonal;
+        if !q.is_finite() {
+            return Err(SolveError::BadOption(format!(
+                "row {} has a squared norm beyond f64's range: dcd cannot step along it \
+                 (scale the features)",
+                i + 1
+            )));
+        }
     }
     let mut dual = Dual {
         objective,
@@ -162,28 +181,30 @@ pub fn solve<E: Examples>(
     let (mut shrink_above, mut shrink_below) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut spread = FIRST_SPREAD;
     let prefetch = objective.nnz() > PREFETCH_ABOVE_NNZ;
-    let (mut value, mut gap) = dual.measure();
+    let mut best = Best::new(&dual)?;
     tracker.passes += 1.0;
-    let mut iteration = 0;
+    let mut steps = 0;
     let stop = loop {
-        tracker.report(Progress::new(iteration, value, gap, &dual.w));
-        if let Some(stop) = options.converged(iteration, value, gap) {
+        let iteration = steps / m;
+        let gap = best.gap();
+        tracker.report(Progress::new(iteration, best.value, gap, &best.w));
+        if let Some(stop) = options.converged(iteration, best.value, gap) {
             break stop;
         }
         if spread < LAST_SPREAD {
             break Stop::Stalled;
         }
-        // Epochs until a few passes' worth of steps are done or an epoch over every row meets
-        // the spread; then the gap is measured.
-        let mut visited = 0;
+        // Epochs until a few passes' worth of steps are done or an epoch that ends with every
+        // row kept meets the spread; then the gap is measured.
+        let budget = options.max_iter.saturating_mul(m);
+        let until = budget.min(steps + PASSES_PER_MEASUREMENT * m);
         let mut met_spread = false;
-        while visited < PASSES_PER_MEASUREMENT * m && iteration < options.max_iter {
-            let every_row = active_len == m;
+        while steps < until {
             for k in 0..active_len.saturating_sub(1) {
                 let j = k + bounded(&mut rng, active_len - k);
                 active.swap(k, j);
             }
-            visited += active_len;
+            steps += active_len;
             let (mut largest, mut smallest) = (f64::NEG_INFINITY, f64::INFINITY);
             let mut s = 0;
             while s < active_len {
@@ -213,16 +234,20 @@ pub fn solve<E: Examples>(
                 } else {
                     gradient
                 };
-                largest = largest.max(projected);
-                smallest = smallest.min(projected);
+                // A step this small changes α_i by rounding only: none is taken, and the row
+                // counts as settled, so that the spread can close once only such rows remain.
                 if projected.abs() > NEGLIGIBLE_GRADIENT {
+                    largest = largest.max(projected);
+                    smallest = smallest.min(projected);
                     dual.step(i, &row, gradient);
+                } else {
+                    largest = largest.max(0.0);
+                    smallest = smallest.min(0.0);
                 }
                 s += 1;
             }
-            iteration += 1;
             if largest - smallest <= spread {
-                if every_row {
+                if active_len == m {
                     met_spread = true;
                     break;
                 }
@@ -242,18 +267,64 @@ pub fn solve<E: Examples>(
                 };
             }
         }
-        tracker.passes += visited as f64 / m as f64 + 1.0;
-        (value, gap) = dual.measure();
-        if met_spread && gap > options.tol * value.abs() {
+        tracker.passes += (steps - best.steps) as f64 / m as f64 + 1.0;
+        best.measure(&dual, steps);
+        if met_spread && best.gap() > options.tol * best.value.abs() {
+            // The spread asked for is met and the gap is not: ask for a tenth of it, every row
+            // kept for the next epoch.
             spread *= 0.1;
+            (shrink_above, shrink_below) = (f64::INFINITY, f64::NEG_INFINITY);
         }
     };
     Ok(Solution {
-        objective: value,
-        w: dual.w,
-        iterations: iteration,
+        objective: best.value,
+        w: best.w,
+        iterations: steps / m,
         stop,
     })
+}
+
+/// The best iterate measured, and the highest lower bound on J* seen.
+struct Best {
+    w: Vec<f64>,
+    value: f64,
+    /// max over the measurements of J(w) − (J(w) + λF(α)).
+    lower: f64,
+    /// Coordinate steps taken when last measured.
+    steps: usize,
+}
+
+impl Best {
+    /// The first measurement, of w = 0.
+    fn new<E: Examples>(dual: &Dual<'_, '_, E>) -> Result<Best, AllocError> {
+        let mut best = Best {
+            w: memory::filled("weights", dual.w.len(), 0.0)?,
+            value: f64::INFINITY,
+            lower: f64::NEG_INFINITY,
+            steps: 0,
+        };
+        best.measure(dual, 0);
+        Ok(best)
+    }
+
+    /// Measures w(α): keeps it if its J is the lowest yet, and its lower bound if the highest.
+    fn measure<E: Examples>(&mut self, dual: &Dual<'_, '_, E>, steps: usize) {
+        let (value, gap) = dual.measure();
+        self.lower = self.lower.max(value - gap);
+        // Not `<=`: a NaN J never replaces a finite one.
+        if value < self.value || self.value.is_infinite() {
+            self.value = value;
+            self.w.copy_from_slice(&dual.w);
+        }
+        self.steps = steps;
+    }
+
+    /// J(w_best) − the highest lower bound: ≥ J(w_best) − J*. Rounding can take it below 0
+    /// at the optimum, where it is 0; a NaN stays NaN (no certificate).
+    fn gap(&self) -> f64 {
+        let gap = self.value - self.lower;
+        if gap < 0.0 { 0.0 } else { gap }
+    }
 }
 
 #[cfg(test)]
@@ -298,6 +369,26 @@ mod tests {
         assert!((solution.w[0] - w).abs() <= 1e-15, "{:?}", solution.w);
         assert!((solution.objective - optimum).abs() <= 1e-15 * optimum);
         assert_eq!(solution.stop, Stop::Converged);
+    }
+
+    /// A row whose ‖x‖² overflows would keep its α at 0 forever (its curvature is infinite),
+    /// and J(w) is then infinite: refused, where it used to report "converged" with J = ∞.
+    #[test]
+    fn rows_whose_squared_norm_overflows_are_refused() {
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0],
+            vec![0, 2, 3],
+            vec![0, 1, 1],
+            ValueVec::F64(vec![1e160, 1.0, 3.0]),
+            2,
+        )
+        .unwrap();
+        let objective = Objective::new(&data, Loss::SquaredHinge, 1.0, true);
+        let refused = batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |_| {});
+        assert!(
+            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("row 1")),
+            "{refused:?}"
+        );
     }
 
     #[test]

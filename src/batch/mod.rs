@@ -155,7 +155,8 @@ impl Options {
     }
 
     fn converged(&self, iteration: usize, value: f64, gap: f64) -> Option<Stop> {
-        if gap <= self.tol * value.abs() {
+        // An infinite J (or gap) certifies nothing, even if the product says it does.
+        if gap <= self.tol * value.abs() && value.is_finite() && gap.is_finite() {
             Some(Stop::Converged)
         } else if iteration >= self.max_iter {
             Some(Stop::MaxIterations)
@@ -376,7 +377,7 @@ pub fn solve<E: Examples>(
             lbfgs::Wolfe::Weak,
             &mut tracker,
         )?),
-        Algorithm::Dcd if dcd::dual_box(loss, 1.0).is_none() => Err(SolveError::WrongLoss {
+        Algorithm::Dcd if !dcd::supports(loss) => Err(SolveError::WrongLoss {
             algorithm,
             needs: "hinge or squared-hinge",
             loss,
@@ -388,13 +389,21 @@ pub fn solve<E: Examples>(
             "dcd starts from the dual variables at 0 (w = 0): a starting point w₀ does not apply"
                 .into(),
         )),
-        Algorithm::Dcd => Ok(dcd::solve(objective, options, &mut tracker)?),
+        Algorithm::Dcd => dcd::solve(objective, options, &mut tracker),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::certificate;
+    use super::{Options, Stop, certificate};
+
+    #[test]
+    fn an_infinite_objective_or_gap_certifies_nothing() {
+        let options = Options::default();
+        assert_eq!(options.converged(0, f64::INFINITY, f64::INFINITY), None);
+        assert_eq!(options.converged(0, 1.0, f64::NAN), None);
+        assert_eq!(options.converged(0, 1.0, 0.0), Some(Stop::Converged));
+    }
 
     #[test]
     fn the_certificate_survives_squares_that_underflow() {
