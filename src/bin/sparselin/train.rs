@@ -86,7 +86,7 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
-    /// Batch solvers: iteration limit (dcd: epochs over the rows it has not set aside).
+    /// Batch solvers: iteration limit (dcd: passes' worth of coordinate steps, m steps each).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
     /// Batch solvers but dcd: start from the model of N epochs of ASGD (same loss, λ and seed;
