@@ -319,11 +319,11 @@ fn dcd_agrees_with_liblinear_and_lbfgs_on_heart_scale() {
     assert!(error.abs() <= 1e-6, "{} ({error:e})", solution.objective);
     // With nothing left to gain but rounding (tolerance 0), it stops as stalled rather than
     // running to its iteration limit (it used to, with rows whose steps were too small to take
-    // keeping the projected-gradient spread open).
+    // keeping the projected-gradient spread open; it now stalls at iteration 32).
     let strong = Objective::new(&data, Loss::Hinge, 1.0, true);
     let endless = Options {
         tol: 0.0,
-        max_iter: usize::MAX,
+        max_iter: 1_000_000,
         ..Options::default()
     };
     assert_eq!(solve(Algorithm::Dcd, &strong, &endless).stop, Stop::Stalled);

@@ -54,13 +54,13 @@ const NEGLIGIBLE_GRADIENT: f64 = 1e-12;
 
 /// Rows are fetched ahead of their steps, as the online learners fetch theirs, when the data
 /// hold more non-zeros than this (8–12 MB of rows): on spamassassin (1.57 M non-zeros) that cut
-/// the time to 1e-4 by 15–20%, while on reuters_grain and mnist_3v5 (0.2 M, cache-resident)
-/// it cost 5–15% (PERF.md "Batch solvers").
+/// the time to 1e-4 by 11–20%, while on reuters_grain and mnist_3v5 (0.2 M, cache-resident)
+/// it cost up to 31%, 14% in the median cell (PERF.md "Batch solvers").
 const PREFETCH_ABOVE_NNZ: u64 = 1 << 20;
 
 /// Passes' worth of coordinate steps between two measurements of the gap. A measurement is a
-/// product X·w, about half a pass of steps (a dot, against a dot and an axpy per row): once
-/// every pass, measuring took ~40% of the time on spamassassin.
+/// product X·w, a dot per row, where a pass of steps takes a dot per row and an axpy per row
+/// that moves: measured after every pass, every other pass over the data was a measurement.
 const PASSES_PER_MEASUREMENT: usize = 3;
 
 /// Whether this solver handles `loss`: hinge and squared hinge.
@@ -81,6 +81,8 @@ fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
 /// The dual variables, the weights w(α) they define, and what each step needs.
 struct Dual<'o, 'a, E: Examples + 'a> {
     objective: &'o Objective<'a, E>,
+    /// n: the rows' features (w has one more entry, the bias, when the objective has one).
+    features: usize,
     alpha: Vec<f64>,
     w: Vec<f64>,
     /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D: the curvature of F along α_i.
@@ -92,7 +94,7 @@ struct Dual<'o, 'a, E: Examples + 'a> {
 impl<E: Examples> Dual<'_, '_, E> {
     /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i, `row` being x_i.
     fn gradient(&self, i: usize, row: &Row<'_>) -> f64 {
-        let n = row_features(self.objective);
+        let n = self.features;
         let mut score = sparse::dot(&self.w[..n], row.indices, row.values);
         if self.objective.has_bias() {
             score += self.w[n];
@@ -108,7 +110,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         let new = (old - gradient / self.curvature[i]).clamp(0.0, self.upper);
         self.alpha[i] = new;
         let change = (new - old) * self.objective.targets()[i];
-        let n = row_features(self.objective);
+        let n = self.features;
         sparse::axpy(change, row.indices, row.values, &mut self.w[..n]);
         if self.objective.has_bias() {
             self.w[n] += change;
@@ -118,21 +120,17 @@ impl<E: Examples> Dual<'_, '_, E> {
     /// J(w) and the duality gap J(w) + λF(α).
     fn measure(&self) -> (f64, f64) {
         let objective = self.objective;
-        let value = objective.value(&self.w, &objective.product(&self.w));
+        let ww = dense::norm2(&self.w);
+        let value =
+            0.5 * objective.lambda() * ww + objective.mean_loss(&objective.product(&self.w));
         let squares = if self.diagonal > 0.0 {
             self.alpha.iter().map(|a| a * a).sum::<f64>()
         } else {
             0.0
         };
-        let dual = 0.5 * dense::norm2(&self.w) + 0.5 * self.diagonal * squares
-            - self.alpha.iter().sum::<f64>();
+        let dual = 0.5 * ww + 0.5 * self.diagonal * squares - self.alpha.iter().sum::<f64>();
         (value, value + objective.lambda() * dual)
     }
-}
-
-/// The feature count of the rows (w's length without the bias).
-fn row_features<E: Examples>(objective: &Objective<'_, E>) -> usize {
-    objective.dim() - usize::from(objective.has_bias())
 }
 
 /// Dual coordinate descent from α = 0 (so w = 0). The objective must be local (one rank) and
@@ -167,6 +165,7 @@ pub fn solve<E: Examples>(
     }
     let mut dual = Dual {
         objective,
+        features: rows.n_features(),
         alpha: memory::filled("dual variables", m, 0.0)?,
         w: memory::filled("weights", objective.dim(), 0.0)?,
         curvature,
