@@ -1,5 +1,6 @@
 //! The fused pair update against plain `axpy`, timed in one process with the kernels
-//! alternated round by round, so that a host whose speed drifts slows all three alike
+//! alternated round by round, each round starting with the next, so that a host whose speed
+//! drifts slows all three alike
 //! (PERF.md `## Kernels`, "`axpy2`: two rewrites measured and not kept").
 //!
 //! `cargo run --release -p sparselin-kernels --example fused_update -- LOG_N ROW_NNZ [ones]`
@@ -74,8 +75,11 @@ fn main() {
         let mut w = vec![0.0f64; n];
         let mut vu = vec![[0.0f64; 2]; n];
         let mut times: [Vec<f64>; 3] = Default::default();
-        for _ in 0..ROUNDS {
-            for (kernel, out) in times.iter_mut().enumerate() {
+        for round in 0..ROUNDS {
+            // Each round starts with the next kernel, so none always runs on the caches
+            // another left.
+            for step in 0..3 {
+                let kernel = (round + step) % 3;
                 let start = Instant::now();
                 for _ in 0..PASSES {
                     for s in (0..nnz).step_by(row) {
@@ -91,7 +95,7 @@ fn main() {
                         }
                     }
                 }
-                out.push(start.elapsed().as_secs_f64() * 1e9 / (PASSES * nnz) as f64);
+                times[kernel].push(start.elapsed().as_secs_f64() * 1e9 / (PASSES * nnz) as f64);
             }
         }
         let [axpy, axpy2, first] = &times;

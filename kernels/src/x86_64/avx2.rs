@@ -96,16 +96,18 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
 unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: index loads and `load4` cover positions k..k+4 with k + 4 <= n, and the tail's
-    // positions k < n, all inside the row; every weight access is w[idx[k]], in bounds by
-    // contract.
+    // SAFETY: index loads and `load4` cover positions k..k+4 with k + 4 <= quads <= n, and
+    // the tail's positions k < n, all inside the row; every weight access is w[idx[k]], in
+    // bounds by contract.
     unsafe {
         let update = |i: usize, x: f64| {
             let p = w.add(i);
             *p = a.mul_add(x, *p);
         };
         let mut k = 0;
-        while k + 4 <= n {
+        // As in `axpy2_body`: `k < quads` keeps one loop counter live, not two.
+        let quads = n & !3;
+        while k < quads {
             let [i0, i1, i2, i3] = four_indices(ip, k);
             let x = val.load4(k);
             let (x01, x23) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
@@ -147,7 +149,7 @@ per_value_kind!(
     "avx2,fma",
     /// Fused sparse update of interleaved pairs.
     fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
-    |v| axpy2_body(a, b, idx, v, vu.as_mut_ptr())
+    |v| axpy2_body(a, b, idx, v, vu)
 );
 
 table_adapters!(axpy_kinds, axpy2_kinds);

@@ -133,7 +133,7 @@ per_value_kind!(
     "avx512f,avx2,fma",
     /// Fused sparse update of interleaved pairs.
     fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
-    |v| axpy2_body(a, b, idx, v, vu.as_mut_ptr())
+    |v| axpy2_body(a, b, idx, v, vu)
 );
 
 table_adapters!(axpy_kinds, axpy2_kinds);

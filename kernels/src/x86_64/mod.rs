@@ -81,19 +81,28 @@ impl RowValues for F64 {
     }
 }
 
-/// Indices k..k+4 of a row from two 8-byte loads instead of four 4-byte ones, leaving the load
+/// Positions k..k+4 of a row as two 8-byte loads instead of four 4-byte ones, leaving the load
 /// ports to the weights (x86_64 is little-endian: the low half of each load is the first).
 ///
 /// Contract: positions k..k+4 are in the row `ip` points to.
 #[inline(always)]
-pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
+unsafe fn index_words(ip: *const u32, k: usize) -> [u64; 2] {
     // SAFETY: the two unaligned 8-byte loads cover positions k..k+4, in the row by contract.
-    let (low, high) = unsafe {
-        (
+    unsafe {
+        [
             ip.add(k).cast::<u64>().read_unaligned(),
             ip.add(k + 2).cast::<u64>().read_unaligned(),
-        )
-    };
+        ]
+    }
+}
+
+/// Indices k..k+4 of a row ([`index_words`]).
+///
+/// Contract: positions k..k+4 are in the row `ip` points to.
+#[inline(always)]
+pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
+    // SAFETY: the contract is `index_words`'.
+    let [low, high] = unsafe { index_words(ip, k) };
     [
         low as u32 as usize,
         (low >> 32) as usize,
@@ -102,17 +111,65 @@ pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
     ]
 }
 
+/// The `f64` offsets 2·idx of the four `[v, u]` pairs whose indices `words` holds
+/// ([`index_words`]). x86 addresses scale an index by at most 8, so a 16-byte stride costs an
+/// instruction per index; NARROW, for pairs fewer than 2^31, doubles each word whole before
+/// splitting it, one instruction per word less than doubling the halves (PERF.md `## Kernels`,
+/// session 26), and is exact only when every index is below 2^31.
+#[inline(always)]
+fn pair_offsets<const NARROW: bool>([low, high]: [u64; 2]) -> [usize; 4] {
+    if NARROW {
+        let (low, high) = (low << 1, high << 1);
+        [
+            low as u32 as usize,
+            (low >> 32) as usize,
+            high as u32 as usize,
+            (high >> 32) as usize,
+        ]
+    } else {
+        [
+            2 * (low as u32 as usize),
+            ((low >> 31) & !1) as usize,
+            2 * (high as u32 as usize),
+            ((high >> 31) & !1) as usize,
+        ]
+    }
+}
+
 /// vu[idx[k]] += [a, b]·val[k], shared by the AVX2 and AVX-512 paths (an AVX-512 scatter
 /// cannot update a 16-byte pair in one access): indices are read four at a time
-/// ([`four_indices`]), the values are widened four at a time, and
+/// ([`pair_offsets`]), the values are widened four at a time, and
 /// each pair is read and written as one 16-byte vector, in row order, so that the result is
 /// that of fused multiply-adds on one pair at a time, bit for bit (the scalar kernel rounds
 /// each product first, so it differs within the crate's error bound).
 ///
-/// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below the
-/// number of pairs `vu` points to.
+/// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below
+/// `vu.len()`.
 #[inline(always)]
 pub(crate) unsafe fn axpy2_body<R: RowValues>(
+    a: f64,
+    b: f64,
+    idx: &[u32],
+    val: R,
+    vu: &mut [[f64; 2]],
+) {
+    // SAFETY: the contract is `pair_updates`', with NARROW only where every index, being
+    // below `vu.len()`, is below 2^31.
+    unsafe {
+        if vu.len() <= 1 << 31 {
+            pair_updates::<R, true>(a, b, idx, val, vu.as_mut_ptr());
+        } else {
+            pair_updates::<R, false>(a, b, idx, val, vu.as_mut_ptr());
+        }
+    }
+}
+
+/// The loop of [`axpy2_body`].
+///
+/// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below the
+/// number of pairs `vu` points to, and below 2^31 if NARROW.
+#[inline(always)]
+unsafe fn pair_updates<R: RowValues, const NARROW: bool>(
     a: f64,
     b: f64,
     idx: &[u32],
@@ -122,18 +179,23 @@ pub(crate) unsafe fn axpy2_body<R: RowValues>(
     let n = idx.len();
     let ip = idx.as_ptr();
     // SAFETY: AVX2 and FMA are present (contract). Index loads and `load4` cover positions
-    // k..k+4 with k + 4 <= n, and the tail's positions k < n, all inside the row; every pair
-    // access is pair idx[k] of `vu`, in bounds by contract, and the unaligned 16-byte access
-    // covers exactly that pair.
+    // k..k+4 with k + 4 <= quads <= n, and the tail's positions k < n, all inside the row;
+    // every pair access is at `f64` offset 2·idx[k] (`pair_offsets`, exact under the NARROW
+    // bound of the contract), pair idx[k] of `vu`, in bounds by contract, and the unaligned
+    // 16-byte access covers exactly that pair.
     unsafe {
         let ab = _mm_setr_pd(a, b);
-        let update = |i: usize, x: __m128d| {
-            let p = vu.add(i).cast::<f64>();
+        let base = vu.cast::<f64>();
+        let update = |offset: usize, x: __m128d| {
+            let p = base.add(offset);
             _mm_storeu_pd(p, _mm_fmadd_pd(ab, x, _mm_loadu_pd(p)));
         };
         let mut k = 0;
-        while k + 4 <= n {
-            let [i0, i1, i2, i3] = four_indices(ip, k);
+        // `k < quads`, not `k + 4 <= n`: LLVM keeps both k and k + 4 live for the latter, two
+        // instructions more per four updates.
+        let quads = n & !3;
+        while k < quads {
+            let [i0, i1, i2, i3] = pair_offsets::<NARROW>(index_words(ip, k));
             let x = val.load4(k);
             let (low, high) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
             update(i0, _mm_unpacklo_pd(low, low));
@@ -143,8 +205,35 @@ pub(crate) unsafe fn axpy2_body<R: RowValues>(
             k += 4;
         }
         while k < n {
-            update(*ip.add(k) as usize, _mm_set1_pd(val.get(k)));
+            update(2 * *ip.add(k) as usize, _mm_set1_pd(val.get(k)));
             k += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pair_offsets;
+
+    fn words(idx: [u32; 4]) -> [u64; 2] {
+        let word = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
+        [word(idx[0], idx[1]), word(idx[2], idx[3])]
+    }
+
+    #[test]
+    fn pair_offsets_double_every_index_within_their_bound() {
+        let doubled = |idx: [u32; 4]| idx.map(|i| 2 * i as usize);
+        for idx in [
+            [0, 1, 2, 3],
+            [7, 0, (1 << 31) - 1, 1 << 30],
+            [(1 << 31) - 1; 4],
+        ] {
+            assert_eq!(pair_offsets::<true>(words(idx)), doubled(idx));
+            assert_eq!(pair_offsets::<false>(words(idx)), doubled(idx));
+        }
+        // Indices from 2^31 on: the wide form stays exact, the narrow one (not used there) not.
+        let high = [u32::MAX, 1 << 31, 5, (1 << 31) + 3];
+        assert_eq!(pair_offsets::<false>(words(high)), doubled(high));
+        assert_ne!(pair_offsets::<true>(words(high)), doubled(high));
     }
 }
