@@ -113,7 +113,7 @@ pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
 
 /// The `f64` offsets 2·idx of the four `[v, u]` pairs whose indices `words` holds
 /// ([`index_words`]). x86 addresses scale an index by at most 8, so a 16-byte stride costs an
-/// instruction per index; NARROW, for pairs fewer than 2^31, doubles each word whole before
+/// instruction per index; NARROW, for at most 2^31 pairs, doubles each word whole before
 /// splitting it, one instruction per word less than doubling the halves (PERF.md `## Kernels`,
 /// session 26), and is exact only when every index is below 2^31.
 #[inline(always)]
