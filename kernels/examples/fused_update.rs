@@ -78,8 +78,8 @@ fn main() {
         for round in 0..ROUNDS {
             // Each round starts with the next kernel, so none always runs on the caches
             // another left.
-            for step in 0..3 {
-                let kernel = (round + step) % 3;
+            for step in 0..times.len() {
+                let kernel = (round + step) % times.len();
                 let start = Instant::now();
                 for _ in 0..PASSES {
                     for s in (0..nnz).step_by(row) {

@@ -96,19 +96,24 @@ unsafe fn index_words(ip: *const u32, k: usize) -> [u64; 2] {
     }
 }
 
-/// Indices k..k+4 of a row ([`index_words`]).
-///
-/// Contract: positions k..k+4 are in the row `ip` points to.
+/// The two indices each word of [`index_words`] holds, in row order.
 #[inline(always)]
-pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
-    // SAFETY: the contract is `index_words`'.
-    let [low, high] = unsafe { index_words(ip, k) };
+fn split([low, high]: [u64; 2]) -> [usize; 4] {
     [
         low as u32 as usize,
         (low >> 32) as usize,
         high as u32 as usize,
         (high >> 32) as usize,
     ]
+}
+
+/// Indices k..k+4 of a row ([`index_words`]).
+///
+/// Contract: positions k..k+4 are in the row `ip` points to.
+#[inline(always)]
+pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
+    // SAFETY: the contract is `index_words`'.
+    split(unsafe { index_words(ip, k) })
 }
 
 /// The `f64` offsets 2·idx of the four `[v, u]` pairs whose indices `words` holds
@@ -119,20 +124,9 @@ pub(crate) unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
 #[inline(always)]
 fn pair_offsets<const NARROW: bool>([low, high]: [u64; 2]) -> [usize; 4] {
     if NARROW {
-        let (low, high) = (low << 1, high << 1);
-        [
-            low as u32 as usize,
-            (low >> 32) as usize,
-            high as u32 as usize,
-            (high >> 32) as usize,
-        ]
+        split([low << 1, high << 1])
     } else {
-        [
-            2 * (low as u32 as usize),
-            ((low >> 31) & !1) as usize,
-            2 * (high as u32 as usize),
-            ((high >> 31) & !1) as usize,
-        ]
+        split([low, high]).map(|i| 2 * i)
     }
 }
 
