@@ -168,8 +168,18 @@ pub fn select(request: Option<&str>) -> Result<Isa, IsaError> {
 /// The path `SPARSELIN_ISA` asks for (read now, not cached): lets a CLI report a bad setting
 /// as an error before any kernel runs.
 pub fn try_select() -> Result<Isa, IsaError> {
-    let request = std::env::var(ENV_VAR).ok();
-    select(request.as_deref()).map_err(|e| IsaError::Forced(Box::new(e)))
+    let request = std::env::var_os(ENV_VAR);
+    select_os(request.as_deref()).map_err(|e| IsaError::Forced(Box::new(e)))
+}
+
+/// [`select`] for a request as the environment holds it: a name that is not valid Unicode
+/// names no path and is an error, not a request for the best one.
+fn select_os(request: Option<&std::ffi::OsStr>) -> Result<Isa, IsaError> {
+    match request.map(|name| name.to_str().ok_or_else(|| name.to_string_lossy())) {
+        None => select(None),
+        Some(Ok(name)) => select(Some(name)),
+        Some(Err(lossy)) => Err(IsaError::Unknown(lossy.into_owned())),
+    }
 }
 
 static CHOSEN: OnceLock<&'static KernelSet> = OnceLock::new();
@@ -250,7 +260,6 @@ mod tests {
             direct.starts_with("this CPU does not support the neon kernels"),
             "{direct}"
         );
-        assert!(!(Isa::Avx2.is_available() && Isa::Neon.is_available()));
         if Isa::Avx2.is_available() {
             let preferred = if gathers_are_slow() {
                 Isa::Avx2
@@ -273,7 +282,25 @@ mod tests {
             Ok(name) if !name.trim().is_empty() => {
                 assert_eq!(isa().name(), name.trim().to_ascii_lowercase())
             }
-            _ => assert_eq!(isa(), Isa::best()),
+            Ok(_) | Err(std::env::VarError::NotPresent) => assert_eq!(isa(), Isa::best()),
+            Err(std::env::VarError::NotUnicode(name)) => {
+                panic!("kernels ran under SPARSELIN_ISA={name:?}, which names no path")
+            }
         }
+    }
+
+    /// A request that is not valid Unicode names no path: an error, not the best path.
+    #[cfg(unix)]
+    #[test]
+    fn request_that_is_not_unicode_is_an_error() {
+        use std::os::unix::ffi::OsStrExt;
+        let request = std::ffi::OsStr::from_bytes(b"avx\xff");
+        assert!(matches!(
+            select_os(Some(request)),
+            Err(IsaError::Unknown(name)) if name == "avx\u{fffd}"
+        ));
+        assert_eq!(select_os(None).unwrap(), Isa::best());
+        let scalar = std::ffi::OsStr::from_bytes(b" scalar ");
+        assert_eq!(select_os(Some(scalar)).unwrap(), Isa::Scalar);
     }
 }

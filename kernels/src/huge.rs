@@ -160,10 +160,11 @@ impl<T: Zeroed> Deref for HugeArray<T> {
         match &self.backing {
             Backing::Heap(v) => v,
             // SAFETY: the map is page-aligned (so aligned for any `T` here), at least
-            // `len * size_of::<T>()` bytes long (`zeroed`), and was zero-filled by the kernel; zero bytes
-            // are a valid `T` (`Zeroed`), and it is only ever written through `&mut self` or
-            // through `T`'s own interior mutability (atomics), so every byte stays a valid `T`.
-            // The slice borrows `self`, which owns the map.
+            // `len * size_of::<T>()` bytes long (`try_zeroed` mapped that many, so the size
+            // also fits in `isize`), and was zero-filled by the kernel; zero bytes are a valid
+            // `T` (`Zeroed`), and it is only ever written through `&mut self` or through `T`'s
+            // own interior mutability (atomics), so every byte stays a valid `T`. The slice
+            // borrows `self`, which owns the map.
             Backing::Map(map, len, _) => unsafe {
                 std::slice::from_raw_parts(map.as_ptr().cast::<T>(), *len)
             },

@@ -32,7 +32,9 @@
 //!
 //! Sparse rows are a pair of slices: strictly increasing `u32` column indices and their values
 //! ([`Values`]). Weights are `f64`. An index past the end of the weight slice panics, exactly
-//! like slice indexing: no kernel ever reads or writes out of bounds. A plain index slice is
+//! like slice indexing: no kernel ever reads or writes out of bounds, provided that memory the
+//! crate has checked does not change behind it (a file written in place while mapped, see
+//! [`mmap::map_read_only`], is the one way it can). A plain index slice is
 //! scanned for its largest index on each call; a [`BoundedIndices`] carries a bound proven
 //! once for a whole index array (see [`bounded`]), so that a row is checked in O(1).
 

@@ -20,18 +20,21 @@ pub use memmap2::Mmap;
 /// sparselin honours it by never writing a shard in place: shards are written under a
 /// temporary name and renamed into place, after which they are immutable.
 ///
-/// What no reader of a shared map can rule out is another program writing the file in place
-/// while it is mapped (`cp` over a shard of a dataset being trained on; replacing it with
+/// What no reader of a shared map can rule out is a writer changing the file in place while
+/// it is mapped: another program (`cp` over a shard of a dataset being trained on), or this
+/// one through `std::fs`, which is safe code (replacing the file with
 /// `mv`, or rewriting it with `sparselin convert`, is safe: the map keeps the old file). Such
 /// a writer changes memory the process has already checked: a truncation ends it with
 /// SIGBUS, and indices rewritten after their bound was proven ([`IndexedMap`]) can send a
 /// kernel outside the weights. This is the assumption `memmap2` marks `Mmap::map` unsafe for;
 /// sparselin documents it (README, "Limits") rather than copying every shard into memory.
 pub fn map_read_only(file: &File) -> io::Result<Mmap> {
-    // SAFETY: `Mmap::map` is unsafe only because another process could change or truncate
-    // the file while it is mapped, which would change memory behind a shared reference.
-    // The map is read-only (no writes through it) and the contract above — shards are
-    // immutable once renamed into place — rules out concurrent modification by sparselin.
+    // SAFETY: `Mmap::map` is unsafe only because a writer could change or truncate the file
+    // while it is mapped, which would change memory behind a shared reference. The map is
+    // read-only (no writes through it), and sparselin never writes a shard in place (the
+    // contract above). That no other writer does so is an assumption about the environment,
+    // not something this function can check: the one condition under which the crate's
+    // bounds guarantee does not hold (crate docs, README "Limits").
     let map = unsafe { Mmap::map(file) }?;
     ask_for_huge_pages(&map);
     Ok(map)

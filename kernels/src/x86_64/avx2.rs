@@ -56,8 +56,9 @@ unsafe fn hsum(v: __m256d) -> f64 {
 unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], val: R) -> f64 {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: index and value loads cover positions k..k+4 with k + 4 <= n, inside the row;
-    // each weight load (and each tail load) is w[idx[k] << SHIFT], in bounds by contract.
+    // SAFETY: AVX2 and FMA are present (contract). Index and value loads cover positions
+    // k..k+16 with k + 16 <= n, then k..k+4 with k + 4 <= n, then the tail's k < n, all
+    // inside the row; each weight load is w[idx[k] << SHIFT], in bounds by contract.
     unsafe {
         let weight = |k: usize| *w.add((*ip.add(k) as usize) << SHIFT);
         let lanes =
@@ -96,9 +97,9 @@ unsafe fn dot_body<R: RowValues, const SHIFT: i32>(w: *const f64, idx: &[u32], v
 unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: index loads and `load4` cover positions k..k+4 with k + 4 <= quads <= n, and
-    // the tail's positions k < n, all inside the row; every weight access is w[idx[k]], in
-    // bounds by contract.
+    // SAFETY: AVX2 and FMA are present (contract). Index loads and `load4` cover positions
+    // k..k+4 with k + 4 <= quads <= n, and the tail's positions k < n, all inside the row;
+    // every weight access is w[idx[k]], in bounds by contract.
     unsafe {
         let update = |i: usize, x: f64| {
             let p = w.add(i);

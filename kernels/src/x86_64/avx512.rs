@@ -53,8 +53,10 @@ unsafe fn lanes<const SHIFT: u32>(ip: *const u32, k: usize) -> __m512i {
 unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], val: R) -> f64 {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: index and value loads cover positions k..k+8 with k + 8 <= n, inside the row;
-    // each gathered lane (and each tail load) is w[idx[k] << SHIFT], in bounds by contract.
+    // SAFETY: AVX-512F and FMA are present (contract). Index and value loads cover positions
+    // k..k+16 with k + 16 <= n, then k..k+8 with k + 8 <= n, then the tail's k < n, all
+    // inside the row; each gathered lane and tail load is w[idx[k] << SHIFT], in bounds by
+    // contract.
     unsafe {
         let mut acc = [_mm512_setzero_pd(); 2];
         let mut k = 0;
@@ -88,9 +90,9 @@ unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], v
 unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
     let n = idx.len();
     let ip = idx.as_ptr();
-    // SAFETY: index and value loads cover positions k..k+8 with k + 8 <= n, inside the row;
-    // every gathered and scattered lane (and each tail access) is w[idx[k]], in bounds by
-    // contract.
+    // SAFETY: AVX-512F and FMA are present (contract). Index and value loads cover positions
+    // k..k+8 with k + 8 <= n, inside the row; every gathered and scattered lane (and each
+    // tail access) is w[idx[k]], in bounds by contract.
     unsafe {
         let av = _mm512_set1_pd(a);
         let mut k = 0;
