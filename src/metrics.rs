@@ -5,31 +5,39 @@
 //! row order, so results do not depend on the thread count.
 
 use rayon::prelude::*;
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{Values, dense, sparse};
 
-use crate::data::Examples;
+use crate::data::{Examples, Row};
 use crate::loss::Loss;
 
 /// w·x_i + b for every row. Features beyond `weights` (a model of fewer features than the
-/// data has) weigh 0, as in `predict` and `eval`.
+/// data has) weigh 0, as in `predict` and `eval`; nothing is allocated for them, so data of
+/// any width (indices up to 2^32 − 1) is scored.
 pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
-    let mut padded = Vec::new();
-    let weights = if weights.len() < data.n_features() {
-        padded.extend_from_slice(weights);
-        padded.resize(data.n_features(), 0.0);
-        &padded
-    } else {
-        weights
-    };
     let data = data.rows();
     (0..data.n_rows())
         .into_par_iter()
         .map(|i| {
             let row = data.row(i);
             row.prefetch_following();
-            sparse::dot(weights, row.indices, row.values) + bias
+            known_features_dot(weights, &row) + bias
         })
         .collect()
+}
+
+/// w·x over the features `weights` holds: a row's indices increase, so those are a prefix.
+fn known_features_dot(weights: &[f64], row: &Row<'_>) -> f64 {
+    if row.indices.bound() <= weights.len() {
+        return sparse::dot(weights, row.indices, row.values);
+    }
+    let indices = row.indices.as_slice();
+    let known = indices.partition_point(|&j| (j as usize) < weights.len());
+    let values = match row.values {
+        Values::Ones => Values::Ones,
+        Values::F32(v) => Values::F32(&v[..known]),
+        Values::F64(v) => Values::F64(&v[..known]),
+    };
+    sparse::dot(weights, &indices[..known], values)
 }
 
 /// The stored labels, row by row.

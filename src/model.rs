@@ -107,13 +107,15 @@ impl Model {
     /// The weights in the column numbering of data with `n_features` columns and the given
     /// feature permutation (internal column → original id; `None` = identity). Models are
     /// stored in original feature ids. A column the model has no weight for (a feature never
-    /// seen in training, e.g. one that appears only in a test file) gets weight 0, as
-    /// liblinear's `predict` treats it: training would have left it at 0.
+    /// seen in training, e.g. one that appears only in a test file) weighs 0, as liblinear's
+    /// `predict` treats it: training would have left it at 0. In the identity numbering those
+    /// columns are past the end of the weights, which are lent as they are (the scorer,
+    /// [`crate::metrics::scores`], reads no weight past the end); a permutation gets a weight
+    /// for each of its columns.
     pub fn weights_for(&self, n_features: usize, permutation: Option<&[u32]>) -> Cow<'_, [f64]> {
         let weight = |original: usize| self.weights.get(original).copied().unwrap_or(0.0);
         match permutation {
-            None if n_features <= self.weights.len() => Cow::Borrowed(&self.weights),
-            None => Cow::Owned((0..n_features).map(weight).collect()),
+            None => Cow::Borrowed(&self.weights),
             Some(p) => Cow::Owned(
                 (0..n_features)
                     .map(|j| p.get(j).map_or(0.0, |&original| weight(original as usize)))
@@ -341,6 +343,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::{CsrMatrix, Examples, ValueVec};
 
     fn model() -> Model {
         let mut details = serde_json::Map::new();
@@ -458,9 +461,18 @@ mod tests {
     fn features_beyond_the_model_weigh_zero() {
         let m = model();
         assert_eq!(*m.weights_for(2, None), m.weights[..]);
-        let wider = m.weights_for(6, None);
-        assert_eq!(wider[..4], m.weights[..]);
-        assert_eq!(wider[4..], [0.0, 0.0]);
+        assert_eq!(*m.weights_for(6, None), m.weights[..]);
+        // Features 4, 5 and 2^32 − 1 are beyond the model's 4 weights.
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0, 1.0],
+            vec![0, 3, 4, 6],
+            vec![0, 4, 5, 5, 0, u32::MAX],
+            ValueVec::F64(vec![2.0, 7.0, 9.0, 1.0, 3.0, 8.0]),
+            u32::MAX as usize + 1,
+        )
+        .unwrap();
+        let scores = crate::metrics::scores(&m.weights_for(data.n_features(), None), m.bias, &data);
+        assert_eq!(scores, [2.0 * 0.5 + m.bias, m.bias, 3.0 * 0.5 + m.bias]);
         assert_eq!(m.prediction(-0.1), -0.1);
     }
 

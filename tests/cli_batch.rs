@@ -241,6 +241,35 @@ fn a_batch_trace_scores_every_iterate_on_the_test_data() {
     }
 }
 
+/// The same command writes the same model file, byte for byte, warm start included (its
+/// time is reported, not stored).
+#[test]
+fn the_same_warm_started_command_writes_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 500);
+    let train = |model: &str| {
+        let out = sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            "lbfgs",
+            "--loss",
+            "log",
+            "--warm-start-epochs",
+            "2",
+            "--threads",
+            "2",
+            "--quiet",
+            "-o",
+            &p(model),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        std::fs::read(p(model)).unwrap()
+    };
+    assert_eq!(train("a.model"), train("b.model"));
+}
+
 #[test]
 fn batch_solvers_evaluate_on_the_threads_asked_for_with_the_same_model() {
     let dir = tempfile::tempdir().unwrap();

@@ -286,8 +286,17 @@ fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
         "--bias-rate sets the step of a free bias",
     );
     refused(
-        &["--algo", "sublbfgs", "--free-bias", "--bias-rate", "0.01"],
+        &["--algo", "sublbfgs", "--bias-rate", "0.01"],
         "--bias-rate does not apply to --algo sublbfgs",
+    );
+    // Batch solvers always regularize the bias.
+    refused(
+        &["--algo", "sublbfgs", "--free-bias"],
+        "--free-bias does not apply to --algo sublbfgs",
+    );
+    refused(
+        &["--algo", "subgd", "--memory", "3"],
+        "--memory does not apply to --algo subgd",
     );
     for rate in ["0", "-1", "nan"] {
         refused(

@@ -408,6 +408,7 @@ impl Trainer {
             _ => (false, false),
         };
         let primal = matches!(self.learner, Learner::Batch(a) if a.is_primal());
+        let with_memory = matches!(self.learner, Learner::Batch(a) if a.has_memory());
         // (setting, whether it is set, whether this learner uses it)
         let settings = [
             ("epochs/steps", self.stop.is_some(), online),
@@ -429,7 +430,7 @@ impl Trainer {
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
             ("tolerance", self.tolerance.is_some(), batch),
-            ("memory", self.memory.is_some(), primal),
+            ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),
             ("attributes", self.attributes.is_some(), lao),
             ("radius", self.radius.is_some(), lao),
@@ -567,11 +568,17 @@ impl Trainer {
                 };
                 let asgd = online::Algorithm::Asgd;
                 let options = dist_online::Options::default();
-                let fit = dist::online::fit(data, asgd, &config, &options, reducer, &mut ())?;
+                let fit = dist::online::fit(data, asgd, &config, &options, reducer, &mut ())
+                    .map_err(|e| {
+                        Error::Config(format!(
+                            "the ASGD warm start (--warm-start-epochs {epochs}) cannot run ({e}); \
+                             train without it"
+                        ))
+                    })?;
                 let output = fit.snapshot.output();
                 let mut w0 = output.weights.clone();
                 w0.push(output.bias);
-                Some((w0, started.elapsed().as_secs_f64()))
+                Some(w0)
             }
             None => None,
         };
@@ -581,7 +588,7 @@ impl Trainer {
             tol: self.tolerance.unwrap_or(defaults.tol),
             memory: self.memory.unwrap_or(defaults.memory),
             first_descent: !self.exact_direction,
-            w0: warm.as_ref().map(|(w0, _)| w0.clone()),
+            w0: warm.clone(),
             ..defaults
         };
         let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
@@ -614,9 +621,10 @@ impl Trainer {
         if algorithm.is_primal() {
             details["memory"] = json!(options.memory);
             details["first_descent"] = json!(options.first_descent);
-            details["warm_start"] = json!(warm.map(|(_, seconds)| json!({
+            // The warm start's time is part of the run's seconds, and kept out of the model,
+            // which the same command writes byte for byte again.
+            details["warm_start"] = json!(warm.is_some().then(|| json!({
                 "asgd_epochs": self.warm_start,
-                "seconds": seconds,
             })));
         }
         let run = Run {

@@ -150,6 +150,14 @@ pub fn solve<E: Examples>(
     let m = objective.n_rows();
     let c = 1.0 / (objective.lambda() * objective.total_rows() as f64);
     let (upper, diagonal) = dual_box(objective.loss(), c).expect("checked by batch::solve");
+    if !diagonal.is_finite() {
+        return Err(SolveError::BadOption(format!(
+            "λ = {:e} over {} rows puts the squared hinge's dual term λm/2 beyond f64's range: \
+             dcd cannot step (use a smaller λ)",
+            objective.lambda(),
+            objective.total_rows()
+        )));
+    }
     let rows = objective.rows();
     let bias = f64::from(u8::from(objective.has_bias()));
     let mut curvature = memory::filled("row norms", m, 0.0)?;
@@ -204,7 +212,9 @@ pub fn solve<E: Examples>(
                 active.swap(k, j);
             }
             steps += active_len;
-            let (mut largest, mut smallest) = (f64::NEG_INFINITY, f64::INFINITY);
+            // The range always holds 0: every projected gradient is 0 at the optimum, and
+            // equal non-zero ones (rows that push α the same way) have no spread at all.
+            let (mut largest, mut smallest) = (0.0_f64, 0.0_f64);
             let mut s = 0;
             while s < active_len {
                 let i = active[s];
@@ -239,9 +249,6 @@ pub fn solve<E: Examples>(
                     largest = largest.max(projected);
                     smallest = smallest.min(projected);
                     dual.step(i, &row, gradient);
-                } else {
-                    largest = largest.max(0.0);
-                    smallest = smallest.min(0.0);
                 }
                 s += 1;
             }
@@ -353,6 +360,34 @@ mod tests {
         assert_eq!(gaps, [1.0, 0.0]);
     }
 
+    /// Two copies of x = (1) with opposite labels, no bias: J(w) = (λ/2)w² + 1 for |w| ≤ 1, so
+    /// J* = 1 at w* = 0 with both α at the upper bound. The coordinate steps push both α up by
+    /// alternating, growing amounts, every projected gradient of an epoch equal (−2, −4, …):
+    /// a spread of 0 between them is no convergence, and the solver must not stop there.
+    #[test]
+    fn equal_projected_gradients_are_not_convergence() {
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0],
+            vec![0, 1, 2],
+            vec![0, 0],
+            ValueVec::F64(vec![1.0, 1.0]),
+            1,
+        )
+        .unwrap();
+        let objective = Objective::new(&data, Loss::Hinge, 1e-3, false);
+        let options = Options {
+            tol: 1e-9,
+            ..Options::default()
+        };
+        let solution = batch::solve(Algorithm::Dcd, &objective, &options, &mut |_| {}).unwrap();
+        assert_eq!(solution.stop, Stop::Converged);
+        assert!(
+            (solution.objective - 1.0).abs() <= 1e-9,
+            "{}",
+            solution.objective
+        );
+    }
+
     /// Squared hinge on the same example: J(w) = (λ/2)w² + (1 − 2w)² for w < 1/2, least at
     /// w* = 4/(λ + 8); the dual has no upper bound and D = 1/(2C) = λ/2.
     #[test]
@@ -387,6 +422,26 @@ mod tests {
         assert!(
             matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("row 1")),
             "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn a_dual_term_beyond_range_is_blamed_on_lambda() {
+        // λm = 2·f64::MAX overflows; the rows' norms are 1.
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0],
+            vec![0, 1, 2],
+            vec![0, 0],
+            ValueVec::F64(vec![1.0, 1.0]),
+            1,
+        )
+        .unwrap();
+        let objective = Objective::new(&data, Loss::SquaredHinge, f64::MAX, false);
+        let error =
+            batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |_| {}).unwrap_err();
+        assert!(
+            matches!(&error, SolveError::BadOption(m) if m.contains("λ = 1.7976931348623157e308")),
+            "{error}"
         );
     }
 

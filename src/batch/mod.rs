@@ -64,6 +64,14 @@ impl Algorithm {
     pub fn is_primal(self) -> bool {
         self != Algorithm::Dcd
     }
+
+    /// Whether the solver keeps curvature pairs (the L-BFGS memory M).
+    pub fn has_memory(self) -> bool {
+        matches!(
+            self,
+            Algorithm::Lbfgs | Algorithm::SubLbfgs | Algorithm::Bfgs
+        )
+    }
 }
 
 impl fmt::Display for Algorithm {
@@ -313,8 +321,9 @@ pub enum SolveError {
     Memory(#[from] AllocError),
 }
 
-/// An error unless every setting of `options` is in range for data of `dim` features.
-fn check(options: &Options, dim: usize) -> Result<(), SolveError> {
+/// An error unless every setting of `options` that `algorithm` reads is in range for data of
+/// `dim` features.
+fn check(algorithm: Algorithm, options: &Options, dim: usize) -> Result<(), SolveError> {
     let bad = |message: String| Err(SolveError::BadOption(message));
     if !(options.tol >= 0.0 && options.tol.is_finite()) {
         return bad(format!(
@@ -322,7 +331,7 @@ fn check(options: &Options, dim: usize) -> Result<(), SolveError> {
             options.tol
         ));
     }
-    if options.memory == 0 {
+    if algorithm.has_memory() && options.memory == 0 {
         return bad("the L-BFGS memory must hold at least one pair".into());
     }
     match &options.w0 {
@@ -348,7 +357,7 @@ pub fn solve<E: Examples>(
     if objective.total_rows() == 0 {
         return Err(SolveError::NoRows);
     }
-    check(options, objective.dim())?;
+    check(algorithm, options, objective.dim())?;
     let mut tracker = Tracker::new(progress);
     match algorithm {
         Algorithm::Lbfgs if loss.is_smooth() => Ok(lbfgs::solve(

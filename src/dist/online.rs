@@ -201,6 +201,13 @@ pub fn local_config(
     }
     let fraction = rows as f64 / total.max(1) as f64;
     let default_t0 = whole.default_t0(config.loss, config.lambda);
+    // Squared and squared-hinge loss raise any t₀ to the default (below), the others only
+    // start from it when none is given.
+    let needs_default =
+        config.t0.is_none() || matches!(config.loss, Loss::Squared | Loss::SquaredHinge);
+    if needs_default && !default_t0.is_finite() {
+        return Err(ConfigError::DefaultT0(config.lambda));
+    }
     let t0 = config.t0.unwrap_or(default_t0);
     let t0 = match local_steps {
         LocalSteps::Scaled => t0 * fraction,

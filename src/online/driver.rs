@@ -126,6 +126,12 @@ pub enum ConfigError {
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
     T0(f64),
+    /// The default t₀ = (‖x‖² + 1)/λ is beyond f64's range (a tiny λ, or huge features).
+    #[error(
+        "the default t0 = (|x|² + 1)/λ is beyond f64's range at λ = {0:e}: give t0 (--t0), \
+         a larger λ, or scale the features"
+    )]
+    DefaultT0(f64),
     /// The bias rate must be positive and finite.
     #[error("the bias rate must be a positive finite number, got {0}")]
     BiasRate(f64),
@@ -419,7 +425,10 @@ pub(crate) fn plan<E: Examples>(
     let t0 = match config.t0 {
         Some(t0) if t0 >= 0.0 && t0.is_finite() => t0,
         Some(t0) => return Err(ConfigError::T0(t0)),
-        None => default_t0(data, config.loss, config.lambda),
+        None => match default_t0(data, config.loss, config.lambda) {
+            t0 if t0.is_finite() => t0,
+            _ => return Err(ConfigError::DefaultT0(config.lambda)),
+        },
     };
     let steps = match config.stop {
         Stop::Steps(t) => t,

@@ -22,6 +22,8 @@ enum Users {
     Batch,
     /// The batch solvers that iterate on w: lbfgs, sublbfgs, subgd, bfgs.
     Primal,
+    /// The batch solvers that keep curvature pairs: lbfgs, sublbfgs, bfgs.
+    WithMemory,
     /// sublbfgs.
     SubLbfgs,
     /// The online learners and the batch solvers (those with λ and a bias).
@@ -44,6 +46,7 @@ impl Users {
             Users::Hogwild => matches!(algo, Sgd | Asgd | Casgd),
             Users::Batch => batch,
             Users::Primal => primal,
+            Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
@@ -58,6 +61,7 @@ impl Users {
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
             Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd)",
             Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs)",
+            Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
@@ -82,10 +86,11 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),
     ("tol", Users::Batch),
-    ("memory", Users::Primal),
+    ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("lambda", Users::Regularized),
-    ("free_bias", Users::Regularized),
+    // Batch solvers always regularize the bias.
+    ("free_bias", Users::Online),
     ("threads", Users::Regularized),
     // One pass with nothing to record along the way: a trace would be its header alone.
     ("trace", Users::Regularized),

@@ -697,6 +697,16 @@ fn report(
     cpu_seconds: Option<f64>,
 ) -> anyhow::Result<()> {
     let model = &trained.model;
+    if let Some(stop) = unconverged_stop(&model.info.details) {
+        // What liblinear's "reaching max number of iterations" and scikit-learn's
+        // ConvergenceWarning tell: the model is the best iterate, not a certified optimum.
+        errln!(
+            "sparselin: warning: {} stopped before converging ({stop} after {} iterations); \
+             the model is the best iterate found",
+            model.info.algorithm,
+            model.info.details["iterations"]
+        );
+    }
     // The model is in original feature ids; the data may be renumbered, or wider.
     let evaluate = |d: &ExampleSet| {
         metrics::evaluate(
@@ -750,6 +760,15 @@ fn report(
         outln!("model written to {}", args.output.display())?;
     }
     Ok(())
+}
+
+/// A batch solver's stop other than `converged` (online learners stop after their steps and
+/// record none).
+fn unconverged_stop(details: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    details
+        .get("stop")
+        .and_then(|stop| stop.as_str())
+        .filter(|&stop| stop != "converged")
 }
 
 fn train_eval_tail(e: &Evaluation) -> String {
