@@ -104,13 +104,16 @@ fn batch_algorithms_train_trace_and_plot() {
     let out = train("dcd", "log", "10");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dcd needs hinge or squared-hinge"));
     // dcd iterates on the dual: no L-BFGS memory, no primal starting point.
-    for flag in [["--memory", "5"], ["--warm-start-epochs", "1"]] {
+    for (flag, users) in [
+        (["--memory", "5"], "the solvers with an L-BFGS memory"),
+        (["--warm-start-epochs", "1"], "the primal batch solvers"),
+    ] {
         let (data, model) = (p("train.svm"), p("m"));
         let out =
             sparselin(&[&["train", &data, "--algo", "dcd", "-o", &model][..], &flag].concat());
         assert!(!out.status.success());
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("the primal batch solvers"),
+            String::from_utf8_lossy(&out.stderr).contains(users),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );

@@ -102,7 +102,7 @@ pub struct Args {
     /// gap is below 1e-8·J (MATH.md §7's ε rule; slower per iteration on real data).
     #[arg(long)]
     pub exact_direction: bool,
-    /// Batch solvers but dcd: L-BFGS memory M.
+    /// lbfgs, sublbfgs and bfgs: L-BFGS memory M.
     #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
     /// Passes over the data (E·m steps). Default 5 unless --steps is given.
@@ -361,10 +361,12 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             .regularize_bias(!args.free_bias)
             .max_iterations(args.max_iter)
             .tolerance(args.tol);
+            let trainer = match algorithm.has_memory() {
+                true => trainer.memory(args.memory),
+                false => trainer,
+            };
             match algorithm.is_primal() {
-                true => trainer
-                    .memory(args.memory)
-                    .exact_direction(args.exact_direction),
+                true => trainer.exact_direction(args.exact_direction),
                 false => trainer,
             }
         }
