@@ -244,6 +244,44 @@ fn a_batch_trace_scores_every_iterate_on_the_test_data() {
     }
 }
 
+/// Values near 1e200 overflow a batch solver's products: the error says so, and names the
+/// features' scale as the cure (its steps come from a line search, not a step size).
+#[test]
+fn a_batch_run_that_overflows_names_the_features_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(
+        p("huge.svm"),
+        "+1 1:1e200\n-1 1:-1e200\n+1 1:3e200\n-1 1:-2e200\n",
+    )
+    .unwrap();
+    let out = sparselin(&[
+        "convert",
+        &p("huge.svm"),
+        &p("huge"),
+        "--values",
+        "f64",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let out = sparselin(&[
+        "train",
+        &p("huge"),
+        "--algo",
+        "sublbfgs",
+        "--quiet",
+        "-o",
+        &p("m"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("training diverged") && stderr.contains("scaling the features"),
+        "{stderr}"
+    );
+    assert!(!Path::new(&p("m")).exists());
+}
+
 /// The same command writes the same model file, byte for byte, warm start included (its
 /// time is reported, not stored).
 #[test]

@@ -209,6 +209,7 @@ fn a_failed_run_replaces_no_output_and_checks_its_paths_first() {
         plot.to_str().unwrap(),
     ]);
     assert_clean_failure(&out, "training diverged");
+    assert_clean_failure(&out, "a larger λ or a smaller step size usually cures it");
     assert_eq!(fs::read_to_string(&keep).unwrap(), "KEEP");
     assert!(!plot.exists());
     let mut names: Vec<_> = fs::read_dir(dir.path())

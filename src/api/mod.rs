@@ -80,8 +80,9 @@ pub enum Error {
     Diverged {
         /// The learner.
         algorithm: String,
-        /// The settings to change: "a larger λ or a smaller step size", or for the
-        /// attribute-efficient learners (which have no λ) "a smaller radius B or step size η".
+        /// What to change: for the online learners "a larger λ or a smaller step size", for
+        /// the attribute-efficient ones (which have no λ) "a smaller radius B or step size η",
+        /// for the batch solvers (whose steps a line search picks) the features' scale.
         cure: &'static str,
     },
 }

@@ -367,7 +367,11 @@ impl Trainer {
                 algorithm: self.learner.to_string(),
                 cure: match self.learner {
                     Learner::AttributeEfficient(_) => "a smaller radius B or step size η",
-                    _ => "a larger λ or a smaller step size",
+                    // Their steps come from a line search: what overflows is the data's scale.
+                    Learner::Batch(_) => {
+                        "scaling the features (products of values beyond about 1e150 overflow)"
+                    }
+                    Learner::Online(_) => "a larger λ or a smaller step size",
                 },
             });
         }
