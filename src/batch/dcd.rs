@@ -360,20 +360,25 @@ mod tests {
         assert_eq!(gaps, [1.0, 0.0]);
     }
 
-    /// Two copies of x = (1) with opposite labels, no bias: J(w) = (λ/2)w² + 1 for |w| ≤ 1, so
-    /// J* = 1 at w* = 0 with both α at the upper bound. The coordinate steps push both α up by
-    /// alternating, growing amounts, every projected gradient of an epoch equal (−2, −4, …):
-    /// a spread of 0 between them is no convergence, and the solver must not stop there.
-    #[test]
-    fn equal_projected_gradients_are_not_convergence() {
-        let data = CsrMatrix::new(
+    /// Two copies of x = (1), labelled +1 and −1.
+    fn opposite_copies() -> CsrMatrix {
+        CsrMatrix::new(
             vec![1.0, -1.0],
             vec![0, 1, 2],
             vec![0, 0],
             ValueVec::F64(vec![1.0, 1.0]),
             1,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// Two copies of x = (1) with opposite labels, no bias: J(w) = (λ/2)w² + 1 for |w| ≤ 1, so
+    /// J* = 1 at w* = 0 with both α at the upper bound. The coordinate steps push both α up by
+    /// alternating, growing amounts, every projected gradient of an epoch equal (−2, −4, …):
+    /// a spread of 0 between them is no convergence, and the solver must not stop there.
+    #[test]
+    fn equal_projected_gradients_are_not_convergence() {
+        let data = opposite_copies();
         let objective = Objective::new(&data, Loss::Hinge, 1e-3, false);
         let options = Options {
             tol: 1e-9,
@@ -428,14 +433,7 @@ mod tests {
     #[test]
     fn a_dual_term_beyond_range_is_blamed_on_lambda() {
         // λm = 2·f64::MAX overflows; the rows' norms are 1.
-        let data = CsrMatrix::new(
-            vec![1.0, -1.0],
-            vec![0, 1, 2],
-            vec![0, 0],
-            ValueVec::F64(vec![1.0, 1.0]),
-            1,
-        )
-        .unwrap();
+        let data = opposite_copies();
         let objective = Objective::new(&data, Loss::SquaredHinge, f64::MAX, false);
         let error =
             batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |_| {}).unwrap_err();
