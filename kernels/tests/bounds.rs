@@ -137,7 +137,7 @@ fn max_index_finds_the_largest_index_anywhere_on_every_path() {
             for largest in [7, 1 << 31, u32::MAX - 1, u32::MAX] {
                 // Filler below `largest`, with the top bit set in half of it where that fits.
                 let filler = |k: usize| {
-                    let low = (k as u32 * 2_654_435_761) % 7;
+                    let low = (k as u32).wrapping_mul(2_654_435_761) % 7;
                     if largest > 1 << 31 && k.is_multiple_of(2) {
                         (1 << 31) | low
                     } else {
