@@ -13,6 +13,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A file being written for a destination path; see the module documentation.
 pub struct OutputFile {
@@ -27,18 +28,12 @@ impl OutputFile {
     /// Start writing `destination`.
     pub fn create(destination: &Path) -> io::Result<OutputFile> {
         let in_place = fs::metadata(destination).is_ok_and(|m| !m.file_type().is_file());
-        let temporary = if in_place {
-            None
+        let (temporary, file) = if in_place {
+            (None, File::create(destination)?)
         } else {
-            let name = destination
-                .file_name()
-                .ok_or_else(|| io::Error::other("the output path does not name a file"))?;
-            let mut temporary_name = std::ffi::OsString::from(".");
-            temporary_name.push(name);
-            temporary_name.push(format!(".tmp-{}", std::process::id()));
-            Some(destination.with_file_name(temporary_name))
+            let (path, file) = create_temporary_beside(destination)?;
+            (Some(path), file)
         };
-        let file = File::create(temporary.as_deref().unwrap_or(destination))?;
         Ok(OutputFile {
             destination: destination.to_path_buf(),
             temporary,
@@ -88,6 +83,29 @@ impl Drop for OutputFile {
     }
 }
 
+/// A new file `.NAME.tmp-PID-N` beside `destination`: N counts the process's outputs, so that
+/// threads writing the same destination at once each write their own file (the last rename
+/// wins, and a reader sees one whole file or the other), and the file is created only if no
+/// such name exists (one left by an earlier process of the same pid is skipped, not reused).
+fn create_temporary_beside(destination: &Path) -> io::Result<(PathBuf, File)> {
+    static OUTPUTS: AtomicU64 = AtomicU64::new(0);
+    let name = destination
+        .file_name()
+        .ok_or_else(|| io::Error::other("the output path does not name a file"))?;
+    loop {
+        let mut temporary_name = std::ffi::OsString::from(".");
+        temporary_name.push(name);
+        let n = OUTPUTS.fetch_add(1, Ordering::Relaxed);
+        temporary_name.push(format!(".tmp-{}-{n}", std::process::id()));
+        let path = destination.with_file_name(temporary_name);
+        match File::options().write(true).create_new(true).open(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Write `bytes` to `destination` through an [`OutputFile`].
 pub fn write_file(destination: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut output = OutputFile::create(destination)?;
@@ -119,6 +137,29 @@ mod tests {
         output.commit().unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new contents");
         assert_eq!(entries(dir.path()), ["model.bin"]);
+    }
+
+    /// Threads of one process writing the same destination at once: every write succeeds
+    /// and the destination always holds one whole version (before, they shared one temporary
+    /// name and truncated and renamed each other's file).
+    #[test]
+    fn threads_writing_one_destination_each_land_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("race.model");
+        let versions: Vec<Vec<u8>> = (0..4u8).map(|t| vec![t; 64 << 10]).collect();
+        std::thread::scope(|scope| {
+            for version in &versions {
+                let (path, versions) = (&path, &versions);
+                scope.spawn(move || {
+                    for _ in 0..50 {
+                        write_file(path, version).unwrap();
+                        let seen = fs::read(path).unwrap();
+                        assert!(versions.contains(&seen), "a mixed or truncated file");
+                    }
+                });
+            }
+        });
+        assert_eq!(entries(dir.path()), ["race.model"]);
     }
 
     #[test]
