@@ -122,7 +122,11 @@ const char *sl_last_error(void);
 const char *sl_version(void);
 
 /**
- * Open a dataset directory or a LIBSVM text file (gzip ok) into `*out`.
+ * Open a dataset directory or a LIBSVM text file (gzip ok; `-` reads standard input) into
+ * `*out`. A text file's values are stored as `float`, as `sparselin convert` stores them by
+ * default (a value that `float` cannot hold is an error naming it); for `double` values,
+ * convert the file with `--values f64` and open the dataset directory, or build the dataset
+ * with `sl_dataset_from_csr`.
  *
  * # Safety
  * `path` is a NUL-terminated string; `out` is valid for one pointer write.
@@ -245,7 +249,9 @@ enum SlStatus sl_model_weights(const struct SlModel *model,
  * Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
  * every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
  * prediction (±1 for classification losses; NaN for a NaN score). An index the model has
- * no weight for weighs 0.
+ * no weight for weighs 0. Indices in increasing order are summed as `sl_predict` sums a
+ * dataset's row, so the two agree bit for bit on the same `double` values; in any other
+ * order the sum may differ from it by rounding.
  * This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.
  *
  * # Safety

@@ -9,6 +9,8 @@
 //!   out-pointer, and released with the matching `*_free`, which accepts NULL.
 //! * Arrays passed in are only read during the call (the data is copied); output arrays are
 //!   owned by the caller, with their length passed alongside.
+//! * Not fork-safe: the pool threads of the parallel work (rayon) are not in a child forked
+//!   after the first parallel call, whose first parallel call then waits forever (README).
 //! * No panic crosses the boundary: each entry point runs under `catch_unwind` and turns a
 //!   panic into [`SlStatus::Panic`]; the per-thread message is reached with `try_with`, so a
 //!   call made while the thread's storage is being torn down (an `atexit` handler, a
@@ -223,7 +225,11 @@ pub extern "C" fn sl_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// Open a dataset directory or a LIBSVM text file (gzip ok) into `*out`.
+/// Open a dataset directory or a LIBSVM text file (gzip ok; `-` reads standard input) into
+/// `*out`. A text file's values are stored as `float`, as `sparselin convert` stores them by
+/// default (a value that `float` cannot hold is an error naming it); for `double` values,
+/// convert the file with `--values f64` and open the dataset directory, or build the dataset
+/// with `sl_dataset_from_csr`.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `out` is valid for one pointer write.
@@ -540,7 +546,9 @@ pub unsafe extern "C" fn sl_model_weights(
 /// Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
 /// every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
 /// prediction (±1 for classification losses; NaN for a NaN score). An index the model has
-/// no weight for weighs 0.
+/// no weight for weighs 0. Indices in increasing order are summed as `sl_predict` sums a
+/// dataset's row, so the two agree bit for bit on the same `double` values; in any other
+/// order the sum may differ from it by rounding.
 /// This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.
 ///
 /// # Safety

@@ -133,8 +133,29 @@ impl Model {
     /// The score w·x + b of one row given as parallel `indices` and `values` (`None`: every
     /// value 1), in any order: an index the model has no weight for weighs 0, as in
     /// [`Model::weights_for`]. For scoring single rows from a host program; whole datasets go
-    /// through the kernels ([`crate::api::scores`]).
+    /// through [`crate::api::scores`]. Indices in increasing order (a dataset row's order) are
+    /// summed by the same kernel, so the score is that of the row in a dataset of the same
+    /// `f64` values, bit for bit; in any other order they are summed as given, which can
+    /// differ from it by rounding.
+    ///
+    /// # Panics
+    /// If `values` and `indices` differ in length.
     pub fn score_entries(&self, indices: &[u32], values: Option<&[f64]>) -> f64 {
+        if let Some(values) = values {
+            assert_eq!(
+                values.len(),
+                indices.len(),
+                "index and value slices differ in length"
+            );
+        }
+        if indices.windows(2).all(|pair| pair[0] < pair[1]) {
+            let known = indices.partition_point(|&j| (j as usize) < self.weights.len());
+            let values = match values {
+                Some(values) => crate::data::Values::F64(&values[..known]),
+                None => crate::data::Values::Ones,
+            };
+            return sparse::dot(&self.weights, &indices[..known], values) + self.bias;
+        }
         let weight = |i: u32| self.weights.get(i as usize).copied().unwrap_or(0.0);
         let dot: f64 = match values {
             Some(values) => indices
@@ -447,7 +468,9 @@ mod tests {
             indices: (&indices).into(),
             values: crate::data::Values::F64(&values),
         };
-        assert!((m.score_entries(&indices, Some(&values)) - m.score(row)).abs() < 1e-12);
+        assert_eq!(m.score_entries(&indices, Some(&values)), m.score(row));
+        let shuffled = m.score_entries(&[3, 0, 2], Some(&[4.0, 0.5, -2.0]));
+        assert!((shuffled - m.score(row)).abs() < 1e-12);
         let beyond = m.score_entries(&[0, 2, 3, 40], Some(&[0.5, -2.0, 4.0, 9.0]));
         assert_eq!(beyond, m.score_entries(&indices, Some(&values)));
         assert_eq!(
@@ -455,6 +478,32 @@ mod tests {
             m.weights[1] + m.bias,
             "binary row"
         );
+    }
+
+    /// Where the order of the sum decides the result (1e16 − 1 − 1e16 is −2 or 0 by order),
+    /// an increasing row scores as the dataset scorer scores it, bit for bit.
+    #[test]
+    fn an_increasing_row_scores_as_its_dataset_does() {
+        let mut m = model();
+        m.weights = vec![0.0; 16];
+        (m.weights[0], m.weights[1], m.weights[4], m.bias) = (1e16, -1.0, -1e16, 0.0);
+        m.weights[9] = -1.0;
+        let indices: Vec<u32> = (0..16).collect();
+        let values = vec![1.0; 16];
+        let data = CsrMatrix::new(
+            vec![1.0],
+            vec![0, 16],
+            indices.clone(),
+            ValueVec::F64(values.clone()),
+            16,
+        )
+        .unwrap();
+        let dataset = crate::metrics::scores(&m.weights, m.bias, &data)[0];
+        assert_eq!(
+            m.score_entries(&indices, Some(&values)).to_bits(),
+            dataset.to_bits()
+        );
+        assert_eq!(m.score_entries(&indices, None).to_bits(), dataset.to_bits());
     }
 
     #[test]
