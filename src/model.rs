@@ -480,7 +480,8 @@ mod tests {
         );
     }
 
-    /// Where the order of the sum decides the result (1e16 − 1 − 1e16 is −2 or 0 by order),
+    /// Where the order of the sum decides the result (1e16 − 1 − 1e16 − 1 is −2 in lanes of
+    /// four, −1 added in row order),
     /// an increasing row scores as the dataset scorer scores it, bit for bit.
     #[test]
     fn an_increasing_row_scores_as_its_dataset_does() {
