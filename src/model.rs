@@ -480,9 +480,9 @@ mod tests {
         );
     }
 
-    /// Where the order of the sum decides the result (1e16 − 1 − 1e16 − 1 is −2 in lanes of
-    /// four, −1 added in row order),
-    /// an increasing row scores as the dataset scorer scores it, bit for bit.
+    /// Where the order of the sum decides the result (1e16 − 1 − 1e16 − 1 is −1 summed in row
+    /// order, −2 in the AVX2 kernel's four lanes), an increasing row scores as the dataset
+    /// scorer scores it, bit for bit.
     #[test]
     fn an_increasing_row_scores_as_its_dataset_does() {
         let mut m = model();
