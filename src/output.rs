@@ -31,7 +31,9 @@ impl OutputFile {
         let (temporary, file) = if in_place {
             (None, File::create(destination)?)
         } else {
-            let (path, file) = create_temporary_beside(destination)?;
+            let (path, file) = create_beside(destination, |path| {
+                File::options().write(true).create_new(true).open(path)
+            })?;
             (Some(path), file)
         };
         Ok(OutputFile {
@@ -83,23 +85,27 @@ impl Drop for OutputFile {
     }
 }
 
-/// A new file `.NAME.tmp-PID-N` beside `destination`: N counts the process's outputs, so that
-/// threads writing the same destination at once each write their own file (the last rename
-/// wins, and a reader sees one whole file or the other), and the file is created only if no
-/// such name exists (one left by an earlier process of the same pid is skipped, not reused).
-fn create_temporary_beside(destination: &Path) -> io::Result<(PathBuf, File)> {
-    static OUTPUTS: AtomicU64 = AtomicU64::new(0);
+/// A temporary `.NAME.tmp-PID-N` beside `destination`, made by `create` (a file or a
+/// directory), which must fail with `AlreadyExists` where the name is taken. N counts the
+/// process's temporaries, so that threads writing the same destination at once each write
+/// their own (the last rename wins, and a reader sees one whole version or another); a name
+/// left by an earlier process of the same pid is skipped, never reused or removed.
+pub fn create_beside<T>(
+    destination: &Path,
+    create: impl Fn(&Path) -> io::Result<T>,
+) -> io::Result<(PathBuf, T)> {
+    static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
     let name = destination
         .file_name()
         .ok_or_else(|| io::Error::other("the output path does not name a file"))?;
     loop {
         let mut temporary_name = std::ffi::OsString::from(".");
         temporary_name.push(name);
-        let n = OUTPUTS.fetch_add(1, Ordering::Relaxed);
+        let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         temporary_name.push(format!(".tmp-{}-{n}", std::process::id()));
         let path = destination.with_file_name(temporary_name);
-        match File::options().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((path, file)),
+        match create(&path) {
+            Ok(made) => return Ok((path, made)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }

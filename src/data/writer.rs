@@ -63,15 +63,9 @@ impl DatasetWriter {
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
         let parent = parent.unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
-        let tmp = parent.join(format!(
-            ".{}.tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        if tmp.exists() {
-            std::fs::remove_dir_all(&tmp).map_err(|e| DataError::io(&tmp, e))?;
-        }
-        std::fs::create_dir(&tmp).map_err(|e| DataError::io(&tmp, e))?;
+        let (tmp, ()) =
+            crate::output::create_beside(&parent.join(name), |path| std::fs::create_dir(path))
+                .map_err(|e| DataError::io(dir, e))?;
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
             tmp,
@@ -323,6 +317,20 @@ fn rewrite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two writers of one destination in one process (threads converting at once) each get
+    /// their own temporary directory; the second no longer removes the first's.
+    #[test]
+    fn writers_of_one_destination_keep_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let first = DatasetWriter::create(&out, ValueKind::F32).unwrap();
+        std::fs::write(first.temporary_dir().join("shard"), b"rows").unwrap();
+        let second = DatasetWriter::create(&out, ValueKind::F32).unwrap();
+        assert_ne!(first.temporary_dir(), second.temporary_dir());
+        assert!(first.temporary_dir().join("shard").exists());
+        assert!(second.temporary_dir().is_dir());
+    }
 
     /// Column statistics the machine cannot hold are an error naming the dataset, and the
     /// temporary directory goes with the writer.

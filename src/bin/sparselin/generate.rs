@@ -175,16 +175,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// A fresh, empty directory beside `out` (its parent created if missing) for the corpus to
 /// be written into before it is renamed to `out`.
 fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
-    let name = out
-        .file_name()
+    out.file_name()
         .with_context(|| format!("{}: not a directory name", out.display()))?;
-    let mut staging_name = std::ffi::OsString::from(".");
-    staging_name.push(name);
-    staging_name.push(format!(".tmp-{}", std::process::id()));
-    let staging = out.with_file_name(staging_name);
-    if let Some(parent) = staging.parent().filter(|p| !p.as_os_str().is_empty()) {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| parent.display().to_string())?;
     }
-    std::fs::create_dir(&staging).with_context(|| staging.display().to_string())?;
+    let (staging, ()) = sparselin::output::create_beside(out, |path| std::fs::create_dir(path))
+        .with_context(|| format!("{}: creating its staging directory", out.display()))?;
     Ok(staging)
 }
