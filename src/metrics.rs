@@ -25,14 +25,20 @@ pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
         .collect()
 }
 
-/// w·x over the features `weights` holds: a row's indices increase, so those are a prefix.
+/// w·x over the features `weights` holds (a row's bound, proven once for its dataset, usually
+/// says that is all of them).
 fn known_features_dot(weights: &[f64], row: &Row<'_>) -> f64 {
     if row.indices.bound() <= weights.len() {
         return sparse::dot(weights, row.indices, row.values);
     }
-    let indices = row.indices.as_slice();
+    known_prefix_dot(weights, row.indices.as_slice(), row.values)
+}
+
+/// w·x over the entries of a row in increasing index order that `weights` holds: a prefix of
+/// it, the rest weighing 0. The kernel that scores datasets, for any width of row.
+pub(crate) fn known_prefix_dot(weights: &[f64], indices: &[u32], values: Values<'_>) -> f64 {
     let known = indices.partition_point(|&j| (j as usize) < weights.len());
-    let values = match row.values {
+    let values = match values {
         Values::Ones => Values::Ones,
         Values::F32(v) => Values::F32(&v[..known]),
         Values::F64(v) => Values::F64(&v[..known]),

@@ -149,12 +149,8 @@ impl Model {
             );
         }
         if indices.windows(2).all(|pair| pair[0] < pair[1]) {
-            let known = indices.partition_point(|&j| (j as usize) < self.weights.len());
-            let values = match values {
-                Some(values) => crate::data::Values::F64(&values[..known]),
-                None => crate::data::Values::Ones,
-            };
-            return sparse::dot(&self.weights, &indices[..known], values) + self.bias;
+            let values = values.map_or(crate::data::Values::Ones, crate::data::Values::F64);
+            return crate::metrics::known_prefix_dot(&self.weights, indices, values) + self.bias;
         }
         let weight = |i: u32| self.weights.get(i as usize).copied().unwrap_or(0.0);
         let dot: f64 = match values {

@@ -586,13 +586,14 @@ impl Trainer {
             }
             None => None,
         };
+        let warmed = warm.is_some();
         let defaults = batch::Options::default();
         let options = batch::Options {
             max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
             tol: self.tolerance.unwrap_or(defaults.tol),
             memory: self.memory.unwrap_or(defaults.memory),
             first_descent: !self.exact_direction,
-            w0: warm.clone(),
+            w0: warm,
             ..defaults
         };
         let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
@@ -627,7 +628,7 @@ impl Trainer {
             details["first_descent"] = json!(options.first_descent);
             // The warm start's time is part of the run's seconds, and kept out of the model,
             // which the same command writes byte for byte again.
-            details["warm_start"] = json!(warm.is_some().then(|| json!({
+            details["warm_start"] = json!(warmed.then(|| json!({
                 "asgd_epochs": self.warm_start,
             })));
         }

@@ -57,15 +57,13 @@ impl DatasetWriter {
                 "already exists (remove it or choose another output)",
             ));
         }
-        let name = dir
-            .file_name()
+        dir.file_name()
             .ok_or_else(|| DataError::invalid(dir, "output must name a directory"))?;
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
         let parent = parent.unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
-        let (tmp, ()) =
-            crate::output::create_beside(&parent.join(name), |path| std::fs::create_dir(path))
-                .map_err(|e| DataError::io(dir, e))?;
+        let (tmp, ()) = crate::output::create_beside(dir, |path| std::fs::create_dir(path))
+            .map_err(|e| DataError::io(dir, e))?;
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
             tmp,
