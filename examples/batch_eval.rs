@@ -50,18 +50,18 @@ fn main() -> anyhow::Result<()> {
             .num_threads(threads)
             .build()?;
         let cpu_before = cpu_seconds();
-        let times: Vec<f64> = (0..repeats)
+        let times = (0..repeats)
             .map(|_| {
                 pool.install(|| {
                     let started = Instant::now();
                     let p = objective.product(&w);
                     let value = objective.value(&w, &p);
-                    let gradient = objective.gradient(&w, &p);
+                    let gradient = objective.gradient(&w, &p)?;
                     std::hint::black_box((value, gradient));
-                    started.elapsed().as_secs_f64()
+                    Ok(started.elapsed().as_secs_f64())
                 })
             })
-            .collect();
+            .collect::<Result<Vec<f64>, sparselin::memory::AllocError>>()?;
         let cpu = match (cpu_before, cpu_seconds()) {
             (Some(before), Some(after)) => format!("{:.4} s", (after - before) / repeats as f64),
             _ => "unknown".to_string(),

@@ -1,6 +1,10 @@
 //! Allocations whose size the input chooses — one entry per feature, up to 2^32 of them —
 //! made fallibly: a feature count the machine cannot hold becomes an [`AllocError`] naming
 //! what was being allocated and how much, instead of an abort or a panic.
+//!
+//! A feature count costs nothing in the file (one line can name feature 2^32 − 1), so every
+//! vector of one entry per feature goes through here. Vectors of one entry per row do not:
+//! they are of the size of the data already held.
 
 use sparselin_kernels::HugeArray;
 use sparselin_kernels::huge::Zeroed;
@@ -58,6 +62,24 @@ pub fn reserved<T>(what: &'static str, count: usize) -> Result<Vec<T>, AllocErro
     Ok(v)
 }
 
+/// The `count` values of `values` in a `Vec`, or an error naming `what`.
+pub fn collected<T>(
+    what: &'static str,
+    count: usize,
+    values: impl Iterator<Item = T>,
+) -> Result<Vec<T>, AllocError> {
+    let mut v = reserved(what, count)?;
+    v.extend(values);
+    Ok(v)
+}
+
+/// A copy of `values` in a `Vec`, or an error naming `what`.
+pub fn copied<T: Clone>(what: &'static str, values: &[T]) -> Result<Vec<T>, AllocError> {
+    let mut v = reserved(what, values.len())?;
+    v.extend_from_slice(values);
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +104,7 @@ mod tests {
         assert_eq!(filled("x", 3, 7u64).unwrap(), [7, 7, 7]);
         assert_eq!(reserved::<f64>("x", 5).unwrap().capacity(), 5);
         assert!(zeroed::<f64>("x", 4).unwrap().iter().all(|&x| x == 0.0));
+        assert_eq!(copied("x", &[1.5, -2.0]).unwrap(), [1.5, -2.0]);
         assert_eq!(
             AllocError::of::<f64>("weights", 2_000_000_000).to_string(),
             "cannot allocate the weights of 2000000000 features (16.0 GB)"

@@ -27,6 +27,7 @@ use sparselin_kernels::sparse;
 
 use crate::data::Row;
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 const MAGIC: &[u8; 8] = b"SPLNMODL";
 /// The model file format version this build writes and reads.
@@ -95,6 +96,14 @@ pub enum ModelError {
         path: PathBuf,
         /// What is wrong with it.
         message: String,
+    },
+    /// The model's weights do not fit in this machine's memory.
+    #[error("{path}: {reason}")]
+    Memory {
+        /// The model file.
+        path: PathBuf,
+        /// What could not be allocated (part of the message, so not also a `source()`).
+        reason: AllocError,
     },
 }
 
@@ -251,13 +260,19 @@ impl Model {
             .loss
             .parse::<Loss>()
             .map_err(|e| bad(format!("bad header: {e}")))?;
-        let weights = body[weights_at..]
-            .chunks_exact(width)
-            .map(|c| match width {
+        let stored = body[weights_at..].chunks_exact(width);
+        let weights = memory::collected(
+            "weights",
+            stored.len(),
+            stored.map(|c| match width {
                 8 => f64::from_le_bytes(c.try_into().unwrap()),
                 _ => f64::from(f32::from_le_bytes(c.try_into().unwrap())),
-            })
-            .collect::<Vec<f64>>();
+            }),
+        )
+        .map_err(|reason| ModelError::Memory {
+            path: path.to_path_buf(),
+            reason,
+        })?;
         // Training never writes a NaN or infinite weight (it is an error: `Error::Diverged`),
         // so one here was put there by something else, and every score would be NaN.
         if let Some(j) = weights.iter().position(|w| !w.is_finite()) {

@@ -140,8 +140,16 @@ fn every_golden_case_is_reproduced() {
                     loss,
                     &case.pi,
                 );
-                assert_eq!(sgd.snapshot(t).last, asgd.snapshot(t).last, "{}", case.name);
-                (sgd.snapshot(t).last, asgd.snapshot(t).averaged.unwrap())
+                assert_eq!(
+                    sgd.snapshot(t).unwrap().last,
+                    asgd.snapshot(t).unwrap().last,
+                    "{}",
+                    case.name
+                );
+                (
+                    sgd.snapshot(t).unwrap().last,
+                    asgd.snapshot(t).unwrap().averaged.unwrap(),
+                )
             }
             "asgd" => {
                 let s = run(
@@ -150,12 +158,13 @@ fn every_golden_case_is_reproduced() {
                     loss,
                     &case.pi,
                 )
-                .snapshot(t);
+                .snapshot(t)
+                .unwrap();
                 (s.last, s.averaged.unwrap())
             }
             "casgd" => {
                 let learner = Casgd::new(&data, loss, schedule, true).unwrap();
-                let s = run(learner, &data, loss, &case.pi).snapshot(t);
+                let s = run(learner, &data, loss, &case.pi).snapshot(t).unwrap();
                 (s.last, s.averaged.unwrap())
             }
             other => panic!("unknown algorithm {other}"),

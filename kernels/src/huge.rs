@@ -92,7 +92,12 @@ impl<T: Zeroed> HugeArray<T> {
             return Err(AllocError { bytes: None });
         };
         let backing = if bytes < HUGE_PAGE {
-            Backing::Heap((0..len).map(|_| T::zero()).collect())
+            let mut values = Vec::new();
+            values
+                .try_reserve_exact(len)
+                .map_err(|_| AllocError { bytes: Some(bytes) })?;
+            values.extend((0..len).map(|_| T::zero()));
+            Backing::Heap(values)
         } else {
             let rounded = bytes
                 .checked_next_multiple_of(HUGE_PAGE)
@@ -114,6 +119,40 @@ impl<T: Zeroed> HugeArray<T> {
     /// Whether the array lives in a map that asked for huge pages.
     pub fn is_mapped(&self) -> bool {
         matches!(self.backing, Backing::Map(..))
+    }
+}
+
+impl HugeArray<AtomicU64> {
+    /// The values read as `f64` bits, for sums that threads wrote atomically and that are
+    /// read plainly once they have all joined: a mapped array changes type in place (no copy
+    /// of up to 2^32 entries), a small one on the heap is copied.
+    pub fn into_f64(self) -> HugeArray<f64> {
+        let backing = match self.backing {
+            Backing::Heap(values) => Backing::Heap(
+                values
+                    .into_iter()
+                    .map(|x| f64::from_bits(x.into_inner()))
+                    .collect(),
+            ),
+            Backing::Map(map, len, _) => Backing::Map(map, len, PhantomData),
+        };
+        HugeArray { backing }
+    }
+}
+
+impl HugeArray<[AtomicU64; 2]> {
+    /// The pairs read as `f64` bits, as [`HugeArray::into_f64`].
+    pub fn into_f64_pairs(self) -> HugeArray<[f64; 2]> {
+        let backing = match self.backing {
+            Backing::Heap(pairs) => Backing::Heap(
+                pairs
+                    .into_iter()
+                    .map(|pair| pair.map(|x| f64::from_bits(x.into_inner())))
+                    .collect(),
+            ),
+            Backing::Map(map, len, _) => Backing::Map(map, len, PhantomData),
+        };
+        HugeArray { backing }
     }
 }
 
@@ -249,6 +288,41 @@ mod tests {
             s.spawn(|| shared[7].store(3, Relaxed));
         });
         assert_eq!(shared[7].load(Relaxed), 3);
+    }
+
+    #[test]
+    fn atomic_arrays_read_as_floats_keep_every_value_and_their_map() {
+        for len in lengths::<AtomicU64>() {
+            let shared = HugeArray::<AtomicU64>::zeroed(len);
+            for (i, x) in shared.iter().enumerate() {
+                x.store((i as f64 * -0.25).to_bits(), Relaxed);
+            }
+            let mapped = shared.is_mapped();
+            let plain = shared.into_f64();
+            assert_eq!((plain.len(), plain.is_mapped()), (len, mapped));
+            assert!(
+                plain
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &x)| x == i as f64 * -0.25)
+            );
+        }
+        for len in lengths::<[AtomicU64; 2]>() {
+            let shared = HugeArray::<[AtomicU64; 2]>::zeroed(len);
+            for (i, [v, u]) in shared.iter().enumerate() {
+                v.store((i as f64).to_bits(), Relaxed);
+                u.store((-(i as f64)).to_bits(), Relaxed);
+            }
+            let mapped = shared.is_mapped();
+            let plain = shared.into_f64_pairs();
+            assert_eq!((plain.len(), plain.is_mapped()), (len, mapped));
+            assert!(
+                plain
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &p)| p == [i as f64, -(i as f64)])
+            );
+        }
     }
 
     #[test]

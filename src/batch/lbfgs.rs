@@ -11,7 +11,7 @@ use super::line_search::{self, Step};
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
-use crate::memory::AllocError;
+use crate::memory::{self, AllocError};
 
 /// The L-BFGS inverse-Hessian estimate B.
 ///
@@ -140,9 +140,9 @@ impl Memory {
         })
     }
 
-    /// B·v by the two-loop recursion.
-    pub fn apply(&self, v: &[f64]) -> Vec<f64> {
-        let mut q = v.to_vec();
+    /// B·v by the two-loop recursion, in a new vector (allocated fallibly: n entries).
+    pub fn apply(&self, v: &[f64]) -> Result<Vec<f64>, AllocError> {
+        let mut q = memory::copied("search direction", v)?;
         // αₜ = ρₜ⟨sₜ, q⟩, newest pair first.
         let mut alphas = Vec::with_capacity(self.pairs.len());
         let newest_first = self.stored().rev();
@@ -161,7 +161,7 @@ impl Memory {
         sweep(&mut q, oldest_first, |beta| {
             alphas_oldest_first.next().expect("one α per pair") - beta
         });
-        q
+        Ok(q)
     }
 }
 
@@ -213,7 +213,7 @@ pub fn solve<E: Examples>(
     let mut w = options.start(objective.dim())?;
     let mut p = objective.product(&w);
     let mut value = objective.value(&w, &p);
-    let mut gradient = objective.gradient(&w, &p);
+    let mut gradient = objective.gradient(&w, &p)?;
     tracker.passes += 2.0;
     let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
     let mut iteration = 0;
@@ -223,7 +223,7 @@ pub fn solve<E: Examples>(
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
         }
-        let Some((eta, d, xd, step)) = descend(
+        let Some(Descent { d, xd, step }) = descend(
             objective,
             &w,
             &p,
@@ -232,12 +232,14 @@ pub fn solve<E: Examples>(
             &mut memory,
             wolfe,
             tracker,
-        ) else {
+        )?
+        else {
             break Stop::LineSearchFailed;
         };
+        let eta = step.eta;
         dense::axpby(eta, &d, 1.0, &mut w);
         dense::axpby(eta, &xd, 1.0, &mut p);
-        let new_gradient = objective.gradient(&w, &p);
+        let new_gradient = objective.gradient(&w, &p)?;
         tracker.passes += 1.0;
         let new_value = objective.value(&w, &p);
         debug_assert!((new_value - step.value).abs() <= 1e-8 * new_value.abs().max(1.0));
@@ -264,7 +266,15 @@ pub fn solve<E: Examples>(
     })
 }
 
+/// A direction d, its product X·d, and the Wolfe step taken along it.
+struct Descent {
+    d: Vec<f64>,
+    xd: Vec<f64>,
+    step: Step,
+}
+
 /// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
+/// `None` when that fails too.
 #[allow(clippy::too_many_arguments)]
 fn descend<E: Examples>(
     objective: &Objective<'_, E>,
@@ -275,9 +285,9 @@ fn descend<E: Examples>(
     memory: &mut Memory,
     wolfe: Wolfe,
     tracker: &mut Tracker<'_>,
-) -> Option<(f64, Vec<f64>, Vec<f64>, Step)> {
+) -> Result<Option<Descent>, AllocError> {
     loop {
-        let mut d = memory.apply(gradient);
+        let mut d = memory.apply(gradient)?;
         dense::scale(-1.0, &mut d);
         let slope = dense::dot(gradient, &d);
         let xd = objective.product(&d);
@@ -294,9 +304,9 @@ fn descend<E: Examples>(
             Wolfe::Weak => line_search::weak_wolfe(phi, (value, slope), MAX_EVALS),
         };
         match step {
-            Some(step) => return Some((step.eta, d, xd, step)),
+            Some(step) => return Ok(Some(Descent { d, xd, step })),
             None if !memory.is_empty() => memory.clear(),
-            None => return None,
+            None => return Ok(None),
         }
     }
 }
@@ -339,7 +349,13 @@ mod tests {
             })
             .collect();
         let v = [0.3, -1.2, 0.8, 2.0];
-        let bits = |m: &Memory| m.apply(&v).iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let bits = |m: &Memory| {
+            m.apply(&v)
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>()
+        };
         // Capacities whose slots fill one, two, three and four chunks.
         for capacity in [1, 2, 3, 5, 8] {
             let mut cycled = Memory::new(4, capacity, None);
@@ -370,7 +386,7 @@ mod tests {
             assert_eq!(bits(&unbounded), bits(&fresh), "capacity {capacity}");
             cycled.clear();
             assert!(cycled.is_empty());
-            assert_eq!(cycled.apply(&v), v);
+            assert_eq!(cycled.apply(&v).unwrap(), v);
         }
     }
 
@@ -408,7 +424,7 @@ mod tests {
             b = next;
         }
         let v = [0.7, -1.1, 0.25];
-        let got = memory.apply(&v);
+        let got = memory.apply(&v).unwrap();
         for i in 0..3 {
             let want: f64 = (0..3).map(|j| b[i][j] * v[j]).sum();
             assert!((got[i] - want).abs() < 1e-13, "{got:?}");

@@ -156,7 +156,7 @@ impl Options {
         match &self.w0 {
             Some(w) => {
                 debug_assert_eq!(w.len(), dim, "checked by `solve`");
-                Ok(w.clone())
+                memory::copied("weights", w)
             }
             None => memory::filled("weights", dim, 0.0),
         }

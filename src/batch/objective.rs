@@ -25,6 +25,7 @@ use sparselin_kernels::{dense, sparse};
 use crate::data::Examples;
 use crate::dist::{Local, Reducer};
 use crate::loss::Loss;
+use crate::memory::{self, AllocError};
 
 /// Rows per task for row-wise products and per partial sum (fixed: results do not depend on
 /// the number of threads).
@@ -153,12 +154,15 @@ impl<'a, E: Examples> Objective<'a, E> {
     }
 
     /// Xᵀc (length [`dim`](Self::dim)): Σ_i c_i [x_i, 1] over the rows of every rank, c holding
-    /// the local rows' c_i. Rows with c_i = 0 are skipped.
-    pub fn transpose_product(&self, c: &[f64]) -> Vec<f64> {
+    /// the local rows' c_i. Rows with c_i = 0 are skipped. Like every vector of one entry per
+    /// feature the evaluation makes, the result and the blocks' buffers are allocated
+    /// fallibly.
+    pub fn transpose_product(&self, c: &[f64]) -> Result<Vec<f64>, AllocError> {
         assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
-        let mut out = self.local_transpose(vec![0.0; self.dim()], |i| c[i]);
+        let zeros = memory::filled("gradient", self.dim(), 0.0)?;
+        let mut out = self.local_transpose(zeros, |i| c[i])?;
         self.reducer.sum(&mut out);
-        out
+        Ok(out)
     }
 
     /// `start` + Σ_i coefficient(i) [x_i, 1] over the local rows (not summed over ranks), rows
@@ -168,16 +172,16 @@ impl<'a, E: Examples> Objective<'a, E> {
         &self,
         mut out: Vec<f64>,
         coefficient: impl Fn(usize) -> f64 + Sync,
-    ) -> Vec<f64> {
-        let buffers: Vec<Vec<f64>> = self
+    ) -> Result<Vec<f64>, AllocError> {
+        let buffers = self
             .blocks
             .par_iter()
             .map(|rows| {
-                let mut g = vec![0.0; self.dim()];
+                let mut g = memory::filled("partial gradients", self.dim(), 0.0)?;
                 self.add_rows(&mut g, rows.clone(), &coefficient);
-                g
+                Ok(g)
             })
-            .collect();
+            .collect::<Result<Vec<Vec<f64>>, AllocError>>()?;
         out.par_chunks_mut(CHUNK_ROWS * 4)
             .enumerate()
             .for_each(|(c, chunk)| {
@@ -186,7 +190,7 @@ impl<'a, E: Examples> Objective<'a, E> {
                     dense::axpby(1.0, &b[start..start + chunk.len()], 1.0, chunk);
                 }
             });
-        out
+        Ok(out)
     }
 
     /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1], in row order, rows with a zero coefficient
@@ -219,16 +223,16 @@ impl<'a, E: Examples> Objective<'a, E> {
         w: &[f64],
         c: Vec<f64>,
         cache: Option<TransposeCache>,
-    ) -> (Vec<f64>, TransposeCache, f64) {
+    ) -> Result<(Vec<f64>, TransposeCache, f64), AllocError> {
         let (local, touched) = match cache {
             Some(TransposeCache { c: c0, local }) => {
-                self.local_transpose_near(&c, &c0, Cow::Owned(local))
+                self.local_transpose_near(&c, &c0, Cow::Owned(local))?
             }
-            None => self.local_transpose_near(&c, &[], Cow::Owned(Vec::new())),
+            None => self.local_transpose_near(&c, &[], Cow::Owned(Vec::new()))?,
         };
-        let g = self.subgradient_from(w, local.clone());
+        let g = self.subgradient_from(w, memory::copied("subgradient", &local)?);
         let work = touched as f64 / self.n_rows().max(1) as f64;
-        (g, TransposeCache { c, local }, work)
+        Ok((g, TransposeCache { c, local }, work))
     }
 
     /// The subgradient and work of [`cached_subgradient`](Self::cached_subgradient) for `c`,
@@ -238,10 +242,11 @@ impl<'a, E: Examples> Objective<'a, E> {
         w: &[f64],
         c: &[f64],
         cache: &TransposeCache,
-    ) -> (Vec<f64>, f64) {
-        let (local, touched) = self.local_transpose_near(c, &cache.c, Cow::Borrowed(&cache.local));
+    ) -> Result<(Vec<f64>, f64), AllocError> {
+        let (local, touched) =
+            self.local_transpose_near(c, &cache.c, Cow::Borrowed(&cache.local))?;
         let work = touched as f64 / self.n_rows().max(1) as f64;
-        (self.subgradient_from(w, local), work)
+        Ok((self.subgradient_from(w, local), work))
     }
 
     /// This rank's Xᵀc and the rows touched, updated from the Xᵀc₀ that `local` holds for `c0`
@@ -252,33 +257,35 @@ impl<'a, E: Examples> Objective<'a, E> {
         c: &[f64],
         c0: &[f64],
         local: Cow<'_, [f64]>,
-    ) -> (Vec<f64>, usize) {
+    ) -> Result<(Vec<f64>, usize), AllocError> {
         assert_eq!(c.len(), self.n_rows(), "cached_subgradient: wrong length");
         let nonzero = c.iter().filter(|&&v| v != 0.0).count();
         if c0.len() == c.len() {
             let changed = c.iter().zip(c0).filter(|(a, b)| a != b).count();
             if changed < nonzero {
                 let delta = |i: usize| c[i] - c0[i];
-                let mut local = local.into_owned();
+                let mut local = match local {
+                    Cow::Owned(buffer) => buffer,
+                    Cow::Borrowed(buffer) => memory::copied("subgradient", buffer)?,
+                };
                 if changed * MAX_BLOCKS <= self.n_rows() {
                     // Less than a block's share of rows: one pass in row order into Xᵀc₀ costs
                     // less than zeroing and adding the blocks' dense buffers.
                     self.add_rows(&mut local, 0..self.n_rows(), delta);
                 } else {
-                    local = self.local_transpose(local, delta);
+                    local = self.local_transpose(local, delta)?;
                 }
-                return (local, changed);
+                return Ok((local, changed));
             }
         }
         let zeros = match local {
-            Cow::Owned(mut buffer) => {
-                buffer.clear();
-                buffer.resize(self.dim(), 0.0);
+            Cow::Owned(mut buffer) if buffer.len() == self.dim() => {
+                buffer.fill(0.0);
                 buffer
             }
-            Cow::Borrowed(_) => vec![0.0; self.dim()],
+            _ => memory::filled("subgradient", self.dim(), 0.0)?,
         };
-        (self.local_transpose(zeros, |i| c[i]), nonzero)
+        Ok((self.local_transpose(zeros, |i| c[i])?, nonzero))
     }
 
     /// λw + (1/m) Σ over ranks of their Xᵀc, from this rank's part.
@@ -324,14 +331,14 @@ impl<'a, E: Examples> Objective<'a, E> {
     }
 
     /// λw + (1/m) Xᵀc: the (sub)gradient whose loss part has derivative c_i at row i.
-    pub fn subgradient(&self, w: &[f64], c: &[f64]) -> Vec<f64> {
-        let mut g = self.transpose_product(c);
+    pub fn subgradient(&self, w: &[f64], c: &[f64]) -> Result<Vec<f64>, AllocError> {
+        let mut g = self.transpose_product(c)?;
         dense::axpby(self.lambda, w, 1.0 / self.total_rows as f64, &mut g);
-        g
+        Ok(g)
     }
 
     /// ∇J(w) = λw + (1/m) Xᵀℓ'(p, y), given p = Xw.
-    pub fn gradient(&self, w: &[f64], p: &[f64]) -> Vec<f64> {
+    pub fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError> {
         self.subgradient(w, &self.derivatives(p))
     }
 
@@ -514,7 +521,7 @@ pub(crate) mod tests {
                 (f.value(&w, &p) - j).abs() <= 1e-12 * j.abs().max(1.0),
                 "{loss}"
             );
-            for (a, b) in f.gradient(&w, &p).iter().zip(&g) {
+            for (a, b) in f.gradient(&w, &p).unwrap().iter().zip(&g) {
                 assert!((a - b).abs() <= 1e-12, "{loss}: {a} vs {b}");
             }
         }
@@ -533,7 +540,7 @@ pub(crate) mod tests {
             let pm = f.product(&moved);
             let (v, s) = ray.eval(eta);
             assert!((v - f.value(&moved, &pm)).abs() < 1e-12);
-            let slope = dense::dot(&f.gradient(&moved, &pm), &d);
+            let slope = dense::dot(&f.gradient(&moved, &pm).unwrap(), &d);
             assert!((s - slope).abs() < 1e-12, "{s} vs {slope}");
         }
     }
@@ -544,8 +551,8 @@ pub(crate) mod tests {
         let f = Objective::new(&x, Loss::Hinge, 1e-3, true);
         let w: Vec<f64> = (0..41).map(|j| (j as f64 * 0.7).cos()).collect();
         let c0: Vec<f64> = (0..9000).map(|i| [-1.0, 0.0, 1.0][i % 3]).collect();
-        let (g0, cache, work) = f.cached_subgradient(&w, c0.clone(), None);
-        assert_eq!(g0, f.subgradient(&w, &c0));
+        let (g0, cache, work) = f.cached_subgradient(&w, c0.clone(), None).unwrap();
+        assert_eq!(g0, f.subgradient(&w, &c0).unwrap());
         assert_eq!(work, 6000.0 / 9000.0);
         // Few changed rows (the serial update), a block's share or more (the blocked update),
         // more changed rows than non-zeros (recomputed in full).
@@ -554,26 +561,29 @@ pub(crate) mod tests {
             for v in c.iter_mut().take(changed) {
                 *v = if *v == 0.0 { 1.0 } else { 0.0 };
             }
-            let full = f.subgradient(&w, &c);
+            let full = f.subgradient(&w, &c).unwrap();
             let run = |threads| {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .unwrap();
-                pool.install(|| f.cached_subgradient(&w, c.clone(), Some(cache.clone())))
+                pool.install(|| {
+                    f.cached_subgradient(&w, c.clone(), Some(cache.clone()))
+                        .unwrap()
+                })
             };
             let (g1, _, work) = run(1);
             let (g2, next, _) = run(2);
             assert_eq!(work, touched as f64 / 9000.0, "{changed}");
             assert!(g1.iter().zip(&g2).all(|(a, b)| a.to_bits() == b.to_bits()));
             // The trial form gives the same subgradient and work, the cache left as it was.
-            let (trial, trial_work) = f.subgradient_near(&w, &c, &cache);
+            let (trial, trial_work) = f.subgradient_near(&w, &c, &cache).unwrap();
             assert_eq!((trial, trial_work), (g1.clone(), work));
             for (a, b) in g1.iter().zip(&full) {
                 assert!((a - b).abs() <= 1e-13, "{changed}: {a} vs {b}");
             }
             // The cache handed back is that of c: nothing changed, nothing touched.
-            let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(next));
+            let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(next)).unwrap();
             assert_eq!((again, none), (g1, 0.0));
         }
     }
@@ -590,7 +600,7 @@ pub(crate) mod tests {
                 .unwrap();
             pool.install(|| {
                 let p = f.product(&w);
-                (f.value(&w, &p).to_bits(), f.gradient(&w, &p))
+                (f.value(&w, &p).to_bits(), f.gradient(&w, &p).unwrap())
             })
         };
         let (v1, g1) = run(1);

@@ -7,7 +7,7 @@ use sparselin_kernels::dense;
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Tracker};
 use crate::data::Examples;
-use crate::memory::AllocError;
+use crate::memory::{self, AllocError};
 
 /// Run `options.max_iter` subgradient steps (or until the certificate gap ≤ tol·J).
 pub fn solve<E: Examples>(
@@ -17,16 +17,17 @@ pub fn solve<E: Examples>(
 ) -> Result<Solution, AllocError> {
     let lambda = objective.lambda();
     let mut w = options.start(objective.dim())?;
-    let mut best = (f64::INFINITY, w.clone(), f64::INFINITY);
+    let mut best = (f64::INFINITY, memory::copied("weights", &w)?, f64::INFINITY);
     let mut iteration = 0;
     let stop = loop {
         let p = objective.product(&w);
         let value = objective.value(&w, &p);
-        let g = objective.gradient(&w, &p);
+        let g = objective.gradient(&w, &p)?;
         tracker.passes += 2.0;
         let gap = tracker.gap(lambda, &g);
         if value < best.0 {
-            best = (value, w.clone(), gap);
+            best.1.copy_from_slice(&w);
+            (best.0, best.2) = (value, gap);
         }
         tracker.report(Progress::new(iteration, best.0, best.2, &best.1));
         if let Some(stop) = options.converged(iteration, best.0, best.2) {

@@ -14,7 +14,7 @@ use super::line_search::{self, C1, C2, kink_slopes, on_kink};
 use super::objective::{Objective, TransposeCache, fixed_sum};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
-use crate::memory::AllocError;
+use crate::memory::{self, AllocError};
 
 /// The supremum of ⟨s, d⟩ over ∂J(w) and the loss derivatives c_i of the subgradient attaining
 /// it (s = λw + (1/m)Xᵀc): on a kink, the side whose slope times (Xd)_i is larger (β_i = 1 where
@@ -75,9 +75,9 @@ fn find_direction<E: Examples>(
     eps: f64,
     options: &Options,
     tracker: &mut Tracker<'_>,
-) -> Option<Direction> {
-    let mut gbar = g1.to_vec();
-    let mut p = memory.apply(&gbar);
+) -> Result<Option<Direction>, AllocError> {
+    let mut gbar = memory::copied("aggregate subgradient", g1)?;
+    let mut p = memory.apply(&gbar)?;
     dense::scale(-1.0, &mut p);
     let mut best_primal = f64::INFINITY;
     let mut descent = None;
@@ -90,12 +90,12 @@ fn find_direction<E: Examples>(
         let gap = best_primal - 0.5 * pg;
         let is_descent = sup < 0.0;
         if is_descent && (options.first_descent || gap <= eps) {
-            return Some(Direction { p, xp, gbar, sup });
+            return Ok(Some(Direction { p, xp, gbar, sup }));
         }
-        let (s, work) = objective.subgradient_near(w, &c, cache);
+        let (s, work) = objective.subgradient_near(w, &c, cache)?;
         tracker.passes += work;
-        let bs = memory.apply(&s);
-        let mut diff = gbar.clone();
+        let bs = memory.apply(&s)?;
+        let mut diff = memory::copied("aggregate subgradient", &gbar)?;
         dense::axpby(-1.0, &s, 1.0, &mut diff);
         // ⟨ḡ − s, B(ḡ − s)⟩ = ⟨ḡ − s, −p − Bs⟩ and ⟨ḡ − s, Bḡ⟩ = ⟨ḡ − s, −p⟩.
         let diff_p = dense::dot(&diff, &p);
@@ -107,9 +107,9 @@ fn find_direction<E: Examples>(
         };
         if is_descent {
             descent = Some(Direction {
-                p: p.clone(),
+                p: memory::copied("search direction", &p)?,
                 xp,
-                gbar: gbar.clone(),
+                gbar: memory::copied("aggregate subgradient", &gbar)?,
                 sup,
             });
         }
@@ -119,7 +119,7 @@ fn find_direction<E: Examples>(
         dense::axpby(mu, &s, 1.0 - mu, &mut gbar);
         dense::axpby(-mu, &bs, 1.0 - mu, &mut p);
     }
-    descent
+    Ok(descent)
 }
 
 /// The power of two that brings the largest |p_j| to about 1: a scaling without rounding
@@ -151,7 +151,7 @@ pub fn solve<E: Examples>(
     let mut value = objective.value(&w, &pred);
     // ḡ₁ of the first iteration: the subgradient with β = 0 on every kink (the loss's choice).
     let (mut g, mut cache, work) =
-        objective.cached_subgradient(&w, objective.derivatives(&pred), None);
+        objective.cached_subgradient(&w, objective.derivatives(&pred), None)?;
     tracker.passes += 1.0 + work;
     let mut memory = Memory::new(
         objective.dim(),
@@ -179,12 +179,12 @@ pub fn solve<E: Examples>(
                 tracker,
             )
         };
-        let direction = match find(&memory, tracker) {
+        let direction = match find(&memory, tracker)? {
             Some(direction) => direction,
             // No descent with the curvature pairs: retry as steepest descent before giving up.
             None if !memory.is_empty() => {
                 memory.clear();
-                match find(&memory, tracker) {
+                match find(&memory, tracker)? {
                     Some(direction) => direction,
                     None => break Stop::NoDescent,
                 }
@@ -242,7 +242,7 @@ pub fn solve<E: Examples>(
         // s' = argsup over ∂J(w_{t+1}) of ⟨s, p_t⟩: X·p_t is already known.
         let (_, c) = argsup(objective, &w, &pred, &p, &xp);
         // Few rows change sides in a step: Xᵀc is updated from the cache, not recomputed.
-        let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(cache));
+        let (s_prime, new_cache, work) = objective.cached_subgradient(&w, c, Some(cache))?;
         cache = new_cache;
         tracker.passes += work;
         memory.push(|s, y| {

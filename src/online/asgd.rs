@@ -79,26 +79,29 @@ impl Learner for Asgd {
         p
     }
 
-    fn snapshot(&self, t: u64) -> Snapshot {
+    fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
         let divisor = self.schedule.divisor(t);
         let scale = if divisor == 0.0 { 0.0 } else { -1.0 / divisor };
-        let weights = self.vu.iter().map(|pair| scale * pair[0]).collect();
+        let n = self.vu.len();
+        let weights = memory::collected("weights", n, self.vu.iter().map(|pair| scale * pair[0]))?;
         let last = Iterate {
             weights,
             bias: self.bias.value(divisor),
         };
         let count = self.h.count(t);
-        let averaged = (count > 0).then(|| {
+        let averaged = if count > 0 {
             let divisor = self.schedule.lambda * count as f64;
             let h = self.h.value();
-            let mut weights = vec![0.0; self.vu.len()];
+            let mut weights = memory::filled("averaged weights", n, 0.0)?;
             dense::rescale_average(-1.0 / divisor, h, &self.vu, 0.0, None, &mut weights);
-            Iterate {
+            Some(Iterate {
                 weights,
                 bias: self.bias.averaged(h, divisor),
-            }
-        });
-        Snapshot { last, averaged }
+            })
+        } else {
+            None
+        };
+        Ok(Snapshot { last, averaged })
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {

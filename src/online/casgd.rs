@@ -38,7 +38,7 @@ pub struct Casgd {
 
 /// The centering of CASGD's set-up: x̄, ‖x̄‖² and q_i = x_i·x̄, read-only during training
 /// (shared by the parallel workers of [`super::hogwild`]).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Centering {
     /// x̄, the mean example (absent entries count as 0).
     pub x_bar: Vec<f64>,
@@ -52,6 +52,15 @@ impl Centering {
     /// x̄ and every q_i in one O(mk + n) pass over `data`; an error if x̄ cannot be allocated.
     pub fn new<E: Examples>(data: &E) -> Result<Centering, AllocError> {
         Ok(Centering::around(data, mean_example(data)?))
+    }
+
+    /// A copy, or an error if its x̄ cannot be allocated.
+    pub fn try_clone(&self) -> Result<Centering, AllocError> {
+        Ok(Centering {
+            x_bar: memory::copied("means (x̄)", &self.x_bar)?,
+            x_bar_norm2: self.x_bar_norm2,
+            q: self.q.clone(),
+        })
     }
 
     /// Centering on a given x̄ (a data-parallel run centers every rank's share on the whole
@@ -229,22 +238,23 @@ impl Learner for Casgd {
         p
     }
 
-    fn snapshot(&self, t: u64) -> Snapshot {
+    fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
         let divisor = self.schedule.divisor(t);
         let r = self.regularized_bias();
+        let n = self.vu.len();
         let last = if divisor == 0.0 {
             Iterate {
-                weights: vec![0.0; self.vu.len()],
+                weights: memory::filled("weights", n, 0.0)?,
                 bias: 0.0,
             }
         } else {
             // w_T = −(v_T − a_T x̄)/(λ(T + t₀)), b'_T = b_T − w_T·x̄ = −(a_T − z̃_T)/(λ(T + t₀)).
-            let weights = self
+            let recovered = self
                 .vu
                 .iter()
                 .zip(&self.centering.x_bar)
-                .map(|(pair, &m)| -(pair[0] - self.a * m) / divisor)
-                .collect();
+                .map(|(pair, &m)| -(pair[0] - self.a * m) / divisor);
+            let weights = memory::collected("weights", n, recovered)?;
             let free_bias = match self.bias {
                 BiasTerm::Regularized { .. } => 0.0,
                 BiasTerm::Free { b, .. } => b,
@@ -255,13 +265,13 @@ impl Learner for Casgd {
             }
         };
         let count = self.h.count(t);
-        let averaged = (count > 0).then(|| {
+        let averaged = if count > 0 {
             // w̄_T = −[(h v − u) − (h a − ā) x̄]/(λ(T − t_a + 1)) and
             // b̄'_T = b̄_T − w̄_T·x̄ = −[(h a − ā) − (h z̃ − ζ̃)]/(λ(T − t_a + 1)).
             let divisor = self.schedule.lambda * count as f64;
             let h = self.h.value();
             let centering = h * self.a - self.a_bar;
-            let mut weights = vec![0.0; self.vu.len()];
+            let mut weights = memory::filled("averaged weights", n, 0.0)?;
             dense::rescale_average(
                 -1.0 / divisor,
                 h,
@@ -274,12 +284,14 @@ impl Learner for Casgd {
                 BiasTerm::Regularized { .. } => 0.0,
                 BiasTerm::Free { .. } => self.bias.averaged(h, divisor),
             };
-            Iterate {
+            Some(Iterate {
                 weights,
                 bias: -(r * centering - (h * self.z - self.zeta)) / divisor + free_bias,
-            }
-        });
-        Snapshot { last, averaged }
+            })
+        } else {
+            None
+        };
+        Ok(Snapshot { last, averaged })
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {

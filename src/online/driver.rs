@@ -379,7 +379,8 @@ pub fn fit_mixing<E: Examples>(
         }) => (Some(mix), per_epoch.max(1), x_bar),
         None => (None, 1, None),
     };
-    let naive = |kind| Naive::around(data, kind, x_bar.clone(), loss, schedule, reg);
+    // Only one arm runs: the closure and CASGD's arm share x̄ by moving it.
+    let naive = |kind, x_bar| Naive::around(data, kind, x_bar, loss, schedule, reg);
     let run = Run {
         config,
         schedule,
@@ -391,14 +392,14 @@ pub fn fit_mixing<E: Examples>(
         Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg)?, observer),
         Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg)?, observer),
         Algorithm::Casgd => {
-            let x_bar = x_bar.clone().map_or_else(|| mean_example(data), Ok)?;
+            let x_bar = x_bar.map_or_else(|| mean_example(data), Ok)?;
             let casgd = Casgd::around(data, x_bar, loss, schedule, reg)?;
             run.drive(data, casgd, observer)
         }
-        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd)?, observer),
-        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd)?, observer),
-        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd)?, observer),
-    })
+        Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd, x_bar)?, observer),
+        Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd, x_bar)?, observer),
+        Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd, x_bar)?, observer),
+    }?)
 }
 
 /// Checks `config` against `data` and resolves it: the schedule (t₀ defaulted) and T.
@@ -464,13 +465,14 @@ struct Run<'a, 'm> {
 }
 
 impl Run<'_, '_> {
-    /// The loop: T steps in epochs of m, the sampler choosing each example.
+    /// The loop: T steps in epochs of m, the sampler choosing each example. An error when
+    /// a snapshot of the iterates cannot be allocated.
     fn drive<E: Examples, L: Learner>(
         mut self,
         data: &E,
         mut learner: L,
         observer: &mut dyn Observer,
-    ) -> Fit {
+    ) -> Result<Fit, AllocError> {
         let rows = data.rows();
         let data = &rows;
         let m = data.n_rows() as u64;
@@ -503,7 +505,7 @@ impl Run<'_, '_> {
             }
             let mixed = match self.mix.as_deref_mut() {
                 Some(mix) if t < self.steps => {
-                    let mut snapshot = learner.snapshot(t);
+                    let mut snapshot = learner.snapshot(t)?;
                     mix(&mut snapshot);
                     learner.restart(&snapshot, t);
                     Some(snapshot)
@@ -512,7 +514,10 @@ impl Run<'_, '_> {
             };
             seconds += start.elapsed().as_secs_f64();
             if wants_epochs && t < self.steps && interval % self.per_epoch == 0 {
-                let snapshot = mixed.unwrap_or_else(|| learner.snapshot(t));
+                let snapshot = match mixed {
+                    Some(snapshot) => snapshot,
+                    None => learner.snapshot(t)?,
+                };
                 observer.epoch_end(&EpochEnd {
                     epochs: t as f64 / m as f64,
                     steps: t,
@@ -522,7 +527,7 @@ impl Run<'_, '_> {
             }
         }
         let start = Instant::now();
-        let mut snapshot = learner.snapshot(t);
+        let mut snapshot = learner.snapshot(t)?;
         if let Some(mix) = self.mix.as_deref_mut() {
             mix(&mut snapshot);
         }
@@ -535,12 +540,12 @@ impl Run<'_, '_> {
                 snapshot: &snapshot,
             });
         }
-        Fit {
+        Ok(Fit {
             snapshot,
             schedule: self.schedule,
             steps: t,
             seconds,
-        }
+        })
     }
 }
 

@@ -30,6 +30,7 @@ pub use schedule::{RunningHarmonic, Schedule, harmonic};
 pub use sgd::Sgd;
 
 use crate::data::Row;
+use crate::memory::AllocError;
 
 /// A linear predictor w·x + b.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,8 +72,9 @@ pub trait Learner {
     /// Step t ≥ 1 on example `i` (= `x`) with target y (already mapped by
     /// [`crate::loss::Loss::target`]); returns the prediction p_t the step was taken at.
     fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64;
-    /// The iterates after `t` steps (O(n)).
-    fn snapshot(&self, t: u64) -> Snapshot;
+    /// The iterates after `t` steps (O(n)), or an error when their n weights cannot be
+    /// allocated.
+    fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError>;
     /// Continue from given iterates (O(n)): afterwards the learner's iterates after `t` steps
     /// are `snapshot`'s, and step t + 1 is taken from them exactly as if the learner had got
     /// there itself (same schedule, same running average). SGD ignores the averaged iterate;

@@ -94,16 +94,16 @@ impl Naive {
     }
 
     /// The model on raw data: for CASGD b' = b − w·x̄ (MATH.md §4).
-    fn raw(&self, w: &[f64], b: f64) -> Iterate {
+    fn raw(&self, w: &[f64], b: f64) -> Result<Iterate, AllocError> {
         let bias = if self.kind == NaiveKind::Casgd {
             b - dense::dot(w, &self.x_bar)
         } else {
             b
         };
-        Iterate {
-            weights: w.to_vec(),
+        Ok(Iterate {
+            weights: memory::copied("weights", w)?,
             bias,
-        }
+        })
     }
 }
 
@@ -139,13 +139,14 @@ impl Learner for Naive {
         p
     }
 
-    fn snapshot(&self, t: u64) -> Snapshot {
+    fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
         let averaged = (self.kind != NaiveKind::Sgd && t >= self.schedule.average_start)
-            .then(|| self.raw(&self.w_bar, self.b_bar));
-        Snapshot {
-            last: self.raw(&self.w, self.b),
+            .then(|| self.raw(&self.w_bar, self.b_bar))
+            .transpose()?;
+        Ok(Snapshot {
+            last: self.raw(&self.w, self.b)?,
             averaged,
-        }
+        })
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {

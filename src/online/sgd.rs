@@ -71,21 +71,21 @@ impl Learner for Sgd {
         p
     }
 
-    fn snapshot(&self, t: u64) -> Snapshot {
+    fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
         let divisor = self.schedule.divisor(t);
-        let mut weights = self.v.to_vec();
+        let mut weights = memory::copied("weights", &self.v)?;
         if divisor == 0.0 {
             weights.fill(0.0);
         } else {
             dense::scale(-1.0 / divisor, &mut weights);
         }
-        Snapshot {
+        Ok(Snapshot {
             last: Iterate {
                 weights,
                 bias: self.bias.value(divisor),
             },
             averaged: None,
-        }
+        })
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {

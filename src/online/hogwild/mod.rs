@@ -82,6 +82,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use core_affinity::CoreId;
+use sparselin_kernels::HugeArray;
 
 use self::scalars::{A, B, LiveScalars, Z, sum};
 use self::sums::{Final, HotSplit, Storage, Sums};
@@ -93,6 +94,7 @@ use super::{
     RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
+use crate::memory::AllocError;
 
 /// How to run in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,23 +151,24 @@ pub fn fit<E: Examples>(
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
     // Every worker reads rows through one view, built here once.
-    let mut trained = train(&data.rows(), algorithm, config, options, observer)?;
+    let trained = train(&data.rows(), algorithm, config, options, observer)?;
+    let (schedule, steps, mut seconds) = (trained.schedule, trained.steps, trained.seconds);
     let start = Instant::now();
-    let snapshot = trained.snapshot();
-    trained.seconds += start.elapsed().as_secs_f64();
+    let snapshot = trained.into_snapshot()?;
+    seconds += start.elapsed().as_secs_f64();
     if observer.wants_epochs() {
         observer.epoch_end(&EpochEnd {
-            epochs: trained.steps as f64 / data.n_rows() as f64,
-            steps: trained.steps,
-            seconds: trained.seconds,
+            epochs: steps as f64 / data.n_rows() as f64,
+            steps,
+            seconds,
             snapshot: &snapshot,
         });
     }
     Ok(Fit {
         snapshot,
-        schedule: trained.schedule,
-        steps: trained.steps,
-        seconds: trained.seconds,
+        schedule,
+        steps,
+        seconds,
     })
 }
 
@@ -275,7 +278,7 @@ fn train<'a, E: Examples>(
         }
         observer.progress(run.steps, loss_sum / loss_count.max(1) as f64);
         if observer.wants_epochs() && run.steps < steps {
-            let snapshot = run.snapshot();
+            let snapshot = run.snapshot()?;
             observer.epoch_end(&EpochEnd {
                 epochs: run.steps as f64 / m as f64,
                 steps: run.steps,
@@ -381,9 +384,28 @@ impl Drop for Finished<'_> {
 }
 
 impl Trained<'_> {
-    /// The iterates now, recovered from the sums, the scalars' totals and the workers'
-    /// private sums by the single-threaded learners' own O(n) recovery.
-    fn snapshot(&self) -> Snapshot {
+    /// The iterates now, recovered from a copy of the sums (training goes on); an error when
+    /// the copies cannot be allocated.
+    fn snapshot(&self) -> Result<Snapshot, AllocError> {
+        let centering = self
+            .centering
+            .as_ref()
+            .map(Centering::try_clone)
+            .transpose()?;
+        self.recover(self.storage.read()?, centering)
+    }
+
+    /// The final iterates, recovered from the sums themselves: no copy of them is made, so
+    /// the peak memory is the sums and the iterates.
+    fn into_snapshot(mut self) -> Result<Snapshot, AllocError> {
+        let centering = self.centering.take();
+        let storage = std::mem::replace(&mut self.storage, Storage::Single(HugeArray::zeroed(0)));
+        self.recover(storage.into_final(), centering)
+    }
+
+    /// The iterates from the final `sums`, the scalars' totals and the workers' private
+    /// sums by the single-threaded learners' own O(n) recovery.
+    fn recover(&self, sums: Final, centering: Option<Centering>) -> Result<Snapshot, AllocError> {
         let (loss, schedule, t) = (self.config.loss, self.schedule, self.steps);
         let states = &self.states;
         let total = self.live.total();
@@ -399,7 +421,7 @@ impl Trained<'_> {
             }
         };
         let h = self.final_harmonic();
-        match (self.rule, self.storage.read()) {
+        match (self.rule, sums) {
             (Rule::Sgd, Final::Single(v)) => Sgd::from_sums(loss, schedule, v, bias).snapshot(t),
             (Rule::Asgd, Final::Pairs(vu)) => {
                 Asgd::from_sums(loss, schedule, vu, bias, h).snapshot(t)
@@ -411,10 +433,7 @@ impl Trained<'_> {
                     z: total[Z],
                     zeta: sum(states.iter().map(|s| s.zeta)),
                 };
-                let centering = self
-                    .centering
-                    .clone()
-                    .expect("CASGD runs with its centering");
+                let centering = centering.expect("CASGD runs with its centering");
                 Casgd::from_sums(loss, schedule, centering, vu, centering_sums, bias, h).snapshot(t)
             }
             _ => unreachable!("the storage is chosen by the rule"),
@@ -526,9 +545,9 @@ mod tests {
                     ..Options::new(3)
                 };
                 let trained = train(&data, algorithm, &config, &options, &mut ()).unwrap();
-                let model = trained.snapshot();
+                let model = trained.snapshot().unwrap();
                 let averaged = model.averaged.as_ref().unwrap();
-                let Final::Pairs(vu) = trained.storage.read() else {
+                let Final::Pairs(vu) = trained.storage.read().unwrap() else {
                     panic!("averaged learners keep pairs")
                 };
                 let [a, z, _] = trained.live.total();

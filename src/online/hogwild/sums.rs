@@ -9,6 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use sparselin_kernels::huge::Zeroed;
 use sparselin_kernels::{HugeArray, sparse};
 
 use crate::data::Row;
@@ -130,18 +131,36 @@ impl Storage {
         })
     }
 
-    /// A copy of the sums as plain numbers (O(n), while no worker runs).
-    pub fn read(&self) -> Final {
-        let read = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
+    /// The sums as plain numbers, once no worker runs; no copy is made.
+    pub fn into_final(self) -> Final {
         match self {
-            Storage::Single(v) => Final::Single(v.clone()),
-            Storage::Pairs(vu) => Final::Pairs(vu.clone()),
-            Storage::SharedSingle(v) => Final::Single(HugeArray::from_exact(v.iter().map(read))),
-            Storage::SharedPairs(vu) => Final::Pairs(HugeArray::from_exact(
-                vu.iter().map(|[v, u]| [read(v), read(u)]),
-            )),
+            Storage::Single(v) => Final::Single(v),
+            Storage::Pairs(vu) => Final::Pairs(vu),
+            Storage::SharedSingle(v) => Final::Single(v.into_f64()),
+            Storage::SharedPairs(vu) => Final::Pairs(vu.into_f64_pairs()),
         }
     }
+
+    /// A copy of the sums as plain numbers (O(n), while no worker runs), or an error if it
+    /// cannot be allocated.
+    pub fn read(&self) -> Result<Final, AllocError> {
+        let read = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
+        Ok(match self {
+            Storage::Single(v) => Final::Single(copy(v.iter().copied())?),
+            Storage::Pairs(vu) => Final::Pairs(copy(vu.iter().copied())?),
+            Storage::SharedSingle(v) => Final::Single(copy(v.iter().map(read))?),
+            Storage::SharedPairs(vu) => {
+                Final::Pairs(copy(vu.iter().map(|[v, u]| [read(v), read(u)]))?)
+            }
+        })
+    }
+}
+
+/// The values of `values` in a new array of their length, or an error naming the weights.
+fn copy<T: Zeroed>(values: impl ExactSizeIterator<Item = T>) -> Result<HugeArray<T>, AllocError> {
+    let mut array = memory::zeroed("weights", values.len())?;
+    array.iter_mut().zip(values).for_each(|(a, v)| *a = v);
+    Ok(array)
 }
 
 /// One entry of the shared sums: v_i, or the pair [v_i, u_i].
