@@ -379,7 +379,7 @@ pub fn fit_mixing<E: Examples>(
         }) => (Some(mix), per_epoch.max(1), x_bar),
         None => (None, 1, None),
     };
-    // Only one arm runs: the closure and CASGD's arm share x̄ by moving it.
+    // x̄ (n entries) moves into the one learner that runs: no copy.
     let naive = |kind, x_bar| Naive::around(data, kind, x_bar, loss, schedule, reg);
     let run = Run {
         config,
