@@ -5,10 +5,15 @@
 //! renamed over it only once complete, so an interrupted or failed run leaves the old file (or
 //! none), never half of a new one.
 //!
-//! A destination that already exists and is not a regular file — `/dev/null`, `/dev/stdout`, a
-//! FIFO — is written in place instead: renaming over a device would replace it with a plain
-//! file (run as root, `--model /dev/null` would otherwise turn `/dev/null` into a file that
-//! every later program writes into and reads back).
+//! A symbolic link is followed to the file it names, and that file is replaced: the link stays
+//! a link. A destination that already exists and is not a regular file — `/dev/null`, a FIFO —
+//! or that is reached through `/proc` — `/dev/fd/N`, a process's open file — is written in
+//! place instead: renaming over it would replace a device or the system's link with a plain
+//! file (run as root, `-o /dev/null` would otherwise turn `/dev/null` into a file that every
+//! later program writes into and reads back). This process's own standard output and error
+//! (`/dev/stdout`, `/dev/fd/2`, …) are written through its handles, not reopened: a reopened
+//! file would start at its beginning and be overwritten by the summary printed after it, and
+//! a pipe or terminal of another user cannot be reopened at all.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -21,23 +26,53 @@ pub struct OutputFile {
     /// The temporary sibling renamed over `destination` by [`OutputFile::commit`]; `None`
     /// when the destination is written in place.
     temporary: Option<PathBuf>,
-    file: BufWriter<File>,
+    file: BufWriter<Sink>,
+}
+
+/// Where an output's bytes go.
+enum Sink {
+    File(File),
+    Stdout(io::Stdout),
+    Stderr(io::Stderr),
+}
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(file) => file.write(bytes),
+            Sink::Stdout(stdout) => stdout.write(bytes),
+            Sink::Stderr(stderr) => stderr.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(file) => file.flush(),
+            Sink::Stdout(stdout) => stdout.flush(),
+            Sink::Stderr(stderr) => stderr.flush(),
+        }
+    }
 }
 
 impl OutputFile {
     /// Start writing `destination`.
     pub fn create(destination: &Path) -> io::Result<OutputFile> {
-        let in_place = fs::metadata(destination).is_ok_and(|m| !m.file_type().is_file());
-        let (temporary, file) = if in_place {
-            (None, File::create(destination)?)
-        } else {
-            let (path, file) = create_beside(destination, |path| {
-                File::options().write(true).create_new(true).open(path)
-            })?;
-            (Some(path), file)
+        let (destination, temporary, file) = match resolve(destination)? {
+            Target::Stdout => (destination.to_path_buf(), None, Sink::Stdout(io::stdout())),
+            Target::Stderr => (destination.to_path_buf(), None, Sink::Stderr(io::stderr())),
+            Target::InPlace(path) => {
+                let file = File::create(&path)?;
+                (path, None, Sink::File(file))
+            }
+            Target::Replace(path) => {
+                let (temporary, file) = create_beside(&path, |path| {
+                    File::options().write(true).create_new(true).open(path)
+                })?;
+                (path, Some(temporary), Sink::File(file))
+            }
         };
         Ok(OutputFile {
-            destination: destination.to_path_buf(),
+            destination,
             temporary,
             file: BufWriter::with_capacity(1 << 20, file),
         })
@@ -46,10 +81,8 @@ impl OutputFile {
     /// Flush everything to disk and move the file into place.
     pub fn commit(mut self) -> io::Result<()> {
         self.file.flush()?;
-        if let Some(temporary) = self.temporary.take() {
-            let result = self
-                .file
-                .get_ref()
+        if let (Some(temporary), Sink::File(file)) = (self.temporary.take(), self.file.get_ref()) {
+            let result = file
                 .sync_all()
                 .and_then(|()| fs::rename(&temporary, &self.destination));
             if result.is_err() {
@@ -82,6 +115,94 @@ impl Drop for OutputFile {
         if let Some(temporary) = &self.temporary {
             let _ = fs::remove_file(temporary);
         }
+    }
+}
+
+/// Whether writing `output` would replace or damage the input `input`: the same file (through
+/// a link or under another spelling), or a file inside `input` when that is a directory (a
+/// dataset). Standard input (`-`) is never an output's file.
+pub fn would_replace(output: &Path, input: &Path) -> bool {
+    if input == Path::new("-") {
+        return false;
+    }
+    if same_file::is_same_file(output, input).unwrap_or(false) {
+        return true;
+    }
+    let written = match resolve(output) {
+        Ok(Target::InPlace(path) | Target::Replace(path)) => path,
+        Ok(Target::Stdout | Target::Stderr) | Err(_) => return false,
+    };
+    match (
+        input.is_dir(),
+        real_directory(&written),
+        input.canonicalize(),
+    ) {
+        (true, Some(dir), Ok(input)) => dir.starts_with(input),
+        _ => false,
+    }
+}
+
+/// How an output reaches its file.
+enum Target {
+    /// This process's standard output.
+    Stdout,
+    /// This process's standard error.
+    Stderr,
+    /// Open and truncate this path, and write it.
+    InPlace(PathBuf),
+    /// Write a temporary beside this regular file (or free name) and rename it over it.
+    Replace(PathBuf),
+}
+
+/// Most links followed from one destination (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Follows `destination`'s symbolic links to the file they name (see the module
+/// documentation).
+fn resolve(destination: &Path) -> io::Result<Target> {
+    let mut path = destination.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        if let Some(dir) = real_directory(&path).filter(|dir| dir.starts_with("/proc")) {
+            let own = Path::new("/proc")
+                .join(std::process::id().to_string())
+                .join("fd");
+            let name = path.file_name().and_then(|name| name.to_str());
+            return Ok(match (dir == own, name) {
+                (true, Some("1")) => Target::Stdout,
+                (true, Some("2")) => Target::Stderr,
+                _ => Target::InPlace(destination.to_path_buf()),
+            });
+        }
+        let kind = match fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata.file_type(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Target::Replace(path)),
+            Err(e) => return Err(e),
+        };
+        if kind.is_symlink() {
+            let target = fs::read_link(&path)?;
+            // A relative target is relative to the link's directory; an absolute one replaces it.
+            path = match path.parent() {
+                Some(dir) => dir.join(target),
+                None => target,
+            };
+        } else if kind.is_file() {
+            return Ok(Target::Replace(path));
+        } else {
+            return Ok(Target::InPlace(path));
+        }
+    }
+    Err(io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links from {}",
+        destination.display()
+    )))
+}
+
+/// The directory holding `path`, its own links resolved (`/dev/fd` is `/proc/self/fd`), or
+/// `None` if it does not exist.
+fn real_directory(path: &Path) -> Option<PathBuf> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.canonicalize().ok(),
+        _ => Path::new(".").canonicalize().ok(),
     }
 }
 
@@ -186,6 +307,74 @@ mod tests {
         write_file(Path::new("/dev/null"), b"discarded").unwrap();
         let kind = fs::metadata("/dev/null").unwrap().file_type();
         assert!(kind.is_char_device(), "/dev/null was replaced: {kind:?}");
+    }
+
+    #[test]
+    fn a_link_stays_a_link_and_its_file_is_replaced() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link, chain) = (
+            dir.path().join("sub/model"),
+            dir.path().join("link"),
+            dir.path().join("chain"),
+        );
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        fs::write(&file, b"old").unwrap();
+        symlink("sub/model", &link).unwrap();
+        symlink("link", &chain).unwrap();
+        write_file(&chain, b"new").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"new");
+        for l in [&link, &chain] {
+            assert!(fs::symlink_metadata(l).unwrap().file_type().is_symlink());
+        }
+        assert_eq!(entries(&dir.path().join("sub")), ["model"]);
+        // A dangling link names the file to create.
+        let dangling = dir.path().join("dangling");
+        symlink(dir.path().join("sub/new"), &dangling).unwrap();
+        write_file(&dangling, b"made").unwrap();
+        assert_eq!(fs::read(dir.path().join("sub/new")).unwrap(), b"made");
+        // A loop is an error, not a hang.
+        symlink("loop", dir.path().join("loop")).unwrap();
+        assert!(write_file(&dir.path().join("loop"), b"x").is_err());
+    }
+
+    #[test]
+    fn a_process_file_reached_through_proc_is_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held");
+        let held = File::create(&path).unwrap();
+        let through_proc = std::os::fd::AsRawFd::as_raw_fd(&held);
+        let fd_path = PathBuf::from(format!("/dev/fd/{through_proc}"));
+        write_file(&fd_path, b"in place").unwrap();
+        // The same file (no rename: the open descriptor sees the bytes), and no temporary.
+        assert_eq!(fs::read(&path).unwrap(), b"in place");
+        assert_eq!(held.metadata().unwrap().len(), 8);
+        assert_eq!(entries(dir.path()), ["held"]);
+        assert!(
+            fs::symlink_metadata("/dev/fd")
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn an_output_naming_an_input_or_a_place_inside_it_would_replace_it() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("train.svm");
+        fs::write(&data, b"1 1:1\n").unwrap();
+        symlink("train.svm", dir.path().join("alias")).unwrap();
+        let dataset = dir.path().join("set");
+        fs::create_dir(&dataset).unwrap();
+        assert!(would_replace(&data, &data));
+        assert!(would_replace(&dir.path().join("./train.svm"), &data));
+        assert!(would_replace(&dir.path().join("alias"), &data));
+        assert!(would_replace(&dataset.join("shard-000000.csr"), &dataset));
+        assert!(would_replace(&dataset.join("new.model"), &dataset));
+        assert!(!would_replace(&dir.path().join("model"), &data));
+        assert!(!would_replace(&dir.path().join("model"), &dataset));
+        assert!(!would_replace(&data, Path::new("-")));
     }
 
     #[test]

@@ -364,3 +364,121 @@ fn classification_needs_two_classes_of_labels() {
     let out = run(&["train", &three, "--loss", "squared", "-o", &model]);
     assert!(out.status.success(), "{out:?}");
 }
+
+#[test]
+fn an_output_may_not_overwrite_an_input_and_standard_input_is_read_once() {
+    let t = toy();
+    let dir = t.dir.path();
+    let test = dir.join("test.svm");
+    fs::copy(&t.data, &test).unwrap();
+    let test = test.to_str().unwrap();
+    let original = fs::read(&t.data).unwrap();
+    for (args, message) in [
+        (
+            vec!["train", &t.data, "-o", &t.data],
+            "-o ".to_string() + &t.data + " would overwrite the training data",
+        ),
+        (
+            vec![
+                "train", &t.data, "-o", &t.model, "--test", test, "--trace", test,
+            ],
+            "--trace ".to_string() + test + " would overwrite the --test data",
+        ),
+    ] {
+        assert_clean_failure(&run(&args), &message);
+    }
+    assert_eq!(fs::read(&t.data).unwrap(), original);
+    assert_eq!(fs::read(test).unwrap(), original);
+
+    // A model inside a dataset directory, or over one of its shards.
+    let set = dir.join("set");
+    let set = set.to_str().unwrap();
+    assert!(run(&["convert", &t.data, set]).status.success());
+    let inside = format!("{set}/shard-000000.csr");
+    assert_clean_failure(
+        &run(&["train", set, "-o", &inside]),
+        "would overwrite the training data",
+    );
+    assert!(run(&["verify", set]).status.success());
+
+    // A plot over one of its traces.
+    let trace = dir.join("run.csv");
+    let trace = trace.to_str().unwrap();
+    assert!(
+        run(&["train", &t.data, "-o", &t.model, "--trace", trace])
+            .status
+            .success()
+    );
+    let written = fs::read(trace).unwrap();
+    assert_clean_failure(
+        &run(&["plot", trace, "-o", trace]),
+        "would overwrite the trace",
+    );
+    assert_eq!(fs::read(trace).unwrap(), written);
+
+    let out = sparselin(&["train", "-", "--test", "-", "-o", &t.model])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "both name standard input (-), which can be read once");
+    let empty = dir.join("empty.svm");
+    fs::write(&empty, "").unwrap();
+    assert_clean_failure(
+        &run(&[
+            "train",
+            &t.data,
+            "-o",
+            &t.model,
+            "--test",
+            empty.to_str().unwrap(),
+        ]),
+        "no rows to evaluate",
+    );
+}
+
+#[test]
+fn outputs_follow_links_and_standard_output_keeps_its_place() {
+    use std::os::unix::fs::symlink;
+    let t = toy();
+    let dir = t.dir.path();
+    fs::write(dir.join("target.model"), "old").unwrap();
+    let link = dir.join("link.model");
+    symlink("target.model", &link).unwrap();
+    let out = run(&["train", &t.data, "-o", link.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        fs::read(dir.join("target.model"))
+            .unwrap()
+            .starts_with(b"SPLNMODL")
+    );
+
+    // --readable /dev/stdout into a file: the model's text, then the summary after it (a
+    // reopened /dev/stdout would start at 0 and the summary would overwrite the text).
+    let captured = dir.join("stdout.txt");
+    let out = sparselin(&[
+        "train",
+        &t.data,
+        "-o",
+        &t.model,
+        "--readable",
+        "/dev/stdout",
+    ])
+    .arg("--quiet")
+    .stdout(fs::File::create(&captured).unwrap())
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = fs::read_to_string(&captured).unwrap();
+    assert!(text.starts_with("# sparselin model"), "{text}");
+    let summary = text.find("train objective").expect("the summary follows");
+    assert!(
+        summary > text.find("\nbias ").expect("the model's text"),
+        "{text}"
+    );
+}

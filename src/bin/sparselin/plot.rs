@@ -37,6 +37,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--optimum must be a finite, non-zero J* (the suboptimality divides by it), got {optimum}"
         );
     }
+    if let Some(trace) = args
+        .traces
+        .iter()
+        .find(|trace| sparselin::output::would_replace(&args.output, trace))
+    {
+        anyhow::bail!(
+            "-o {} would overwrite the trace {}: choose another output path",
+            args.output.display(),
+            trace.display()
+        );
+    }
     let plottable = |&(t, v): &(f64, f64)| t > 0.0 && v > 0.0 && t.is_finite() && v.is_finite();
     let mut curves = Vec::new();
     for path in &args.traces {

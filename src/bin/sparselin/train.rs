@@ -273,11 +273,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         );
     }
+    check_inputs(&args)?;
     check_outputs(&args)?;
     let data = read_examples(&args.data, args.features, args.text)?;
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
-        Some(path) => Some(read_examples(path, None, args.text)?),
+        Some(path) => {
+            let test = read_examples(path, None, args.text)?;
+            anyhow::ensure!(
+                test.n_rows() > 0,
+                "{}: no rows to evaluate (every --test metric would be 0 or undefined)",
+                path.display()
+            );
+            Some(test)
+        }
         None => None,
     };
     // The attribute-efficient learners are regressions, whatever --loss says.
@@ -613,6 +622,34 @@ fn outputs(args: &Args) -> Vec<(Output, &Path)> {
 
 fn open_output(path: &Path) -> anyhow::Result<OutputFile> {
     OutputFile::create(path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Refuses a run that would read standard input twice, or write an output over its own
+/// training or test data.
+fn check_inputs(args: &Args) -> anyhow::Result<()> {
+    let stdin = Path::new("-");
+    if args.data == stdin && args.test.as_deref() == Some(stdin) {
+        anyhow::bail!(
+            "the training data and --test both name standard input (-), which can be read once"
+        );
+    }
+    let inputs = [
+        ("the training data", Some(&args.data)),
+        ("the --test data", args.test.as_ref()),
+    ];
+    for (what, path) in outputs(args) {
+        for (input, input_path) in inputs.iter().filter_map(|(n, p)| Some((n, p.as_ref()?))) {
+            if sparselin::output::would_replace(path, input_path) {
+                anyhow::bail!(
+                    "{} {} would overwrite {input} ({}): choose another output path",
+                    what.flag(),
+                    path.display(),
+                    input_path.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Try every output path before training (a temporary opened and removed), so that one that
