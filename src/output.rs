@@ -14,10 +14,15 @@
 //! (`/dev/stdout`, `/dev/fd/2`, …) are written through its handles, not reopened: a reopened
 //! file would start at its beginning and be overwritten by the summary printed after it, and
 //! a pipe or terminal of another user cannot be reopened at all.
+//!
+//! Every temporary is recorded until it is renamed into place or removed, so that a command
+//! interrupted by a signal can remove what it leaves ([`remove_temporaries`]; the command line
+//! does this on SIGINT, SIGTERM and SIGHUP).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A file being written for a destination path; see the module documentation.
@@ -88,6 +93,7 @@ impl OutputFile {
             if result.is_err() {
                 let _ = fs::remove_file(&temporary);
             }
+            settled(&temporary);
             result?;
         }
         Ok(())
@@ -114,6 +120,7 @@ impl Drop for OutputFile {
     fn drop(&mut self) {
         if let Some(temporary) = &self.temporary {
             let _ = fs::remove_file(temporary);
+            settled(temporary);
         }
     }
 }
@@ -206,8 +213,42 @@ fn real_directory(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Temporaries made by [`create_beside`] and not yet [`settled`].
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The temporaries recorded, the lock taken even if a panicking thread held it.
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Marks `temporary` (from [`create_beside`]) as renamed into place or removed, so that
+/// [`remove_temporaries`] leaves its name alone.
+pub fn settled(temporary: &Path) {
+    live().retain(|path| path != temporary);
+}
+
+/// Removes every temporary file and directory this process made and has not settled: for a
+/// signal handler, just before the process exits. Files still being written into a
+/// directory are removed with it (a second pass catches one created meanwhile).
+pub fn remove_temporaries() {
+    let paths = std::mem::take(&mut *live());
+    for path in paths {
+        for _ in 0..2 {
+            let removed = match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
+                Ok(_) => fs::remove_file(&path),
+                Err(_) => break,
+            };
+            if removed.is_ok() {
+                break;
+            }
+        }
+    }
+}
+
 /// A temporary `.NAME.tmp-PID-N` beside `destination`, made by `create` (a file or a
-/// directory), which must fail with `AlreadyExists` where the name is taken. N counts the
+/// directory), which must fail with `AlreadyExists` where the name is taken. It is recorded
+/// for [`remove_temporaries`] until the caller reports it [`settled`]. N counts the
 /// process's temporaries, so that threads writing the same destination at once each write
 /// their own (the last rename wins, and a reader sees one whole version or another); a name
 /// left by an earlier process of the same pid is skipped, never reused or removed.
@@ -226,7 +267,11 @@ pub fn create_beside<T>(
         temporary_name.push(format!(".tmp-{}-{n}", std::process::id()));
         let path = destination.with_file_name(temporary_name);
         match create(&path) {
-            Ok(made) => return Ok((path, made)),
+            Ok(made) => {
+                // Recorded once made: a name taken by another process is never ours to remove.
+                live().push(path.clone());
+                return Ok((path, made));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }

@@ -482,3 +482,47 @@ fn outputs_follow_links_and_standard_output_keeps_its_place() {
         "{text}"
     );
 }
+
+/// Sends `signal` (a `kill -s` name) to the running `child` once a hidden temporary shows up
+/// in `dir`, and returns its exit code.
+fn interrupt_once_writing(mut child: std::process::Child, dir: &Path, signal: &str) -> Option<i32> {
+    let started = std::time::Instant::now();
+    while !fs::read_dir(dir)
+        .unwrap()
+        .any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+    {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before it could be interrupted"
+        );
+        assert!(started.elapsed().as_secs() < 60, "no temporary appeared");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-s", signal, &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    child.wait().unwrap().code()
+}
+
+#[test]
+fn an_interrupted_command_leaves_no_temporary_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    for signal in ["INT", "TERM"] {
+        let child = sparselin(&["gen", "--quiet", "--preset", "rcv1-like"])
+            .arg(&out)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        assert_eq!(
+            interrupt_once_writing(child, dir.path(), signal),
+            Some(130),
+            "{signal}"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{signal}: {left:?}");
+    }
+}

@@ -243,7 +243,11 @@ impl DatasetWriter {
             DataError::invalid(&manifest_path, format!("cannot serialize manifest: {e}"))
         })?;
         std::fs::write(&manifest_path, json).map_err(|e| DataError::io(&manifest_path, e))?;
-        std::fs::rename(&self.tmp, &self.dir).map_err(|e| DataError::io(&self.dir, e))?;
+        let renamed = std::fs::rename(&self.tmp, &self.dir);
+        if renamed.is_ok() {
+            crate::output::settled(&self.tmp);
+        }
+        renamed.map_err(|e| DataError::io(&self.dir, e))?;
         self.published = true;
         Ok(manifest)
     }
@@ -254,6 +258,7 @@ impl Drop for DatasetWriter {
         if !self.published {
             // Best effort: the directory is hidden and named for this process anyway.
             let _ = std::fs::remove_dir_all(&self.tmp);
+            crate::output::settled(&self.tmp);
         }
     }
 }

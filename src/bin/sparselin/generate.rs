@@ -138,6 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         && let Err(e) = std::fs::create_dir_all(parent)
     {
         let _ = std::fs::remove_dir_all(&staging);
+        sparselin::output::settled(&staging);
         return Err(e).with_context(|| parent.display().to_string());
     }
     let start = Instant::now();
@@ -157,6 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
     }
+    sparselin::output::settled(&staging);
     result?;
     if args.quiet {
         return Ok(());

@@ -84,6 +84,17 @@ pub(crate) enum Command {
 
 fn main() -> ExitCode {
     let command = command(&Cli::command().get_matches()).unwrap_or_else(|error| error.exit());
+    // Interrupted (Ctrl-C, `kill`, a closed terminal): leave no temporary output behind, and
+    // exit as a shell expects of a process ended by SIGINT.
+    let interrupted = ctrlc::set_handler(|| {
+        sparselin::output::remove_temporaries();
+        std::process::exit(130);
+    });
+    if let Err(e) = interrupted {
+        errln!(
+            "sparselin: warning: no signal handler ({e}): an interrupted run may leave a temporary output"
+        );
+    }
     let kernels = sparselin_kernels::dispatch::try_selected()
         .map(drop)
         .context("choosing the kernel path");
