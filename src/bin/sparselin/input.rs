@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use sparselin::data::csr::MAX_FEATURES;
 use sparselin::data::libsvm::{LibsvmError, ParseOptions};
 use sparselin::data::{DataError, ExampleSet, open_examples};
@@ -28,7 +28,7 @@ pub fn read_examples(
     text: TextArgs,
 ) -> anyhow::Result<ExampleSet> {
     let meta = match n_features {
-        None if path.is_file() => meta_features(path)?,
+        None if path.is_file() => meta_features(path),
         _ => None,
     };
     let options = ParseOptions {
@@ -55,33 +55,39 @@ pub fn read_examples(
 }
 
 /// The `meta.json` in the file's directory and its `features` count, if there is one with
-/// that entry. An entry that is not an integer from 0 to 2^32 (indices are 32-bit) is an
-/// error naming the file, not ignored: the count would silently fall back to the largest
-/// index seen.
-fn meta_features(path: &Path) -> anyhow::Result<Option<(PathBuf, usize)>> {
-    let Some(meta) = path.parent().map(|dir| dir.join("meta.json")) else {
-        return Ok(None);
-    };
+/// that entry. `meta.json` is a common name, so one that cannot be read, is not JSON, or whose
+/// `features` is not a count from 0 to 2^32 is not taken for the data's: a warning names it
+/// and the count falls back to the largest index seen (`train --features` sets it).
+fn meta_features(path: &Path) -> Option<(PathBuf, usize)> {
+    let meta = path.parent()?.join("meta.json");
     if !meta.is_file() {
-        return Ok(None);
+        return None;
     }
-    let text = std::fs::read_to_string(&meta).with_context(|| meta.display().to_string())?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| meta.display().to_string())?;
-    let Some(features) = value.get("features") else {
-        return Ok(None);
-    };
-    let n = features
-        .as_u64()
-        .filter(|&n| n <= MAX_FEATURES)
-        .and_then(|n| usize::try_from(n).ok())
-        .with_context(|| {
-            format!(
-                "{}: \"features\" is {features}, expected the feature count (an integer from 0 to 2^32)",
-                meta.display()
-            )
-        })?;
-    Ok(Some((meta, n)))
+    let features = std::fs::read_to_string(&meta)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).map_err(|e| e.to_string()))
+        .and_then(|value| match value.get("features") {
+            None => Ok(None),
+            Some(features) => features
+                .as_u64()
+                .filter(|&n| n <= MAX_FEATURES)
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    format!("\"features\" is {features}, not a feature count (an integer from 0 to 2^32)")
+                }),
+        });
+    match features {
+        Ok(count) => Some((meta, count?)),
+        Err(why) => {
+            errln!(
+                "sparselin: warning: {}: {why}; not used for the feature count of {}",
+                meta.display(),
+                path.display()
+            );
+            None
+        }
+    }
 }
 
 /// An error naming `path` when a binary classifier (`loss`) would be scored on `data` whose
