@@ -88,8 +88,28 @@ pub fn objective<E: Examples>(
     data: &E,
 ) -> f64 {
     let p = scores(weights, bias, data);
-    let b2 = if regularize_bias { bias * bias } else { 0.0 };
-    mean_loss(loss, &p, &labels(data)) + 0.5 * lambda * (dense::norm2(weights) + b2)
+    mean_loss(loss, &p, &labels(data)) + penalty(lambda, weights, regularize_bias.then_some(bias))
+}
+
+/// (λ/2)(‖w‖² + b²), `bias` the regularized b if there is one. Finite wherever the product is,
+/// even when ‖w‖² alone is not: under a tiny λ the weights grow like 1/λ (λ = 1e-200 gives
+/// weights near 1e198, whose squares overflow), so the squares are then summed scaled by the
+/// largest |w_j|.
+fn penalty(lambda: f64, weights: &[f64], bias: Option<f64>) -> f64 {
+    let b = bias.unwrap_or(0.0);
+    let squares = dense::norm2(weights) + b * b;
+    if squares.is_finite() {
+        return 0.5 * lambda * squares;
+    }
+    let largest = weights
+        .iter()
+        .fold(b.abs(), |largest, w| largest.max(w.abs()));
+    let scaled: f64 = weights
+        .iter()
+        .chain([&b])
+        .map(|w| (w / largest) * (w / largest))
+        .sum();
+    0.5 * lambda * largest * largest * scaled
 }
 
 /// Fraction of rows whose sign of score (0 counts as +1) differs from the class (label > 0).
@@ -180,11 +200,10 @@ pub fn evaluate<E: Examples>(
     let p = scores(weights, bias, data);
     let y = labels(data);
     let mean = mean_loss(loss, &p, &y);
-    let b2 = if regularize_bias { bias * bias } else { 0.0 };
     let classification = loss.is_classification();
     Evaluation {
         rows: p.len(),
-        objective: mean + 0.5 * lambda * (dense::norm2(weights) + b2),
+        objective: mean + penalty(lambda, weights, regularize_bias.then_some(bias)),
         mean_loss: mean,
         error_rate: classification.then(|| error_rate(&p, &y)),
         auc: if classification { auc(&p, &y) } else { None },
@@ -196,6 +215,18 @@ pub fn evaluate<E: Examples>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_penalty_is_finite_where_the_squares_alone_overflow() {
+        assert_eq!(penalty(0.5, &[3.0, 4.0], None), 6.25);
+        assert_eq!(penalty(0.5, &[3.0], Some(4.0)), 6.25);
+        // ‖w‖² = 2.5e397 overflows; (λ/2)‖w‖² = 1.25e197 does not.
+        let p = penalty(1e-200, &[3e198, -4e198], Some(0.0));
+        assert!((p / 1.25e197 - 1.0).abs() < 1e-12, "{p:e}");
+        let p = penalty(1e-200, &[3e198], Some(4e198));
+        assert!((p / 1.25e197 - 1.0).abs() < 1e-12, "{p:e}");
+        assert_eq!(penalty(1.0, &[1e200, 1e200], None), f64::INFINITY);
+    }
 
     #[test]
     fn more_than_two_values_are_named_and_two_are_none() {

@@ -7,6 +7,7 @@ use sparselin::metrics::{Evaluation, evaluate};
 use sparselin::model::Model;
 
 use crate::input::{TextArgs, read_examples, refuse_multiclass};
+use crate::number::decimal;
 
 /// Arguments of `sparselin eval`.
 #[derive(clap::Args)]
@@ -52,8 +53,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The metrics as `name value` lines.
 pub fn describe(e: &Evaluation) -> String {
     let mut out = format!(
-        "rows {}\nobjective {:.10}\nmean_loss {:.10}\n",
-        e.rows, e.objective, e.mean_loss
+        "rows {}\nobjective {}\nmean_loss {}\n",
+        e.rows,
+        decimal(e.objective, 10),
+        decimal(e.mean_loss, 10)
     );
     let optional = [
         ("error_rate", e.error_rate),
@@ -63,7 +66,7 @@ pub fn describe(e: &Evaluation) -> String {
     ];
     for (name, value) in optional {
         if let Some(v) = value {
-            out.push_str(&format!("{name} {v:.6}\n"));
+            out.push_str(&format!("{name} {}\n", decimal(v, 6)));
         }
     }
     out

@@ -32,6 +32,7 @@ mod generate;
 mod info;
 mod input;
 mod kernels;
+mod number;
 mod plot;
 mod predict;
 mod progress;

@@ -22,6 +22,7 @@ use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
 use crate::input::{TextArgs, read_examples, refuse_multiclass};
+use crate::number::decimal;
 use crate::trace::{self, TraceRow};
 
 /// The training algorithms.
@@ -297,9 +298,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let trainer = trainer(&args)?;
     let mut progress = Progress::new(&args, &data, test.as_ref());
     let cpu = cpu_time::ProcessTime::try_now().ok();
-    let training = trainer
+    let mut training = trainer
         .train_monitored(&data, &mut progress)
         .with_context(|| format!("training on {}", args.data.display()))?;
+    if args.weights == WeightType::F32 {
+        // The summary describes the model as written: its weights rounded to f32.
+        for w in &mut training.model.weights {
+            *w = f64::from(*w as f32);
+        }
+    }
     let cpu_seconds = cpu
         .and_then(|start| start.try_elapsed().ok())
         .map(|d| d.as_secs_f64());
@@ -464,8 +471,9 @@ impl Observer for Progress<'_> {
     fn progress(&mut self, steps: u64, mean_loss: f64) {
         self.bar.set_position(steps);
         self.bar.set_message(format!(
-            "epoch {:.2}, loss ≈ {mean_loss:.5}",
-            steps as f64 / self.epoch_every as f64
+            "epoch {:.2}, loss ≈ {}",
+            steps as f64 / self.epoch_every as f64,
+            decimal(mean_loss, 5)
         ));
     }
 
@@ -483,9 +491,9 @@ impl Observer for Progress<'_> {
         let test = self.evaluate_test(&w.weights, w.bias);
         self.bar.set_position(end.steps);
         self.bar.println(format!(
-            "epoch {:.2}: objective {:.6}{}",
+            "epoch {:.2}: objective {}{}",
             end.epochs,
-            train.objective,
+            decimal(train.objective, 6),
             test.as_ref()
                 .map(|t| format!(", test {}", headline(t)))
                 .unwrap_or_default()
@@ -578,7 +586,7 @@ fn renumber(weights: &[f64], from: &ExampleSet, to: &ExampleSet) -> Vec<f64> {
 fn headline(e: &Evaluation) -> String {
     match (e.error_rate, e.rmse) {
         (Some(err), _) => format!("error {err:.5}"),
-        (None, Some(rmse)) => format!("rmse {rmse:.5}"),
+        (None, Some(rmse)) => format!("rmse {}", decimal(rmse, 5)),
         _ => String::new(),
     }
 }
@@ -789,12 +797,16 @@ fn report(
             per_second
         )?;
         outln!(
-            "train objective {:.10}{}",
-            train_eval.objective,
+            "train objective {}{}",
+            decimal(train_eval.objective, 10),
             train_eval_tail(&train_eval)
         )?;
         if let Some(t) = &test_eval {
-            outln!("test objective {:.10}{}", t.objective, train_eval_tail(t))?;
+            outln!(
+                "test objective {}{}",
+                decimal(t.objective, 10),
+                train_eval_tail(t)
+            )?;
         }
         outln!("model written to {}", args.output.display())?;
     }
