@@ -304,6 +304,120 @@ fn no_command_uses_a_shard_whose_checksums_fail() {
     assert_eq!(names(dir.path()), ["ds", "small.svm"], "nothing written");
 }
 
+/// The manifest of the dataset `dir`, as JSON.
+fn read_manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// A copy of the dataset `from` at `to` whose manifest is `edit` of the original's text.
+fn copy_with_manifest(from: &Path, to: &Path, edit: impl FnOnce(String) -> String) {
+    copy_dir(from, to);
+    let text = std::fs::read_to_string(to.join("manifest.json")).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(to.join("manifest.json"), edited).unwrap();
+}
+
+/// A manifest entry that names another shard's file — two same-shaped shards' names swapped,
+/// or `shard-000001.csr` flipped by one bit to `shard-000000.csr` (the audit's repro) — is
+/// refused by every command that opens the dataset, naming the manifest, the entry and the
+/// file, before any row is read or written; version 2 (no checksums recorded) still reads,
+/// and version 4 is refused.
+#[test]
+fn no_command_reads_a_shard_its_manifest_entry_does_not_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let s = |name: &str| p(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    // 60 rows of two entries each: six shards of 10 rows, 20 entries and the same length.
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "10",
+        &s("small.svm"),
+        &s("good"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let manifest = read_manifest(&p("good"));
+    assert_eq!(manifest["version"], 3);
+    let entries = manifest["shards"].as_array().unwrap();
+    let shape = |e: &serde_json::Value| (e["rows"].clone(), e["nnz"].clone(), e["bytes"].clone());
+    assert_eq!(entries.len(), 6);
+    assert!(entries.iter().all(|e| shape(e) == shape(&entries[0])));
+    let out = sparselin(&["train", &s("small.svm"), "-o", &s("m"), "--quiet"]);
+    assert!(out.status.success(), "{out:?}");
+    let exported = sparselin(&["export", &s("good"), "-"]);
+    assert!(exported.status.success(), "{exported:?}");
+
+    let refused_everywhere = |data: &str, parts: &[&str]| {
+        for args in [
+            &["info", data][..],
+            &["verify", data],
+            &["export", data, "-"],
+            &["train", data, "-o", &s("m2")],
+            &["eval", &s("m"), data],
+            &["predict", &s("m"), data],
+        ] {
+            let out = sparselin(args);
+            assert_refused(&out, parts);
+            assert!(out.stdout.is_empty(), "{args:?} wrote {out:?}");
+        }
+    };
+    copy_with_manifest(&p("good"), &p("swapped"), |text| {
+        text.replace("shard-000001.csr", "shard-00000X.csr")
+            .replace("shard-000002.csr", "shard-000001.csr")
+            .replace("shard-00000X.csr", "shard-000002.csr")
+    });
+    refused_everywhere(
+        &s("swapped"),
+        &[
+            "swapped/manifest.json: shard entry 1 names shard-000002.csr, whose header checksum",
+            "recorded for it",
+        ],
+    );
+    copy_with_manifest(&p("good"), &p("flipped"), |text| {
+        text.replace(
+            r#""file":"shard-000001.csr""#,
+            r#""file":"shard-000000.csr""#,
+        )
+    });
+    refused_everywhere(
+        &s("flipped"),
+        &[
+            "flipped/manifest.json",
+            "entries 0 and 1 both name shard-000000.csr",
+        ],
+    );
+
+    let mut v2 = manifest.clone();
+    v2["version"] = 2.into();
+    for entry in v2["shards"].as_array_mut().unwrap() {
+        entry
+            .as_object_mut()
+            .unwrap()
+            .remove("header_crc32")
+            .unwrap();
+    }
+    copy_with_manifest(&p("good"), &p("v2"), |_| v2.to_string());
+    for args in [&["info", &s("v2")][..], &["verify", &s("v2")]] {
+        let out = sparselin(args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    let out = sparselin(&["export", &s("v2"), "-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, exported.stdout);
+
+    copy_with_manifest(&p("good"), &p("v4"), |text| {
+        text.replace(r#""version":3"#, r#""version":4"#)
+    });
+    refused_everywhere(
+        &s("v4"),
+        &["v4/manifest.json: unsupported manifest version 4"],
+    );
+    assert!(!p("m2").exists());
+}
+
 #[test]
 fn gen_and_convert_refuse_out_of_range_settings_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -161,6 +161,15 @@ pub struct Header {
     /// Storage of the values.
     pub value_kind: ValueKind,
     sections: [SectionEntry; 4],
+    checksum: u32,
+}
+
+impl Header {
+    /// The header's own CRC-32 (bytes 152..156, over bytes 0..152: counts, length and every
+    /// section checksum), which a version-3 manifest records to bind each entry to its file.
+    pub fn checksum(&self) -> u32 {
+        self.checksum
+    }
 }
 
 /// An open, memory-mapped shard whose header and bounds have been validated.
@@ -545,6 +554,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
         nnz,
         value_kind,
         sections,
+        checksum: stored_crc,
     })
 }
 
