@@ -289,6 +289,9 @@ fn no_command_uses_a_shard_whose_checksums_fail() {
     std::fs::write(&shard, bytes).unwrap();
     let refusal = ["ds/shard-000002.csr", "labels section checksum mismatch"];
     assert_refused(&sparselin(&["verify", &p("ds")]), &refusal);
+    // `info` summarizes the labels: it checks them first.
+    assert_refused(&sparselin(&["info", &p("ds")]), &refusal);
+    assert_refused(&sparselin(&["info", "--json", &p("ds")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
     // Nor is the corrupt label trained on, or scored.
@@ -416,6 +419,63 @@ fn no_command_reads_a_shard_its_manifest_entry_does_not_record() {
         &["v4/manifest.json: unsupported manifest version 4"],
     );
     assert!(!p("m2").exists());
+}
+
+/// `info` on shards whose checksums hold but whose labels or row offsets are wrong (written
+/// behind the writer's back): offsets that go past the entries and come back, which a
+/// subtraction would turn into a row of 2^64 − 1 entries, and a NaN label; and on an inner
+/// row offset changed after writing, which only its section's checksum tells. Each is refused
+/// with `verify`'s message, naming the shard, and nothing is printed.
+#[test]
+fn info_refuses_offsets_and_labels_that_verify_refuses() {
+    use sparselin::data::{DatasetWriter, FinishOptions, ShardParts, ValueKind, Values};
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, labels: &[f64], offsets: &[u64]| {
+        let path = dir.path().join(name);
+        let mut writer = DatasetWriter::create(&path, ValueKind::Ones).unwrap();
+        let parts = ShardParts {
+            labels,
+            offsets,
+            indices: &[0, 1, 2, 3, 4],
+            values: Values::Ones,
+            n_features: 5,
+        };
+        writer.write_shard(&parts).unwrap();
+        writer.finish(FinishOptions::default()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let wrapping = write("wrapping", &[1.0, -1.0, 1.0], &[0, u64::MAX, 3, 5]);
+    let nan = write("nan", &[1.0, f64::NAN, -1.0], &[0, 1, 3, 5]);
+    let flipped = write("flipped", &[1.0, -1.0, 1.0], &[0, 1, 3, 5]);
+    // The offsets section follows 3 labels at the next multiple of 64 after the header: 256.
+    let shard = dir.path().join("flipped/shard-000000.csr");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    assert_eq!(bytes[256 + 16], 3, "offsets[2]");
+    bytes[256 + 16] = 4;
+    std::fs::write(&shard, bytes).unwrap();
+    let cases = [
+        (
+            wrapping,
+            "wrapping/shard-000000.csr: row 0: offsets 0..18446744073709551615 are decreasing or \
+             past 5 entries",
+        ),
+        (nan, "nan/shard-000000.csr: row 1: label is not finite"),
+        (
+            flipped,
+            "flipped/shard-000000.csr: row offsets section checksum mismatch",
+        ),
+    ];
+    for (data, message) in cases {
+        for args in [
+            &["verify", &data][..],
+            &["info", &data],
+            &["info", "--json", &data],
+        ] {
+            let out = sparselin(args);
+            assert_refused(&out, &[message]);
+            assert!(out.stdout.is_empty(), "{args:?} printed {out:?}");
+        }
+    }
 }
 
 #[test]
