@@ -478,6 +478,35 @@ fn info_refuses_offsets_and_labels_that_verify_refuses() {
     }
 }
 
+/// `-` is standard input as an input; as the output directory of `convert` or `gen` it is
+/// refused, where it used to create a directory named `-`. `./-` still names one.
+#[test]
+fn convert_and_gen_refuse_dash_as_their_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.svm"), small_text()).unwrap();
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sparselin"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("the binary runs")
+    };
+    let out = in_dir(&["convert", "-q", "small.svm", "-"]);
+    assert_refused(
+        &out,
+        &["-: the output is a dataset directory, which standard output cannot hold"],
+    );
+    let out = in_dir(&["gen", "-q", "--train-rows", "10", "--test-rows", "5", "-"]);
+    assert_refused(
+        &out,
+        &["-: the output is a corpus directory, which standard output cannot hold"],
+    );
+    assert_eq!(names(dir.path()), ["small.svm"]);
+    let out = in_dir(&["convert", "-q", "small.svm", "./-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(dir.path()), ["-", "small.svm"]);
+}
+
 #[test]
 fn gen_and_convert_refuse_out_of_range_settings_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
