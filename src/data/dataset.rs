@@ -2,7 +2,8 @@
 //! see [`columns`](super::columns)).
 //!
 //! [`Dataset::open`] reads the manifest and maps every shard, checking headers and bounds
-//! only (cost independent of the data size; the column statistics are read only on demand).
+//! only, and that each header is the one its manifest entry recorded (cost independent of the
+//! data size; the column statistics are read only on demand).
 //! [`Dataset::into_examples`] then checks the row invariants of every shard once, in
 //! parallel, proving on the way the bound of each shard's index section (so that the
 //! kernels check every row in O(1), see [`Shard::bounded_indices`]), and hands out a [`DatasetExamples`] that
