@@ -302,6 +302,9 @@ fn no_command_uses_a_shard_whose_checksums_fail() {
     std::fs::write(&shard, bytes).unwrap();
     let refusal = ["ds/shard-000002.csr", "labels section checksum mismatch"];
     assert_refused(&sparselin(&["verify", &p("ds")]), &refusal);
+    // `info` summarizes the labels: it checks them first.
+    assert_refused(&sparselin(&["info", &p("ds")]), &refusal);
+    assert_refused(&sparselin(&["info", "--json", &p("ds")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), &p("out.svm")]), &refusal);
     assert_refused(&sparselin(&["export", &p("ds"), "-"]), &refusal);
     // Nor is the corrupt label trained on, or scored.
@@ -315,6 +318,206 @@ fn no_command_uses_a_shard_whose_checksums_fail() {
     assert_refused(&sparselin(&["predict", &p("m"), &p("ds")]), &refusal);
     std::fs::remove_file(p("m")).unwrap();
     assert_eq!(names(dir.path()), ["ds", "small.svm"], "nothing written");
+}
+
+/// The manifest of the dataset `dir`, as JSON.
+fn read_manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// A copy of the dataset `from` at `to` whose manifest is `edit` of the original's text.
+fn copy_with_manifest(from: &Path, to: &Path, edit: impl FnOnce(String) -> String) {
+    copy_dir(from, to);
+    let text = std::fs::read_to_string(to.join("manifest.json")).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(to.join("manifest.json"), edited).unwrap();
+}
+
+/// A manifest entry that names another shard's file — two same-shaped shards' names swapped,
+/// or `shard-000001.csr` flipped by one bit to `shard-000000.csr` (the audit's repro) — is
+/// refused by every command that opens the dataset, naming the manifest, the entry and the
+/// file, before any row is read or written; version 2 (no checksums recorded) still reads,
+/// and version 4 is refused.
+#[test]
+fn no_command_reads_a_shard_its_manifest_entry_does_not_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let s = |name: &str| p(name).to_str().unwrap().to_string();
+    std::fs::write(p("small.svm"), small_text()).unwrap();
+    // 60 rows of two entries each: six shards of 10 rows, 20 entries and the same length.
+    let out = sparselin(&[
+        "convert",
+        "-q",
+        "--rows-per-shard",
+        "10",
+        &s("small.svm"),
+        &s("good"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let manifest = read_manifest(&p("good"));
+    assert_eq!(manifest["version"], 3);
+    let entries = manifest["shards"].as_array().unwrap();
+    let shape = |e: &serde_json::Value| (e["rows"].clone(), e["nnz"].clone(), e["bytes"].clone());
+    assert_eq!(entries.len(), 6);
+    assert!(entries.iter().all(|e| shape(e) == shape(&entries[0])));
+    let out = sparselin(&["train", &s("small.svm"), "-o", &s("m"), "--quiet"]);
+    assert!(out.status.success(), "{out:?}");
+    let exported = sparselin(&["export", &s("good"), "-"]);
+    assert!(exported.status.success(), "{exported:?}");
+
+    let refused_everywhere = |data: &str, parts: &[&str]| {
+        for args in [
+            &["info", data][..],
+            &["verify", data],
+            &["export", data, "-"],
+            &["train", data, "-o", &s("m2")],
+            &["eval", &s("m"), data],
+            &["predict", &s("m"), data],
+        ] {
+            let out = sparselin(args);
+            assert_refused(&out, parts);
+            assert!(out.stdout.is_empty(), "{args:?} wrote {out:?}");
+        }
+    };
+    copy_with_manifest(&p("good"), &p("swapped"), |text| {
+        text.replace("shard-000001.csr", "shard-00000X.csr")
+            .replace("shard-000002.csr", "shard-000001.csr")
+            .replace("shard-00000X.csr", "shard-000002.csr")
+    });
+    refused_everywhere(
+        &s("swapped"),
+        &[
+            "swapped/manifest.json: shard entry 1 names shard-000002.csr, whose header checksum",
+            "recorded for it",
+        ],
+    );
+    copy_with_manifest(&p("good"), &p("flipped"), |text| {
+        text.replace(
+            r#""file":"shard-000001.csr""#,
+            r#""file":"shard-000000.csr""#,
+        )
+    });
+    refused_everywhere(
+        &s("flipped"),
+        &[
+            "flipped/manifest.json",
+            "entries 0 and 1 both name shard-000000.csr",
+        ],
+    );
+
+    let mut v2 = manifest.clone();
+    v2["version"] = 2.into();
+    for entry in v2["shards"].as_array_mut().unwrap() {
+        entry
+            .as_object_mut()
+            .unwrap()
+            .remove("header_crc32")
+            .unwrap();
+    }
+    copy_with_manifest(&p("good"), &p("v2"), |_| v2.to_string());
+    for args in [&["info", &s("v2")][..], &["verify", &s("v2")]] {
+        let out = sparselin(args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
+    let out = sparselin(&["export", &s("v2"), "-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, exported.stdout);
+
+    copy_with_manifest(&p("good"), &p("v4"), |text| {
+        text.replace(r#""version":3"#, r#""version":4"#)
+    });
+    refused_everywhere(
+        &s("v4"),
+        &["v4/manifest.json: unsupported manifest version 4"],
+    );
+    assert!(!p("m2").exists());
+}
+
+/// `info` on shards whose checksums hold but whose labels or row offsets are wrong (written
+/// behind the writer's back): offsets that go past the entries and come back, which a
+/// subtraction would turn into a row of 2^64 − 1 entries, and a NaN label; and on an inner
+/// row offset changed after writing, which only its section's checksum tells. Each is refused
+/// with `verify`'s message, naming the shard, and nothing is printed.
+#[test]
+fn info_refuses_offsets_and_labels_that_verify_refuses() {
+    use sparselin::data::{DatasetWriter, FinishOptions, ShardParts, ValueKind, Values};
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, labels: &[f64], offsets: &[u64]| {
+        let path = dir.path().join(name);
+        let mut writer = DatasetWriter::create(&path, ValueKind::Ones).unwrap();
+        let parts = ShardParts {
+            labels,
+            offsets,
+            indices: &[0, 1, 2, 3, 4],
+            values: Values::Ones,
+            n_features: 5,
+        };
+        writer.write_shard(&parts).unwrap();
+        writer.finish(FinishOptions::default()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let wrapping = write("wrapping", &[1.0, -1.0, 1.0], &[0, u64::MAX, 3, 5]);
+    let nan = write("nan", &[1.0, f64::NAN, -1.0], &[0, 1, 3, 5]);
+    let flipped = write("flipped", &[1.0, -1.0, 1.0], &[0, 1, 3, 5]);
+    // The offsets section follows 3 labels at the next multiple of 64 after the header: 256.
+    let shard = dir.path().join("flipped/shard-000000.csr");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    assert_eq!(bytes[256 + 16], 3, "offsets[2]");
+    bytes[256 + 16] = 4;
+    std::fs::write(&shard, bytes).unwrap();
+    let cases = [
+        (
+            wrapping,
+            "wrapping/shard-000000.csr: row 0: offsets 0..18446744073709551615 are decreasing or \
+             past 5 entries",
+        ),
+        (nan, "nan/shard-000000.csr: row 1: label is not finite"),
+        (
+            flipped,
+            "flipped/shard-000000.csr: row offsets section checksum mismatch",
+        ),
+    ];
+    for (data, message) in cases {
+        for args in [
+            &["verify", &data][..],
+            &["info", &data],
+            &["info", "--json", &data],
+        ] {
+            let out = sparselin(args);
+            assert_refused(&out, &[message]);
+            assert!(out.stdout.is_empty(), "{args:?} printed {out:?}");
+        }
+    }
+}
+
+/// `-` is standard input as an input; as the output directory of `convert` or `gen` it is
+/// refused, where it used to create a directory named `-`. `./-` still names one.
+#[test]
+fn convert_and_gen_refuse_dash_as_their_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.svm"), small_text()).unwrap();
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sparselin"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("the binary runs")
+    };
+    let out = in_dir(&["convert", "-q", "small.svm", "-"]);
+    assert_refused(
+        &out,
+        &["-: the output is a dataset directory, which standard output cannot hold"],
+    );
+    let out = in_dir(&["gen", "-q", "--train-rows", "10", "--test-rows", "5", "-"]);
+    assert_refused(
+        &out,
+        &["-: the output is a corpus directory, which standard output cannot hold"],
+    );
+    assert_eq!(names(dir.path()), ["small.svm"]);
+    let out = in_dir(&["convert", "-q", "small.svm", "./-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(names(dir.path()), ["-", "small.svm"]);
 }
 
 #[test]

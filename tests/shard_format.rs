@@ -302,10 +302,13 @@ fn index_past_the_columns_is_refused_naming_the_file() {
         .to_path_buf();
     let mut bytes = std::fs::read(&path).unwrap();
     // The index section is the third section entry of the header (FORMAT.md): offset, length,
-    // CRC-32. The checksums are made to match, as a faulty writer would: only the row check
-    // can tell.
+    // CRC-32. The checksums (the manifest's record of the header's included) are made to
+    // match, as a faulty writer would: only the row check can tell.
     let at = u64::from_le_bytes(bytes[104..112].try_into().unwrap()) as usize;
     let len = u64::from_le_bytes(bytes[112..120].try_into().unwrap()) as usize;
+    let manifest_path = dir.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     for bad in [4u32, u32::MAX] {
         bytes[at + 8..at + 12].copy_from_slice(&bad.to_le_bytes());
         let section_crc = crc32fast::hash(&bytes[at..at + len]);
@@ -313,6 +316,8 @@ fn index_past_the_columns_is_refused_naming_the_file() {
         let header_crc = crc32fast::hash(&bytes[..152]);
         bytes[152..156].copy_from_slice(&header_crc.to_le_bytes());
         std::fs::write(&path, &bytes).unwrap();
+        manifest["shards"][0]["header_crc32"] = header_crc.into();
+        std::fs::write(&manifest_path, manifest.to_string()).unwrap();
         let err = Dataset::open(&dir)
             .unwrap()
             .into_examples()
@@ -408,17 +413,18 @@ fn renumbering_keeps_rows_up_to_the_permutation() {
 
 /// The column arrays of the dataset at `dir` (renumbered, with statistics `stats`): a
 /// corrupted array file is refused naming it; the same dataset with a version-1 manifest
-/// (arrays inline as JSON) opens to the same permutation and statistics; version 3 is refused.
+/// (arrays inline as JSON, no header checksums) opens to the same permutation and
+/// statistics; version 4 is refused.
 fn column_arrays_are_checked_and_version_1_is_read(
     dir: &Path,
     stats: &sparselin::data::columns::ColumnStatistics,
 ) {
     use sparselin::data::columns::{FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE};
     let manifest_path = dir.join("manifest.json");
-    let v2: serde_json::Value =
+    let v3: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
-    assert_eq!(v2["version"], 2);
-    assert_eq!(v2["feature_permutation"]["file"], PERMUTATION_FILE);
+    assert_eq!(v3["version"], 3);
+    assert_eq!(v3["feature_permutation"]["file"], PERMUTATION_FILE);
 
     let means = dir.join(MEANS_FILE);
     let good = std::fs::read(&means).unwrap();
@@ -436,8 +442,15 @@ fn column_arrays_are_checked_and_version_1_is_read(
     let err = Dataset::open(dir).unwrap_err().to_string();
     assert!(err.contains(PERMUTATION_FILE), "{err}");
 
-    let mut v1 = v2.clone();
+    let mut v1 = v3.clone();
     v1["version"] = 1.into();
+    for entry in v1["shards"].as_array_mut().unwrap() {
+        entry
+            .as_object_mut()
+            .unwrap()
+            .remove("header_crc32")
+            .unwrap();
+    }
     v1["feature_permutation"] = serde_json::json!([2, 0, 1]);
     v1["column_frequencies"] = serde_json::json!(stats.frequencies);
     v1["column_means"] = serde_json::json!(stats.means);
@@ -449,8 +462,158 @@ fn column_arrays_are_checked_and_version_1_is_read(
     assert_eq!(ds.feature_permutation(), Some(&[2u32, 0, 1][..]));
     assert_eq!(ds.column_statistics().unwrap().as_ref(), Some(stats));
 
-    v1["version"] = 3.into();
+    v1["version"] = 4.into();
     std::fs::write(&manifest_path, serde_json::to_vec(&v1).unwrap()).unwrap();
     let err = Dataset::open(dir).unwrap_err().to_string();
-    assert!(err.contains("unsupported manifest version 3"), "{err}");
+    assert!(err.contains("unsupported manifest version 4"), "{err}");
+}
+
+/// Eight rows of two entries each, written as four shards of two rows: the shards differ in
+/// content but not in shape (rows, entries, bytes), so only the header checksums the manifest
+/// records tell them apart. Returns the dataset directory and its manifest as JSON.
+fn same_shaped_shards(tmp: &Path) -> (PathBuf, serde_json::Value) {
+    let labels: Vec<f64> = (0..8)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let offsets: Vec<u64> = (0..=8).map(|i| 2 * i).collect();
+    let indices: Vec<u32> = (0..8).flat_map(|i| [i, i + 3]).collect();
+    let values = ValueVec::F32((0..16).map(|k| 0.25 + k as f32).collect());
+    let m = CsrMatrix::new(labels, offsets, indices, values, 12).unwrap();
+    let dir = tmp.join("ds");
+    write_shards(&m, &dir, &[2, 2, 2, 2], ValueKind::F32);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let shards = manifest["shards"].as_array().unwrap();
+    let shape = |e: &serde_json::Value| (e["rows"].clone(), e["nnz"].clone(), e["bytes"].clone());
+    assert!(
+        shards.iter().all(|e| shape(e) == shape(&shards[0])),
+        "{manifest}"
+    );
+    (dir, manifest)
+}
+
+/// Dataset::open of `dir` with `manifest` written over its manifest.json.
+fn open_with(dir: &Path, manifest: &serde_json::Value) -> Result<Dataset, String> {
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    Dataset::open(dir).map_err(|e| e.to_string())
+}
+
+/// A version-3 manifest binds every shard entry to its file's header checksum: entries whose
+/// file names were swapped, a file name whose last digit flipped to another shard's, or a
+/// damaged checksum are refused on open (the path every command takes), naming the manifest,
+/// the entry and the file; a rank's share names the entry by its index in the whole manifest.
+#[test]
+fn manifest_entries_are_bound_to_their_shard_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, good) = same_shaped_shards(tmp.path());
+    assert_eq!(good["version"], 3);
+    let manifest_path = dir.join("manifest.json").display().to_string();
+    let recorded: Vec<u32> = (0..4)
+        .map(|k| {
+            let shard = Shard::open(&dir.join(format!("shard-{k:06}.csr"))).unwrap();
+            let crc = shard.header().checksum();
+            assert_eq!(good["shards"][k]["header_crc32"], crc);
+            crc
+        })
+        .collect();
+    let examples = open_with(&dir, &good).unwrap().into_examples().unwrap();
+    assert_eq!(examples.n_rows(), 8);
+
+    let mut swapped = good.clone();
+    swapped["shards"][1]["file"] = "shard-000002.csr".into();
+    swapped["shards"][2]["file"] = "shard-000001.csr".into();
+    let err = open_with(&dir, &swapped).unwrap_err();
+    let expected = format!(
+        "{manifest_path}: shard entry 1 names shard-000002.csr, whose header checksum {:#010x} \
+         is not the {:#010x} recorded for it",
+        recorded[2], recorded[1]
+    );
+    assert!(err.starts_with(&expected), "{err}");
+
+    // One bit: "shard-000001.csr" → "shard-000000.csr". The same shard named twice is refused
+    // whatever the version; the checksum would refuse it too.
+    let mut flipped = good.clone();
+    flipped["shards"][1]["file"] = "shard-000000.csr".into();
+    let err = open_with(&dir, &flipped).unwrap_err();
+    assert!(
+        err.starts_with(&manifest_path)
+            && err.contains("shard entries 0 and 1 both name shard-000000.csr"),
+        "{err}"
+    );
+
+    let mut damaged = good.clone();
+    damaged["shards"][3]["header_crc32"] = (recorded[3] ^ 1).into();
+    let err = open_with(&dir, &damaged).unwrap_err();
+    assert!(
+        err.contains("shard entry 3 names shard-000003.csr, whose header checksum"),
+        "{err}"
+    );
+
+    // Rank 1 of 2 opens entries 2 and 3 only; their errors keep the manifest's numbering.
+    let mut swapped = good.clone();
+    swapped["shards"][2]["file"] = "shard-000003.csr".into();
+    swapped["shards"][3]["file"] = "shard-000002.csr".into();
+    open_with(&dir, &swapped).unwrap_err();
+    let err = Dataset::open_share(&dir, 1, 2).unwrap_err().to_string();
+    assert!(
+        err.contains("shard entry 2 names shard-000003.csr"),
+        "{err}"
+    );
+
+    // "version":3 → "version":2 is one bit too: checksums present are checked in any version.
+    let mut downgraded = swapped.clone();
+    downgraded["version"] = 2.into();
+    let err = open_with(&dir, &downgraded).unwrap_err();
+    assert!(
+        err.contains("shard entry 2 names shard-000003.csr"),
+        "{err}"
+    );
+}
+
+/// Version 2 (no header checksums) still opens and reads the same rows; version 3 without a
+/// checksum, and version 4, are refused.
+#[test]
+fn manifest_versions_2_and_3_are_read_and_4_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, good) = same_shaped_shards(tmp.path());
+    let expected = Dataset::open(&dir).unwrap().into_examples().unwrap();
+
+    let mut v2 = good.clone();
+    v2["version"] = 2.into();
+    for entry in v2["shards"].as_array_mut().unwrap() {
+        entry
+            .as_object_mut()
+            .unwrap()
+            .remove("header_crc32")
+            .unwrap();
+    }
+    let dataset = open_with(&dir, &v2).unwrap();
+    dataset.verify().unwrap();
+    assert_same(&dataset.into_examples().unwrap(), &expected);
+    // The same shard named twice is refused in version 2 as well.
+    let mut flipped = v2.clone();
+    flipped["shards"][1]["file"] = "shard-000000.csr".into();
+    let err = open_with(&dir, &flipped).unwrap_err();
+    assert!(err.contains("shard entries 0 and 1 both name"), "{err}");
+
+    let mut missing = good.clone();
+    missing["shards"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("header_crc32");
+    let err = open_with(&dir, &missing).unwrap_err();
+    assert!(
+        err.contains("manifest.json: shard entry 2 (shard-000002.csr) has no header_crc32"),
+        "{err}"
+    );
+
+    let mut v4 = good.clone();
+    v4["version"] = 4.into();
+    let err = open_with(&dir, &v4).unwrap_err();
+    assert!(
+        err.contains(
+            "manifest.json: unsupported manifest version 4 (this build reads versions 1 to 3)"
+        ),
+        "{err}"
+    );
 }

@@ -33,7 +33,7 @@ pub struct ArrayFile {
     pub crc32: u32,
 }
 
-/// A per-column array in the manifest: a file (format version 2) or, in version-1
+/// A per-column array in the manifest: a file (manifest version 2 and later) or, in version-1
 /// manifests, the values inline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]

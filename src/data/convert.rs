@@ -143,6 +143,15 @@ pub fn convert_with_progress(
     options: &ConvertOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<ConvertSummary, DataError> {
+    // `-` names standard input as an input; as the output it would silently make a directory
+    // of that name, where the user most likely meant standard output.
+    if output == Path::new("-") {
+        return Err(DataError::invalid(
+            output,
+            "the output is a dataset directory, which standard output cannot hold: name a \
+             directory (./- for one literally named -)",
+        ));
+    }
     match options.value_type {
         ValueType::F32 => convert_typed::<f32>(input, output, options, progress),
         ValueType::F64 => convert_typed::<f64>(input, output, options, progress),

@@ -2,7 +2,8 @@
 //! see [`columns`](super::columns)).
 //!
 //! [`Dataset::open`] reads the manifest and maps every shard, checking headers and bounds
-//! only (cost independent of the data size; the column statistics are read only on demand).
+//! only, and that each header is the one its manifest entry recorded (cost independent of the
+//! data size; the column statistics are read only on demand).
 //! [`Dataset::into_examples`] then checks the row invariants of every shard once, in
 //! parallel, proving on the way the bound of each shard's index section (so that the
 //! kernels check every row in O(1), see [`Shard::bounded_indices`]), and hands out a [`DatasetExamples`] that
@@ -29,8 +30,10 @@ pub use rows::DatasetRows;
 pub const MANIFEST: &str = "manifest.json";
 /// Value of [`Manifest::format`].
 pub const FORMAT_NAME: &str = "sparselin-dataset";
-/// Manifest version this build writes. Version 1 (column arrays inline as JSON) is read too.
-pub const MANIFEST_VERSION: u32 = 2;
+/// Manifest version this build writes: 3, whose shard entries record each shard's header
+/// checksum ([`ShardEntry::header_crc32`]). Versions 1 (column arrays inline as JSON) and 2
+/// (no header checksums) are read too; later versions are refused.
+pub const MANIFEST_VERSION: u32 = 3;
 
 /// One shard as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +48,13 @@ pub struct ShardEntry {
     pub nnz: u64,
     /// File length in bytes.
     pub bytes: u64,
+    /// The CRC-32 stored in the shard's header (bytes 152..156), which covers its counts,
+    /// length and section checksums: it binds the entry to the content of the file it names,
+    /// so that a damaged or swapped file name is refused on open rather than read as another
+    /// shard of the same shape. Required from manifest version 3; absent in versions 1 and 2
+    /// (and checked wherever present).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_crc32: Option<u32>,
 }
 
 /// The content of `manifest.json`.
@@ -52,7 +62,7 @@ pub struct ShardEntry {
 pub struct Manifest {
     /// Always [`FORMAT_NAME`].
     pub format: String,
-    /// [`MANIFEST_VERSION`] when written by this build (1 for older datasets).
+    /// [`MANIFEST_VERSION`] when written by this build (1 or 2 for older datasets).
     pub version: u32,
     /// Total rows.
     pub rows: u64,
@@ -92,7 +102,7 @@ impl Dataset {
     /// and manifest agree. Reads no row data.
     pub fn open(dir: &Path) -> Result<Dataset, DataError> {
         let manifest = read_manifest(dir)?;
-        Self::from_manifest(dir, manifest)
+        Self::from_manifest(dir, manifest, 0)
     }
 
     /// Open only rank `rank`'s share of the shards of the dataset in `dir` (of `ranks` ranks;
@@ -103,6 +113,7 @@ impl Dataset {
     pub fn open_share(dir: &Path, rank: usize, ranks: usize) -> Result<Dataset, DataError> {
         let mut manifest = read_manifest(dir)?;
         let share = crate::dist::shard_share(&manifest.shards, rank, ranks);
+        let first_entry = share.start;
         manifest.shards = manifest.shards[share].to_vec();
         let (mut rows, mut nnz) = (0, 0);
         for shard in &mut manifest.shards {
@@ -111,11 +122,18 @@ impl Dataset {
             nnz += shard.nnz;
         }
         (manifest.rows, manifest.nnz) = (rows, nnz);
-        Self::from_manifest(dir, manifest)
+        Self::from_manifest(dir, manifest, first_entry)
     }
 
-    /// Load the permutation, map the shards `manifest` lists and check their headers.
-    fn from_manifest(dir: &Path, manifest: Manifest) -> Result<Dataset, DataError> {
+    /// Load the permutation, map the shards `manifest` lists and check their headers against
+    /// their entries (the recorded header checksum first, then the counts). `first_entry` is
+    /// the index, in the manifest file, of the first entry listed (non-zero for a rank's
+    /// share), for the errors.
+    fn from_manifest(
+        dir: &Path,
+        manifest: Manifest,
+        first_entry: usize,
+    ) -> Result<Dataset, DataError> {
         let manifest_path = dir.join(MANIFEST);
         if manifest.columns > MAX_FEATURES {
             return Err(DataError::invalid(
@@ -143,10 +161,26 @@ impl Dataset {
         let shards = manifest
             .shards
             .iter()
-            .map(|entry| {
+            .enumerate()
+            .map(|(k, entry)| {
                 let path = dir.join(&entry.file);
                 let shard = Shard::open(&path)?;
                 let h = shard.header();
+                if let Some(recorded) = entry.header_crc32
+                    && recorded != h.checksum()
+                {
+                    return Err(DataError::invalid(
+                        &manifest_path,
+                        format!(
+                            "shard entry {} names {}, whose header checksum {:#010x} is not the \
+                             {recorded:#010x} recorded for it: the manifest or the shard file \
+                             was damaged or replaced",
+                            first_entry + k,
+                            entry.file,
+                            h.checksum()
+                        ),
+                    ));
+                }
                 let agrees = h.n_rows as u64 == entry.rows
                     && h.nnz as u64 == entry.nnz
                     && h.n_features as u64 == manifest.columns
@@ -381,9 +415,22 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
         ));
     }
     let (mut rows, mut nnz) = (0u64, 0u64);
-    for s in &m.shards {
+    let mut named = std::collections::HashMap::with_capacity(m.shards.len());
+    for (k, s) in m.shards.iter().enumerate() {
         if !plain(&s.file) {
             return Err(format!("shard file name '{}' is not a plain name", s.file));
+        }
+        if let Some(earlier) = named.insert(s.file.as_str(), k) {
+            return Err(format!(
+                "shard entries {earlier} and {k} both name {}: one shard would be read twice",
+                s.file
+            ));
+        }
+        if m.version >= 3 && s.header_crc32.is_none() {
+            return Err(format!(
+                "shard entry {k} ({}) has no header_crc32, which manifest version {} requires",
+                s.file, m.version
+            ));
         }
         if s.first_row != rows {
             return Err(format!(

@@ -99,8 +99,17 @@ pub struct DatasetSummary {
 }
 
 /// Summarize `dataset` (reads the row offsets and labels of every shard, not the indices,
-/// and the column statistics files).
+/// and the column statistics files). The labels and offsets are checked first
+/// ([`Shard::check_labels_and_offsets`](super::Shard::check_labels_and_offsets): checksums,
+/// order, finite labels), so that a corrupted shard is an error naming it, not a summary of
+/// garbage; the first failing shard in row order is reported.
 pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
+    let checked: Vec<_> = dataset
+        .shards()
+        .par_iter()
+        .map(|s| s.check_labels_and_offsets())
+        .collect();
+    checked.into_iter().collect::<Result<(), _>>()?;
     let mut lengths: Vec<u64> = dataset
         .shards()
         .par_iter()

@@ -110,6 +110,8 @@ impl DatasetWriter {
             rows,
             nnz,
             bytes,
+            // Known once `finish` has written the final header.
+            header_crc32: None,
         });
         self.rows += rows;
         self.nnz += nnz;
@@ -192,6 +194,11 @@ impl DatasetWriter {
             for path in &paths {
                 set_columns(path, columns)?;
             }
+        }
+        // Bind each entry to its file's final content (manifest version 3): the header
+        // checksum, read back by opening the shard, which also checks the header just written.
+        for (entry, path) in self.shards.iter_mut().zip(&paths) {
+            entry.header_crc32 = Some(Shard::open(path)?.header().checksum());
         }
         let (column_frequencies, column_means) = match stats {
             Some(stats) if options.column_statistics => {

@@ -178,6 +178,7 @@ mod tests {
                 rows: 10,
                 nnz,
                 bytes: 0,
+                header_crc32: None,
             })
             .collect()
     }

@@ -114,6 +114,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         spec.rows_per_shard >= 1,
         "--rows-per-shard must be at least 1"
     );
+    // `-` means standard input or output elsewhere; a corpus is a directory.
+    anyhow::ensure!(
+        args.out != Path::new("-"),
+        "-: the output is a corpus directory, which standard output cannot hold: name a \
+         directory (./- for one literally named -)"
+    );
     anyhow::ensure!(
         !args.out.exists(),
         "{}: already exists (remove it or choose another output)",
