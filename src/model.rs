@@ -29,7 +29,8 @@ use crate::data::Row;
 use crate::loss::Loss;
 use crate::memory::{self, AllocError};
 
-const MAGIC: &[u8; 8] = b"SPLNMODL";
+/// The first bytes of every model file.
+pub const MAGIC: &[u8; 8] = b"SPLNMODL";
 /// The model file format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 const FIXED_HEADER: usize = 8 + 4 + 4 + 8 + 8 + 4;

@@ -526,3 +526,27 @@ fn an_interrupted_command_leaves_no_temporary_behind() {
         assert!(left.is_empty(), "{signal}: {left:?}");
     }
 }
+
+#[test]
+fn a_shard_or_a_model_given_as_text_is_named_for_what_it_is() {
+    let t = toy();
+    let set = t.dir.path().join("set");
+    let set = set.to_str().unwrap();
+    assert!(run(&["convert", &t.data, set]).status.success());
+    let shard = format!("{set}/shard-000000.csr");
+    assert_clean_failure(
+        &run(&["train", &shard, "-o", &t.model]),
+        "a shard of a sparselin dataset, not LIBSVM text: pass the dataset's directory",
+    );
+    assert!(
+        run(&["train", &t.data, "-o", &t.model, "--quiet"])
+            .status
+            .success()
+    );
+    // A model where the data goes.
+    let other = t.dir.path().join("other.model");
+    assert_clean_failure(
+        &run(&["train", &t.model, "-o", other.to_str().unwrap()]),
+        "a sparselin model, not LIBSVM text",
+    );
+}

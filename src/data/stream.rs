@@ -33,10 +33,21 @@ pub fn open_text(input: &Path) -> Result<Box<dyn Read + Send>, DataError> {
         let file = File::open(input).map_err(|e| DataError::io(input, e))?;
         Box::new(BufReader::with_capacity(1 << 20, file))
     };
-    let gzip = reader
-        .fill_buf()
-        .map_err(|e| DataError::io(input, e))?
-        .starts_with(&[0x1f, 0x8b]);
+    let start = reader.fill_buf().map_err(|e| DataError::io(input, e))?;
+    // sparselin's own binary files, given where text was expected: say what they are.
+    if start.starts_with(&super::shard::MAGIC) {
+        return Err(DataError::invalid(
+            input,
+            "a shard of a sparselin dataset, not LIBSVM text: pass the dataset's directory",
+        ));
+    }
+    if start.starts_with(crate::model::MAGIC) {
+        return Err(DataError::invalid(
+            input,
+            "a sparselin model, not LIBSVM text (`predict` and `eval` take the model first)",
+        ));
+    }
+    let gzip = start.starts_with(&[0x1f, 0x8b]);
     Ok(if gzip {
         Box::new(MultiGzDecoder::new(reader))
     } else {
