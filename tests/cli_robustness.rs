@@ -434,6 +434,17 @@ fn an_output_may_not_overwrite_an_input_and_standard_input_is_read_once() {
         ]),
         "no rows to evaluate",
     );
+    // Standard input is named as the parser names it.
+    assert!(
+        run(&["train", &t.data, "-o", &t.model, "--quiet"])
+            .status
+            .success()
+    );
+    let out = sparselin(&["eval", &t.model, "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_clean_failure(&out, "<stdin>: no rows to evaluate");
 }
 
 #[test]

@@ -45,3 +45,12 @@ impl DataError {
         }
     }
 }
+
+/// An input path as messages name it: `<stdin>` for `-` (standard input, which has no path).
+pub fn name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}

@@ -91,11 +91,7 @@ pub fn parse_text<V: TextValue>(
     progress: &mut dyn FnMut(u64),
     mut sink: impl FnMut(&ChunkRows<V>) -> Result<(), DataError>,
 ) -> Result<TextSummary, DataError> {
-    let name = if input == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        input.display().to_string()
-    };
+    let name = super::error::name(input);
     let reader = open_text(input)?;
     let pieces = rayon::current_num_threads() * 4;
     let mut summary = TextSummary::default();

@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",
-        args.data.display()
+        sparselin::data::error::name(&args.data)
     );
     refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());

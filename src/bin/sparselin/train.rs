@@ -284,7 +284,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             anyhow::ensure!(
                 test.n_rows() > 0,
                 "{}: no rows to evaluate (every --test metric would be 0 or undefined)",
-                path.display()
+                sparselin::data::error::name(path)
             );
             Some(test)
         }
