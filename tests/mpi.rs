@@ -28,10 +28,20 @@ fn data_dir() -> PathBuf {
 
 /// heart_scale (270 rows) as a dataset of `rows_per_shard`-row shards.
 fn dataset(dir: &Path, rows_per_shard: usize) -> PathBuf {
-    let out = dir.join(format!("heart-{rows_per_shard}"));
+    dataset_of(dir, rows_per_shard, 13)
+}
+
+/// heart_scale as a dataset of `features` columns (13 hold its features, the rest are empty).
+fn dataset_of(dir: &Path, rows_per_shard: usize, features: usize) -> PathBuf {
+    let out = dir.join(format!("heart-{rows_per_shard}-{features}"));
     let input = data_dir().join("heart_scale/heart_scale");
     let status = Command::new(BIN)
-        .args(["convert", "--features", "13", "--rows-per-shard"])
+        .args([
+            "convert",
+            "--features",
+            &features.to_string(),
+            "--rows-per-shard",
+        ])
         .arg(rows_per_shard.to_string())
         .arg(&input)
         .arg(&out)
@@ -111,16 +121,28 @@ fn asgd_args<'a>(data: &'a Path, model: &'a Path, loss: &'a str, lambda: &'a str
     ]
 }
 
+/// Also with 300,000 columns: the gradients are then reduced in pieces (the reducer sends
+/// 2^17 entries at a time).
 #[test]
 fn distributed_batch_solvers_reach_the_single_process_objective() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = dataset(tmp.path(), 40);
     let model = tmp.path().join("model");
-    let common = [data.to_str().unwrap(), "-o", model.to_str().unwrap()];
-    for solver in [
-        ["--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2"],
-        ["--algo", "sublbfgs", "--loss", "hinge", "--lambda", "1e-1"],
+    let (narrow, wide) = (dataset(tmp.path(), 40), dataset_of(tmp.path(), 40, 300_000));
+    for (data, solver) in [
+        (
+            &narrow,
+            ["--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2"],
+        ),
+        (
+            &narrow,
+            ["--algo", "sublbfgs", "--loss", "hinge", "--lambda", "1e-1"],
+        ),
+        (
+            &wide,
+            ["--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2"],
+        ),
     ] {
+        let common = [data.to_str().unwrap(), "-o", model.to_str().unwrap()];
         let args: Vec<&str> = common.iter().chain(&solver).copied().collect();
         let single = objective(&train(None, &args));
         for ranks in [2, 4] {
@@ -128,7 +150,8 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
             let relative = (distributed - single).abs() / single;
             assert!(
                 relative <= 1e-10,
-                "{solver:?}, {ranks} ranks: {distributed} vs {single} ({relative:e})"
+                "{solver:?} on {}, {ranks} ranks: {distributed} vs {single} ({relative:e})",
+                data.display()
             );
         }
     }

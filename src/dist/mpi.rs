@@ -66,13 +66,24 @@ impl Reducer for World<'_> {
     }
 }
 
+/// Entries reduced per `MPI_Allreduce` (1 MiB of f64): a vector of one entry per feature
+/// (up to 2^32 of them) is reduced in pieces through one send buffer of this size, not
+/// copied whole.
+const PIECE: usize = 1 << 17;
+
 impl World<'_> {
-    /// `MPI_Allreduce` of `values` in place with `operation`.
+    /// `MPI_Allreduce` of `values` in place with `operation`, [`PIECE`] entries at a time
+    /// (every rank cuts the same pieces, so every rank still gets the same bits).
     fn all_reduce(&self, values: &mut [f64], operation: SystemOperation) {
         if self.size == 1 || values.is_empty() {
             return;
         }
-        let send = values.to_vec();
-        SimpleCommunicator::world().all_reduce_into(&send[..], values, operation);
+        let world = SimpleCommunicator::world();
+        let mut send = vec![0.0; values.len().min(PIECE)];
+        for piece in values.chunks_mut(PIECE) {
+            let send = &mut send[..piece.len()];
+            send.copy_from_slice(piece);
+            world.all_reduce_into(&send[..], piece, operation);
+        }
     }
 }
