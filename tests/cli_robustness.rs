@@ -561,3 +561,33 @@ fn a_shard_or_a_model_given_as_text_is_named_for_what_it_is() {
         "a sparselin model, not LIBSVM text",
     );
 }
+
+#[test]
+fn a_model_whose_scores_overflow_is_written_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    fs::write(
+        p("huge.svm"),
+        "+1 1:1e300 2:1\n-1 1:-1e300 3:1\n+1 2:1e299\n-1 3:2\n",
+    )
+    .unwrap();
+    let convert = run(&["convert", "--values", "f64", &p("huge.svm"), &p("huge")]);
+    assert!(convert.status.success(), "{}", stderr(&convert));
+    let args = [
+        "train",
+        &p("huge"),
+        "--t0",
+        "1",
+        "--threads",
+        "1",
+        "-o",
+        &p("m"),
+    ];
+    let out = run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: the model's training objective is inf: its scores overflow"),
+        "{err}"
+    );
+}

@@ -766,6 +766,15 @@ fn report(
         )
     };
     let train_eval = evaluate(data);
+    if !train_eval.objective.is_finite() {
+        // Finite weights whose scores overflow (values near 1e300): the model is written,
+        // but it scores nothing usefully.
+        errln!(
+            "sparselin: warning: the model's training objective is {}: its scores overflow \
+             (scale the features)",
+            train_eval.objective
+        );
+    }
     let test_eval = test.map(evaluate);
     let per_second = trained.examples as f64 / trained.seconds.max(1e-12);
     if args.json {
