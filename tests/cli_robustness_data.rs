@@ -514,6 +514,14 @@ fn convert_and_gen_refuse_dash_as_their_output_directory() {
         &out,
         &["-: the output is a corpus directory, which standard output cannot hold"],
     );
+    let out = in_dir(&["gen", "-q", "--train-rows", "10", "corpus", "--text", "-"]);
+    assert_refused(
+        &out,
+        &[
+            "--text -: the text goes to two files",
+            "standard output cannot hold",
+        ],
+    );
     assert_eq!(names(dir.path()), ["small.svm"]);
     let out = in_dir(&["convert", "-q", "small.svm", "./-"]);
     assert!(out.status.success(), "{out:?}");

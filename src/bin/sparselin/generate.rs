@@ -121,6 +121,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
          directory (./- for one literally named -)"
     );
     anyhow::ensure!(
+        args.text.as_deref() != Some(Path::new("-")),
+        "--text -: the text goes to two files, PREFIX.train.svm and PREFIX.test.svm, which \
+         standard output cannot hold: name a prefix (./- for files literally named -.*.svm)"
+    );
+    anyhow::ensure!(
         !args.out.exists(),
         "{}: already exists (remove it or choose another output)",
         args.out.display()
