@@ -75,9 +75,7 @@ pub fn collected<T>(
 
 /// A copy of `values` in a `Vec`, or an error naming `what`.
 pub fn copied<T: Clone>(what: &'static str, values: &[T]) -> Result<Vec<T>, AllocError> {
-    let mut v = reserved(what, values.len())?;
-    v.extend_from_slice(values);
-    Ok(v)
+    collected(what, values.len(), values.iter().cloned())
 }
 
 #[cfg(test)]

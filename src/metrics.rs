@@ -101,15 +101,20 @@ fn penalty(lambda: f64, weights: &[f64], bias: Option<f64>) -> f64 {
     if squares.is_finite() {
         return 0.5 * lambda * squares;
     }
-    let largest = weights
-        .iter()
-        .fold(b.abs(), |largest, w| largest.max(w.abs()));
-    let scaled: f64 = weights
-        .iter()
-        .chain([&b])
-        .map(|w| (w / largest) * (w / largest))
-        .sum();
+    let (largest, scaled) = rescaled_squares(weights.iter().chain([&b]));
     0.5 * lambda * largest * largest * scaled
+}
+
+/// The largest |v| of `values` and Σ (v/largest)² (both 0 for no value or only zeros): their
+/// sum of squares as scaled · largest², without the overflow or underflow of the squares
+/// themselves, for a caller to multiply back in an order that keeps its result finite.
+pub(crate) fn rescaled_squares<'a>(values: impl Iterator<Item = &'a f64> + Clone) -> (f64, f64) {
+    let largest = values.clone().fold(0.0f64, |m, v| m.max(v.abs()));
+    if largest == 0.0 {
+        return (0.0, 0.0);
+    }
+    let scaled = values.map(|v| (v / largest) * (v / largest)).sum();
+    (largest, scaled)
 }
 
 /// Fraction of rows whose sign of score (0 counts as +1) differs from the class (label > 0).

@@ -135,17 +135,23 @@ pub fn would_replace(output: &Path, input: &Path) -> bool {
     if same_file::is_same_file(output, input).unwrap_or(false) {
         return true;
     }
-    let written = match resolve(output) {
-        Ok(Target::InPlace(path) | Target::Replace(path)) => path,
-        Ok(Target::Stdout | Target::Stderr) | Err(_) => return false,
-    };
-    match (
-        input.is_dir(),
-        real_directory(&written),
-        input.canonicalize(),
-    ) {
-        (true, Some(dir), Ok(input)) => dir.starts_with(input),
+    match (input.is_dir(), input.canonicalize()) {
+        (true, Ok(input)) => written_path(output).starts_with(input),
         _ => false,
+    }
+}
+
+/// The file that writing `output` writes, links followed and its directory resolved, so that
+/// two spellings of one file compare equal (`m` and `./m`, a link and its target); `output`
+/// itself where that cannot be told (this process's standard streams, a loop of links).
+pub fn written_path(output: &Path) -> PathBuf {
+    let path = match resolve(output) {
+        Ok(Target::InPlace(path) | Target::Replace(path)) => path,
+        Ok(Target::Stdout | Target::Stderr) | Err(_) => return output.to_path_buf(),
+    };
+    match (real_directory(&path), path.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => path,
     }
 }
 
@@ -385,6 +391,9 @@ mod tests {
 
     #[test]
     fn a_process_file_reached_through_proc_is_written_in_place() {
+        // The path taken below: /dev/fd is a link into /proc.
+        let dev_fd = fs::symlink_metadata("/dev/fd").unwrap();
+        assert!(dev_fd.file_type().is_symlink());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("held");
         let held = File::create(&path).unwrap();
@@ -395,12 +404,6 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"in place");
         assert_eq!(held.metadata().unwrap().len(), 8);
         assert_eq!(entries(dir.path()), ["held"]);
-        assert!(
-            fs::symlink_metadata("/dev/fd")
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
     }
 
     #[test]

@@ -109,11 +109,14 @@ impl<T: Zeroed> HugeArray<T> {
         Ok(HugeArray { backing })
     }
 
-    /// An array holding the values `values` yields, in order.
-    pub fn from_exact(values: impl ExactSizeIterator<Item = T>) -> HugeArray<T> {
-        let mut array = HugeArray::zeroed(values.len());
+    /// An array holding the values `values` yields, in order, or an error when it cannot be
+    /// allocated (as [`HugeArray::try_zeroed`]).
+    pub fn try_from_exact(
+        values: impl ExactSizeIterator<Item = T>,
+    ) -> Result<HugeArray<T>, AllocError> {
+        let mut array = HugeArray::try_zeroed(values.len())?;
         array.iter_mut().zip(values).for_each(|(a, v)| *a = v);
-        array
+        Ok(array)
     }
 
     /// Whether the array lives in a map that asked for huge pages.
@@ -153,13 +156,6 @@ impl HugeArray<[AtomicU64; 2]> {
             Backing::Map(map, len, _) => Backing::Map(map, len, PhantomData),
         };
         HugeArray { backing }
-    }
-}
-
-impl<T: Zeroed + Copy> HugeArray<T> {
-    /// An array holding a copy of `values`.
-    pub fn from_slice(values: &[T]) -> HugeArray<T> {
-        HugeArray::from_exact(values.iter().copied())
     }
 }
 
@@ -225,12 +221,6 @@ impl<T: Zeroed> DerefMut for HugeArray<T> {
     }
 }
 
-impl<T: Zeroed + Copy> Clone for HugeArray<T> {
-    fn clone(&self) -> Self {
-        HugeArray::from_slice(self)
-    }
-}
-
 impl<T: Zeroed + fmt::Debug> fmt::Debug for HugeArray<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HugeArray")
@@ -272,16 +262,15 @@ mod tests {
     }
 
     #[test]
-    fn writes_stay_put_and_clones_are_equal() {
+    fn writes_stay_put_and_copies_are_equal() {
         for len in lengths::<f64>() {
             let mut a = HugeArray::<f64>::zeroed(len);
             for (i, x) in a.iter_mut().enumerate() {
                 *x = i as f64 * 0.5;
             }
-            let b = a.clone();
+            let b = HugeArray::try_from_exact(a.iter().copied()).unwrap();
             assert_eq!(b.is_mapped(), a.is_mapped());
             assert_eq!(&a[..], &b[..]);
-            assert_eq!(HugeArray::from_slice(&a[..])[..], a[..]);
         }
         let shared = HugeArray::<AtomicU64>::zeroed(lengths::<AtomicU64>()[3]);
         std::thread::scope(|s| {

@@ -272,11 +272,10 @@ fn certificate(lambda: f64, g: &[f64]) -> f64 {
     if squares >= f64::MIN_POSITIVE {
         return squares / (2.0 * lambda);
     }
-    let largest = g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let (largest, scaled) = crate::metrics::rescaled_squares(g.iter());
     if largest == 0.0 {
         return 0.0;
     }
-    let scaled: f64 = g.iter().map(|x| (x / largest) * (x / largest)).sum();
     scaled * largest * (largest / (2.0 * lambda))
 }
 

@@ -63,21 +63,7 @@ fn meta_features(path: &Path) -> Option<(PathBuf, usize)> {
     if !meta.is_file() {
         return None;
     }
-    let features = std::fs::read_to_string(&meta)
-        .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).map_err(|e| e.to_string()))
-        .and_then(|value| match value.get("features") {
-            None => Ok(None),
-            Some(features) => features
-                .as_u64()
-                .filter(|&n| n <= MAX_FEATURES)
-                .and_then(|n| usize::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| {
-                    format!("\"features\" is {features}, not a feature count (an integer from 0 to 2^32)")
-                }),
-        });
-    match features {
+    match declared_features(&meta) {
         Ok(count) => Some((meta, count?)),
         Err(why) => {
             errln!(
@@ -87,6 +73,26 @@ fn meta_features(path: &Path) -> Option<(PathBuf, usize)> {
             );
             None
         }
+    }
+}
+
+/// The `features` entry of the JSON file `meta`, if it has one; why not, if it cannot be read,
+/// is not JSON, or the entry is not a feature count.
+fn declared_features(meta: &Path) -> Result<Option<usize>, String> {
+    let text = std::fs::read_to_string(meta).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let Some(features) = value.get("features") else {
+        return Ok(None);
+    };
+    let count = features
+        .as_u64()
+        .filter(|&n| n <= MAX_FEATURES)
+        .and_then(|n| usize::try_from(n).ok());
+    match count {
+        Some(n) => Ok(Some(n)),
+        None => Err(format!(
+            "\"features\" is {features}, not a feature count (an integer from 0 to 2^32)"
+        )),
     }
 }
 

@@ -668,7 +668,7 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
     let mut seen: Vec<(Output, PathBuf)> = Vec::new();
     for (what, path) in outputs(args) {
         drop(open_output(path)?);
-        let place = destination(path);
+        let place = sparselin::output::written_path(path);
         if let Some((first, _)) = seen.iter().find(|(_, p)| *p == place) {
             anyhow::bail!(
                 "{} and {} both name {}: each output needs a path of its own",
@@ -680,19 +680,6 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         seen.push((what, place));
     }
     Ok(())
-}
-
-/// Where `path` will be, its directory resolved, so that two spellings of one file compare
-/// equal (`m` and `./m`, or through a link to the directory).
-fn destination(path: &Path) -> PathBuf {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    match (dir.canonicalize(), path.file_name()) {
-        (Ok(dir), Some(name)) => dir.join(name),
-        _ => path.to_path_buf(),
-    }
 }
 
 /// Write every output under a temporary name, then move them all into place: a run that

@@ -158,9 +158,8 @@ impl Storage {
 
 /// The values of `values` in a new array of their length, or an error naming the weights.
 fn copy<T: Zeroed>(values: impl ExactSizeIterator<Item = T>) -> Result<HugeArray<T>, AllocError> {
-    let mut array = memory::zeroed("weights", values.len())?;
-    array.iter_mut().zip(values).for_each(|(a, v)| *a = v);
-    Ok(array)
+    let count = values.len();
+    HugeArray::try_from_exact(values).map_err(|_| AllocError::of::<T>("weights", count))
 }
 
 /// One entry of the shared sums: v_i, or the pair [v_i, u_i].
