@@ -18,7 +18,8 @@ typedef enum SlStatus {
    */
   SL_STATUS_OK = 0,
   /**
-   * A required pointer was NULL, a string was not UTF-8, or a buffer was too short.
+   * A required pointer was NULL, a string was not UTF-8, a buffer was too short, or the
+   * model cannot give what was asked (probabilities of a model not trained with log loss).
    */
   SL_STATUS_INVALID_ARGUMENT = 1,
   /**
@@ -207,6 +208,19 @@ enum SlStatus sl_predict(const struct SlModel *model,
                          uint8_t raw,
                          double *out,
                          size_t out_len);
+
+/**
+ * Write P(label = +1) = 1/(1 + e^(−score)) for every row of `data` into `out[0..rows]`
+ * (`out_len` ≥ rows), as liblinear's `predict_probability`. Only a model trained with log
+ * loss has such probabilities: any other is refused with `SL_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `model` and `data` are live handles; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_predict_probabilities(const struct SlModel *model,
+                                       const struct SlDataset *data,
+                                       double *out,
+                                       size_t out_len);
 
 /**
  * Save a model file atomically (f64 weights).

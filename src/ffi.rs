@@ -36,7 +36,8 @@ use crate::data::ValueVec;
 pub enum SlStatus {
     /// Success.
     Ok = 0,
-    /// A required pointer was NULL, a string was not UTF-8, or a buffer was too short.
+    /// A required pointer was NULL, a string was not UTF-8, a buffer was too short, or the
+    /// model cannot give what was asked (probabilities of a model not trained with log loss).
     InvalidArgument = 1,
     /// The data could not be read or is malformed.
     Data = 2,
@@ -437,32 +438,81 @@ pub unsafe extern "C" fn sl_predict(
 ) -> SlStatus {
     guard(|| {
         // SAFETY: forwarded from this function's contract.
-        let model = unsafe { handle(model, "model") }?;
-        // SAFETY: forwarded from this function's contract.
-        let data = unsafe { handle(data, "dataset") }?;
-        let rows = data.0.n_rows();
-        if rows > 0 && out.is_null() {
-            return Err(invalid(format!(
-                "the output buffer is NULL, and the dataset has {rows} rows"
-            )));
+        unsafe {
+            fill_rows(model, data, out, out_len, |model, data| {
+                Ok(if raw != 0 {
+                    api::scores(model, data)
+                } else {
+                    api::predict(model, data)
+                })
+            })
         }
-        if out_len < rows {
-            return Err(invalid(format!(
-                "the output buffer holds {out_len} values, the dataset has {rows} rows"
-            )));
-        }
-        let values = if raw != 0 {
-            api::scores(&model.0, &data.0)
-        } else {
-            api::predict(&model.0, &data.0)
-        };
-        if rows > 0 {
-            // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
-            let out = unsafe { std::slice::from_raw_parts_mut(out, rows) };
-            out.copy_from_slice(&values);
-        }
-        Ok(())
     })
+}
+
+/// Write P(label = +1) = 1/(1 + e^(−score)) for every row of `data` into `out[0..rows]`
+/// (`out_len` ≥ rows), as liblinear's `predict_probability`. Only a model trained with log
+/// loss has such probabilities: any other is refused with `SL_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `model` and `data` are live handles; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_predict_probabilities(
+    model: *const SlModel,
+    data: *const SlDataset,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            fill_rows(model, data, out, out_len, |model, data| {
+                api::probabilities(model, data).ok_or_else(|| {
+                    invalid(format!(
+                        "the model was trained with {} loss, whose scores are not log-odds: \
+                         only a log-loss model gives probabilities",
+                        model.loss
+                    ))
+                })
+            })
+        }
+    })
+}
+
+/// Check the handles and the buffer of a per-row output, then write `values(model, data)`
+/// (one per row) into it.
+///
+/// # Safety
+/// `model` and `data` are NULL or live handles; `out` holds `out_len` writable doubles.
+unsafe fn fill_rows(
+    model: *const SlModel,
+    data: *const SlDataset,
+    out: *mut f64,
+    out_len: usize,
+    values: impl FnOnce(&Model, &ExampleSet) -> Result<Vec<f64>, Failure>,
+) -> Result<(), Failure> {
+    // SAFETY: forwarded from this function's contract.
+    let model = unsafe { handle(model, "model") }?;
+    // SAFETY: forwarded from this function's contract.
+    let data = unsafe { handle(data, "dataset") }?;
+    let rows = data.0.n_rows();
+    if rows > 0 && out.is_null() {
+        return Err(invalid(format!(
+            "the output buffer is NULL, and the dataset has {rows} rows"
+        )));
+    }
+    if out_len < rows {
+        return Err(invalid(format!(
+            "the output buffer holds {out_len} values, the dataset has {rows} rows"
+        )));
+    }
+    let values = values(&model.0, &data.0)?;
+    if rows > 0 {
+        // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, rows) };
+        out.copy_from_slice(&values);
+    }
+    Ok(())
 }
 
 /// Save a model file atomically (f64 weights).

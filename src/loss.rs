@@ -35,6 +35,12 @@ impl Loss {
         )
     }
 
+    /// True for the one loss whose scores are log-odds, so that [`logistic`] of a score is
+    /// the probability of the class +1: log loss. The others' scores are margins or values.
+    pub fn gives_probabilities(self) -> bool {
+        self == Loss::Log
+    }
+
     /// The y this loss works with for a stored label.
     #[inline]
     pub fn target(self, label: f64) -> f64 {
@@ -88,15 +94,7 @@ impl Loss {
                     0.0
                 }
             }
-            Loss::Log => {
-                let z = y * p;
-                if z >= 0.0 {
-                    let e = (-z).exp();
-                    -y * e / (1.0 + e)
-                } else {
-                    -y / (1.0 + z.exp())
-                }
-            }
+            Loss::Log => -y * logistic(-y * p),
             Loss::SquaredHinge => {
                 let slack = 1.0 - y * p;
                 if slack > 0.0 { -2.0 * y * slack } else { 0.0 }
@@ -128,6 +126,18 @@ impl Loss {
 }
 
 #[inline]
+/// σ(s) = 1/(1 + e^(−s)): under the log loss's model, the probability that the label is +1
+/// given the score s. Computed from e^(−|s|), which cannot overflow, so it is exact to
+/// rounding at both ends (σ(−720) is e^(−720), not 1/(1 + e^720) = 1/∞ = 0); NaN gives NaN.
+pub fn logistic(s: f64) -> f64 {
+    if s >= 0.0 {
+        1.0 / (1.0 + (-s).exp())
+    } else {
+        let e = s.exp();
+        e / (1.0 + e)
+    }
+}
+
 fn sign(x: f64) -> f64 {
     if x > 0.0 {
         1.0
@@ -205,6 +215,30 @@ mod tests {
         Loss::SmoothHinge,
         Loss::EpsilonInsensitive(0.1),
     ];
+
+    #[test]
+    fn logistic_is_the_log_loss_probability_at_every_scale() {
+        assert_eq!(logistic(0.0), 0.5);
+        for s in [1e-9, 0.3, 2.0, 17.5, 40.0] {
+            let (up, down) = (logistic(s), logistic(-s));
+            assert!((up + down - 1.0).abs() <= f64::EPSILON, "σ({s}) + σ(−{s})");
+            assert!(
+                (up / down - s.exp()).abs() <= 1e-12 * s.exp(),
+                "odds at {s}"
+            );
+            // The log loss of a +1 label is −log P(+1).
+            assert!((Loss::Log.value(s, 1.0) + up.ln()).abs() <= 1e-15);
+            assert!((Loss::Log.value(s, -1.0) + down.ln()).abs() <= 1e-12 * s.max(1.0));
+        }
+        // Far tails: exact to rounding, neither 0/0 nor 1/∞ = 0 too early.
+        assert_eq!(logistic(-720.0), (-720.0f64).exp());
+        assert!(logistic(-720.0) > 0.0 && (720.0f64).exp().is_infinite());
+        assert_eq!(logistic(-800.0), 0.0); // e^(−800) is below the smallest double
+        assert_eq!(logistic(800.0), 1.0);
+        assert_eq!(logistic(f64::INFINITY), 1.0);
+        assert_eq!(logistic(f64::NEG_INFINITY), 0.0);
+        assert!(logistic(f64::NAN).is_nan());
+    }
 
     #[test]
     fn derivative_matches_finite_differences_away_from_kinks() {

@@ -212,7 +212,7 @@ pub fn evaluate<E: Examples>(
         mean_loss: mean,
         error_rate: classification.then(|| error_rate(&p, &y)),
         auc: if classification { auc(&p, &y) } else { None },
-        log_loss: (loss == Loss::Log).then(|| log_loss(&p, &y)),
+        log_loss: loss.gives_probabilities().then(|| log_loss(&p, &y)),
         rmse: (!classification).then(|| rmse(&p, &y)),
     }
 }

@@ -185,6 +185,16 @@ impl Model {
         }
     }
 
+    /// P(label = +1 | score) = 1/(1 + e^(−score)) for a model trained with log loss, whose
+    /// scores are log-odds; `None` for every other loss, whose scores are margins or values
+    /// and carry no calibrated probability (liblinear's `-b 1` and scikit-learn's
+    /// `predict_proba` likewise serve logistic regression only).
+    pub fn probability(&self, score: f64) -> Option<f64> {
+        self.loss
+            .gives_probabilities()
+            .then(|| crate::loss::logistic(score))
+    }
+
     /// The file's bytes (see the module documentation).
     pub fn to_bytes(&self, precision: Precision) -> Vec<u8> {
         let header = serde_json::to_vec(&Header {
@@ -406,6 +416,35 @@ mod tests {
         assert_eq!(back.weights[2], f64::from(-1.0f32 / 3.0));
         assert_eq!(back.weights[3], 0.0);
         assert_eq!(back.bias, m.bias);
+    }
+
+    #[test]
+    fn only_a_log_loss_model_gives_probabilities() {
+        let mut m = model();
+        for loss in [Loss::Hinge, Loss::SquaredHinge, Loss::Squared, Loss::Log] {
+            m.loss = loss;
+            let p = m.probability(-2.0);
+            assert_eq!(p.is_some(), loss == Loss::Log);
+            assert!(p.is_none_or(|p| (p - 1.0 / (1.0 + 2f64.exp())).abs() <= 1e-16));
+        }
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0],
+            vec![0, 1, 1],
+            vec![2],
+            ValueVec::F64(vec![3.0]),
+            4,
+        )
+        .unwrap();
+        let data = crate::api::ExampleSet::Matrix(data);
+        let got = crate::api::probabilities(&m, &data).unwrap();
+        for (p, score) in got.iter().zip([-0.25 - 1.0, -0.25f64]) {
+            assert!(
+                (p - 1.0 / (1.0 + (-score).exp())).abs() <= 1e-16,
+                "{p} at {score}"
+            );
+        }
+        m.loss = Loss::Hinge;
+        assert_eq!(crate::api::probabilities(&m, &data), None);
     }
 
     #[test]

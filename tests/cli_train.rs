@@ -305,3 +305,82 @@ fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
         );
     }
 }
+
+#[test]
+fn predict_prints_the_probabilities_of_a_log_loss_model_and_refuses_them_for_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 200, 8);
+    let lines = |out: &Output| -> Vec<f64> {
+        assert!(out.status.success(), "{}", text(out));
+        let stdout = std::str::from_utf8(&out.stdout).unwrap();
+        stdout.lines().map(|l| l.parse().unwrap()).collect()
+    };
+    for loss in ["log", "hinge"] {
+        let model = p(&format!("{loss}.model"));
+        let out = sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--loss",
+            loss,
+            "--lambda",
+            "1e-3",
+            "-o",
+            &model,
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        let probabilities = sparselin(&["predict", "--probabilities", &model, &p("train.svm")]);
+        if loss == "hinge" {
+            assert!(!probabilities.status.success() && probabilities.stdout.is_empty());
+            let message = text(&probabilities);
+            assert!(
+                message.contains("hinge") && message.contains("--loss log"),
+                "{message}"
+            );
+            continue;
+        }
+        let scores = lines(&sparselin(&[
+            "predict",
+            "--scores",
+            &model,
+            &p("train.svm"),
+        ]));
+        let probabilities = lines(&probabilities);
+        assert_eq!(probabilities.len(), 200);
+        for (p, s) in probabilities.iter().zip(&scores) {
+            assert!(
+                (p - 1.0 / (1.0 + (-s).exp())).abs() <= 1e-15,
+                "{p} for score {s}"
+            );
+        }
+        // The printed probabilities are exact: their mean −log P(label) is eval's log loss.
+        let labels: Vec<f64> = std::fs::read_to_string(p("train.svm"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        let log_loss = probabilities
+            .iter()
+            .zip(&labels)
+            .map(|(p, y)| -(if *y > 0.0 { *p } else { 1.0 - p }).ln())
+            .sum::<f64>()
+            / 200.0;
+        let eval = sparselin(&["eval", &model, &p("train.svm"), "--json"]);
+        assert!(eval.status.success(), "{}", text(&eval));
+        let metrics: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+        let reported = metrics["log_loss"].as_f64().unwrap();
+        assert!(
+            (log_loss - reported).abs() <= 1e-12,
+            "{log_loss} vs {reported}"
+        );
+    }
+    let both = sparselin(&[
+        "predict",
+        "--scores",
+        "--probabilities",
+        &p("log.model"),
+        &p("train.svm"),
+    ]);
+    assert!(!both.status.success() && text(&both).contains("cannot be used with"));
+}

@@ -136,6 +136,19 @@ pub fn predict(model: &Model, data: &ExampleSet) -> Vec<f64> {
     out
 }
 
+/// P(label = +1) for every row, for a model trained with log loss (see
+/// [`Model::probability`]); `None` for a model of any other loss.
+pub fn probabilities(model: &Model, data: &ExampleSet) -> Option<Vec<f64>> {
+    if !model.loss.gives_probabilities() {
+        return None;
+    }
+    let mut out = scores(model, data);
+    for s in &mut out {
+        *s = crate::loss::logistic(*s);
+    }
+    Some(out)
+}
+
 /// A learner of one of the three families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Learner {

@@ -3,7 +3,8 @@
  * usage: train_predict DATA.svm MODEL_PATH
  *
  * 1. Builds a toy dataset from CSR arrays, trains ASGD on it and checks it classifies its
- *    own four examples correctly.
+ *    own four examples correctly; with log loss, that its probabilities are the logistic of
+ *    its scores (and that the hinge model has none).
  * 2. Opens DATA.svm, trains ASGD (lambda 1e-3, 3 epochs, seed 7) and prints one raw score per
  *    row ("%.17g", exact for doubles); saves the model to MODEL_PATH, loads it back and
  *    checks the loaded model's scores are identical.
@@ -12,6 +13,7 @@
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,24 @@ static void toy(void) {
         "one row's prediction");
   CHECK(sl_model_score_row(model, 2, NULL, row_values, 1, &one) == SL_STATUS_INVALID_ARGUMENT,
         "NULL indices with nnz > 0");
+  double probabilities[4];
+  CHECK(sl_predict_probabilities(model, data, probabilities, 4) == SL_STATUS_INVALID_ARGUMENT,
+        "a hinge model has no probabilities");
+  CHECK(strstr(sl_last_error(), "hinge") != NULL, "the message names the model's loss");
+  sl_model_free(model);
+
+  config.loss = "log";
+  CHECK(sl_train(data, &config, &model) == SL_STATUS_OK, "train the toy with log loss");
+  CHECK(sl_predict(model, data, 1, raw, 4) == SL_STATUS_OK, "log-odds of the toy");
+  CHECK(sl_predict_probabilities(model, data, probabilities, 3) == SL_STATUS_INVALID_ARGUMENT,
+        "a too-short buffer is refused for probabilities too");
+  CHECK(sl_predict_probabilities(model, data, probabilities, 4) == SL_STATUS_OK,
+        "probabilities of the toy");
+  for (int i = 0; i < 4; i++) {
+    CHECK(fabs(probabilities[i] - 1.0 / (1.0 + exp(-raw[i]))) <= 1e-15,
+          "probability = 1/(1 + e^-score)");
+    CHECK((probabilities[i] > 0.5) == (labels[i] > 0), "the likelier class is the label");
+  }
   sl_model_free(model);
   sl_dataset_free(data);
 }
