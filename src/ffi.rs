@@ -105,16 +105,21 @@ struct Failure(SlStatus, String);
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        let status = match e {
-            Error::Data(_) | Error::Csr(_) => SlStatus::Data,
-            Error::Online(_)
-            | Error::Batch(_)
-            | Error::Config(_)
-            | Error::Memory(_)
-            | Error::Diverged { .. } => SlStatus::Config,
-            Error::Model(_) => SlStatus::Model,
-        };
-        Failure(status, e.to_string())
+        Failure(status(&e), e.to_string())
+    }
+}
+
+/// The status of an error: that of its cause for an error in one fold.
+fn status(e: &Error) -> SlStatus {
+    match e {
+        Error::Data(_) | Error::Csr(_) => SlStatus::Data,
+        Error::Online(_)
+        | Error::Batch(_)
+        | Error::Config(_)
+        | Error::Memory(_)
+        | Error::Diverged { .. } => SlStatus::Config,
+        Error::Model(_) => SlStatus::Model,
+        Error::Fold { source, .. } => status(source),
     }
 }
 

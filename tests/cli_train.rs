@@ -384,3 +384,58 @@ fn predict_prints_the_probabilities_of_a_log_loss_model_and_refuses_them_for_oth
     ]);
     assert!(!both.status.success() && text(&both).contains("cannot be used with"));
 }
+
+#[test]
+fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 90, 8);
+    let data = p("train.svm");
+    let cv = |extra: &[&str]| {
+        let mut args = vec!["train", &data, "--cv", "3", "--lambda", "1e-3"];
+        args.extend(extra);
+        sparselin(&args)
+    };
+    let out = cv(&["--loss", "log", "--algo", "lbfgs"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(lines[0].starts_with("lbfgs (log, λ = 1e-3): 3-fold cross-validation of 90 rows"));
+    for (i, line) in lines[1..4].iter().enumerate() {
+        let start = format!("fold {}: trained on 60 rows, held out 30: objective ", i + 1);
+        assert!(line.starts_with(&start) && line.contains("log loss"), "{line}");
+    }
+    assert!(lines[4].starts_with("mean over the folds: objective "));
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "no model or temporary written");
+
+    // The JSON report: the mean is the folds' mean; the same seed deals the same folds and,
+    // at one thread (Hogwild's workers depend on their timing), trains the same models.
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = cv(&[&["--json", "--threads", "1"], extra].concat());
+        assert!(out.status.success(), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let report = json(&[]);
+    let folds = report["folds"].as_array().unwrap();
+    let error = |f: &serde_json::Value| f["held_out"]["error_rate"].as_f64().unwrap();
+    let mean = folds.iter().map(error).sum::<f64>() / 3.0;
+    assert_eq!(report["mean"]["error_rate"].as_f64().unwrap(), mean);
+    assert_eq!(report["mean"]["rows"], 90);
+    assert_eq!(json(&[]), report);
+    assert_ne!(json(&["--seed", "2"])["folds"], report["folds"]);
+
+    // It trains no model, so the model's outputs and --test are refused; so is K < 2.
+    for extra in [&["-o", "m"][..], &["--test", "t"], &["--readable", "r"]] {
+        let out = cv(extra);
+        assert!(!out.status.success() && text(&out).contains("cannot be used with"));
+    }
+    let one = sparselin(&["train", &p("train.svm"), "--cv", "1"]);
+    assert!(!one.status.success());
+    let many = sparselin(&["train", &p("train.svm"), "--cv", "91"]);
+    assert!(!many.status.success() && many.stdout.is_empty());
+    assert!(text(&many).contains("from 2 folds to one per row (90 rows)"), "{}", text(&many));
+    let neither = sparselin(&["train", &p("train.svm")]);
+    assert!(!neither.status.success() && text(&neither).contains("--output"));
+}

@@ -27,6 +27,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod cross_validation;
 mod trainer;
 
 use std::fmt;
@@ -45,6 +46,7 @@ use crate::online;
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::Loss;
 pub use crate::model::{Model, Precision};
+pub use cross_validation::{CrossValidation, Fold};
 pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.
@@ -84,6 +86,16 @@ pub enum Error {
         /// the attribute-efficient ones (which have no λ) "a smaller radius B or step size η",
         /// for the batch solvers (whose steps a line search picks) the features' scale.
         cure: &'static str,
+    },
+    /// Training failed in one fold of a cross-validation ([`Trainer::cross_validate`]).
+    #[error("fold {fold} of {folds}: {source}")]
+    Fold {
+        /// The fold, from 1.
+        fold: usize,
+        /// How many folds.
+        folds: usize,
+        /// Why its training failed (part of the message, so not also a `source()`).
+        source: Box<Error>,
     },
 }
 

@@ -302,6 +302,16 @@ impl Trainer {
         self.learner
     }
 
+    /// The loss it trains with: the one set, else the learner's [`Learner::default_loss`].
+    pub fn training_loss(&self) -> Loss {
+        self.loss.unwrap_or(self.learner.default_loss())
+    }
+
+    /// The seed of its random choices.
+    pub(super) fn seed_used(&self) -> u64 {
+        self.seed
+    }
+
     /// Train on `data`. The model's weights are in original feature ids (a renumbered
     /// dataset's permutation is undone), ready for [`Model::save`] and [`super::predict`].
     pub fn train(&self, data: &ExampleSet) -> Result<Model, Error> {
@@ -339,7 +349,7 @@ impl Trainer {
                 "averages per epoch must be at least 1".into(),
             ));
         }
-        let loss = self.loss.unwrap_or(self.learner.default_loss());
+        let loss = self.training_loss();
         if let Loss::EpsilonInsensitive(eps) = loss
             && !(eps >= 0.0 && eps.is_finite())
         {

@@ -74,6 +74,14 @@ pub(crate) fn bounded(rng: &mut Xoshiro256PlusPlus, m: usize) -> usize {
     ((u128::from(rng.next_u64()) * m as u128) >> 64) as usize
 }
 
+/// Put `items` in a uniformly random order (Fisher–Yates).
+pub(crate) fn shuffle<T>(rng: &mut Xoshiro256PlusPlus, items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = bounded(rng, i + 1);
+        items.swap(i, j);
+    }
+}
+
 impl Sampler {
     /// A sampler over `m ≥ 1` examples. Panics if `m == 0` or (for permutations) m ≥ 2³².
     pub fn new(kind: Sampling, m: usize, seed: u64) -> Sampler {
@@ -164,11 +172,8 @@ impl Sampler {
             }
             Sampling::Permutation => {
                 if self.position == 0 {
-                    // Fisher–Yates, one fresh permutation per epoch.
-                    for i in (1..self.m).rev() {
-                        let j = bounded(&mut self.rng, i + 1);
-                        self.order.swap(i, j);
-                    }
+                    // One fresh permutation per epoch.
+                    shuffle(&mut self.rng, &mut self.order);
                 }
                 let i = self.order[self.position] as usize;
                 self.position = if self.position + 1 == self.m {

@@ -25,6 +25,7 @@ macro_rules! errln {
 
 mod applicable;
 mod convert;
+mod cross_validation;
 mod demo;
 mod eval;
 mod export;

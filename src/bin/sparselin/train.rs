@@ -173,8 +173,15 @@ pub struct Args {
     #[command(flatten)]
     pub text: TextArgs,
     /// Where to write the model.
-    #[arg(short = 'o', long)]
-    pub output: PathBuf,
+    #[arg(short = 'o', long, required_unless_present = "cv")]
+    pub output: Option<PathBuf>,
+    /// Cross-validate instead of training one model (liblinear's `-v K`): deal the rows into K
+    /// folds at random (the seed's; stratified by class for the classification losses),
+    /// train K models with these settings, each on all folds but one, and print each one's
+    /// metrics on the fold it did not see, and their mean. Writes no model.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(2..),
+          conflicts_with_all = ["output", "readable", "weights", "test", "trace", "plot"])]
+    pub cv: Option<u64>,
     /// Also write the model as text here.
     #[arg(long)]
     pub readable: Option<PathBuf>,
@@ -205,7 +212,7 @@ pub struct Args {
     /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; sgd, asgd and
     /// casgd train on each share (one thread per rank) and average the models (--average-every).
     #[cfg(feature = "mpi")]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "cv")]
     pub ranks: Option<u64>,
     /// With --ranks, sgd, asgd and casgd: average the ranks' models after every epoch and go on
     /// from the average (iterative parameter mixing, one sum per epoch), or once at the end (a
@@ -273,6 +280,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .to_string()
             }
         );
+    }
+    if let Some(folds) = args.cv {
+        let folds = usize::try_from(folds).context("--cv: too many folds")?;
+        return crate::cross_validation::run(&args, folds);
     }
     check_inputs(&args)?;
     check_outputs(&args)?;
@@ -619,7 +630,11 @@ fn outputs(args: &Args) -> Vec<(Output, &Path)> {
         (Output::Trace, &args.trace),
         (Output::Plot, &args.plot),
     ];
-    let mut all = vec![(Output::Model, args.output.as_path())];
+    let mut all: Vec<_> = args
+        .output
+        .iter()
+        .map(|p| (Output::Model, p.as_path()))
+        .collect();
     all.extend(
         asked
             .into_iter()
@@ -795,16 +810,18 @@ fn report(
         outln!(
             "train objective {}{}",
             decimal(train_eval.objective, 10),
-            train_eval_tail(&train_eval)
+            eval_tail(&train_eval)
         )?;
         if let Some(t) = &test_eval {
             outln!(
                 "test objective {}{}",
                 decimal(t.objective, 10),
-                train_eval_tail(t)
+                eval_tail(t)
             )?;
         }
-        outln!("model written to {}", args.output.display())?;
+        if let Some(path) = &args.output {
+            outln!("model written to {}", path.display())?;
+        }
     }
     Ok(())
 }
@@ -818,7 +835,8 @@ fn unconverged_stop(details: &serde_json::Map<String, serde_json::Value>) -> Opt
         .filter(|&stop| stop != "converged")
 }
 
-fn train_eval_tail(e: &Evaluation) -> String {
+/// ", error 0.0123" or ", rmse 0.45" (empty where neither applies).
+pub(crate) fn eval_tail(e: &Evaluation) -> String {
     let h = headline(e);
     if h.is_empty() { h } else { format!(", {h}") }
 }

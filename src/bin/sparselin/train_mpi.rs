@@ -119,7 +119,9 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         )?;
         let error = error_rate.map_or(String::new(), |e| format!(", error {e:.5}"));
         outln!("train objective {objective:.12e}{error}")?;
-        outln!("model written to {}", args.output.display())?;
+        if let Some(path) = &args.output {
+            outln!("model written to {}", path.display())?;
+        }
     }
     Ok(())
 }

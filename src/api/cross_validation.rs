@@ -1,0 +1,361 @@
+//! k-fold cross-validation, as liblinear's `-v k` and scikit-learn's `cross_validate`: the
+//! rows are dealt at random into k folds, and k models are trained, each on all folds but
+//! one and evaluated on the fold it did not see. The held-out metrics estimate how a model
+//! trained with these settings does on new data: what one compares to choose λ or a loss.
+
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sparselin_kernels::Values;
+
+use super::{Error, ExampleSet, Examples, Trainer};
+use crate::data::{CsrMatrix, Row, ValueVec};
+use crate::metrics::{self, Evaluation};
+use crate::online::sampling::shuffle;
+
+/// One fold: a model trained on the other folds, evaluated on this one.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Fold {
+    /// Rows the model was trained on (those of the other folds).
+    pub train_rows: usize,
+    /// The model's metrics on the fold's own rows (`rows` of them), which it never saw.
+    pub held_out: Evaluation,
+}
+
+/// The folds of a cross-validation, in fold order.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CrossValidation {
+    /// Fold i holds the rows dealt to it (see [`Trainer::cross_validate`]).
+    pub folds: Vec<Fold>,
+}
+
+impl CrossValidation {
+    /// Each held-out metric averaged over the folds, unweighted (scikit-learn's mean of the
+    /// fold scores; the folds differ in size by at most one row), with `rows` the total.
+    /// A metric some fold lacks (AUC of a fold with one class) is left out.
+    pub fn mean(&self) -> Evaluation {
+        let k = self.folds.len() as f64;
+        let mean = |metric: fn(&Evaluation) -> f64| {
+            self.folds.iter().map(|f| metric(&f.held_out)).sum::<f64>() / k
+        };
+        let mean_of_all = |metric: fn(&Evaluation) -> Option<f64>| {
+            let values: Option<Vec<f64>> = self.folds.iter().map(|f| metric(&f.held_out)).collect();
+            values.map(|v| v.iter().sum::<f64>() / k)
+        };
+        Evaluation {
+            rows: self.folds.iter().map(|f| f.held_out.rows).sum(),
+            objective: mean(|e| e.objective),
+            mean_loss: mean(|e| e.mean_loss),
+            error_rate: mean_of_all(|e| e.error_rate),
+            auc: mean_of_all(|e| e.auc),
+            log_loss: mean_of_all(|e| e.log_loss),
+            rmse: mean_of_all(|e| e.rmse),
+        }
+    }
+}
+
+impl Trainer {
+    /// k-fold cross-validation of these settings on `data` (k = `folds`, from 2 to the number
+    /// of rows). The rows are shuffled with the trainer's seed and dealt to the folds in turn,
+    /// class by class for the classification losses (stratified, as scikit-learn does for
+    /// classifiers), so that every fold holds each class in about its overall proportion and
+    /// the folds differ in size by at most one row; the same seed deals the same folds. Each
+    /// fold's training rows and held-out rows are copied out of `data` in their order (about
+    /// one copy of the data at a time). An error in a fold's training is returned as
+    /// [`Error::Fold`], naming the fold.
+    pub fn cross_validate(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+    ) -> Result<CrossValidation, Error> {
+        self.cross_validate_each(data, folds, |_, _| {})
+    }
+
+    /// [`Trainer::cross_validate`], calling `done(i, fold)` as each fold i (from 0) finishes:
+    /// for a caller that reports progress on a long run.
+    pub fn cross_validate_each(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        mut done: impl FnMut(usize, &Fold),
+    ) -> Result<CrossValidation, Error> {
+        let m = data.n_rows();
+        if !(2..=m.max(2)).contains(&folds) || m < 2 {
+            return Err(Error::Config(format!(
+                "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
+            )));
+        }
+        let stratify = self.training_loss().is_classification();
+        let fold_of = deal(data, stratify, folds, self.seed_used());
+        let rows = data.rows();
+        let mut results = Vec::with_capacity(folds);
+        for fold in 0..folds {
+            let (mut train, mut held_out) = (RowCopy::new(), RowCopy::new());
+            for (i, &f) in fold_of.iter().enumerate() {
+                let copy = if f == fold { &mut held_out } else { &mut train };
+                copy.push(rows.row(i));
+            }
+            let (train_rows, train, held_out) = (
+                train.labels.len(),
+                train.finish(data.n_features())?,
+                held_out.finish(data.n_features())?,
+            );
+            let model = self
+                .train(&ExampleSet::Matrix(train))
+                .map_err(|source| Error::Fold {
+                    fold: fold + 1,
+                    folds,
+                    source: Box::new(source),
+                })?;
+            // The copies keep the data's own column numbering, and so does the model.
+            let held_out = metrics::evaluate(
+                model.loss,
+                model.info.lambda,
+                model.info.regularize_bias,
+                &model.weights,
+                model.bias,
+                &held_out,
+            );
+            let result = Fold {
+                train_rows,
+                held_out,
+            };
+            done(fold, &result);
+            results.push(result);
+        }
+        Ok(CrossValidation { folds: results })
+    }
+}
+
+/// The fold of every row: the rows shuffled (each class on its own when `stratify`, the
+/// classes one after the other) and dealt to folds 0, 1, …, k − 1, 0, 1, … in that order.
+fn deal(data: &ExampleSet, stratify: bool, folds: usize, seed: u64) -> Vec<usize> {
+    let labels = metrics::labels(data);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let classes: Vec<Vec<usize>> = if stratify {
+        let positive = |i: &usize| labels[*i] > 0.0;
+        let (plus, minus) = (0..labels.len()).partition(positive);
+        vec![plus, minus]
+    } else {
+        vec![(0..labels.len()).collect()]
+    };
+    let mut fold_of = vec![0; labels.len()];
+    let mut dealt = 0;
+    for mut class in classes {
+        shuffle(&mut rng, &mut class);
+        for i in class {
+            fold_of[i] = dealt % folds;
+            dealt += 1;
+        }
+    }
+    fold_of
+}
+
+/// Rows copied into CSR arrays. Values are kept as `f64`, which holds `f32` values and the
+/// 1s of binary rows exactly.
+struct RowCopy {
+    labels: Vec<f64>,
+    offsets: Vec<u64>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl RowCopy {
+    fn new() -> RowCopy {
+        RowCopy {
+            labels: Vec::new(),
+            offsets: vec![0],
+            indices: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, row: Row<'_>) {
+        match row.values {
+            Values::Ones => self.values.extend(std::iter::repeat_n(1.0, row.nnz())),
+            Values::F32(x) => self.values.extend(x.iter().map(|&x| f64::from(x))),
+            Values::F64(x) => self.values.extend_from_slice(x),
+        }
+        self.labels.push(row.label);
+        self.indices.extend_from_slice(row.indices.as_slice());
+        self.offsets.push(self.indices.len() as u64);
+    }
+
+    fn finish(self, n_features: usize) -> Result<CsrMatrix, Error> {
+        let values = ValueVec::F64(self.values);
+        Ok(CsrMatrix::new(
+            self.labels,
+            self.offsets,
+            self.indices,
+            values,
+            n_features,
+        )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Learner, Loss};
+    use crate::batch::Algorithm;
+
+    /// `m` rows over 6 features, a third of them of class +1 (imbalanced on purpose), in f32.
+    fn data(m: usize) -> ExampleSet {
+        let mut labels = Vec::new();
+        let (mut offsets, mut indices, mut values) = (vec![0u64], Vec::new(), Vec::new());
+        for i in 0..m {
+            let positive = i % 3 == 0;
+            labels.push(if positive { 1.0 } else { -1.0 });
+            let signal = if positive { 1.0 } else { -1.0 } * (1.0 + (i % 5) as f32 / 4.0);
+            indices.extend([0, 1 + (i % 5) as u32]);
+            values.extend([signal, 0.5 + (i % 7) as f32 / 7.0]);
+            offsets.push(indices.len() as u64);
+        }
+        let matrix = CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), 6).unwrap();
+        ExampleSet::Matrix(matrix)
+    }
+
+    #[test]
+    fn folds_are_stratified_balanced_and_the_seeds() {
+        let set = data(100);
+        let labels = metrics::labels(&set);
+        for stratify in [true, false] {
+            let fold_of = deal(&set, stratify, 7, 3);
+            assert_eq!(fold_of, deal(&set, stratify, 7, 3), "same seed, same folds");
+            assert_ne!(
+                fold_of,
+                deal(&set, stratify, 7, 4),
+                "another seed, other folds"
+            );
+            let count = |keep: &dyn Fn(usize) -> bool| -> Vec<usize> {
+                let mut per_fold = vec![0; 7];
+                (0..100)
+                    .filter(|&i| keep(i))
+                    .for_each(|i| per_fold[fold_of[i]] += 1);
+                per_fold
+            };
+            let spread = |c: Vec<usize>| c.iter().max().unwrap() - c.iter().min().unwrap();
+            assert!(
+                spread(count(&|_| true)) <= 1,
+                "fold sizes differ by one at most"
+            );
+            if stratify {
+                assert!(spread(count(&|i| labels[i] > 0.0)) <= 1);
+                assert!(spread(count(&|i| labels[i] <= 0.0)) <= 1);
+            }
+        }
+        // Unstratified, the 34 positives fall where the shuffle puts them.
+        let fold_of = deal(&set, false, 7, 3);
+        let positives: Vec<usize> = (0..7)
+            .map(|f| {
+                (0..100)
+                    .filter(|&i| fold_of[i] == f && labels[i] > 0.0)
+                    .count()
+            })
+            .collect();
+        assert!(positives.iter().max().unwrap() - positives.iter().min().unwrap() > 1);
+    }
+
+    #[test]
+    fn each_fold_is_the_model_of_the_other_rows_evaluated_on_its_own() {
+        let set = data(60);
+        let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))
+            .loss(Loss::Log)
+            .lambda(1e-2)
+            .seed(5);
+        let mut seen = Vec::new();
+        let validation = trainer
+            .cross_validate_each(&set, 4, |i, fold| seen.push((i, fold.clone())))
+            .unwrap();
+        assert_eq!(seen.len(), 4);
+        let fold_of = deal(&set, true, 4, 5);
+        let rows = set.rows();
+        for (f, fold) in validation.folds.iter().enumerate() {
+            assert_eq!(seen[f], (f, fold.clone()));
+            // The same split by hand, from the original f32 rows.
+            let pick = |held_out: bool| -> ExampleSet {
+                let mut copy = RowCopy::new();
+                (0..60)
+                    .filter(|&i| (fold_of[i] == f) == held_out)
+                    .for_each(|i| copy.push(rows.row(i)));
+                ExampleSet::Matrix(copy.finish(6).unwrap())
+            };
+            let (train, held_out) = (pick(false), pick(true));
+            assert_eq!(fold.train_rows + fold.held_out.rows, 60);
+            assert_eq!(fold.train_rows, train.n_rows());
+            let model = trainer.train(&train).unwrap();
+            let expected =
+                metrics::evaluate(Loss::Log, 1e-2, true, &model.weights, model.bias, &held_out);
+            assert_eq!(fold.held_out, expected);
+            assert!(
+                fold.held_out.error_rate.unwrap() < 0.2,
+                "{:?}",
+                fold.held_out
+            );
+        }
+        let mean = validation.mean();
+        let average = |m: fn(&Evaluation) -> f64| {
+            validation.folds.iter().map(|f| m(&f.held_out)).sum::<f64>() / 4.0
+        };
+        assert_eq!(mean.rows, 60);
+        assert_eq!(mean.objective, average(|e| e.objective));
+        assert_eq!(mean.error_rate, Some(average(|e| e.error_rate.unwrap())));
+        assert_eq!(mean.log_loss, Some(average(|e| e.log_loss.unwrap())));
+        assert_eq!(mean.rmse, None);
+    }
+
+    #[test]
+    fn copies_hold_the_rows_values_exactly() {
+        let set = data(9);
+        let mut copy = RowCopy::new();
+        (0..9).for_each(|i| copy.push(set.row(i)));
+        let copied = copy.finish(6).unwrap();
+        for i in 0..9 {
+            let (a, b) = (set.row(i), copied.row(i));
+            assert_eq!(a.label, b.label);
+            assert_eq!(a.indices.as_slice(), b.indices.as_slice());
+            let Values::F32(original) = a.values else {
+                panic!("f32 rows")
+            };
+            let Values::F64(widened) = b.values else {
+                panic!("f64 copies")
+            };
+            assert!(
+                original
+                    .iter()
+                    .zip(widened)
+                    .all(|(&x, &y)| f64::from(x) == y)
+            );
+        }
+    }
+
+    #[test]
+    fn bad_fold_counts_and_a_fold_without_a_class_are_errors_that_say_so() {
+        let set = data(5);
+        let trainer = Trainer::new(Learner::ASGD);
+        for folds in [0, 1, 6] {
+            let message = trainer.cross_validate(&set, folds).unwrap_err().to_string();
+            assert!(
+                message.contains("from 2 folds to one per row (5 rows)"),
+                "{message}"
+            );
+        }
+        // One positive row: the fold that holds it out trains on one class.
+        let matrix = CsrMatrix::new(
+            vec![1.0, -1.0, -1.0, -1.0],
+            vec![0, 1, 2, 3, 4],
+            vec![0, 1, 2, 3],
+            ValueVec::Ones,
+            4,
+        )
+        .unwrap();
+        let one_positive = ExampleSet::Matrix(matrix);
+        let message = trainer
+            .cross_validate(&one_positive, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("fold ") && message.contains("of 2: hinge loss needs both classes"),
+            "{message}"
+        );
+    }
+}
