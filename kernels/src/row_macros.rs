@@ -84,10 +84,10 @@ pub(crate) use per_value_kind;
 ///
 /// The calling module defines, besides the row-value types of [`per_value_kind`], the bodies
 /// - `dot_body::<R, SHIFT>(w: *const f64, idx: &[u32], val: R) -> f64`:
-///   Σ_k w[idx[k] << SHIFT]·val[k] (SHIFT = 1 reads the first members of pairs);
-/// - `axpy_body(a: f64, idx: &[u32], val: R, w: *mut f64)`: w[idx[k]] += a·val[k];
+///   `Σ_k w[idx[k] << SHIFT]·val[k]` (SHIFT = 1 reads the first members of pairs);
+/// - `axpy_body(a: f64, idx: &[u32], val: R, w: *mut f64)`: `w[idx[k]] += a·val[k]`;
 /// - `axpy2_body(a: f64, b: f64, idx: &[u32], val: R, vu: &mut [[f64; 2]])`:
-///   vu[idx[k]] += [a, b]·val[k];
+///   `vu[idx[k]] += [a, b]·val[k]`;
 ///
 /// each `unsafe` with the contract that the CPU has `$feat`, `val` has `idx.len()` values and
 /// every index (shifted) is in bounds of the weights.
