@@ -8,8 +8,10 @@
 //!
 //! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices; `kernel_set.rs` checks arguments and
 //! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
-//! the paths; `generic.rs` holds the bodies written once and compiled per path; `atomic.rs`
-//! holds the relaxed-atomic Hogwild kernels.
+//! the paths; `generic.rs` holds the bodies written once and compiled per path;
+//! `row_macros.rs` stamps out the rest of each vector path around its row-kernel bodies (one
+//! macro, given the path's target features); `atomic.rs` holds the relaxed-atomic Hogwild
+//! kernels.
 //!
 //! # Error bound
 //!

@@ -1,9 +1,38 @@
-//! Macros that stamp a row kernel out once per value kind ([`crate::Values`]) inside an ISA
-//! module. The module must define `Ones`, `F32` and `F64` row-value types (constructed as
-//! `Ones`, `F32(ptr)`, `F64(ptr)`) and import `Values`.
+//! Macros that stamp out what the instruction-set paths share, written once so that the paths
+//! differ only in their row-kernel bodies and target features: the [`KernelSet`] table of a
+//! path's kernels, a row kernel instantiated once per value kind ([`crate::Values`]), and the
+//! dense kernels of [`crate::generic`] compiled for a path's target features.
+//!
+//! [`KernelSet`]: crate::KernelSet
+
+/// The [`KernelSet`](crate::KernelSet) for `$isa` of the kernels the calling module defines
+/// (or imports) under the names of the [`Raw`](crate::kernel_set::Raw) table's fields.
+macro_rules! kernel_set {
+    ($isa:ident) => {
+        $crate::kernel_set::KernelSet::new(
+            $crate::dispatch::Isa::$isa,
+            $crate::kernel_set::Raw {
+                max_index,
+                dot,
+                axpy,
+                dot_first,
+                axpy2,
+                scale,
+                axpby,
+                dense_dot,
+                axpy_dot,
+                norm2,
+                rescale_average,
+            },
+        )
+    };
+}
+pub(crate) use kernel_set;
 
 /// Instantiates a row kernel body for the three value kinds, each compiled with the target
-/// features named first, and a dispatcher over [`Values`].
+/// features named first, and a dispatcher over [`Values`](crate::Values). The calling module
+/// must define `Ones`, `F32` and `F64` row-value types (constructed as `Ones`, `F32(ptr)`,
+/// `F64(ptr)`).
 macro_rules! per_value_kind {
     (
         $feat:literal,
@@ -15,7 +44,7 @@ macro_rules! per_value_kind {
         ///
         /// Contract: the CPU has the module's target features, `val` as long as `idx`, indices
         /// in bounds.
-        unsafe fn $name($($arg: $ty,)* val: Values<'_>) $(-> $ret)? {
+        unsafe fn $name($($arg: $ty,)* val: $crate::Values<'_>) $(-> $ret)? {
             #[target_feature(enable = $feat)]
             unsafe fn ones($($arg: $ty),*) $(-> $ret)? {
                 let $val = Ones;
@@ -37,9 +66,9 @@ macro_rules! per_value_kind {
             // SAFETY: the caller upholds the contract, which the variants share.
             unsafe {
                 match val {
-                    Values::Ones => ones($($arg),*),
-                    Values::F32(v) => f32s($($arg,)* v),
-                    Values::F64(v) => f64s($($arg,)* v),
+                    $crate::Values::Ones => ones($($arg),*),
+                    $crate::Values::F32(v) => f32s($($arg,)* v),
+                    $crate::Values::F64(v) => f64s($($arg,)* v),
                 }
             }
         }
@@ -47,20 +76,100 @@ macro_rules! per_value_kind {
 }
 pub(crate) use per_value_kind;
 
-/// Raw-table adapter: the table takes the values before the weights.
-macro_rules! table_adapters {
-    ($axpy_kinds:ident, $axpy2_kinds:ident) => {
-        /// Raw-table signature for the axpy kernel.
-        unsafe fn axpy(a: f64, idx: &[u32], val: Values<'_>, w: &mut [f64]) {
+/// A vectorized path's kernel set, `static SET`, for `Isa::$isa`, every kernel compiled with
+/// the target features `$feat` (a `#[target_feature(enable = ...)]` string): the row kernels
+/// around the calling module's bodies (the part that differs per ISA), and the dense kernels and
+/// the index maximum from [`crate::generic`], which LLVM vectorizes for `$feat` once inlined
+/// into the wrappers stamped out here.
+///
+/// The calling module defines, besides the row-value types of [`per_value_kind`], the bodies
+/// - `dot_body::<R, SHIFT>(w: *const f64, idx: &[u32], val: R) -> f64`:
+///   `Σ_k w[idx[k] << SHIFT]·val[k]` (SHIFT = 1 reads the first members of pairs);
+/// - `axpy_body(a: f64, idx: &[u32], val: R, w: *mut f64)`: `w[idx[k]] += a·val[k]`;
+/// - `axpy2_body(a: f64, b: f64, idx: &[u32], val: R, vu: &mut [[f64; 2]])`:
+///   `vu[idx[k]] += [a, b]·val[k]`;
+///
+/// each `unsafe` with the contract that the CPU has `$feat`, `val` has `idx.len()` values and
+/// every index (shifted) is in bounds of the weights.
+macro_rules! isa_path {
+    ($(#[$doc:meta])* $isa:ident, $feat:literal) => {
+        $(#[$doc])*
+        pub(crate) static SET: $crate::kernel_set::KernelSet =
+            $crate::row_macros::kernel_set!($isa);
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Sparse dot against `w`.
+            fn dot(w: &[f64], idx: &[u32]) -> f64,
+            |v| dot_body::<_, 0>(w.as_ptr(), idx, v)
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Sparse dot against the first members of `vu`.
+            fn dot_first(vu: &[[f64; 2]], idx: &[u32]) -> f64,
+            |v| dot_body::<_, 1>(vu.as_ptr().cast::<f64>(), idx, v)
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Sparse axpy into `w`.
+            fn axpy_kinds(a: f64, idx: &[u32], w: &mut [f64]),
+            |v| axpy_body(a, idx, v, w.as_mut_ptr())
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Fused sparse update of interleaved pairs.
+            fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
+            |v| axpy2_body(a, b, idx, v, vu)
+        );
+
+        /// Raw-table signature for the axpy kernel (the table takes the values before the
+        /// weights).
+        unsafe fn axpy(a: f64, idx: &[u32], val: $crate::Values<'_>, w: &mut [f64]) {
             // SAFETY: same contract.
-            unsafe { $axpy_kinds(a, idx, w, val) }
+            unsafe { axpy_kinds(a, idx, w, val) }
         }
 
         /// Raw-table signature for the fused pair kernel.
-        unsafe fn axpy2(a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &mut [[f64; 2]]) {
+        unsafe fn axpy2(
+            a: f64,
+            b: f64,
+            idx: &[u32],
+            val: $crate::Values<'_>,
+            vu: &mut [[f64; 2]],
+        ) {
             // SAFETY: same contract.
-            unsafe { $axpy2_kinds(a, b, idx, vu, val) }
+            unsafe { axpy2_kinds(a, b, idx, vu, val) }
         }
+
+        $crate::row_macros::isa_path!(
+            @generic $feat,
+            fn max_index(idx: &[u32]) -> u32;
+            fn scale(a: f64, x: &mut [f64]);
+            fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]);
+            fn dense_dot(x: &[f64], y: &[f64]) -> f64;
+            fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64;
+            fn norm2(x: &[f64]) -> f64;
+            fn rescale_average(
+                alpha: f64,
+                h: f64,
+                vu: &[[f64; 2]],
+                beta: f64,
+                xbar: Option<&[f64]>,
+                out: &mut [f64],
+            );
+        );
+    };
+    (@generic $feat:literal, $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+        $(
+            #[doc = concat!("[`crate::generic::", stringify!($name), "`] compiled for `", $feat, "`.")]
+            #[target_feature(enable = $feat)]
+            fn $name($($arg: $ty),*) $(-> $ret)? {
+                $crate::generic::$name($($arg),*)
+            }
+        )*
     };
 }
-pub(crate) use table_adapters;
+pub(crate) use isa_path;

@@ -2,27 +2,14 @@
 //!
 //! These define the results every vectorized path must reproduce (up to summation order).
 
-use crate::dispatch::Isa;
-use crate::kernel_set::{KernelSet, Raw};
-use crate::{Values, generic};
+use crate::Values;
+// The index maximum is the generic body as it stands, compiled without target features.
+use crate::generic::max_index;
+use crate::kernel_set::KernelSet;
+use crate::row_macros::kernel_set;
 
 /// The scalar path: these plain loops (safe code, coerced to the raw table's `unsafe fn` type).
-pub(crate) static SET: KernelSet = KernelSet::new(
-    Isa::Scalar,
-    Raw {
-        max_index: generic::max_index,
-        dot,
-        axpy,
-        dot_first,
-        axpy2,
-        scale,
-        axpby,
-        dense_dot,
-        axpy_dot,
-        norm2,
-        rescale_average,
-    },
-);
+pub(crate) static SET: KernelSet = kernel_set!(Scalar);
 
 #[inline]
 fn check_len(idx: &[u32], val: Values<'_>) {

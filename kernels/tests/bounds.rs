@@ -11,49 +11,59 @@ fn panics(f: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()
 }
 
+/// Calls `f` on rows of every length 1..=40 over weights of length `n`, each holding one of
+/// the out-of-range indices `bad` at its start, middle or end (unrolled body, chunk or tail).
+fn rows_with_a_bad_index(n: usize, bad: &[u32], mut f: impl FnMut(&[u32])) {
+    for len in 1..=40 {
+        for pos in [0, len / 2, len - 1] {
+            for &b in bad {
+                let mut idx: Vec<u32> = (0..len as u32).map(|k| k % n as u32).collect();
+                idx[pos] = b;
+                f(&idx);
+            }
+        }
+    }
+}
+
 #[test]
 fn out_of_range_index_panics_on_every_path() {
     let n = 37usize;
     let vals = vec![1.5f32; 64];
     let vals64 = vec![1.5f64; 64];
     for set in KernelSet::available() {
-        for len in 1..=40 {
-            for pos in [0, len / 2, len - 1] {
-                for bad in [n as u32, n as u32 + 1, u32::MAX, 1 << 31] {
-                    let mut idx: Vec<u32> = (0..len as u32).map(|k| k % n as u32).collect();
-                    idx[pos] = bad;
-                    for val in [
-                        Values::Ones,
-                        Values::F32(&vals[..len]),
-                        Values::F64(&vals64[..len]),
-                    ] {
-                        let mut w = vec![0.5f64; n];
-                        let mut vu = vec![[0.5f64; 2]; n];
-                        let isa = set.isa();
-                        assert!(
-                            panics(|| {
-                                set.dot(&w, &idx, val);
-                            }),
-                            "{isa} dot"
-                        );
-                        assert!(panics(|| set.axpy(1.0, &idx, val, &mut w)), "{isa} axpy");
-                        assert!(
-                            panics(|| {
-                                set.dot_first(&vu, &idx, val);
-                            }),
-                            "{isa} dot_first"
-                        );
-                        assert!(
-                            panics(|| set.axpy2(1.0, 2.0, &idx, val, &mut vu)),
-                            "{isa} axpy2"
-                        );
-                        // Nothing was written before the check failed.
-                        assert!(w.iter().all(|&x| x == 0.5), "{isa} wrote before panicking");
-                        assert!(vu.iter().flatten().all(|&x| x == 0.5));
-                    }
-                }
+        let bad = [n as u32, n as u32 + 1, u32::MAX, 1 << 31];
+        rows_with_a_bad_index(n, &bad, |idx| {
+            let len = idx.len();
+            for val in [
+                Values::Ones,
+                Values::F32(&vals[..len]),
+                Values::F64(&vals64[..len]),
+            ] {
+                let mut w = vec![0.5f64; n];
+                let mut vu = vec![[0.5f64; 2]; n];
+                let isa = set.isa();
+                assert!(
+                    panics(|| {
+                        set.dot(&w, idx, val);
+                    }),
+                    "{isa} dot"
+                );
+                assert!(panics(|| set.axpy(1.0, idx, val, &mut w)), "{isa} axpy");
+                assert!(
+                    panics(|| {
+                        set.dot_first(&vu, idx, val);
+                    }),
+                    "{isa} dot_first"
+                );
+                assert!(
+                    panics(|| set.axpy2(1.0, 2.0, idx, val, &mut vu)),
+                    "{isa} axpy2"
+                );
+                // Nothing was written before the check failed.
+                assert!(w.iter().all(|&x| x == 0.5), "{isa} wrote before panicking");
+                assert!(vu.iter().flatten().all(|&x| x == 0.5));
             }
-        }
+        });
     }
 }
 
@@ -63,36 +73,30 @@ fn atomic_out_of_range_index_or_value_length_panics_before_any_write() {
     let vals = vec![1.5f32; 64];
     let vals64 = vec![1.5f64; 64];
     let half = || 0.5f64.to_bits();
-    for len in 1..=40 {
-        for pos in [0, len / 2, len - 1] {
-            for bad in [n as u32, u32::MAX] {
-                let mut idx: Vec<u32> = (0..len as u32).map(|k| k % n as u32).collect();
-                idx[pos] = bad;
-                for val in [
-                    Values::Ones,
-                    Values::F32(&vals[..len]),
-                    Values::F64(&vals64[..len]),
-                    Values::F32(&vals[..len - 1]),
-                ] {
-                    let w: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(half())).collect();
-                    let vu: Vec<[AtomicU64; 2]> = (0..n)
-                        .map(|_| [AtomicU64::new(half()), AtomicU64::new(half())])
-                        .collect();
-                    assert!(panics(|| {
-                        sparse::dot_atomic(&w, &idx, val);
-                    }));
-                    assert!(panics(|| sparse::axpy_atomic(1.0, &idx, val, &w)));
-                    assert!(panics(|| {
-                        sparse::dot_first_atomic(&vu, &idx, val);
-                    }));
-                    assert!(panics(|| sparse::axpy2_atomic(1.0, 1.0, &idx, val, &vu)));
-                    let untouched =
-                        |a: &AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed) == half();
-                    assert!(w.iter().all(untouched) && vu.iter().flatten().all(untouched));
-                }
-            }
+    rows_with_a_bad_index(n, &[n as u32, u32::MAX], |idx| {
+        let len = idx.len();
+        for val in [
+            Values::Ones,
+            Values::F32(&vals[..len]),
+            Values::F64(&vals64[..len]),
+            Values::F32(&vals[..len - 1]),
+        ] {
+            let w: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(half())).collect();
+            let vu: Vec<[AtomicU64; 2]> = (0..n)
+                .map(|_| [AtomicU64::new(half()), AtomicU64::new(half())])
+                .collect();
+            assert!(panics(|| {
+                sparse::dot_atomic(&w, idx, val);
+            }));
+            assert!(panics(|| sparse::axpy_atomic(1.0, idx, val, &w)));
+            assert!(panics(|| {
+                sparse::dot_first_atomic(&vu, idx, val);
+            }));
+            assert!(panics(|| sparse::axpy2_atomic(1.0, 1.0, idx, val, &vu)));
+            let untouched = |a: &AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed) == half();
+            assert!(w.iter().all(untouched) && vu.iter().flatten().all(untouched));
         }
-    }
+    });
     let short = [0u32, 1, 2];
     let w: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
     assert!(panics(|| {

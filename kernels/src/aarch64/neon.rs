@@ -9,27 +9,12 @@
 
 use core::arch::aarch64::*;
 
-use crate::dispatch::Isa;
-use crate::kernel_set::{KernelSet, Raw};
-use crate::row_macros::{per_value_kind, table_adapters};
-use crate::{Values, generic};
+use crate::row_macros::isa_path;
 
-/// The NEON path.
-pub(crate) static SET: KernelSet = KernelSet::new(
-    Isa::Neon,
-    Raw {
-        max_index,
-        dot,
-        axpy,
-        dot_first,
-        axpy2,
-        scale,
-        axpby,
-        dense_dot,
-        axpy_dot,
-        norm2,
-        rescale_average,
-    },
+isa_path!(
+    /// The NEON path.
+    Neon,
+    "neon"
 );
 
 /// The values of a row, read two at a time or one at a time.
@@ -143,10 +128,10 @@ unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
 
 /// vu[idx[k]] += [a, b]·val[k], each pair read and written as one 16-byte vector.
 ///
-/// Contract: NEON present; `val` has `idx.len()` values; every index is below the number of
-/// pairs `vu` points to.
+/// Contract: NEON present; `val` has `idx.len()` values; every index is below `vu.len()`.
 #[inline(always)]
-unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut [f64; 2]) {
+unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: &mut [[f64; 2]]) {
+    let vu = vu.as_mut_ptr();
     // SAFETY: NEON is present (contract); register operations only.
     let ab = unsafe { vsetq_lane_f64::<1>(b, vdupq_n_f64(a)) };
     for (k, &i) in idx.iter().enumerate() {
@@ -158,76 +143,4 @@ unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: *mut
             vst1q_f64(p, vfmaq_f64(vld1q_f64(p), ab, x));
         }
     }
-}
-
-per_value_kind!(
-    "neon",
-    /// Sparse dot against `w`.
-    fn dot(w: &[f64], idx: &[u32]) -> f64,
-    |v| dot_body::<_, 0>(w.as_ptr(), idx, v)
-);
-
-per_value_kind!(
-    "neon",
-    /// Sparse dot against the first members of `vu`.
-    fn dot_first(vu: &[[f64; 2]], idx: &[u32]) -> f64,
-    |v| dot_body::<_, 1>(vu.as_ptr().cast::<f64>(), idx, v)
-);
-
-per_value_kind!(
-    "neon",
-    /// Sparse axpy into `w`.
-    fn axpy_kinds(a: f64, idx: &[u32], w: &mut [f64]),
-    |v| axpy_body(a, idx, v, w.as_mut_ptr())
-);
-
-per_value_kind!(
-    "neon",
-    /// Fused sparse update of interleaved pairs.
-    fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
-    |v| axpy2_body(a, b, idx, v, vu.as_mut_ptr())
-);
-
-table_adapters!(axpy_kinds, axpy2_kinds);
-
-#[target_feature(enable = "neon")]
-fn max_index(idx: &[u32]) -> u32 {
-    generic::max_index(idx)
-}
-
-#[target_feature(enable = "neon")]
-fn scale(a: f64, x: &mut [f64]) {
-    generic::scale(a, x)
-}
-
-#[target_feature(enable = "neon")]
-fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
-    generic::axpby(a, x, b, y)
-}
-
-#[target_feature(enable = "neon")]
-fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
-    generic::dense_dot(x, y)
-}
-
-#[target_feature(enable = "neon")]
-fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
-    generic::axpy_dot(a, x, y, z)
-}
-
-#[target_feature(enable = "neon")]
-fn norm2(x: &[f64]) -> f64 {
-    generic::norm2(x)
-}
-
-#[target_feature(enable = "neon")]
-fn rescale_average(
-    alpha: f64,
-    h: f64,
-    vu: &[[f64; 2]],
-    beta: f64,
-    xbar: Option<&[f64]>,
-    out: &mut [f64],
-) {
-    generic::rescale_average(alpha, h, vu, beta, xbar, out)
 }

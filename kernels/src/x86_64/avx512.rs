@@ -10,27 +10,12 @@
 use core::arch::x86_64::*;
 
 use super::{F32, F64, Ones, RowValues, axpy2_body};
-use crate::dispatch::Isa;
-use crate::kernel_set::{KernelSet, Raw};
-use crate::row_macros::{per_value_kind, table_adapters};
-use crate::{Values, generic};
+use crate::row_macros::isa_path;
 
-/// The AVX-512 path.
-pub(crate) static SET: KernelSet = KernelSet::new(
-    Isa::Avx512,
-    Raw {
-        max_index,
-        dot,
-        axpy,
-        dot_first,
-        axpy2,
-        scale,
-        axpby,
-        dense_dot,
-        axpy_dot,
-        norm2,
-        rescale_average,
-    },
+isa_path!(
+    /// The AVX-512 path.
+    Avx512,
+    "avx512f,avx2,fma"
 );
 
 /// Eight indices from position k, zero-extended to 64 bits and shifted left by SHIFT.
@@ -108,76 +93,4 @@ unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
             k += 1;
         }
     }
-}
-
-per_value_kind!(
-    "avx512f,avx2,fma",
-    /// Sparse dot against `w`.
-    fn dot(w: &[f64], idx: &[u32]) -> f64,
-    |v| dot_body::<_, 0>(w.as_ptr(), idx, v)
-);
-
-per_value_kind!(
-    "avx512f,avx2,fma",
-    /// Sparse dot against the first members of `vu`.
-    fn dot_first(vu: &[[f64; 2]], idx: &[u32]) -> f64,
-    |v| dot_body::<_, 1>(vu.as_ptr().cast::<f64>(), idx, v)
-);
-
-per_value_kind!(
-    "avx512f,avx2,fma",
-    /// Sparse axpy into `w`.
-    fn axpy_kinds(a: f64, idx: &[u32], w: &mut [f64]),
-    |v| axpy_body(a, idx, v, w.as_mut_ptr())
-);
-
-per_value_kind!(
-    "avx512f,avx2,fma",
-    /// Fused sparse update of interleaved pairs.
-    fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
-    |v| axpy2_body(a, b, idx, v, vu)
-);
-
-table_adapters!(axpy_kinds, axpy2_kinds);
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn max_index(idx: &[u32]) -> u32 {
-    generic::max_index(idx)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn scale(a: f64, x: &mut [f64]) {
-    generic::scale(a, x)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn axpby(a: f64, x: &[f64], b: f64, y: &mut [f64]) {
-    generic::axpby(a, x, b, y)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn dense_dot(x: &[f64], y: &[f64]) -> f64 {
-    generic::dense_dot(x, y)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
-    generic::axpy_dot(a, x, y, z)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn norm2(x: &[f64]) -> f64 {
-    generic::norm2(x)
-}
-
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn rescale_average(
-    alpha: f64,
-    h: f64,
-    vu: &[[f64; 2]],
-    beta: f64,
-    xbar: Option<&[f64]>,
-    out: &mut [f64],
-) {
-    generic::rescale_average(alpha, h, vu, beta, xbar, out)
 }
