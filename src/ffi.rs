@@ -119,7 +119,7 @@ fn status(e: &Error) -> SlStatus {
         | Error::Memory(_)
         | Error::Diverged { .. } => SlStatus::Config,
         Error::Model(_) => SlStatus::Model,
-        Error::Fold { source, .. } => status(source),
+        Error::Fold { error, .. } => status(error),
     }
 }
 

@@ -403,8 +403,14 @@ fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
     assert_eq!(lines.len(), 5, "{stdout}");
     assert!(lines[0].starts_with("lbfgs (log, λ = 1e-3): 3-fold cross-validation of 90 rows"));
     for (i, line) in lines[1..4].iter().enumerate() {
-        let start = format!("fold {}: trained on 60 rows, held out 30: objective ", i + 1);
-        assert!(line.starts_with(&start) && line.contains("log loss"), "{line}");
+        let start = format!(
+            "fold {}: trained on 60 rows, held out 30: objective ",
+            i + 1
+        );
+        assert!(
+            line.starts_with(&start) && line.contains("log loss"),
+            "{line}"
+        );
     }
     assert!(lines[4].starts_with("mean over the folds: objective "));
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
@@ -435,7 +441,18 @@ fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
     assert!(!one.status.success());
     let many = sparselin(&["train", &p("train.svm"), "--cv", "91"]);
     assert!(!many.status.success() && many.stdout.is_empty());
-    assert!(text(&many).contains("from 2 folds to one per row (90 rows)"), "{}", text(&many));
+    assert!(
+        text(&many).contains("from 2 folds to one per row (90 rows)"),
+        "{}",
+        text(&many)
+    );
+    // A fold whose training rows hold one class: the error names the fold, once.
+    std::fs::write(p("one.svm"), "+1 1:1\n-1 2:1\n-1 3:1\n-1 1:1 2:1\n").unwrap();
+    let one_positive = sparselin(&["train", &p("one.svm"), "--cv", "2"]);
+    let message = text(&one_positive);
+    assert!(!one_positive.status.success() && one_positive.stdout.is_empty());
+    assert!(message.contains("of 2: hinge loss needs both classes"), "{message}");
+    assert_eq!(message.matches("needs both classes").count(), 1, "{message}");
     let neither = sparselin(&["train", &p("train.svm")]);
     assert!(!neither.status.success() && text(&neither).contains("--output"));
 }

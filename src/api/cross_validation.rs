@@ -101,10 +101,10 @@ impl Trainer {
             );
             let model = self
                 .train(&ExampleSet::Matrix(train))
-                .map_err(|source| Error::Fold {
+                .map_err(|error| Error::Fold {
                     fold: fold + 1,
                     folds,
-                    source: Box::new(source),
+                    error: Box::new(error),
                 })?;
             // The copies keep the data's own column numbering, and so does the model.
             let held_out = metrics::evaluate(

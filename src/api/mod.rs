@@ -88,14 +88,14 @@ pub enum Error {
         cure: &'static str,
     },
     /// Training failed in one fold of a cross-validation ([`Trainer::cross_validate`]).
-    #[error("fold {fold} of {folds}: {source}")]
+    #[error("fold {fold} of {folds}: {error}")]
     Fold {
         /// The fold, from 1.
         fold: usize,
         /// How many folds.
         folds: usize,
         /// Why its training failed (part of the message, so not also a `source()`).
-        source: Box<Error>,
+        error: Box<Error>,
     },
 }
 
