@@ -4,13 +4,11 @@
 //! check is also shown to fail on a deliberately biased estimator.
 
 use sparselin::data::{BoundedIndices, Row, Values};
-use sparselin::lao::aelr::TreeSampler as L1TreeSampler;
-use sparselin::lao::aerr::TreeSampler as L2TreeSampler;
 use sparselin::lao::draws::Draws;
 use sparselin::lao::estimate::{InnerProductSampler, gradient_estimate};
 use sparselin::lao::genest::erf_coefficients;
 use sparselin::lao::literal::DenseSampler;
-use sparselin::lao::sum_tree::SumTree;
+use sparselin::lao::sum_tree::{SumTree, TreeSampler};
 use sparselin::lao::{Attributes, Phi, SmoothedInsensitive};
 
 const W: [f64; 6] = [0.5, -0.3, 0.0, 0.8, -0.1, 0.25];
@@ -101,7 +99,7 @@ fn aerr_estimator_is_unbiased_literal_and_tree() {
     let omega: Vec<f64> = W.iter().map(|w| w / 2.0).collect();
     let tree = SumTree::new(omega.iter().map(|o| o * o)).unwrap();
     let (z, _) = worst_z(
-        &L2TreeSampler::new(&tree, &omega, 2.0),
+        &TreeSampler::squares(&tree, &omega, 2.0),
         &Phi::Squared,
         &truth,
         3,
@@ -126,7 +124,7 @@ fn aelr_estimator_is_unbiased_literal_and_tree() {
     let omega: Vec<f64> = W.iter().map(|w| w * 4.0).collect();
     let tree = SumTree::new(omega.iter().map(|o| o.abs())).unwrap();
     let (z, _) = worst_z(
-        &L1TreeSampler::new(&tree, &omega, 0.25),
+        &TreeSampler::magnitudes(&tree, &omega, 0.25),
         &Phi::Squared,
         &truth,
         2,

@@ -4,7 +4,8 @@
 use std::ops::Range;
 
 use super::line_search;
-use super::objective::{Objective, Ray, tests::random_matrix};
+use super::objective::tests::{random_matrix, uniforms};
+use super::objective::{Objective, Ray};
 use super::{Algorithm, Options, solve};
 use crate::data::{CsrMatrix, Examples, Row};
 use crate::dist::{Reducer, threads};
@@ -53,13 +54,7 @@ fn share(m: usize, rank: usize, ranks: usize) -> Range<usize> {
 
 #[test]
 fn exact_search_across_ranks_lands_where_the_scan_lands() {
-    let mut state = 11u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = uniforms(11);
     let mut landings = 0;
     for case in 0..200 {
         let m = 3 + case % 150;

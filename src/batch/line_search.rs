@@ -332,6 +332,7 @@ fn bracket(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::objective::tests::uniforms;
     use crate::dist::Local;
 
     fn quadratic_ray(eta: f64) -> (f64, f64) {
@@ -382,13 +383,8 @@ mod tests {
 
     #[test]
     fn exact_search_matches_brute_force() {
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut uniform = uniforms(7);
+        let mut next = move || uniform() * 2.0 - 1.0;
         for case in 0..60 {
             let m = 5 + case % 20;
             let loss = if case % 2 == 0 {
@@ -462,13 +458,8 @@ mod tests {
 
     #[test]
     fn bracketing_gives_the_step_of_a_full_sorted_scan() {
-        let mut state = 11u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut uniform = uniforms(11);
+        let mut next = move || uniform() * 2.0 - 1.0;
         let mut landings = 0;
         for case in 0..40 {
             let m = 200 + 97 * case;

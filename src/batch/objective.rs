@@ -464,15 +464,20 @@ pub(crate) mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
 
-    /// A small random sparse matrix, reproducible from `seed`.
-    pub(crate) fn random_matrix(m: usize, n: usize, seed: u64) -> CsrMatrix {
-        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-        let mut next = move || {
+    /// The reproducible uniforms in [0, 1) that the batch tests draw their cases from: a 64-bit
+    /// LCG started at `state`, each value its top 53 bits.
+    pub(crate) fn uniforms(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        }
+    }
+
+    /// A small random sparse matrix, reproducible from `seed`.
+    pub(crate) fn random_matrix(m: usize, n: usize, seed: u64) -> CsrMatrix {
+        let mut next = uniforms(seed.wrapping_mul(6364136223846793005).wrapping_add(1));
         let (mut labels, mut offsets, mut indices, mut values) =
             (vec![], vec![0u64], vec![], vec![]);
         for _ in 0..m {
@@ -545,6 +550,16 @@ pub(crate) mod tests {
         }
     }
 
+    /// `work` run in a pool of `threads` threads: the tests that results do not depend on the
+    /// thread count run the same work in pools of 1 and 2.
+    fn on_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(work)
+    }
+
     #[test]
     fn cached_subgradient_matches_a_full_evaluation() {
         let x = random_matrix(9000, 40, 4);
@@ -563,11 +578,7 @@ pub(crate) mod tests {
             }
             let full = f.subgradient(&w, &c).unwrap();
             let run = |threads| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| {
+                on_threads(threads, || {
                     f.cached_subgradient(&w, c.clone(), Some(cache.clone()))
                         .unwrap()
                 })
@@ -594,11 +605,7 @@ pub(crate) mod tests {
         let f = Objective::new(&x, Loss::Log, 1e-3, true);
         let w: Vec<f64> = (0..41).map(|j| (j as f64 * 0.1).sin()).collect();
         let run = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let p = f.product(&w);
                 (f.value(&w, &p).to_bits(), f.gradient(&w, &p).unwrap())
             })

@@ -9,10 +9,9 @@
 
 use super::AttributeLearner;
 use super::access::Attributes;
-use super::draws::Draws;
-use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
+use super::estimate::{GradientEstimator, Phi};
 use super::lazy_average::{FLUSH_RATIO, LazyAverage};
-use super::sum_tree::SumTree;
+use super::sum_tree::{SumTree, TreeSampler};
 use crate::memory::{self, AllocError};
 
 /// Default margin above the shift M before a re-base (e^300 leaves room for 10⁸ coordinates).
@@ -28,32 +27,9 @@ pub struct Aelr {
     average: LazyAverage,
     radius: f64,
     eta: f64,
-    k: usize,
-    draws: Draws,
+    estimator: GradientEstimator,
     margin: f64,
     rebases: u64,
-}
-
-/// Draws j with probability |ω_j|/‖ω‖₁ (= |w_j|/‖w‖₁); c_j = ‖w‖₁·sign(w_j).
-pub struct TreeSampler<'a> {
-    tree: &'a SumTree,
-    omega: &'a [f64],
-    s: f64,
-}
-
-impl<'a> TreeSampler<'a> {
-    /// The sampler of w = s·ω, `tree` holding the sampling weights of ω.
-    pub fn new(tree: &'a SumTree, omega: &'a [f64], s: f64) -> Self {
-        TreeSampler { tree, omega, s }
-    }
-}
-
-impl InnerProductSampler for TreeSampler<'_> {
-    #[inline]
-    fn draw(&self, u: f64) -> Option<(usize, f64)> {
-        let j = self.tree.find(u)?;
-        Some((j, self.s * self.tree.total() * self.omega[j].signum()))
-    }
 }
 
 /// (ω_i, c_i) = (−sinh θ·e^(−M), cosh θ·e^(−M)).
@@ -91,8 +67,7 @@ impl Aelr {
             average: LazyAverage::new(d, flush_ratio)?,
             radius,
             eta,
-            k,
-            draws: Draws::new(seed),
+            estimator: GradientEstimator::new(Phi::Squared, k, seed),
             margin,
             rebases: 0,
         })
@@ -132,8 +107,8 @@ impl AttributeLearner for Aelr {
             self.average.flush(&self.omega);
         }
         self.average.begin(s);
-        let sampler = TreeSampler::new(&self.magnitude_tree, &self.omega, s);
-        let g = gradient_estimate(&Phi::Squared, &[], self.k, &sampler, ex, &mut self.draws);
+        let sampler = TreeSampler::magnitudes(&self.magnitude_tree, &self.omega, s);
+        let g = self.estimator.estimate(&sampler, ex);
         let bound = 1.0 / self.eta;
         for (i, gi) in g {
             // ḡ_i = clip(g̃_i, 1/η); z⁺_i ← z⁺_i e^(−ηḡ_i), z⁻_i ← z⁻_i e^(ηḡ_i): θ_i += ηḡ_i.

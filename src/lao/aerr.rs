@@ -6,11 +6,9 @@
 //! When the lazy sum must be flushed, s is folded into ω (ω ← s·ω, s = 1) and the tree rebuilt.
 
 use super::access::Attributes;
-use super::draws::Draws;
-use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
-use super::genest::{ERF_TERMS, erf_coefficients};
+use super::estimate::{GradientEstimator, Phi};
 use super::lazy_average::{FLUSH_RATIO, LazyAverage};
-use super::sum_tree::SumTree;
+use super::sum_tree::{SumTree, TreeSampler};
 use super::{AttributeLearner, initial_weights};
 use crate::memory::AllocError;
 
@@ -22,33 +20,8 @@ pub struct Aerr {
     average: LazyAverage,
     radius: f64,
     eta: f64,
-    k: usize,
-    phi: Phi,
-    coefficients: [f64; ERF_TERMS],
-    draws: Draws,
+    estimator: GradientEstimator,
     projections: u64,
-}
-
-/// Draws j with probability ω_j²/‖ω‖² (= w_j²/‖w‖²); c_j = ‖w‖²/w_j = s‖ω‖²/ω_j.
-pub struct TreeSampler<'a> {
-    tree: &'a SumTree,
-    omega: &'a [f64],
-    s: f64,
-}
-
-impl<'a> TreeSampler<'a> {
-    /// The sampler of w = s·ω, `tree` holding the sampling weights of ω.
-    pub fn new(tree: &'a SumTree, omega: &'a [f64], s: f64) -> Self {
-        TreeSampler { tree, omega, s }
-    }
-}
-
-impl InnerProductSampler for TreeSampler<'_> {
-    #[inline]
-    fn draw(&self, u: f64) -> Option<(usize, f64)> {
-        let j = self.tree.find(u)?;
-        Some((j, self.s * self.tree.total() / self.omega[j]))
-    }
 }
 
 impl Aerr {
@@ -86,10 +59,7 @@ impl Aerr {
             average: LazyAverage::new(d, flush_ratio)?,
             radius,
             eta,
-            k,
-            phi,
-            coefficients: erf_coefficients(),
-            draws: Draws::new(seed),
+            estimator: GradientEstimator::new(phi, k, seed),
             projections: 0,
         })
     }
@@ -111,15 +81,8 @@ impl AttributeLearner for Aerr {
             self.tree.refill(self.omega.iter().map(|x| x * x));
         }
         self.average.begin(self.s);
-        let sampler = TreeSampler::new(&self.tree, &self.omega, self.s);
-        let g = gradient_estimate(
-            &self.phi,
-            &self.coefficients,
-            self.k,
-            &sampler,
-            ex,
-            &mut self.draws,
-        );
+        let sampler = TreeSampler::squares(&self.tree, &self.omega, self.s);
+        let g = self.estimator.estimate(&sampler, ex);
         // v = w − ηg̃ touches k coordinates of ω: ω_i −= ηg̃_i/s.
         for (i, gi) in g {
             self.average.touch(i, self.omega[i]);

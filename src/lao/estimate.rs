@@ -7,7 +7,7 @@
 
 use super::access::Attributes;
 use super::draws::Draws;
-use super::genest::{SmoothedInsensitive, genest};
+use super::genest::{ERF_TERMS, SmoothedInsensitive, erf_coefficients, genest};
 
 /// Draws an attribute j with probability p_j and returns (j, c_j) with Σ_j p_j c_j x_j = w·x:
 /// AERR: p_j = w_j²/‖w‖², c_j = ‖w‖²/w_j; AELR: p_j = |w_j|/‖w‖₁, c_j = ‖w‖₁·sign(w_j).
@@ -102,4 +102,42 @@ pub fn gradient_estimate<S: InnerProductSampler>(
         *v *= phi_tilde;
     }
     g
+}
+
+/// A learner's g̃: φ̃'s loss, k, GenEst's erf coefficients and the learner's seeded draws. The
+/// fast and the literal learners hold the same one, so each calls [`gradient_estimate`] alike
+/// and, given the same seed, consumes the same stream.
+pub struct GradientEstimator {
+    phi: Phi,
+    coefficients: [f64; ERF_TERMS],
+    k: usize,
+    draws: Draws,
+}
+
+impl GradientEstimator {
+    /// φ̃ of `phi`, k attribute draws per example, the draws seeded by `seed`.
+    pub fn new(phi: Phi, k: usize, seed: u64) -> Self {
+        GradientEstimator {
+            phi,
+            coefficients: erf_coefficients(),
+            k,
+            draws: Draws::new(seed),
+        }
+    }
+
+    /// g̃ for the current example, j drawn by `sampler` (see [`gradient_estimate`]).
+    pub fn estimate<S: InnerProductSampler>(
+        &mut self,
+        sampler: &S,
+        ex: &mut Attributes<'_>,
+    ) -> Vec<(usize, f64)> {
+        gradient_estimate(
+            &self.phi,
+            &self.coefficients,
+            self.k,
+            sampler,
+            ex,
+            &mut self.draws,
+        )
+    }
 }

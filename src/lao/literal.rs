@@ -4,9 +4,7 @@
 //! They still read the example only through [`Attributes`].
 
 use super::access::Attributes;
-use super::draws::Draws;
-use super::estimate::{InnerProductSampler, Phi, gradient_estimate};
-use super::genest::{ERF_TERMS, erf_coefficients};
+use super::estimate::{GradientEstimator, InnerProductSampler, Phi};
 use super::{AttributeLearner, initial_weights};
 use crate::memory::{self, AllocError};
 
@@ -85,10 +83,7 @@ pub struct LiteralAerr {
     steps: u64,
     radius: f64,
     eta: f64,
-    k: usize,
-    phi: Phi,
-    coefficients: [f64; ERF_TERMS],
-    draws: Draws,
+    estimator: GradientEstimator,
 }
 
 impl LiteralAerr {
@@ -108,10 +103,7 @@ impl LiteralAerr {
             steps: 0,
             radius,
             eta,
-            k,
-            phi,
-            coefficients: erf_coefficients(),
-            draws: Draws::new(seed),
+            estimator: GradientEstimator::new(phi, k, seed),
         })
     }
 }
@@ -123,14 +115,7 @@ impl AttributeLearner for LiteralAerr {
         }
         self.steps += 1;
         let sampler = DenseSampler::squares(&self.w);
-        let g = gradient_estimate(
-            &self.phi,
-            &self.coefficients,
-            self.k,
-            &sampler,
-            ex,
-            &mut self.draws,
-        );
+        let g = self.estimator.estimate(&sampler, ex);
         let mut v = self.w.clone();
         for (i, gi) in g {
             v[i] -= self.eta * gi;
@@ -158,8 +143,7 @@ pub struct LiteralAelr {
     steps: u64,
     radius: f64,
     eta: f64,
-    k: usize,
-    draws: Draws,
+    estimator: GradientEstimator,
 }
 
 impl LiteralAelr {
@@ -173,8 +157,7 @@ impl LiteralAelr {
             steps: 0,
             radius,
             eta,
-            k,
-            draws: Draws::new(seed),
+            estimator: GradientEstimator::new(Phi::Squared, k, seed),
         })
     }
 }
@@ -187,7 +170,7 @@ impl AttributeLearner for LiteralAelr {
         }
         self.steps += 1;
         let sampler = DenseSampler::magnitudes(&w);
-        let g = gradient_estimate(&Phi::Squared, &[], self.k, &sampler, ex, &mut self.draws);
+        let g = self.estimator.estimate(&sampler, ex);
         let bound = 1.0 / self.eta;
         for (i, gi) in g {
             let clipped = gi.clamp(-bound, bound);

@@ -3,8 +3,10 @@
 //!
 //! Leaves hold the weights; every parent is recomputed as left + right on the way up (never
 //! `+= delta`), so the root is always exactly the sum of the current leaves, with no drift over
-//! millions of updates. The AERR learner reads ‖ω‖² from the root.
+//! millions of updates. The AERR learner reads ‖ω‖² from the root; [`TreeSampler`] turns a draw
+//! into the gradient estimator's (j, c_j).
 
+use super::estimate::InnerProductSampler;
 use crate::memory::{self, AllocError};
 
 /// Complete binary tree in an array: node `n` has children `2n` and `2n + 1`, leaves start at
@@ -121,6 +123,60 @@ impl SumTree {
             }
         }
         Some(n - self.leaves)
+    }
+}
+
+/// What a [`TreeSampler`]'s tree holds for each ω_j, which fixes the coefficient c_j.
+enum Weighting {
+    /// ω_j² (AERR, AESVR): c_j = s‖ω‖²/ω_j.
+    Squares,
+    /// |ω_j| (AELR): c_j = s‖ω‖₁·sign(ω_j).
+    Magnitudes,
+}
+
+/// The O(log d) draw of the fast learners, w = s·ω: j with probability (tree weight of ω_j) /
+/// (tree total), and c_j = w_j/p_j, so that c_j·x_j is unbiased for w·x. AERR and AELR differ
+/// only in the weighting (as [`super::literal::DenseSampler`]'s two forms do), hence one type.
+pub struct TreeSampler<'a> {
+    tree: &'a SumTree,
+    omega: &'a [f64],
+    s: f64,
+    weighting: Weighting,
+}
+
+impl<'a> TreeSampler<'a> {
+    /// The sampler of w = s·ω for `tree` over ω_j²: p_j = w_j²/‖w‖², c_j = ‖w‖²/w_j (AERR).
+    pub fn squares(tree: &'a SumTree, omega: &'a [f64], s: f64) -> Self {
+        TreeSampler {
+            tree,
+            omega,
+            s,
+            weighting: Weighting::Squares,
+        }
+    }
+
+    /// The sampler of w = s·ω for `tree` over |ω_j|: p_j = |w_j|/‖w‖₁, c_j = ‖w‖₁·sign(w_j)
+    /// (AELR).
+    pub fn magnitudes(tree: &'a SumTree, omega: &'a [f64], s: f64) -> Self {
+        TreeSampler {
+            tree,
+            omega,
+            s,
+            weighting: Weighting::Magnitudes,
+        }
+    }
+}
+
+impl InnerProductSampler for TreeSampler<'_> {
+    #[inline]
+    fn draw(&self, u: f64) -> Option<(usize, f64)> {
+        let j = self.tree.find(u)?;
+        let scaled_total = self.s * self.tree.total();
+        let c = match self.weighting {
+            Weighting::Squares => scaled_total / self.omega[j],
+            Weighting::Magnitudes => scaled_total * self.omega[j].signum(),
+        };
+        Some((j, c))
     }
 }
 
