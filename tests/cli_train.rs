@@ -451,8 +451,81 @@ fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
     let one_positive = sparselin(&["train", &p("one.svm"), "--cv", "2"]);
     let message = text(&one_positive);
     assert!(!one_positive.status.success() && one_positive.stdout.is_empty());
-    assert!(message.contains("of 2: hinge loss needs both classes"), "{message}");
-    assert_eq!(message.matches("needs both classes").count(), 1, "{message}");
+    assert!(
+        message.contains("of 2: hinge loss needs both classes"),
+        "{message}"
+    );
+    assert_eq!(
+        message.matches("needs both classes").count(),
+        1,
+        "{message}"
+    );
     let neither = sparselin(&["train", &p("train.svm")]);
     assert!(!neither.status.success() && text(&neither).contains("--output"));
+}
+
+#[test]
+fn cv_over_a_lambda_grid_is_each_lambdas_cv_on_the_same_folds_and_names_the_best() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 90, 8);
+    let data = p("train.svm");
+    let run = |extra: &[&str]| {
+        let args = [&["train", &data, "--cv", "3", "--threads", "1"], extra].concat();
+        let out = sparselin(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        out
+    };
+    let json = |extra: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&run(&[&["--json"], extra].concat()).stdout).unwrap()
+    };
+    let grid = ["10", "1e-1", "1e-3"];
+    let report = json(&["--lambda-grid", &grid.join(",")]);
+    let entries = report["grid"].as_array().unwrap();
+    assert_eq!(entries.len(), 3);
+    let mut best = (f64::INFINITY, 0.0);
+    for (entry, lambda) in entries.iter().zip(grid) {
+        let alone = json(&["--lambda", lambda]);
+        assert_eq!(entry["folds"], alone["folds"], "λ = {lambda}");
+        assert_eq!(entry["mean"], alone["mean"], "λ = {lambda}");
+        let error = entry["mean"]["error_rate"].as_f64().unwrap();
+        let lambda: f64 = lambda.parse().unwrap();
+        if error < best.0 || (error == best.0 && lambda > best.1) {
+            best = (error, lambda);
+        }
+    }
+    assert_eq!(report["best_lambda"].as_f64().unwrap(), best.1);
+    // λ = 10 leaves w near 0: it must not be the best.
+    assert!(entries[0]["mean"]["error_rate"].as_f64().unwrap() > best.0);
+
+    let out = run(&["--lambda-grid", "1e-1,1e-3"]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].starts_with("asgd (hinge): 3-fold cross-validation of 90 rows"));
+    assert!(lines[1].starts_with("λ = 1e-1: objective ") && lines[2].starts_with("λ = 1e-3: "));
+    assert!(lines[3].starts_with("best: λ = 1e-"), "{stdout}");
+
+    for (args, says) in [
+        (&["--lambda-grid", "1e-2"][..], "add --cv K"),
+        (
+            &["--lambda-grid", "1e-2", "--cv", "2", "--lambda", "1"],
+            "cannot be used with",
+        ),
+        (
+            &["--lambda-grid", "1e-2,0", "--cv", "2"],
+            "--lambda-grid must be positive",
+        ),
+        (
+            &["--lambda-grid", "1e-2", "--cv", "2", "--algo", "aerr"],
+            "does not apply",
+        ),
+    ] {
+        let out = sparselin(&[&["train", &data], args].concat());
+        assert!(
+            !out.status.success() && text(&out).contains(says),
+            "{}",
+            text(&out)
+        );
+    }
 }

@@ -89,6 +89,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("lambda", Users::Regularized),
+    ("lambda_grid", Users::Regularized),
     // Batch solvers always regularize the bias.
     ("free_bias", Users::Online),
     ("threads", Users::Regularized),

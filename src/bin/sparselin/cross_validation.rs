@@ -1,73 +1,142 @@
-//! `sparselin train DATA --cv K`: k-fold cross-validation of the training settings, as
-//! liblinear's `-v K`. Trains K models and writes none; prints each fold's held-out metrics
-//! and their mean.
+//! `sparselin train DATA --cv K [--lambda-grid L1,L2,...]`: k-fold cross-validation of the
+//! training settings, as liblinear's `-v K` (and, over a grid of λ, its `-C`). Trains K
+//! models per λ and writes none; prints the held-out metrics as each fold or λ finishes.
 
 use anyhow::Context;
 use serde_json::json;
 
-use sparselin::api::{Examples, Learner};
+use sparselin::api::{CrossValidation, Examples, Fold, Learner, Trainer};
 use sparselin::metrics::Evaluation;
 
 use crate::input::read_examples;
 use crate::number::decimal;
-use crate::train::{Args, eval_tail, trainer};
+use crate::train::{Args, eval_tail, positive, trainer};
 
-/// Cross-validate the settings of `args` over `folds` folds.
+/// Cross-validate the settings of `args` over `folds` folds: at `--lambda`, printing every
+/// fold, or at each λ of `--lambda-grid`, printing each λ's mean and the best λ.
 pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
     let data = read_examples(&args.data, args.features, args.text)?;
     let trainer = trainer(args)?;
+    let grid = args
+        .lambda_grid
+        .iter()
+        .map(|&lambda| positive("--lambda-grid", lambda))
+        .collect::<anyhow::Result<Vec<f64>>>()?;
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
-    // The attribute-efficient learners have no λ.
-    let lambda = match learner {
-        Learner::AttributeEfficient(_) => String::new(),
-        _ => format!(", λ = {:e}", args.lambda),
+    let header = format!(
+        "{learner} ({loss}{}): {folds}-fold cross-validation of {} rows{}",
+        match (learner, grid.is_empty()) {
+            // The attribute-efficient learners have no λ.
+            (Learner::AttributeEfficient(_), _) | (_, false) => String::new(),
+            _ => format!(", λ = {:e}", args.lambda),
+        },
+        data.n_rows(),
+        if loss.is_classification() {
+            ", folds stratified by class"
+        } else {
+            ""
+        }
+    );
+    // Lines go out as folds finish; the header only once the first has, so that settings
+    // the library refuses print nothing.
+    let mut lines = Lines::new(!args.json, header);
+    let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &Fold)| {
+        trainer
+            .cross_validate_each(&data, folds, each)
+            .with_context(|| format!("cross-validating on {}", args.data.display()))
     };
-    let mut printed = Ok(());
-    let validation = trainer
-        .cross_validate_each(&data, folds, |i, fold| {
-            if args.json || printed.is_err() {
-                return;
-            }
-            // After the first fold, so that settings the library refuses print no header.
-            if i == 0 {
-                printed = outln!(
-                    "{learner} ({loss}{lambda}): {folds}-fold cross-validation of {} rows{}",
-                    data.n_rows(),
-                    if loss.is_classification() {
-                        ", folds stratified by class"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            if printed.is_ok() {
-                printed = outln!(
-                    "fold {}: trained on {} rows, held out {}: {}",
-                    i + 1,
-                    fold.train_rows,
-                    fold.held_out.rows,
-                    summary(&fold.held_out)
-                );
-            }
-        })
-        .with_context(|| format!("cross-validating on {}", args.data.display()))?;
-    printed?;
-    let mean = validation.mean();
-    if args.json {
-        let report = json!({
-            "algorithm": learner.to_string(),
-            "loss": loss.to_string(),
-            "lambda": args.lambda,
-            "rows": data.n_rows(),
-            "folds": validation.folds,
-            "mean": mean,
-        });
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    let summary_json = |validation: &CrossValidation| json!({"folds": validation.folds, "mean": validation.mean()});
+    let mut report = json!({
+        "algorithm": learner.to_string(),
+        "loss": loss.to_string(),
+        "rows": data.n_rows(),
+    });
+    if grid.is_empty() {
+        let validation = validate(&trainer, &mut |i, fold| {
+            lines.print(format!(
+                "fold {}: trained on {} rows, held out {}: {}",
+                i + 1,
+                fold.train_rows,
+                fold.held_out.rows,
+                summary(&fold.held_out)
+            ));
+        })?;
+        lines.print(format!(
+            "mean over the folds: {}",
+            summary(&validation.mean())
+        ));
+        lines.result?;
+        report["lambda"] = json!(args.lambda);
+        report["folds"] = json!(validation.folds);
+        report["mean"] = json!(validation.mean());
     } else {
-        outln!("mean over the folds: {}", summary(&mean))?;
+        let mut results = Vec::with_capacity(grid.len());
+        for &lambda in &grid {
+            let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
+            lines.print(format!("λ = {lambda:e}: {}", summary(&validation.mean())));
+            results.push((lambda, validation));
+        }
+        // Lowest held-out error (RMSE); of equals, the larger λ, the simpler model.
+        let (best, _) = results
+            .iter()
+            .min_by(|a, b| {
+                let (a_score, b_score) =
+                    (headline_metric(&a.1.mean()), headline_metric(&b.1.mean()));
+                a_score.total_cmp(&b_score).then(b.0.total_cmp(&a.0))
+            })
+            .context("an empty --lambda-grid")?;
+        lines.print(format!("best: λ = {best:e}"));
+        lines.result?;
+        report["grid"] = results
+            .iter()
+            .map(|(lambda, v)| {
+                let mut entry = summary_json(v);
+                entry["lambda"] = json!(lambda);
+                entry
+            })
+            .collect();
+        report["best_lambda"] = json!(best);
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     }
     Ok(())
+}
+
+/// Text lines printed as they come (when `enabled`), after a header; the first failure to
+/// write is kept and ends the printing.
+struct Lines {
+    enabled: bool,
+    header: Option<String>,
+    result: anyhow::Result<()>,
+}
+
+impl Lines {
+    fn new(enabled: bool, header: String) -> Lines {
+        Lines {
+            enabled,
+            header: Some(header),
+            result: Ok(()),
+        }
+    }
+
+    fn print(&mut self, line: String) {
+        if !self.enabled || self.result.is_err() {
+            return;
+        }
+        if let Some(header) = self.header.take() {
+            self.result = outln!("{header}");
+        }
+        if self.result.is_ok() {
+            self.result = outln!("{line}");
+        }
+    }
+}
+
+/// The metric the grid is judged by: the error rate, or the RMSE for regression.
+fn headline_metric(e: &Evaluation) -> f64 {
+    e.error_rate.or(e.rmse).unwrap_or(e.mean_loss)
 }
 
 /// "objective 0.52, error 0.123, auc 0.91" (the metrics the loss has).

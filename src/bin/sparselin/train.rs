@@ -87,6 +87,16 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
+    /// With --cv: cross-validate each of these λ on the same folds (comma-separated, e.g.
+    /// 1e-2,1e-3,1e-4) and name the one of lowest mean held-out error (RMSE for regression;
+    /// the larger λ of a tie), as liblinear's `-C` searches its C.
+    #[arg(
+        long,
+        value_name = "L1,L2,...",
+        value_delimiter = ',',
+        conflicts_with = "lambda"
+    )]
+    pub lambda_grid: Vec<f64>,
     /// Batch solvers: iteration limit (dcd: passes' worth of coordinate steps, m steps each).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
@@ -173,7 +183,7 @@ pub struct Args {
     #[command(flatten)]
     pub text: TextArgs,
     /// Where to write the model.
-    #[arg(short = 'o', long, required_unless_present = "cv")]
+    #[arg(short = 'o', long, required_unless_present_any = ["cv", "lambda_grid"])]
     pub output: Option<PathBuf>,
     /// Cross-validate instead of training one model (liblinear's `-v K`): deal the rows into K
     /// folds at random (the seed's; stratified by class for the classification losses),
@@ -281,6 +291,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         );
     }
+    anyhow::ensure!(
+        args.lambda_grid.is_empty() || args.cv.is_some(),
+        "--lambda-grid compares λ by cross-validation: add --cv K (which writes no model)"
+    );
     if let Some(folds) = args.cv {
         let folds = usize::try_from(folds).context("--cv: too many folds")?;
         return crate::cross_validation::run(&args, folds);
@@ -431,7 +445,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
 }
 
 /// `value`, or an error naming `flag` unless it is positive and finite.
-fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
+pub(crate) fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
     anyhow::ensure!(
         value > 0.0 && value.is_finite(),
         "{flag} must be positive and finite, got {value}"
