@@ -10,7 +10,9 @@
 //! `ones`, binary (no values to widen and spread). For every path: the median
 //! ns per non-zero of `axpy` into n weights, `axpy2` into n pairs, and `axpy` through doubled
 //! indices into the pairs viewed as 2n weights (`first`: the same cache lines as `axpy2`),
-//! and the medians of the per-round ratios.
+//! and the medians of the per-round ratios; then the median over rounds of the fastest
+//! `axpy2` of any path over the fastest `axpy` of any path. Every kernel of every path runs
+//! once per round.
 
 use std::time::Instant;
 
@@ -71,34 +73,43 @@ fn main() {
     let (plain, twice) = (idx.bounded(), doubled.bounded());
     let nnz = val.len();
 
-    for set in KernelSet::available() {
-        let mut w = vec![0.0f64; n];
-        let mut vu = vec![[0.0f64; 2]; n];
-        let mut times: [Vec<f64>; 3] = Default::default();
-        for round in 0..ROUNDS {
-            // Each round starts with the next kernel, so none always runs on the caches
-            // another left.
-            for step in 0..times.len() {
-                let kernel = (round + step) % times.len();
-                let start = Instant::now();
-                for _ in 0..PASSES {
-                    for s in (0..nnz).step_by(row) {
-                        let v = if ones {
-                            Values::Ones
-                        } else {
-                            Values::F32(&val[s..s + row])
-                        };
-                        match kernel {
-                            0 => set.axpy(1e-9, plain.slice(s..s + row), v, &mut w),
-                            1 => set.axpy2(1e-9, -1e-9, plain.slice(s..s + row), v, &mut vu),
-                            _ => set.axpy(1e-9, twice.slice(s..s + row), v, vu.as_flattened_mut()),
-                        }
+    // Every kernel of every path, alternated within each round: a host whose speed drifts
+    // slows them all alike, so that paths can be compared with one another too.
+    let sets: Vec<&KernelSet> = KernelSet::available().collect();
+    let mut weights: Vec<(Vec<f64>, Vec<[f64; 2]>)> = sets
+        .iter()
+        .map(|_| (vec![0.0; n], vec![[0.0; 2]; n]))
+        .collect();
+    let kernels = 3 * sets.len();
+    let mut times = vec![Vec::with_capacity(ROUNDS); kernels];
+    for round in 0..ROUNDS {
+        // Each round starts with the next kernel, so none always runs on the caches another
+        // left.
+        for step in 0..kernels {
+            let kernel = (round + step) % kernels;
+            let (set, (w, vu)) = (sets[kernel / 3], &mut weights[kernel / 3]);
+            let start = Instant::now();
+            for _ in 0..PASSES {
+                for s in (0..nnz).step_by(row) {
+                    let v = if ones {
+                        Values::Ones
+                    } else {
+                        Values::F32(&val[s..s + row])
+                    };
+                    match kernel % 3 {
+                        0 => set.axpy(1e-9, plain.slice(s..s + row), v, w),
+                        1 => set.axpy2(1e-9, -1e-9, plain.slice(s..s + row), v, vu),
+                        _ => set.axpy(1e-9, twice.slice(s..s + row), v, vu.as_flattened_mut()),
                     }
                 }
-                times[kernel].push(start.elapsed().as_secs_f64() * 1e9 / (PASSES * nnz) as f64);
             }
+            times[kernel].push(start.elapsed().as_secs_f64() * 1e9 / (PASSES * nnz) as f64);
         }
-        let [axpy, axpy2, first] = &times;
+    }
+    for (set, path) in sets.iter().zip(times.chunks(3)) {
+        let [axpy, axpy2, first] = path else {
+            unreachable!("three kernels per path")
+        };
         println!(
             "{} 2^{log_n} row {row}: axpy {:.3} axpy2 {:.3} first {:.3} ns/nnz | axpy2/axpy {:.3} axpy2/first {:.3}",
             set.isa(),
@@ -108,6 +119,21 @@ fn main() {
             ratios(axpy2, axpy),
             ratios(axpy2, first),
         );
-        std::hint::black_box((&w, &vu));
     }
+    // Per round, the fastest `axpy2` of any path against the fastest `axpy` of any path.
+    let fastest = |kind: usize| -> Vec<f64> {
+        (0..ROUNDS)
+            .map(|r| {
+                (kind..kernels)
+                    .step_by(3)
+                    .map(|k| times[k][r])
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect()
+    };
+    println!(
+        "best of the paths 2^{log_n} row {row}: axpy2/axpy {:.3}",
+        ratios(&fastest(1), &fastest(0))
+    );
+    std::hint::black_box(&weights);
 }

@@ -79,7 +79,7 @@ impl Trainer {
         mut done: impl FnMut(usize, &Fold),
     ) -> Result<CrossValidation, Error> {
         let m = data.n_rows();
-        if !(2..=m.max(2)).contains(&folds) || m < 2 {
+        if folds < 2 || folds > m {
             return Err(Error::Config(format!(
                 "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
             )));
