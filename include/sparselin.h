@@ -223,6 +223,24 @@ enum SlStatus sl_predict_probabilities(const struct SlModel *model,
                                        size_t out_len);
 
 /**
+ * k-fold cross-validation, as liblinear's `cross_validation`: train `folds` models as
+ * `config` says (NULL: [`sl_train_config_default`]), each on all folds but one (rows shuffled
+ * with the config's seed and dealt to the folds, stratified by class for the classification
+ * losses), and write into `out[0..rows]` (`out_len` ≥ rows) each row's raw score w·x + b by
+ * the model that did not see it: its sign is the held-out class, and for log loss
+ * 1/(1 + e^(−score)) its probability. `folds` is from 2 to the number of rows.
+ *
+ * # Safety
+ * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
+ * NULL or NUL-terminated; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_cross_validate(const struct SlDataset *data,
+                                const struct SlTrainConfig *config,
+                                size_t folds,
+                                double *out,
+                                size_t out_len);
+
+/**
  * Save a model file atomically (f64 weights).
  *
  * # Safety

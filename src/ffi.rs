@@ -443,12 +443,14 @@ pub unsafe extern "C" fn sl_predict(
 ) -> SlStatus {
     guard(|| {
         // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(model, data, out, out_len, |model, data| {
+            fill_rows(data, out, out_len, |data| {
                 Ok(if raw != 0 {
-                    api::scores(model, data)
+                    api::scores(&model.0, data)
                 } else {
-                    api::predict(model, data)
+                    api::predict(&model.0, data)
                 })
             })
         }
@@ -470,13 +472,15 @@ pub unsafe extern "C" fn sl_predict_probabilities(
 ) -> SlStatus {
     guard(|| {
         // SAFETY: forwarded from this function's contract.
+        let model = unsafe { handle(model, "model") }?;
+        // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(model, data, out, out_len, |model, data| {
-                api::probabilities(model, data).ok_or_else(|| {
+            fill_rows(data, out, out_len, |data| {
+                api::probabilities(&model.0, data).ok_or_else(|| {
                     invalid(format!(
                         "the model was trained with {} loss, whose scores are not log-odds: \
                          only a log-loss model gives probabilities",
-                        model.loss
+                        model.0.loss
                     ))
                 })
             })
@@ -484,20 +488,51 @@ pub unsafe extern "C" fn sl_predict_probabilities(
     })
 }
 
-/// Check the handles and the buffer of a per-row output, then write `values(model, data)`
+/// k-fold cross-validation, as liblinear's `cross_validation`: train `folds` models as
+/// `config` says (NULL: [`sl_train_config_default`]), each on all folds but one (rows shuffled
+/// with the config's seed and dealt to the folds, stratified by class for the classification
+/// losses), and write into `out[0..rows]` (`out_len` ≥ rows) each row's raw score w·x + b by
+/// the model that did not see it: its sign is the held-out class, and for log loss
+/// 1/(1 + e^(−score)) its probability. `folds` is from 2 to the number of rows.
+///
+/// # Safety
+/// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
+/// NULL or NUL-terminated; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_cross_validate(
+    data: *const SlDataset,
+    config: *const SlTrainConfig,
+    folds: usize,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let config = unsafe { config.as_ref() }
+            .copied()
+            .unwrap_or_else(|| sl_train_config_default());
+        // SAFETY: forwarded from this function's contract.
+        let trainer = unsafe { trainer(&config) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            fill_rows(data, out, out_len, |data| {
+                Ok(trainer.cross_validate(data, folds)?.held_out_scores)
+            })
+        }
+    })
+}
+
+/// Check the dataset handle and the buffer of a per-row output, then write `values(data)`
 /// (one per row) into it.
 ///
 /// # Safety
-/// `model` and `data` are NULL or live handles; `out` holds `out_len` writable doubles.
+/// `data` is NULL or a live handle; `out` holds `out_len` writable doubles.
 unsafe fn fill_rows(
-    model: *const SlModel,
     data: *const SlDataset,
     out: *mut f64,
     out_len: usize,
-    values: impl FnOnce(&Model, &ExampleSet) -> Result<Vec<f64>, Failure>,
+    values: impl FnOnce(&ExampleSet) -> Result<Vec<f64>, Failure>,
 ) -> Result<(), Failure> {
-    // SAFETY: forwarded from this function's contract.
-    let model = unsafe { handle(model, "model") }?;
     // SAFETY: forwarded from this function's contract.
     let data = unsafe { handle(data, "dataset") }?;
     let rows = data.0.n_rows();
@@ -511,7 +546,7 @@ unsafe fn fill_rows(
             "the output buffer holds {out_len} values, the dataset has {rows} rows"
         )));
     }
-    let values = values(&model.0, &data.0)?;
+    let values = values(&data.0)?;
     if rows > 0 {
         // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
         let out = unsafe { std::slice::from_raw_parts_mut(out, rows) };

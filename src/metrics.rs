@@ -203,17 +203,37 @@ pub fn evaluate<E: Examples>(
     data: &E,
 ) -> Evaluation {
     let p = scores(weights, bias, data);
-    let y = labels(data);
-    let mean = mean_loss(loss, &p, &y);
+    evaluate_scores(
+        loss,
+        lambda,
+        regularize_bias,
+        weights,
+        bias,
+        &p,
+        &labels(data),
+    )
+}
+
+/// [`evaluate`] of (w, b) on rows whose scores w·x + b are `p` and labels `y`.
+pub fn evaluate_scores(
+    loss: Loss,
+    lambda: f64,
+    regularize_bias: bool,
+    weights: &[f64],
+    bias: f64,
+    p: &[f64],
+    y: &[f64],
+) -> Evaluation {
+    let mean = mean_loss(loss, p, y);
     let classification = loss.is_classification();
     Evaluation {
         rows: p.len(),
         objective: mean + penalty(lambda, weights, regularize_bias.then_some(bias)),
         mean_loss: mean,
-        error_rate: classification.then(|| error_rate(&p, &y)),
-        auc: if classification { auc(&p, &y) } else { None },
-        log_loss: loss.gives_probabilities().then(|| log_loss(&p, &y)),
-        rmse: (!classification).then(|| rmse(&p, &y)),
+        error_rate: classification.then(|| error_rate(p, y)),
+        auc: if classification { auc(p, y) } else { None },
+        log_loss: loss.gives_probabilities().then(|| log_loss(p, y)),
+        rmse: (!classification).then(|| rmse(p, y)),
     }
 }
 

@@ -21,11 +21,17 @@ pub struct Fold {
     pub held_out: Evaluation,
 }
 
-/// The folds of a cross-validation, in fold order.
+/// The folds of a cross-validation, in fold order, and every row's held-out score.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CrossValidation {
     /// Fold i holds the rows dealt to it (see [`Trainer::cross_validate`]).
     pub folds: Vec<Fold>,
+    /// Row i's score w·x + b by the model of the fold that held it out, in row order
+    /// (scikit-learn's `cross_val_predict`, liblinear's `cross_validation` target; see
+    /// [`crate::model::Model::prediction`] and [`crate::loss::logistic`] for labels and
+    /// probabilities).
+    #[serde(skip)]
+    pub held_out_scores: Vec<f64>,
 }
 
 impl CrossValidation {
@@ -88,6 +94,7 @@ impl Trainer {
         let fold_of = deal(data, stratify, folds, self.seed_used());
         let rows = data.rows();
         let mut results = Vec::with_capacity(folds);
+        let mut held_out_scores = vec![0.0; m];
         for fold in 0..folds {
             let (mut train, mut held_out) = (RowCopy::new(), RowCopy::new());
             for (i, &f) in fold_of.iter().enumerate() {
@@ -107,13 +114,19 @@ impl Trainer {
                     error: Box::new(error),
                 })?;
             // The copies keep the data's own column numbering, and so does the model.
-            let held_out = metrics::evaluate(
+            let scores = metrics::scores(&model.weights, model.bias, &held_out);
+            let rows_held_out = (0..m).filter(|&i| fold_of[i] == fold);
+            for (i, &score) in rows_held_out.zip(&scores) {
+                held_out_scores[i] = score;
+            }
+            let held_out = metrics::evaluate_scores(
                 model.loss,
                 model.info.lambda,
                 model.info.regularize_bias,
                 &model.weights,
                 model.bias,
-                &held_out,
+                &scores,
+                &metrics::labels(&held_out),
             );
             let result = Fold {
                 train_rows,
@@ -122,7 +135,10 @@ impl Trainer {
             done(fold, &result);
             results.push(result);
         }
-        Ok(CrossValidation { folds: results })
+        Ok(CrossValidation {
+            folds: results,
+            held_out_scores,
+        })
     }
 }
 
@@ -283,6 +299,12 @@ mod tests {
             assert_eq!(fold.train_rows + fold.held_out.rows, 60);
             assert_eq!(fold.train_rows, train.n_rows());
             let model = trainer.train(&train).unwrap();
+            let held_out_rows = (0..60).filter(|&i| fold_of[i] == f);
+            for (i, score) in
+                held_out_rows.zip(metrics::scores(&model.weights, model.bias, &held_out))
+            {
+                assert_eq!(validation.held_out_scores[i], score, "row {i}");
+            }
             let expected =
                 metrics::evaluate(Loss::Log, 1e-2, true, &model.weights, model.bias, &held_out);
             assert_eq!(fold.held_out, expected);

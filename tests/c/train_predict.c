@@ -4,7 +4,8 @@
  *
  * 1. Builds a toy dataset from CSR arrays, trains ASGD on it and checks it classifies its
  *    own four examples correctly; with log loss, that its probabilities are the logistic of
- *    its scores (and that the hinge model has none).
+ *    its scores (and that the hinge model has none), and that 2-fold cross-validation scores
+ *    each row with the sign of its label.
  * 2. Opens DATA.svm, trains ASGD (lambda 1e-3, 3 epochs, seed 7) and prints one raw score per
  *    row ("%.17g", exact for doubles); saves the model to MODEL_PATH, loads it back and
  *    checks the loaded model's scores are identical.
@@ -87,6 +88,16 @@ static void toy(void) {
     CHECK((probabilities[i] > 0.5) == (labels[i] > 0), "the likelier class is the label");
   }
   sl_model_free(model);
+
+  double held_out[4];
+  CHECK(sl_cross_validate(data, &config, 2, held_out, 4) == SL_STATUS_OK, "2-fold cross-validation");
+  for (int i = 0; i < 4; i++)
+    CHECK((held_out[i] > 0) == (labels[i] > 0), "each row's held-out score has its label's sign");
+  CHECK(sl_cross_validate(data, &config, 2, held_out, 3) == SL_STATUS_INVALID_ARGUMENT,
+        "a too-short buffer is refused for cross-validation");
+  CHECK(sl_cross_validate(data, &config, 5, held_out, 4) == SL_STATUS_CONFIG,
+        "more folds than rows");
+  CHECK(strstr(sl_last_error(), "from 2 folds") != NULL, "the message says how many folds");
   sl_dataset_free(data);
 }
 
