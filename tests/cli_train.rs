@@ -429,6 +429,7 @@ fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
     let mean = folds.iter().map(error).sum::<f64>() / 3.0;
     assert_eq!(report["mean"]["error_rate"].as_f64().unwrap(), mean);
     assert_eq!(report["mean"]["rows"], 90);
+    assert_eq!(report["seed"], 1, "the seed that dealt the folds");
     assert_eq!(json(&[]), report);
     assert_ne!(json(&["--seed", "2"])["folds"], report["folds"]);
 

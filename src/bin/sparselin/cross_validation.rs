@@ -51,6 +51,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "algorithm": learner.to_string(),
         "loss": loss.to_string(),
         "rows": data.n_rows(),
+        "seed": args.seed,
     });
     if grid.is_empty() {
         let validation = validate(&trainer, &mut |i, fold| {
