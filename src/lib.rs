@@ -11,7 +11,7 @@
 //! * [`loss`] — the losses and their (sub)derivatives.
 //! * [`online`] — SGD, ASGD and CASGD in O(k) per step, and their O(Tn) baselines.
 //! * [`model`] — trained models: prediction and the model file.
-//! * [`metrics`] — objective, error rate, AUC, log loss, RMSE.
+//! * [`metrics`] — objective, error rate, AUC, precision/recall/F1, log loss, RMSE.
 //! * [`output`] — output files written whole or not at all.
 //! * [`memory`] — allocations sized by the feature count, failing with an error, not an abort.
 //!

@@ -1,5 +1,5 @@
 //! How good a linear model is on a data set: the objective F(w, b) of MATH.md §1, and the
-//! usual test metrics (error rate, AUC, log loss, RMSE).
+//! usual test metrics (error rate, AUC, precision, recall and F1, log loss, RMSE).
 //!
 //! Scores are computed row-parallel (rayon) into a vector and every sum is taken serially in
 //! row order, so results do not depend on the thread count.
@@ -127,6 +127,31 @@ pub fn error_rate(scores: &[f64], labels: &[f64]) -> f64 {
     wrong as f64 / scores.len().max(1) as f64
 }
 
+/// Precision, recall and F1 of the class +1 (label > 0), a score ≥ 0 predicting it (as
+/// [`error_rate`] counts): TP/(TP + FP), TP/(TP + FN) and their harmonic mean. A ratio with
+/// nothing to count is `None` (precision when nothing is predicted +1, recall when no label
+/// is), and so is F1 without both; F1 is 0 when both are.
+pub fn precision_recall_f1(scores: &[f64], labels: &[f64]) -> [Option<f64>; 3] {
+    let (mut true_positives, mut predicted, mut actual) = (0usize, 0usize, 0usize);
+    for (&p, &y) in scores.iter().zip(labels) {
+        let (says, is) = (p >= 0.0, y > 0.0);
+        predicted += usize::from(says);
+        actual += usize::from(is);
+        true_positives += usize::from(says && is);
+    }
+    let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+    let (precision, recall) = (
+        ratio(true_positives, predicted),
+        ratio(true_positives, actual),
+    );
+    let f1 = match (precision, recall) {
+        (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
+        (Some(_), Some(_)) => Some(0.0),
+        _ => None,
+    };
+    [precision, recall, f1]
+}
+
 /// Area under the ROC curve of the scores for classes label > 0 vs the rest (ties count half,
 /// via average ranks); `None` if one class is absent.
 pub fn auc(scores: &[f64], labels: &[f64]) -> Option<f64> {
@@ -185,6 +210,15 @@ pub struct Evaluation {
     /// Classification: AUC (absent when one class is missing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auc: Option<f64>,
+    /// Classification: precision of the class +1 (absent when none is predicted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// Classification: recall of the class +1 (absent when no label is +1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall: Option<f64>,
+    /// Classification: F1 of the class +1 (absent without precision and recall).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1: Option<f64>,
     /// Log loss (only for models trained with it: other scores are not log-odds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_loss: Option<f64>,
@@ -226,12 +260,20 @@ pub fn evaluate_scores(
 ) -> Evaluation {
     let mean = mean_loss(loss, p, y);
     let classification = loss.is_classification();
+    let [precision, recall, f1] = if classification {
+        precision_recall_f1(p, y)
+    } else {
+        [None; 3]
+    };
     Evaluation {
         rows: p.len(),
         objective: mean + penalty(lambda, weights, regularize_bias.then_some(bias)),
         mean_loss: mean,
         error_rate: classification.then(|| error_rate(p, y)),
         auc: if classification { auc(p, y) } else { None },
+        precision,
+        recall,
+        f1,
         log_loss: loss.gives_probabilities().then(|| log_loss(p, y)),
         rmse: (!classification).then(|| rmse(p, y)),
     }
@@ -251,6 +293,30 @@ mod tests {
         let p = penalty(1e-200, &[3e198], Some(4e198));
         assert!((p / 1.25e197 - 1.0).abs() < 1e-12, "{p:e}");
         assert_eq!(penalty(1.0, &[1e200, 1e200], None), f64::INFINITY);
+    }
+
+    #[test]
+    fn precision_recall_and_f1_count_the_class_plus_one() {
+        // Scores ≥ 0 predict +1: TP = 2 (rows 0, 4; row 4 scores exactly 0), FP = 1 (row 1),
+        // FN = 2 (rows 2, 5), TN = 1 (row 3).
+        let scores = [0.5, 2.0, -1.0, -0.5, 0.0, -3.0];
+        let labels = [1.0, -1.0, 1.0, 0.0, 1.0, 1.0];
+        let [p, r, f1] = precision_recall_f1(&scores, &labels);
+        assert_eq!((p, r), (Some(2.0 / 3.0), Some(0.5)));
+        assert!((f1.unwrap() - 4.0 / 7.0).abs() < 1e-15, "{f1:?}");
+        // Nothing predicted +1: no precision, so no F1; recall 0.
+        assert_eq!(
+            precision_recall_f1(&[-1.0, -1.0], &[1.0, -1.0]),
+            [None, Some(0.0), None]
+        );
+        // No label +1: no recall.
+        assert_eq!(
+            precision_recall_f1(&[1.0, -1.0], &[-1.0, -1.0]),
+            [Some(0.0), None, None]
+        );
+        // Both 0: F1 is 0.
+        let none_right = precision_recall_f1(&[1.0, -1.0], &[-1.0, 1.0]);
+        assert_eq!(none_right, [Some(0.0), Some(0.0), Some(0.0)]);
     }
 
     #[test]

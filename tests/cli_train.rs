@@ -89,6 +89,11 @@ fn train_predict_eval_and_their_errors() {
     let metrics: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
     assert_eq!(metrics["error_rate"], summary["test"]["error_rate"]);
     assert!(metrics["log_loss"].is_number() && metrics["auc"].is_number());
+    for name in ["precision", "recall", "f1"] {
+        let value = metrics[name].as_f64().unwrap();
+        assert!((0.5..=1.0).contains(&value), "{name} {value}");
+    }
+    assert!(metrics.get("rmse").is_none());
 
     let predict = sparselin(&["predict", &p("m.model"), &p("train.svm")]);
     assert!(predict.status.success());

@@ -37,7 +37,8 @@ pub struct CrossValidation {
 impl CrossValidation {
     /// Each held-out metric averaged over the folds, unweighted (scikit-learn's mean of the
     /// fold scores; the folds differ in size by at most one row), with `rows` the total.
-    /// A metric some fold lacks (AUC of a fold with one class) is left out.
+    /// A metric some fold lacks (AUC of a fold with one class, precision of a fold where none
+    /// is predicted +1) is left out.
     pub fn mean(&self) -> Evaluation {
         let k = self.folds.len() as f64;
         let mean = |metric: fn(&Evaluation) -> f64| {
@@ -53,6 +54,9 @@ impl CrossValidation {
             mean_loss: mean(|e| e.mean_loss),
             error_rate: mean_of_all(|e| e.error_rate),
             auc: mean_of_all(|e| e.auc),
+            precision: mean_of_all(|e| e.precision),
+            recall: mean_of_all(|e| e.recall),
+            f1: mean_of_all(|e| e.f1),
             log_loss: mean_of_all(|e| e.log_loss),
             rmse: mean_of_all(|e| e.rmse),
         }
@@ -322,6 +326,7 @@ mod tests {
         assert_eq!(mean.objective, average(|e| e.objective));
         assert_eq!(mean.error_rate, Some(average(|e| e.error_rate.unwrap())));
         assert_eq!(mean.log_loss, Some(average(|e| e.log_loss.unwrap())));
+        assert_eq!(mean.f1, Some(average(|e| e.f1.unwrap())));
         assert_eq!(mean.rmse, None);
     }
 

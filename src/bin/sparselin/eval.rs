@@ -61,6 +61,9 @@ pub fn describe(e: &Evaluation) -> String {
     let optional = [
         ("error_rate", e.error_rate),
         ("auc", e.auc),
+        ("precision", e.precision),
+        ("recall", e.recall),
+        ("f1", e.f1),
         ("log_loss", e.log_loss),
         ("rmse", e.rmse),
     ];

@@ -76,7 +76,8 @@ pub(crate) enum Command {
     Train(Box<train::Args>),
     /// Print a model's predictions (labels or values, or raw scores) for every row of a file.
     Predict(predict::Args),
-    /// Evaluate a model on labeled data: objective, error rate, AUC, log loss, RMSE.
+    /// Evaluate a model on labeled data: objective, error rate, AUC, precision/recall/F1, log
+    /// loss, RMSE.
     Eval(eval::Args),
     /// Plot training traces of several runs against time on shared log axes.
     Plot(plot::Args),
