@@ -101,9 +101,14 @@ impl Trainer {
         let mut held_out_scores = vec![0.0; m];
         for fold in 0..folds {
             let (mut train, mut held_out) = (RowCopy::new(), RowCopy::new());
+            let mut held_out_rows = Vec::with_capacity(m / folds + 1);
             for (i, &f) in fold_of.iter().enumerate() {
-                let copy = if f == fold { &mut held_out } else { &mut train };
-                copy.push(rows.row(i));
+                if f == fold {
+                    held_out.push(rows.row(i));
+                    held_out_rows.push(i);
+                } else {
+                    train.push(rows.row(i));
+                }
             }
             let (train_rows, train, held_out) = (
                 train.labels.len(),
@@ -119,8 +124,7 @@ impl Trainer {
                 })?;
             // The copies keep the data's own column numbering, and so does the model.
             let scores = metrics::scores(&model.weights, model.bias, &held_out);
-            let rows_held_out = (0..m).filter(|&i| fold_of[i] == fold);
-            for (i, &score) in rows_held_out.zip(&scores) {
+            for (&i, &score) in held_out_rows.iter().zip(&scores) {
                 held_out_scores[i] = score;
             }
             let held_out = metrics::evaluate_scores(
@@ -130,7 +134,7 @@ impl Trainer {
                 &model.weights,
                 model.bias,
                 &scores,
-                &metrics::labels(&held_out),
+                held_out.labels(),
             );
             let result = Fold {
                 train_rows,

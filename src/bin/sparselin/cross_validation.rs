@@ -5,7 +5,7 @@
 use anyhow::Context;
 use serde_json::json;
 
-use sparselin::api::{CrossValidation, Examples, Fold, Learner, Trainer};
+use sparselin::api::{Examples, Fold, Learner, Trainer};
 use sparselin::metrics::Evaluation;
 
 use crate::input::read_examples;
@@ -46,7 +46,6 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             .cross_validate_each(&data, folds, each)
             .with_context(|| format!("cross-validating on {}", args.data.display()))
     };
-    let summary_json = |validation: &CrossValidation| json!({"folds": validation.folds, "mean": validation.mean()});
     let mut report = json!({
         "algorithm": learner.to_string(),
         "loss": loss.to_string(),
@@ -63,41 +62,35 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
                 summary(&fold.held_out)
             ));
         })?;
-        lines.print(format!(
-            "mean over the folds: {}",
-            summary(&validation.mean())
-        ));
+        let mean = validation.mean();
+        lines.print(format!("mean over the folds: {}", summary(&mean)));
         lines.result?;
         report["lambda"] = json!(args.lambda);
         report["folds"] = json!(validation.folds);
-        report["mean"] = json!(validation.mean());
+        report["mean"] = json!(mean);
     } else {
         let mut results = Vec::with_capacity(grid.len());
         for &lambda in &grid {
             let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
-            lines.print(format!("λ = {lambda:e}: {}", summary(&validation.mean())));
-            results.push((lambda, validation));
+            let mean = validation.mean();
+            lines.print(format!("λ = {lambda:e}: {}", summary(&mean)));
+            results.push((lambda, validation.folds, mean));
         }
         // Lowest held-out error (RMSE); of equals, the larger λ, the simpler model.
-        let (best, _) = results
+        let (best, _, _) = results
             .iter()
             .min_by(|a, b| {
-                let (a_score, b_score) =
-                    (headline_metric(&a.1.mean()), headline_metric(&b.1.mean()));
+                let (a_score, b_score) = (headline_metric(&a.2), headline_metric(&b.2));
                 a_score.total_cmp(&b_score).then(b.0.total_cmp(&a.0))
             })
             .context("an empty --lambda-grid")?;
         lines.print(format!("best: λ = {best:e}"));
         lines.result?;
+        report["best_lambda"] = json!(best);
         report["grid"] = results
             .iter()
-            .map(|(lambda, v)| {
-                let mut entry = summary_json(v);
-                entry["lambda"] = json!(lambda);
-                entry
-            })
+            .map(|(lambda, folds, mean)| json!({"lambda": lambda, "folds": folds, "mean": mean}))
             .collect();
-        report["best_lambda"] = json!(best);
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
