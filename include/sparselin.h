@@ -104,6 +104,11 @@ typedef struct SlTrainConfig {
    * Attribute-efficient learners: radius of the weight ball (0: default, 1).
    */
   double radius;
+  /**
+   * Online and batch learners with a classification loss: the classes' loss weights as on
+   * the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
+   */
+  const char *class_weights;
 } SlTrainConfig;
 
 #ifdef __cplusplus

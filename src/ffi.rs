@@ -27,7 +27,9 @@ use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use crate::api::{self, Error, ExampleSet, Examples, Learner, Loss, Model, Precision, Trainer};
+use crate::api::{
+    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, Precision, Trainer,
+};
 use crate::data::ValueVec;
 
 /// What a call did.
@@ -87,6 +89,9 @@ pub struct SlTrainConfig {
     pub attributes: u64,
     /// Attribute-efficient learners: radius of the weight ball (0: default, 1).
     pub radius: f64,
+    /// Online and batch learners with a classification loss: the classes' loss weights as on
+    /// the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
+    pub class_weights: *const c_char,
 }
 
 thread_local! {
@@ -359,6 +364,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         tolerance: 0.0,
         attributes: 0,
         radius: 0.0,
+        class_weights: std::ptr::null(),
     }
 }
 
@@ -398,6 +404,10 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     }
     if c.radius != 0.0 {
         t = t.radius(c.radius);
+    }
+    // SAFETY: forwarded from this function's contract.
+    if let Some(spec) = unsafe { string(c.class_weights, "class_weights") }? {
+        t = t.class_weights(spec.parse::<ClassWeighting>().map_err(config)?);
     }
     Ok(t)
 }
@@ -694,6 +704,7 @@ pub unsafe extern "C" fn sl_model_free(model: *mut SlModel) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::ClassWeights;
 
     fn toy() -> *mut SlDataset {
         let labels = [1.0, -1.0, 1.0, -1.0];
@@ -747,6 +758,36 @@ mod tests {
         let short = unsafe { sl_predict(model, data, 1, out.as_mut_ptr(), 3) };
         assert_eq!(short, SlStatus::InvalidArgument);
         assert!(last_error().contains("4 rows"), "{}", last_error());
+        // SAFETY: live handles, released once.
+        unsafe {
+            sl_model_free(model);
+            sl_dataset_free(data);
+        }
+    }
+
+    #[test]
+    fn class_weights_are_read_as_on_the_command_line() {
+        let data = toy();
+        let mut config = sl_train_config_default();
+        config.learner = c"dcd".as_ptr();
+        config.class_weights = c"+1=4,-1=0.5".as_ptr();
+        let mut model = std::ptr::null_mut();
+        // SAFETY: live handles, NUL-terminated strings and an out-pointer.
+        assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
+        // SAFETY: live handles from above.
+        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let weights = ClassWeights::new(4.0, 0.5).unwrap();
+        let expected = Trainer::new(Learner::Batch(crate::batch::Algorithm::Dcd))
+            .class_weights(ClassWeighting::Fixed(weights));
+        assert_eq!(*m, expected.train(d).unwrap());
+        assert_eq!(m.info.class_weights, weights);
+        config.class_weights = c"+1=-4".as_ptr();
+        let mut refused = std::ptr::null_mut();
+        // SAFETY: as above.
+        let status = unsafe { sl_train(data, &config, &mut refused) };
+        assert_eq!(status, SlStatus::Config);
+        assert!(last_error().contains("positive finite"), "{}", last_error());
+        assert!(refused.is_null());
         // SAFETY: live handles, released once.
         unsafe {
             sl_model_free(model);

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use sparselin_kernels::{Values, dense, sparse};
 
 use crate::data::{Examples, Row};
-use crate::loss::Loss;
+use crate::loss::{Loss, WeightedLoss};
 
 /// w·x_i + b for every row. Features beyond `weights` (a model of fewer features than the
 /// data has) weigh 0, as in `predict` and `eval`; nothing is allocated for them, so data of
@@ -67,8 +67,10 @@ pub fn more_than_two_values(labels: &[f64]) -> Option<[f64; 3]> {
     None
 }
 
-/// (1/m) Σ ℓ(p_i, y_i), labels mapped by [`Loss::target`].
-pub fn mean_loss(loss: Loss, scores: &[f64], labels: &[f64]) -> f64 {
+/// (1/m) Σ c_{y_i}·ℓ(p_i, y_i), labels mapped by [`Loss::target`], c the class weights of a
+/// [`WeightedLoss`] (1 for a plain [`Loss`]).
+pub fn mean_loss(loss: impl Into<WeightedLoss>, scores: &[f64], labels: &[f64]) -> f64 {
+    let loss = loss.into();
     let sum: f64 = scores
         .iter()
         .zip(labels)
@@ -77,10 +79,11 @@ pub fn mean_loss(loss: Loss, scores: &[f64], labels: &[f64]) -> f64 {
     sum / scores.len().max(1) as f64
 }
 
-/// F(w, b) = (1/m) Σ ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1); without the b² term
-/// when the bias is not regularized.
+/// F(w, b) = (1/m) Σ c_{y_i}·ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1, with the
+/// class weights c of a [`WeightedLoss`]); without the b² term when the bias is not
+/// regularized.
 pub fn objective<E: Examples>(
-    loss: Loss,
+    loss: impl Into<WeightedLoss>,
     lambda: f64,
     regularize_bias: bool,
     weights: &[f64],
@@ -200,9 +203,9 @@ pub fn rmse(scores: &[f64], labels: &[f64]) -> f64 {
 pub struct Evaluation {
     /// Rows evaluated.
     pub rows: usize,
-    /// F(w, b) with the model's loss and λ.
+    /// F(w, b) with the model's loss, class weights and λ.
     pub objective: f64,
-    /// (1/m) Σ ℓ without the regularizer.
+    /// (1/m) Σ c_y·ℓ without the regularizer (c the class weights; 1 without them).
     pub mean_loss: f64,
     /// Classification: error rate.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -227,9 +230,11 @@ pub struct Evaluation {
     pub rmse: Option<f64>,
 }
 
-/// Evaluate (w, b) on `data` with the metrics that fit `loss`.
+/// Evaluate (w, b) on `data` with the metrics that fit `loss`. The objective and mean loss
+/// weigh the classes as `loss` does; the error rate, AUC, precision, recall and log loss count
+/// every row once.
 pub fn evaluate<E: Examples>(
-    loss: Loss,
+    loss: impl Into<WeightedLoss>,
     lambda: f64,
     regularize_bias: bool,
     weights: &[f64],
@@ -250,7 +255,7 @@ pub fn evaluate<E: Examples>(
 
 /// [`evaluate`] of (w, b) on rows whose scores w·x + b are `p` and labels `y`.
 pub fn evaluate_scores(
-    loss: Loss,
+    loss: impl Into<WeightedLoss>,
     lambda: f64,
     regularize_bias: bool,
     weights: &[f64],
@@ -258,7 +263,9 @@ pub fn evaluate_scores(
     p: &[f64],
     y: &[f64],
 ) -> Evaluation {
-    let mean = mean_loss(loss, p, y);
+    let weighted = loss.into();
+    let loss = weighted.loss();
+    let mean = mean_loss(weighted, p, y);
     let classification = loss.is_classification();
     let [precision, recall, f1] = if classification {
         precision_recall_f1(p, y)

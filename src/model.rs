@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sparselin_kernels::sparse;
 
 use crate::data::Row;
-use crate::loss::Loss;
+use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
 
 /// The first bytes of every model file.
@@ -54,6 +54,9 @@ pub struct TrainingInfo {
     pub lambda: f64,
     /// Whether (λ/2)b² is in the objective.
     pub regularize_bias: bool,
+    /// The weights of the classes' losses in the objective (absent from the file when unit).
+    #[serde(default, skip_serializing_if = "ClassWeights::is_unit")]
+    pub class_weights: ClassWeights,
     /// Algorithm-specific settings and results (steps, t₀, seed, iterations, …).
     #[serde(default)]
     pub details: serde_json::Map<String, serde_json::Value>,
@@ -185,6 +188,14 @@ impl Model {
         }
     }
 
+    /// The loss with the class weights it was trained with: the terms of its objective.
+    /// An error only for weights a file cannot hold ([`Model::load`] refuses them), put in
+    /// [`TrainingInfo::class_weights`] by hand.
+    pub fn weighted_loss(&self) -> Result<WeightedLoss, ClassWeightError> {
+        let w = self.info.class_weights;
+        WeightedLoss::new(self.loss, ClassWeights::new(w.positive, w.negative)?)
+    }
+
     /// P(label = +1 | score) = 1/(1 + e^(−score)) for a model trained with log loss, whose
     /// scores are log-odds; `None` for every other loss, whose scores are margins or values
     /// and carry no calibrated probability (liblinear's `-b 1` and scikit-learn's
@@ -271,6 +282,10 @@ impl Model {
             .loss
             .parse::<Loss>()
             .map_err(|e| bad(format!("bad header: {e}")))?;
+        let class_weights = header.info.class_weights;
+        ClassWeights::new(class_weights.positive, class_weights.negative)
+            .and_then(|w| WeightedLoss::new(loss, w))
+            .map_err(|e| bad(format!("bad header: {e}")))?;
         let stored = body[weights_at..].chunks_exact(width);
         let weights = memory::collected(
             "weights",
@@ -345,6 +360,9 @@ impl Model {
         out.push_str(&format!("algorithm {}\n", self.info.algorithm));
         out.push_str(&format!("lambda {:e}\n", self.info.lambda));
         out.push_str(&format!("regularize_bias {}\n", self.info.regularize_bias));
+        if !self.info.class_weights.is_unit() {
+            out.push_str(&format!("class_weights {}\n", self.info.class_weights));
+        }
         for (key, value) in &self.info.details {
             out.push_str(&format!("{key} {value}\n"));
         }
@@ -399,6 +417,7 @@ mod tests {
                 algorithm: "asgd".into(),
                 lambda: 1e-4,
                 regularize_bias: true,
+                class_weights: ClassWeights::UNIT,
                 details,
             },
         }

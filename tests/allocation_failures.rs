@@ -135,6 +135,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
 
     let config = |loss| Config {
         loss,
+        class_weights: Default::default(),
         lambda: 1e-3,
         t0: None,
         average_start: 10,
@@ -186,6 +187,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
             algorithm: "asgd".into(),
             lambda: 1e-3,
             regularize_bias: true,
+            class_weights: Default::default(),
             details: Default::default(),
         },
     };

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use sparselin::batch::{self, Algorithm, Objective, Options, Stop, Tracker, lbfgs, sublbfgs};
 use sparselin::data::libsvm::{ParseOptions, ValueType, read_file};
-use sparselin::data::{CsrMatrix, ValueVec};
-use sparselin::loss::Loss;
+use sparselin::data::{CsrMatrix, Examples, ValueVec};
+use sparselin::loss::{ClassWeights, Loss, WeightedLoss};
 
 fn data_dir() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -347,6 +347,126 @@ fn dcd_agrees_with_liblinear_and_lbfgs_on_heart_scale() {
             primal.objective,
             dual.stop
         );
+    }
+}
+
+/// liblinear's optima with the classes weighted, `-w1 3 -w-1 0.5` (C_i = c_{y_i}·C), on
+/// heart_scale at λ = 1e-2, J = λ/2‖w‖² + (1/m)Σ c_{y_i}ℓ_i evaluated from the model files as
+/// above:
+///   liblinear-train -q -s 3 -c 0.37037037037037035 -B 1 -e 1e-13 -w1 3 -w-1 0.5 heart_scale
+///   liblinear-train -q -s 0 (same flags)        (log)
+///   liblinear-train -q -s 1 (same flags)        (squared hinge)
+const HEART_WEIGHTED: (f64, f64) = (3.0, 0.5);
+const HEART_WEIGHTED_HINGE: f64 = 0.43011011320258347;
+const HEART_WEIGHTED_LOG: f64 = 0.4461058993041986;
+const HEART_WEIGHTED_SQUARED_HINGE: f64 = 0.4995428638588904;
+
+#[test]
+fn every_solver_reaches_liblinears_class_weighted_optima_on_heart_scale() {
+    let data = load("heart_scale/heart_scale", 13);
+    let (positive, negative) = HEART_WEIGHTED;
+    let weights = ClassWeights::new(positive, negative).unwrap();
+    let cases = [
+        (Loss::Hinge, Algorithm::SubLbfgs, HEART_WEIGHTED_HINGE),
+        (Loss::Hinge, Algorithm::Dcd, HEART_WEIGHTED_HINGE),
+        (Loss::Log, Algorithm::Lbfgs, HEART_WEIGHTED_LOG),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Lbfgs,
+            HEART_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Dcd,
+            HEART_WEIGHTED_SQUARED_HINGE,
+        ),
+    ];
+    for (loss, algorithm, optimum) in cases {
+        let weighted = WeightedLoss::new(loss, weights).unwrap();
+        let objective = Objective::new(&data, weighted, 1e-2, true);
+        let solution = solve(algorithm, &objective, &Options::default());
+        let error = relative(solution.objective, optimum);
+        assert!(
+            error.abs() <= 1e-6,
+            "{algorithm} {loss}: {} vs {optimum} ({error:e}, {:?})",
+            solution.objective,
+            solution.stop
+        );
+        // Unweighted, the same solver lands elsewhere: the weights are not ignored.
+        let plain = solve(
+            algorithm,
+            &Objective::new(&data, loss, 1e-2, true),
+            &Options::default(),
+        );
+        assert!(
+            relative(plain.objective, optimum).abs() > 1e-2,
+            "{algorithm} {loss}"
+        );
+    }
+}
+
+/// An integer class weight is that many copies of the class's rows, with λ scaled by m/m' to
+/// keep λm (MATH.md §1 with C_i = c_{y_i}C): the weighted optimum is the copies' optimum, and
+/// the objectives differ by the factor m/m'.
+#[test]
+fn an_integer_class_weight_is_that_many_copies_of_its_rows() {
+    let data = load("heart_scale/heart_scale", 13);
+    let copies = 3;
+    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+    for i in 0..data.n_rows() {
+        let row = data.row(i);
+        let times = if row.label > 0.0 { copies } else { 1 };
+        for _ in 0..times {
+            labels.push(row.label);
+            indices.extend_from_slice(row.indices.as_slice());
+            values.extend((0..row.nnz()).map(|k| row.values.get(k)));
+            offsets.push(indices.len() as u64);
+        }
+    }
+    let m_copied = labels.len();
+    let copied = CsrMatrix::new(
+        labels,
+        offsets,
+        indices,
+        ValueVec::F64(values),
+        data.n_features(),
+    )
+    .unwrap();
+    let (m, lambda) = (data.n_rows() as f64, 1e-2);
+    let weights = ClassWeights::new(copies as f64, 1.0).unwrap();
+    let tight = Options {
+        tol: 1e-14,
+        ..Options::default()
+    };
+    for (loss, algorithm) in [
+        (Loss::Log, Algorithm::Lbfgs),
+        (Loss::SquaredHinge, Algorithm::Dcd),
+        (Loss::Hinge, Algorithm::Dcd),
+    ] {
+        let weighted = WeightedLoss::new(loss, weights).unwrap();
+        let a = solve(
+            algorithm,
+            &Objective::new(&data, weighted, lambda, true),
+            &tight,
+        );
+        let scaled = lambda * m / m_copied as f64;
+        let b = solve(
+            algorithm,
+            &Objective::new(&copied, loss, scaled, true),
+            &tight,
+        );
+        let expected = a.objective * m / m_copied as f64;
+        let error = relative(b.objective, expected);
+        assert!(error.abs() <= 1e-9, "{loss}: {} vs {expected}", b.objective);
+        if loss != Loss::Hinge {
+            // Strictly convex: one minimizer.
+            let norm = a.w.iter().fold(0.0f64, |s, w| s.max(w.abs()));
+            let apart =
+                a.w.iter()
+                    .zip(&b.w)
+                    .fold(0.0f64, |d, (x, y)| d.max((x - y).abs()));
+            assert!(apart <= 1e-5 * norm, "{loss}: minimizers {apart:e} apart");
+        }
     }
 }
 

@@ -535,3 +535,106 @@ fn cv_over_a_lambda_grid_is_each_lambdas_cv_on_the_same_folds_and_names_the_best
         );
     }
 }
+
+/// One row in ten labelled +1, the classes overlapping: feature 1 leans toward the label.
+fn write_unbalanced(path: &Path, rows: usize) {
+    let mut s = String::new();
+    for i in 0..rows {
+        let positive = i % 10 == 0;
+        let lean = ((i * 37) % 11) as f64 / 11.0 + if positive { 0.35 } else { 0.0 };
+        let y = if positive { "+1" } else { "-1" };
+        s.push_str(&format!("{y} 1:{lean} 2:{}\n", ((i * 13) % 7) as f64 / 7.0));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn class_weights_train_weighted_objectives_and_are_refused_where_they_cannot_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_unbalanced(Path::new(&p("train.svm")), 400);
+    let data = p("train.svm");
+    let train = |algo: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "train", &data, "--algo", algo, "--lambda", "1e-2", "--json", "--quiet",
+        ];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let recall = |summary: &serde_json::Value| summary["train"]["recall"].as_f64().unwrap_or(0.0);
+    for algo in ["dcd", "sublbfgs", "asgd"] {
+        let model = p(&format!("{algo}.model"));
+        let plain = train(algo, &["-o", &p("plain.model")]);
+        let balanced = train(algo, &["--class-weight", "balanced", "-o", &model]);
+        // scikit-learn's balanced weights: m/(2m_y) = 400/80 and 400/720.
+        let weights = &balanced["class_weights"];
+        assert_eq!(weights["positive"].as_f64(), Some(5.0), "{algo}: {weights}");
+        assert_eq!(weights["negative"].as_f64(), Some(400.0 / 720.0), "{algo}");
+        assert!(
+            plain["class_weights"]["positive"].as_f64() == Some(1.0),
+            "{algo}"
+        );
+        assert!(
+            recall(&balanced) > recall(&plain) + 0.2,
+            "{algo}: recall {} balanced against {} unweighted",
+            recall(&balanced),
+            recall(&plain)
+        );
+        // The model file keeps the weights, so eval reports the objective trained on.
+        let eval = sparselin(&["eval", &model, &data, "--json"]);
+        assert!(eval.status.success(), "{}", text(&eval));
+        let eval: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+        assert_eq!(eval["objective"], balanced["train"]["objective"], "{algo}");
+        let readable = p("readable.txt");
+        let out = train(
+            algo,
+            &[
+                "--class-weight",
+                "+1=5,-1=0.5",
+                "-o",
+                &model,
+                "--readable",
+                &readable,
+            ],
+        );
+        assert_eq!(out["class_weights"]["negative"].as_f64(), Some(0.5));
+        let text = std::fs::read_to_string(&readable).unwrap();
+        assert!(text.contains("class_weights +1=5,-1=0.5"), "{text}");
+    }
+    // Cross-validation takes them too (balanced on each fold's own training rows).
+    let cv = sparselin(&[
+        "train",
+        &data,
+        "--cv",
+        "3",
+        "--algo",
+        "dcd",
+        "--class-weight",
+        "balanced",
+    ]);
+    assert!(cv.status.success(), "{}", text(&cv));
+
+    let refused = |extra: &[&str], message: &str| {
+        let mut args = vec!["train", &data, "-o", "never.model"];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(!out.status.success(), "{extra:?}");
+        assert!(text(&out).contains(message), "{extra:?}: {}", text(&out));
+        assert!(!Path::new("never.model").exists());
+    };
+    refused(
+        &["--class-weight", "+1=2", "--loss", "squared"],
+        "class weights apply to the classification losses, not to squared loss",
+    );
+    refused(
+        &["--class-weight", "balanced", "--algo", "aerr"],
+        "--class-weight does not apply to --algo aerr",
+    );
+    refused(&["--class-weight", "+1=-2"], "a positive finite number");
+    refused(
+        &["--class-weight", "2=1"],
+        "the classes are +1 (or 1) and -1 (or 0)",
+    );
+}

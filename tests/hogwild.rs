@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use sparselin::data::libsvm::{ParseOptions, read_file};
 use sparselin::data::{CsrMatrix, ValueVec};
-use sparselin::loss::Loss;
+use sparselin::loss::{ClassWeights, Loss};
 use sparselin::metrics;
 use sparselin::online::hogwild::{self, Options, ScalarSharing};
 use sparselin::online::{self, Algorithm, Config, EpochEnd, Observer, Sampling, Snapshot, Stop};
@@ -72,6 +72,7 @@ fn config(
 ) -> Config {
     Config {
         loss,
+        class_weights: Default::default(),
         lambda,
         t0: None,
         average_start: 1,
@@ -86,7 +87,7 @@ fn config(
 #[test]
 fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
     let _slot = training_slot();
-    // (set, loss, regularized bias, sampling, t_a, free bias's rate)
+    // (set, loss, regularized bias, sampling, t_a, free bias's rate, class weights)
     let cases = [
         (
             "reuters_grain",
@@ -95,6 +96,7 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             Sampling::Uniform,
             1,
             1.0,
+            ClassWeights::UNIT,
         ),
         (
             "reuters_grain",
@@ -103,6 +105,7 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             Sampling::Permutation,
             600,
             1.0,
+            ClassWeights::new(7.0, 0.6).unwrap(),
         ),
         (
             "spambase",
@@ -111,6 +114,7 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             Sampling::FileOrder,
             1000,
             1.0,
+            ClassWeights::UNIT,
         ),
         (
             "spambase",
@@ -119,14 +123,16 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             Sampling::Uniform,
             1,
             0.01,
+            ClassWeights::new(7.0, 0.6).unwrap(),
         ),
     ];
-    for (name, loss, regularized, sampling, average_start, bias_rate) in cases {
+    for (name, loss, regularized, sampling, average_start, bias_rate, class_weights) in cases {
         let data = train_set(name);
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = Config {
                 average_start,
                 bias_rate,
+                class_weights,
                 ..config(loss, 1e-3, regularized, sampling, 3)
             };
             let (mut single, mut parallel) = (Epochs::default(), Epochs::default());

@@ -4,7 +4,7 @@
 //! included. Also: same seed, same model bit for bit; a different seed, a different one.
 
 use sparselin::data::{CsrMatrix, ValueVec};
-use sparselin::loss::Loss;
+use sparselin::loss::{ClassWeights, Loss};
 use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit};
 
 /// A small random sparse problem: m rows, n features, ~k non-zeros each, values in [−1, 1]
@@ -68,6 +68,7 @@ fn relative_difference(fast: &Iterate, naive: &Iterate) -> f64 {
 fn config(loss: Loss, t0: f64, ta: u64, regularize_bias: bool) -> Config {
     Config {
         loss,
+        class_weights: Default::default(),
         lambda: 0.05,
         t0: Some(t0),
         average_start: ta,
@@ -124,6 +125,60 @@ fn fast_learners_match_their_baselines_step_for_step() {
     }
     assert_eq!(cases, 3 * 7 * 2 * 2 * 3);
     println!("worst relative difference over {cases} cases: {worst:e}");
+}
+
+/// With the classes weighted (c₊ = 4, c₋ = 0.3), every classification loss: the O(k)
+/// learners still take the baselines' steps, and the weights change the model.
+#[test]
+fn fast_learners_match_their_baselines_with_weighted_classes() {
+    let data = problem(150, 40, 6, 3);
+    let weights = ClassWeights::new(4.0, 0.3).unwrap();
+    let pairs = [
+        (Algorithm::Sgd, Algorithm::NaiveSgd),
+        (Algorithm::Asgd, Algorithm::NaiveAsgd),
+        (Algorithm::Casgd, Algorithm::NaiveCasgd),
+    ];
+    let classification = [
+        Loss::Hinge,
+        Loss::Log,
+        Loss::SquaredHinge,
+        Loss::SmoothHinge,
+    ];
+    for (fast, naive) in pairs {
+        for loss in classification {
+            for (ta, regularize_bias) in [(1, true), (1201, false)] {
+                let unweighted = config(loss, 7.5, ta, regularize_bias);
+                let c = Config {
+                    class_weights: weights,
+                    ..unweighted
+                };
+                let a = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
+                let b = fit(&data, naive, &c, &mut ()).unwrap().snapshot;
+                let what = format!("{fast} {loss} ta={ta} bias={regularize_bias}");
+                let (a, b) = (a.output(), b.output());
+                let difference = relative_difference(a, b);
+                assert!(difference <= 1e-9, "{what}: differ by {difference:e}");
+                let plain = fit(&data, fast, &unweighted, &mut ()).unwrap().snapshot;
+                let change = relative_difference(a, plain.output());
+                assert!(
+                    change > 1e-2,
+                    "{what}: weighting changed the model by {change:e}"
+                );
+            }
+        }
+    }
+}
+
+/// A regression loss has no classes to weigh: the config is refused, not run unweighted.
+#[test]
+fn class_weights_with_a_regression_loss_are_refused() {
+    let data = problem(20, 5, 2, 4);
+    let c = Config {
+        class_weights: ClassWeights::new(2.0, 1.0).unwrap(),
+        ..config(Loss::Squared, 1.0, 1, true)
+    };
+    let error = fit(&data, Algorithm::Sgd, &c, &mut ()).err().unwrap();
+    assert!(matches!(error, ConfigError::ClassWeights(_)), "{error}");
 }
 
 #[test]

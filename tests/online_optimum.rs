@@ -40,6 +40,7 @@ fn check(loss: Loss, lambda: f64, epochs: u64, optimum: f64, liblinear_test_erro
     let (train, test) = (reuters("train"), reuters("test"));
     let config = Config {
         loss,
+        class_weights: Default::default(),
         lambda,
         t0: None,
         average_start: 5 * 1554 + 1,

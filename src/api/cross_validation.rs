@@ -128,7 +128,9 @@ impl Trainer {
                 held_out_scores[i] = score;
             }
             let held_out = metrics::evaluate_scores(
-                model.loss,
+                model
+                    .weighted_loss()
+                    .map_err(|e| Error::Config(e.to_string()))?,
                 model.info.lambda,
                 model.info.regularize_bias,
                 &model.weights,

@@ -44,7 +44,7 @@ use crate::model::ModelError;
 use crate::online;
 
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
-pub use crate::loss::Loss;
+pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
 pub use crate::model::{Model, Precision};
 pub use cross_validation::{CrossValidation, Fold};
 pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, Trainer, Training};
@@ -247,6 +247,7 @@ mod tests {
         let model = model.train(&data).unwrap();
         let config = online::Config {
             loss: Loss::Hinge,
+            class_weights: Default::default(),
             lambda: 1e-3,
             t0: None,
             average_start: 1,

@@ -8,6 +8,7 @@ use crate::batch::{self, Objective};
 use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
+use crate::loss::{ClassWeightError, ClassWeighting, ClassWeights, WeightedLoss};
 use crate::model::{TrainingInfo, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
@@ -56,6 +57,7 @@ pub struct Trainer {
     radius: Option<f64>,
     eta: Option<f64>,
     smoothing: Option<f64>,
+    class_weighting: Option<ClassWeighting>,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -120,6 +122,7 @@ impl Trainer {
             radius: None,
             eta: None,
             smoothing: None,
+            class_weighting: None,
         }
     }
 
@@ -297,6 +300,14 @@ impl Trainer {
         self
     }
 
+    /// Classification losses: weigh each class's loss (liblinear's `-w1 W -w-1 W`,
+    /// scikit-learn's `class_weight`; [`ClassWeights`]), by given weights or by weights
+    /// balanced on the rows trained on. Online and batch learners; default unweighted.
+    pub fn class_weights(mut self, weighting: ClassWeighting) -> Self {
+        self.class_weighting = Some(weighting);
+        self
+    }
+
     /// The learner this trainer runs.
     pub fn learner(&self) -> Learner {
         self.learner
@@ -357,15 +368,15 @@ impl Trainer {
                 "the ε of the ε-insensitive loss must be a non-negative number, got {eps}"
             )));
         }
-        if loss.is_classification() {
-            check_two_classes(loss, data, reducer)?;
-        }
+        let class_weights = self.class_weights_across(data, reducer)?;
+        let weighted =
+            WeightedLoss::new(loss, class_weights).map_err(|e| Error::Config(e.to_string()))?;
         let (run, details) = match self.learner {
             Learner::Online(algorithm) => {
-                self.train_online(algorithm, loss, data, reducer, monitor)?
+                self.train_online(algorithm, weighted, data, reducer, monitor)?
             }
             Learner::Batch(algorithm) => {
-                self.train_batch(algorithm, loss, data, reducer, monitor)?
+                self.train_batch(algorithm, weighted, data, reducer, monitor)?
             }
             Learner::AttributeEfficient(algo) if reducer.size() > 1 => {
                 return Err(Error::Config(format!("{algo} has no distributed version")));
@@ -399,6 +410,7 @@ impl Trainer {
                 algorithm: self.learner.to_string(),
                 lambda: if lao { 0.0 } else { self.lambda },
                 regularize_bias: self.regularize_bias && !lao,
+                class_weights,
                 details: details.as_object().cloned().unwrap_or_default(),
             },
         };
@@ -407,6 +419,39 @@ impl Trainer {
             seconds: run.seconds,
             examples: run.examples,
         })
+    }
+
+    /// The class weights a run on `data` trains with: unit unless set, the balanced ones
+    /// computed from `data`'s classes. An error for a classification loss unless `data` has
+    /// both classes and at most two label values, and for weights with a regression loss.
+    pub fn class_weights_for(&self, data: &ExampleSet) -> Result<ClassWeights, Error> {
+        self.class_weights_across(data, &Local)
+    }
+
+    /// [`Trainer::class_weights_for`] on every rank's share of the data.
+    fn class_weights_across(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+    ) -> Result<ClassWeights, Error> {
+        let loss = self.training_loss();
+        let classes = if loss.is_classification() {
+            Some(count_two_classes(loss, data, reducer)?)
+        } else {
+            None
+        };
+        let config = |e: ClassWeightError| Error::Config(e.to_string());
+        match (self.class_weighting, classes) {
+            (None, _) => Ok(ClassWeights::UNIT),
+            (Some(_), None) => Err(config(ClassWeightError::Regression(loss))),
+            // Checked again: the fields are public.
+            (Some(ClassWeighting::Fixed(w)), Some(_)) => {
+                ClassWeights::new(w.positive, w.negative).map_err(config)
+            }
+            (Some(ClassWeighting::Balanced), Some((positives, negatives))) => {
+                ClassWeights::balanced(positives, negatives).map_err(config)
+            }
+        }
     }
 
     /// An error naming the first setting that the chosen learner does not use.
@@ -469,13 +514,15 @@ impl Trainer {
     fn train_online<M: Monitor>(
         &self,
         algorithm: online::Algorithm,
-        loss: Loss,
+        weighted: WeightedLoss,
         data: &ExampleSet,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
+        let loss = weighted.loss();
         let mut config = online::Config {
             loss,
+            class_weights: weighted.class_weights(),
             lambda: self.lambda,
             t0: self.t0,
             average_start: self.average_start.unwrap_or(1),
@@ -561,7 +608,7 @@ impl Trainer {
     fn train_batch<M: Monitor>(
         &self,
         algorithm: batch::Algorithm,
-        loss: Loss,
+        weighted: WeightedLoss,
         data: &ExampleSet,
         reducer: &dyn Reducer,
         monitor: &mut M,
@@ -570,7 +617,8 @@ impl Trainer {
         let warm = match self.warm_start {
             Some(epochs) => {
                 let config = online::Config {
-                    loss,
+                    loss: weighted.loss(),
+                    class_weights: weighted.class_weights(),
                     lambda: self.lambda,
                     t0: None,
                     average_start: 1,
@@ -606,7 +654,7 @@ impl Trainer {
             w0: warm,
             ..defaults
         };
-        let objective = Objective::distributed(data, loss, self.lambda, true, reducer);
+        let objective = Objective::distributed(data, weighted, self.lambda, true, reducer);
         let mut passes = 0.0;
         let mut solve = || {
             batch::solve(algorithm, &objective, &options, &mut |p| {
@@ -751,12 +799,17 @@ struct Run {
     examples: u64,
 }
 
-/// Classification losses read a label > 0 as +1 and any other as −1, so that ±1 and 0/1
+/// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0
+/// as +1 and any other as −1, so that ±1 and 0/1
 /// labels both work. An error unless both classes occur (counted over all ranks) and the
 /// labels take at most two values (on each rank): labels 1 and 2 would otherwise train a
 /// single class without a word, and 1, 2, 3 is a multiclass problem this binary learner
 /// does not solve.
-fn check_two_classes(loss: Loss, data: &ExampleSet, reducer: &dyn Reducer) -> Result<(), Error> {
+fn count_two_classes(
+    loss: Loss,
+    data: &ExampleSet,
+    reducer: &dyn Reducer,
+) -> Result<(u64, u64), Error> {
     let labels = crate::metrics::labels(data);
     let many = crate::metrics::more_than_two_values(&labels);
     let positive = labels.iter().filter(|&&y| y > 0.0).count();
@@ -784,5 +837,5 @@ fn check_two_classes(loss: Loss, data: &ExampleSet, reducer: &dyn Reducer) -> Re
              class +1, any other −1)"
         )));
     }
-    Ok(())
+    Ok((positive as u64, negative as u64))
 }

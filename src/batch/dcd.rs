@@ -7,10 +7,11 @@
 //! value 1, as in the other solvers), whose dual is
 //!
 //! ```text
-//! min over 0 ≤ α_i ≤ U of F(α) = ½‖w(α)‖² + ½ D Σ_i α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
+//! min over 0 ≤ α_i ≤ U of F(α) = ½‖w(α)‖² + ½ Σ_i D α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
 //! ```
 //!
-//! with U = C, D = 0 for hinge loss and U = ∞, D = 1/(2C) for squared hinge. A step minimizes F
+//! with U = C, D = 0 for hinge loss and U = ∞, D = 1/(2C) for squared hinge (with class
+//! weights, C_i = c_{y_i}·C in place of C for row i, liblinear's `-wi`). A step minimizes F
 //! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
 //! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
 //! pushing it outward is left out of the following epochs (shrinking) until the rest has
@@ -78,6 +79,11 @@ fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
     }
 }
 
+/// The index of the class of target y in [`Dual::boxes`]: 0 for +1, 1 for −1.
+fn class(y: f64) -> usize {
+    usize::from(y <= 0.0)
+}
+
 /// The dual variables, the weights w(α) they define, and what each step needs.
 struct Dual<'o, 'a, E: Examples + 'a> {
     objective: &'o Objective<'a, E>,
@@ -87,11 +93,16 @@ struct Dual<'o, 'a, E: Examples + 'a> {
     w: Vec<f64>,
     /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D: the curvature of F along α_i.
     curvature: Vec<f64>,
-    upper: f64,
-    diagonal: f64,
+    /// (U, D) of the rows of the classes +1 and −1 (the same unless the classes are weighted).
+    boxes: [(f64, f64); 2],
 }
 
 impl<E: Examples> Dual<'_, '_, E> {
+    /// (U, D) of row i's class.
+    fn dual_box(&self, i: usize) -> (f64, f64) {
+        self.boxes[class(self.objective.targets()[i])]
+    }
+
     /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i, `row` being x_i.
     fn gradient(&self, i: usize, row: &Row<'_>) -> f64 {
         let n = self.features;
@@ -99,7 +110,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         if self.objective.has_bias() {
             score += self.w[n];
         }
-        self.objective.targets()[i] * score - 1.0 + self.diagonal * self.alpha[i]
+        self.objective.targets()[i] * score - 1.0 + self.dual_box(i).1 * self.alpha[i]
     }
 
     /// α_i moved to the minimizer of F along it, w kept equal to w(α).
@@ -107,7 +118,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         let old = self.alpha[i];
         // Q̄_ii = 0 only for an empty row of hinge loss without a bias: F falls along α_i
         // without end, so α_i goes to U (the quotient is −∞, clamped).
-        let new = (old - gradient / self.curvature[i]).clamp(0.0, self.upper);
+        let new = (old - gradient / self.curvature[i]).clamp(0.0, self.dual_box(i).0);
         self.alpha[i] = new;
         let change = (new - old) * self.objective.targets()[i];
         let n = self.features;
@@ -123,12 +134,14 @@ impl<E: Examples> Dual<'_, '_, E> {
         let ww = dense::norm2(&self.w);
         let value =
             0.5 * objective.lambda() * ww + objective.mean_loss(&objective.product(&self.w));
-        let squares = if self.diagonal > 0.0 {
-            self.alpha.iter().map(|a| a * a).sum::<f64>()
+        let squares = if self.boxes.iter().any(|&(_, d)| d > 0.0) {
+            (0..self.alpha.len())
+                .map(|i| self.dual_box(i).1 * self.alpha[i] * self.alpha[i])
+                .sum::<f64>()
         } else {
             0.0
         };
-        let dual = 0.5 * ww + 0.5 * self.diagonal * squares - self.alpha.iter().sum::<f64>();
+        let dual = 0.5 * ww + 0.5 * squares - self.alpha.iter().sum::<f64>();
         (value, value + objective.lambda() * dual)
     }
 }
@@ -149,8 +162,11 @@ pub fn solve<E: Examples>(
 ) -> Result<Solution, SolveError> {
     let m = objective.n_rows();
     let c = 1.0 / (objective.lambda() * objective.total_rows() as f64);
-    let (upper, diagonal) = dual_box(objective.loss(), c).expect("checked by batch::solve");
-    if !diagonal.is_finite() {
+    let weighted = objective.weighted_loss();
+    let boxes = [1.0, -1.0].map(|y| {
+        dual_box(weighted.loss(), c * weighted.weight(y)).expect("checked by batch::solve")
+    });
+    if boxes.iter().any(|(_, diagonal)| !diagonal.is_finite()) {
         return Err(SolveError::BadOption(format!(
             "λ = {:e} over {} rows puts the squared hinge's dual term λm/2 beyond f64's range: \
              dcd cannot step (use a smaller λ)",
@@ -162,7 +178,7 @@ pub fn solve<E: Examples>(
     let bias = f64::from(u8::from(objective.has_bias()));
     let mut curvature = memory::filled("row norms", m, 0.0)?;
     for (i, q) in curvature.iter_mut().enumerate() {
-        *q = rows.row(i).norm2() + bias + diagonal;
+        *q = rows.row(i).norm2() + bias + boxes[class(objective.targets()[i])].1;
         if !q.is_finite() {
             return Err(SolveError::BadOption(format!(
                 "row {} has a squared norm beyond f64's range: dcd cannot step along it \
@@ -177,8 +193,7 @@ pub fn solve<E: Examples>(
         alpha: memory::filled("dual variables", m, 0.0)?,
         w: memory::filled("weights", objective.dim(), 0.0)?,
         curvature,
-        upper,
-        diagonal,
+        boxes,
     };
     let mut active: Vec<usize> = (0..m).collect();
     let mut active_len = m;
@@ -233,7 +248,7 @@ pub fn solve<E: Examples>(
                         continue;
                     }
                     gradient.min(0.0)
-                } else if dual.alpha[i] == upper {
+                } else if dual.alpha[i] == dual.dual_box(i).0 {
                     if gradient < shrink_below {
                         active_len -= 1;
                         active.swap(s, active_len);

@@ -9,7 +9,7 @@ use super::objective::{Objective, Ray};
 use super::{Algorithm, Options, solve};
 use crate::data::{CsrMatrix, Examples, Row};
 use crate::dist::{Reducer, threads};
-use crate::loss::Loss;
+use crate::loss::{ClassWeights, Loss, WeightedLoss};
 
 /// Rows `rows` of a matrix: one rank's share.
 struct Part<'a> {
@@ -58,7 +58,8 @@ fn exact_search_across_ranks_lands_where_the_scan_lands() {
     let mut landings = 0;
     for case in 0..200 {
         let m = 3 + case % 150;
-        let loss = [Loss::Hinge, Loss::Absolute][case % 2];
+        let weighted = WeightedLoss::new(Loss::Hinge, ClassWeights::new(0.5, 4.0).unwrap());
+        let loss = [Loss::Hinge.into(), Loss::Absolute.into(), weighted.unwrap()][case / 3 % 3];
         let y: Vec<f64> = (0..m)
             .map(|_| if next() < 0.5 { 1.0 } else { -1.0 })
             .collect();

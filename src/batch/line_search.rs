@@ -3,7 +3,7 @@
 //! (J piecewise quadratic along the ray, minimized by a scan over the sorted kinks).
 
 use super::objective::Ray;
-use crate::loss::Loss;
+use crate::loss::{Loss, WeightedLoss};
 
 /// Sufficient-decrease constant c₁.
 pub const C1: f64 = 1e-4;
@@ -164,14 +164,17 @@ pub fn weak_wolfe(
 }
 
 /// Slopes of a piecewise-linear loss in the prediction p left and right of its single kink,
-/// which for hinge (y = ±1) and absolute loss lies at p = y. `None` for other losses.
-pub fn kink_slopes(loss: Loss, y: f64) -> Option<(f64, f64)> {
-    match loss {
-        Loss::Hinge if y > 0.0 => Some((-1.0, 0.0)),
-        Loss::Hinge => Some((0.0, 1.0)),
-        Loss::Absolute => Some((-1.0, 1.0)),
-        _ => None,
-    }
+/// which for hinge (y = ±1) and absolute loss lies at p = y, each times the row's class
+/// weight. `None` for other losses.
+pub fn kink_slopes(loss: WeightedLoss, y: f64) -> Option<(f64, f64)> {
+    let (left, right) = match loss.loss() {
+        Loss::Hinge if y > 0.0 => (-1.0, 0.0),
+        Loss::Hinge => (0.0, 1.0),
+        Loss::Absolute => (-1.0, 1.0),
+        _ => return None,
+    };
+    let c = loss.weight(y);
+    Some((c * left, c * right))
 }
 
 /// Whether prediction p is on the kink at y ("μ_i = 1" for hinge), within `KINK_TOLERANCE`.
@@ -334,6 +337,7 @@ mod tests {
     use super::*;
     use crate::batch::objective::tests::uniforms;
     use crate::dist::Local;
+    use crate::loss::ClassWeights;
 
     fn quadratic_ray(eta: f64) -> (f64, f64) {
         // Φ(η) = (η − 3)² + η⁴/100: smooth, minimum near 2.6.
@@ -387,10 +391,12 @@ mod tests {
         let mut next = move || uniform() * 2.0 - 1.0;
         for case in 0..60 {
             let m = 5 + case % 20;
+            // Hinge loss unweighted and with weighted classes, alternately.
             let loss = if case % 2 == 0 {
-                Loss::Hinge
+                let weights = [ClassWeights::UNIT, ClassWeights::new(3.5, 0.25).unwrap()];
+                WeightedLoss::new(Loss::Hinge, weights[case / 2 % 2]).unwrap()
             } else {
-                Loss::Absolute
+                Loss::Absolute.into()
             };
             let y: Vec<f64> = (0..m)
                 .map(|_| if next() > 0.0 { 1.0 } else { -1.0 })
@@ -463,10 +469,12 @@ mod tests {
         let mut landings = 0;
         for case in 0..40 {
             let m = 200 + 97 * case;
+            // Hinge loss unweighted and with weighted classes, alternately.
             let loss = if case % 2 == 0 {
-                Loss::Hinge
+                let weights = [ClassWeights::UNIT, ClassWeights::new(3.5, 0.25).unwrap()];
+                WeightedLoss::new(Loss::Hinge, weights[case / 2 % 2]).unwrap()
             } else {
-                Loss::Absolute
+                Loss::Absolute.into()
             };
             let y: Vec<f64> = (0..m)
                 .map(|_| if next() > 0.0 { 1.0 } else { -1.0 })
@@ -516,7 +524,7 @@ mod tests {
             p: &p,
             xd: &xd,
             targets: &y,
-            loss: Loss::Hinge,
+            loss: Loss::Hinge.into(),
             lambda: 1e-9,
             rows: 2.0,
             reducer: &Local,

@@ -1,7 +1,8 @@
 //! The batch objective of MATH.md §7 and its parallel, deterministic evaluation.
 //!
-//! J(w) = (λ/2)‖w‖² + (1/m) Σ_i ℓ(w·x_i, y_i), with the bias as an extra feature of value 1
-//! (so it sits at `w[n]` and is regularized, as in MATH.md §1 and `liblinear -B 1`).
+//! J(w) = (λ/2)‖w‖² + (1/m) Σ_i c_{y_i}·ℓ(w·x_i, y_i), with the bias as an extra feature of
+//! value 1 (so it sits at `w[n]` and is regularized, as in MATH.md §1 and `liblinear -B 1`),
+//! and c the class weights ([`WeightedLoss`]; all 1 unless given).
 //!
 //! Every pass over the data is split into pieces fixed by the data alone, never by the thread
 //! count: row products `X·v` write one output per row; sums over rows add fixed chunks of
@@ -24,7 +25,7 @@ use sparselin_kernels::{dense, sparse};
 
 use crate::data::Examples;
 use crate::dist::{Local, Reducer};
-use crate::loss::Loss;
+use crate::loss::{Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
 
 /// Rows per task for row-wise products and per partial sum (fixed: results do not depend on
@@ -38,7 +39,7 @@ const MAX_BLOCKS: usize = 16;
 pub struct Objective<'a, E: Examples + 'a> {
     /// The rows, through the view built for hot loops ([`Examples::rows`]).
     data: E::Rows<'a>,
-    loss: Loss,
+    loss: WeightedLoss,
     lambda: f64,
     bias: bool,
     targets: Vec<f64>,
@@ -49,9 +50,10 @@ pub struct Objective<'a, E: Examples + 'a> {
 }
 
 impl<'a, E: Examples> Objective<'a, E> {
-    /// The objective of `loss` with regularization `lambda` over `data`; with `bias` the
-    /// weight vector gets one more entry, the weight of a constant feature 1.
-    pub fn new(data: &'a E, loss: Loss, lambda: f64, bias: bool) -> Self {
+    /// The objective of `loss` (with its class weights, if any) with regularization `lambda`
+    /// over `data`; with `bias` the weight vector gets one more entry, the weight of a
+    /// constant feature 1.
+    pub fn new(data: &'a E, loss: impl Into<WeightedLoss>, lambda: f64, bias: bool) -> Self {
         Self::distributed(data, loss, lambda, bias, &Local)
     }
 
@@ -60,11 +62,12 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// with the other ranks'.
     pub fn distributed(
         data: &'a E,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         lambda: f64,
         bias: bool,
         reducer: &'a dyn Reducer,
     ) -> Self {
+        let loss = loss.into();
         let data = data.rows();
         let targets = (0..data.n_rows())
             .map(|i| loss.target(data.row(i).label))
@@ -114,8 +117,13 @@ impl<'a, E: Examples> Objective<'a, E> {
         self.data.nnz()
     }
 
-    /// The loss ℓ.
+    /// The loss ℓ, unweighted.
     pub fn loss(&self) -> Loss {
+        self.loss.loss()
+    }
+
+    /// The loss with its class weights: the term c_{y_i}·ℓ each row adds.
+    pub fn weighted_loss(&self) -> WeightedLoss {
         self.loss
     }
 
@@ -300,7 +308,7 @@ impl<'a, E: Examples> Objective<'a, E> {
         transposed
     }
 
-    /// (1/m) Σ_i ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
+    /// (1/m) Σ_i c_{y_i}·ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
     pub fn mean_loss(&self, p: &[f64]) -> f64 {
         let (loss, y) = (self.loss, &self.targets);
         let mut sum = [fixed_sum(p.len(), |rows| {
@@ -315,7 +323,7 @@ impl<'a, E: Examples> Objective<'a, E> {
         0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p)
     }
 
-    /// ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
+    /// c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
         let (loss, y) = (self.loss, &self.targets);
         let mut out = vec![0.0; p.len()];
@@ -376,8 +384,8 @@ pub struct Ray<'r> {
     pub xd: &'r [f64],
     /// Labels as the loss sees them.
     pub targets: &'r [f64],
-    /// The loss.
-    pub loss: Loss,
+    /// The loss, with its class weights.
+    pub loss: WeightedLoss,
     /// λ.
     pub lambda: f64,
     /// m, the rows of every rank (`p.len()` when not distributed).
@@ -463,6 +471,7 @@ fn row_blocks<E: Examples>(data: &E) -> Vec<Range<usize>> {
 pub(crate) mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
+    use crate::loss::ClassWeights;
 
     /// The reproducible uniforms in [0, 1) that the batch tests draw their cases from: a 64-bit
     /// LCG started at `state`, each value its top 53 bits.
@@ -493,7 +502,13 @@ pub(crate) mod tests {
         CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
     }
 
-    fn dense_reference(x: &CsrMatrix, w: &[f64], loss: Loss, lambda: f64) -> (f64, Vec<f64>) {
+    /// J and ∇J by a dense loop over the rows, each row's loss times c₊ or c₋ by its label.
+    fn dense_reference(
+        x: &CsrMatrix,
+        w: &[f64],
+        (loss, [c_plus, c_minus]): (Loss, [f64; 2]),
+        lambda: f64,
+    ) -> (f64, Vec<f64>) {
         let (m, n) = (x.n_rows(), x.n_features());
         let mut g: Vec<f64> = w.iter().map(|v| lambda * v).collect();
         let mut j = 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>();
@@ -506,9 +521,10 @@ pub(crate) mod tests {
             dense_row[n] = 1.0;
             let p: f64 = dense_row.iter().zip(w).map(|(a, b)| a * b).sum();
             let y = loss.target(row.label);
-            j += loss.value(p, y) / m as f64;
+            let c = if row.label > 0.0 { c_plus } else { c_minus };
+            j += c * loss.value(p, y) / m as f64;
             for (gk, xk) in g.iter_mut().zip(&dense_row) {
-                *gk += loss.derivative(p, y) * xk / m as f64;
+                *gk += c * loss.derivative(p, y) * xk / m as f64;
             }
         }
         (j, g)
@@ -518,10 +534,19 @@ pub(crate) mod tests {
     fn value_and_gradient_match_a_dense_loop() {
         let x = random_matrix(5000, 30, 1);
         let w: Vec<f64> = (0..31).map(|j| (j as f64 * 0.37).sin()).collect();
-        for loss in [Loss::Log, Loss::Hinge, Loss::Squared, Loss::SmoothHinge] {
-            let f = Objective::new(&x, loss, 0.01, true);
+        let weighted = [2.5, 0.4];
+        for (loss, c) in [
+            (Loss::Log, [1.0, 1.0]),
+            (Loss::Log, weighted),
+            (Loss::Hinge, [1.0, 1.0]),
+            (Loss::Hinge, weighted),
+            (Loss::Squared, [1.0, 1.0]),
+            (Loss::SmoothHinge, weighted),
+        ] {
+            let weights = ClassWeights::new(c[0], c[1]).unwrap();
+            let f = Objective::new(&x, WeightedLoss::new(loss, weights).unwrap(), 0.01, true);
             let p = f.product(&w);
-            let (j, g) = dense_reference(&x, &w, loss, 0.01);
+            let (j, g) = dense_reference(&x, &w, (loss, c), 0.01);
             assert!(
                 (f.value(&w, &p) - j).abs() <= 1e-12 * j.abs().max(1.0),
                 "{loss}"
@@ -535,7 +560,13 @@ pub(crate) mod tests {
     #[test]
     fn ray_matches_full_evaluation() {
         let x = random_matrix(300, 12, 2);
-        let f = Objective::new(&x, Loss::Log, 0.1, true);
+        let weights = ClassWeights::new(0.3, 6.0).unwrap();
+        let f = Objective::new(
+            &x,
+            WeightedLoss::new(Loss::Log, weights).unwrap(),
+            0.1,
+            true,
+        );
         let w: Vec<f64> = (0..13).map(|j| (j as f64).cos()).collect();
         let d: Vec<f64> = (0..13).map(|j| (j as f64 * 1.3).sin()).collect();
         let (p, xd) = (f.product(&w), f.product(&d));

@@ -26,7 +26,7 @@ fn argsup<E: Examples>(
     d: &[f64],
     xd: &[f64],
 ) -> (f64, Vec<f64>) {
-    let (y, loss) = (objective.targets(), objective.loss());
+    let (y, loss) = (objective.targets(), objective.weighted_loss());
     let c: Vec<f64> = (0..p.len())
         .map(|i| {
             let (left, right) = kink_slopes(loss, y[i]).expect("kinked loss");

@@ -340,6 +340,7 @@ mod tests {
     fn config(loss: Loss, lambda: f64, average_start: u64, regularize_bias: bool) -> Config {
         Config {
             loss,
+            class_weights: Default::default(),
             lambda,
             t0: None,
             average_start,
@@ -467,6 +468,7 @@ mod tests {
         // Squared loss: never below the whole data's bound for contracting steps.
         let squared = Config {
             loss: Loss::Squared,
+            class_weights: Default::default(),
             t0: Some(1.0),
             ..c
         };

@@ -9,12 +9,12 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::Row;
-use crate::loss::Loss;
+use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
 
 /// State of Algorithm 2.
 pub struct Asgd {
-    loss: Loss,
+    loss: WeightedLoss,
     schedule: Schedule,
     /// [v_i, u_i]: the gradient sum and the harmonic gradient sum.
     vu: HugeArray<[f64; 2]>,
@@ -28,12 +28,12 @@ impl Asgd {
     /// feature) cannot be allocated.
     pub fn new(
         n_features: usize,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Asgd, AllocError> {
         Ok(Asgd {
-            loss,
+            loss: loss.into(),
             schedule,
             vu: memory::zeroed("weights", n_features)?,
             bias: BiasTerm::new(regularize_bias),
@@ -45,7 +45,7 @@ impl Asgd {
 impl Asgd {
     /// The learner in a given state (see [`super::Casgd::from_sums`]).
     pub(crate) fn from_sums(
-        loss: Loss,
+        loss: WeightedLoss,
         schedule: Schedule,
         vu: HugeArray<[f64; 2]>,
         bias: BiasTerm,

@@ -14,12 +14,12 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, RunningHarmonic, Schedule, Snapshot};
 use crate::data::{Examples, Row};
-use crate::loss::Loss;
+use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
 
 /// State of Algorithm 3.
 pub struct Casgd {
-    loss: Loss,
+    loss: WeightedLoss,
     schedule: Schedule,
     /// [v_i, u_i] over the raw examples.
     vu: HugeArray<[f64; 2]>,
@@ -138,7 +138,7 @@ impl Casgd {
     /// cannot be allocated.
     pub fn new<E: Examples>(
         data: &E,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Casgd, AllocError> {
@@ -150,13 +150,13 @@ impl Casgd {
     pub fn around<E: Examples>(
         data: &E,
         x_bar: Vec<f64>,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Casgd, AllocError> {
         let vu = memory::zeroed("weights", data.n_features())?;
         Ok(Casgd::from_sums(
-            loss,
+            loss.into(),
             schedule,
             Centering::around(data, x_bar),
             vu,
@@ -169,7 +169,7 @@ impl Casgd {
     /// The learner in a given state (the parallel learners hand their final sums here to
     /// recover the model exactly as the single-threaded one does).
     pub(crate) fn from_sums(
-        loss: Loss,
+        loss: WeightedLoss,
         schedule: Schedule,
         centering: Centering,
         vu: HugeArray<[f64; 2]>,
@@ -331,6 +331,7 @@ impl Learner for Casgd {
 mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
+    use crate::loss::Loss;
     use crate::online::{Asgd, Sgd};
 
     /// Learners over more features than any machine holds (2^46: a PiB of pairs) are an

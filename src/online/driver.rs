@@ -11,7 +11,7 @@ use super::lookahead::prefetch_upcoming;
 use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
 
 use crate::data::Examples;
-use crate::loss::Loss;
+use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
 use crate::memory::AllocError;
 
 /// Which online learner to run.
@@ -98,6 +98,9 @@ pub enum Stop {
 pub struct Config {
     /// The loss ℓ.
     pub loss: Loss,
+    /// The weights of the classes' losses (unit for none; only a classification loss takes
+    /// others).
+    pub class_weights: ClassWeights,
     /// λ > 0.
     pub lambda: f64,
     /// Step-size offset t₀ ≥ 0; `None` picks [`default_t0`].
@@ -168,6 +171,16 @@ pub enum ConfigError {
     /// The learner's per-feature state does not fit in this machine's memory.
     #[error(transparent)]
     Memory(#[from] AllocError),
+    /// Class weights that cannot be used with this loss.
+    #[error(transparent)]
+    ClassWeights(#[from] ClassWeightError),
+}
+
+impl Config {
+    /// The loss with its class weights, or why they do not go together.
+    pub fn weighted_loss(&self) -> Result<WeightedLoss, ConfigError> {
+        Ok(WeightedLoss::new(self.loss, self.class_weights)?)
+    }
 }
 
 /// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).
@@ -370,7 +383,11 @@ pub fn fit_mixing<E: Examples>(
     mixing: Option<Mixing<'_>>,
 ) -> Result<Fit, ConfigError> {
     let (schedule, steps) = plan(data, algorithm, config)?;
-    let (n, loss, reg) = (data.n_features(), config.loss, config.regularize_bias);
+    let (n, loss, reg) = (
+        data.n_features(),
+        config.weighted_loss()?,
+        config.regularize_bias,
+    );
     let (mix, per_epoch, x_bar) = match mixing {
         Some(Mixing {
             mix,
@@ -383,6 +400,7 @@ pub fn fit_mixing<E: Examples>(
     let naive = |kind, x_bar| Naive::around(data, kind, x_bar, loss, schedule, reg);
     let run = Run {
         config,
+        loss,
         schedule,
         steps,
         mix,
@@ -410,6 +428,7 @@ pub(crate) fn plan<E: Examples>(
     config: &Config,
 ) -> Result<(Schedule, u64), ConfigError> {
     let m = data.n_rows();
+    config.weighted_loss()?;
     if !(config.lambda > 0.0 && config.lambda.is_normal()) {
         return Err(ConfigError::Lambda(config.lambda));
     }
@@ -457,6 +476,8 @@ pub(crate) fn plan<E: Examples>(
 /// A validated run.
 struct Run<'a, 'm> {
     config: &'a Config,
+    /// The config's loss with its class weights.
+    loss: WeightedLoss,
     schedule: Schedule,
     steps: u64,
     mix: Option<Mix<'m>>,
@@ -476,7 +497,7 @@ impl Run<'_, '_> {
         let rows = data.rows();
         let data = &rows;
         let m = data.n_rows() as u64;
-        let loss = self.config.loss;
+        let loss = self.loss;
         let mut sampler = Sampler::new(self.config.sampling, data.n_rows(), self.config.seed);
         let wants_epochs = observer.wants_epochs();
         let (mut loss_sum, mut loss_count) = (0.0, 0u64);

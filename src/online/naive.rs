@@ -12,7 +12,7 @@ use sparselin_kernels::{dense, sparse};
 use super::casgd::mean_example;
 use super::{Iterate, Learner, Schedule, Snapshot};
 use crate::data::{Examples, Row};
-use crate::loss::Loss;
+use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
 
 /// Which of the three algorithms the baseline runs.
@@ -28,7 +28,7 @@ pub enum NaiveKind {
 
 /// Dense state of a baseline.
 pub struct Naive {
-    loss: Loss,
+    loss: WeightedLoss,
     schedule: Schedule,
     regularize_bias: bool,
     kind: NaiveKind,
@@ -47,7 +47,7 @@ impl Naive {
     pub fn new<E: Examples>(
         data: &E,
         kind: NaiveKind,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Naive, AllocError> {
@@ -64,7 +64,7 @@ impl Naive {
         data: &E,
         kind: NaiveKind,
         x_bar: Option<Vec<f64>>,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Naive, AllocError> {
@@ -76,7 +76,7 @@ impl Naive {
         };
         let averaged = kind != NaiveKind::Sgd;
         Ok(Naive {
-            loss,
+            loss: loss.into(),
             schedule,
             regularize_bias,
             kind,

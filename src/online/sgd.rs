@@ -8,12 +8,12 @@ use sparselin_kernels::{HugeArray, dense, sparse};
 
 use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
 use crate::data::Row;
-use crate::loss::Loss;
+use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
 
 /// State of Algorithm 1.
 pub struct Sgd {
-    loss: Loss,
+    loss: WeightedLoss,
     schedule: Schedule,
     /// v: the gradient sum, dense, updated sparsely.
     v: HugeArray<f64>,
@@ -26,12 +26,12 @@ impl Sgd {
     /// (8 bytes a feature) cannot be allocated.
     pub fn new(
         n_features: usize,
-        loss: Loss,
+        loss: impl Into<WeightedLoss>,
         schedule: Schedule,
         regularize_bias: bool,
     ) -> Result<Sgd, AllocError> {
         Ok(Sgd {
-            loss,
+            loss: loss.into(),
             schedule,
             v: memory::zeroed("weights", n_features)?,
             bias: BiasTerm::new(regularize_bias),
@@ -42,7 +42,7 @@ impl Sgd {
 impl Sgd {
     /// The learner in a given state (see [`super::Casgd::from_sums`]).
     pub(crate) fn from_sums(
-        loss: Loss,
+        loss: WeightedLoss,
         schedule: Schedule,
         v: HugeArray<f64>,
         bias: BiasTerm,

@@ -90,6 +90,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("exact_direction", Users::SubLbfgs),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
+    ("class_weight", Users::Regularized),
     // Batch solvers always regularize the bias.
     ("free_bias", Users::Online),
     ("threads", Users::Regularized),

@@ -25,12 +25,15 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
     let header = format!(
-        "{learner} ({loss}{}): {folds}-fold cross-validation of {} rows{}",
+        "{learner} ({loss}{}{}): {folds}-fold cross-validation of {} rows{}",
         match (learner, grid.is_empty()) {
             // The attribute-efficient learners have no λ.
             (Learner::AttributeEfficient(_), _) | (_, false) => String::new(),
             _ => format!(", λ = {:e}", args.lambda),
         },
+        args.class_weight
+            .map(|w| format!(", class weights {w}"))
+            .unwrap_or_default(),
         data.n_rows(),
         if loss.is_classification() {
             ", folds stratified by class"
@@ -51,6 +54,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "loss": loss.to_string(),
         "rows": data.n_rows(),
         "seed": args.seed,
+        "class_weights": args.class_weight.map(|w| w.to_string()),
     });
     if grid.is_empty() {
         let validation = validate(&trainer, &mut |i, fold| {

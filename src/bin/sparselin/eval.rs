@@ -35,7 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let evaluation = evaluate(
-        model.loss,
+        model.weighted_loss()?,
         model.info.lambda,
         model.info.regularize_bias,
         &weights,

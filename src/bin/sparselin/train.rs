@@ -14,7 +14,7 @@ use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
 use sparselin::data::{ExampleSet, Examples};
 use sparselin::lao;
-use sparselin::loss::Loss;
+use sparselin::loss::{ClassWeighting, Loss, WeightedLoss};
 use sparselin::metrics::{self, Evaluation};
 use sparselin::model::{Model, Precision, weights_to_original};
 use sparselin::online::hogwild::{self, ScalarSharing};
@@ -84,6 +84,12 @@ pub struct Args {
     /// need both classes and at most two label values.
     #[arg(long, default_value = "hinge")]
     pub loss: Loss,
+    /// Classification losses: weigh each class's loss in the objective, as liblinear's
+    /// `-w1 W -w-1 W` and scikit-learn's `class_weight` do: `+1=W,-1=W` (a class not named
+    /// weighs 1; `1` and `0` name the classes of 0/1 labels too), or `balanced` (c_y =
+    /// m/(2m_y), so that each class weighs half; in --cv computed on each fold's training rows).
+    #[arg(long, value_name = "+1=W,-1=W|balanced")]
+    pub class_weight: Option<ClassWeighting>,
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
@@ -321,7 +327,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         refuse_multiclass(args.loss, test, path, "test labels")?;
     }
     let trainer = trainer(&args)?;
-    let mut progress = Progress::new(&args, &data, test.as_ref());
+    let class_weights = trainer
+        .class_weights_for(&data)
+        .with_context(|| format!("training on {}", args.data.display()))?;
+    let loss = WeightedLoss::new(args.loss, class_weights)?;
+    let mut progress = Progress::new(&args, loss, &data, test.as_ref());
     let cpu = cpu_time::ProcessTime::try_now().ok();
     let mut training = trainer
         .train_monitored(&data, &mut progress)
@@ -355,7 +365,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
         Learner::Online(algorithm) => {
-            let trainer = trainer
+            let trainer = with_class_weights(trainer, args)
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
                 .sampling(args.sampling);
@@ -390,6 +400,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             }
         }
         Learner::Batch(algorithm) => {
+            let trainer = with_class_weights(trainer, args);
             let trainer = match args.warm_start_epochs {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
                 None => trainer,
@@ -444,6 +455,14 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     })
 }
 
+/// `trainer` with --class-weight, if given.
+fn with_class_weights(trainer: Trainer, args: &Args) -> Trainer {
+    match args.class_weight {
+        Some(weighting) => trainer.class_weights(weighting),
+        None => trainer,
+    }
+}
+
 /// `value`, or an error naming `flag` unless it is positive and finite.
 pub(crate) fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
     anyhow::ensure!(
@@ -460,12 +479,19 @@ struct Progress<'a> {
     data: &'a ExampleSet,
     test: Option<&'a ExampleSet>,
     args: &'a Args,
+    /// The loss and class weights the epochs' objectives are measured with.
+    loss: WeightedLoss,
     epoch_every: u64,
     trace: Vec<TraceRow>,
 }
 
 impl<'a> Progress<'a> {
-    fn new(args: &'a Args, data: &'a ExampleSet, test: Option<&'a ExampleSet>) -> Self {
+    fn new(
+        args: &'a Args,
+        loss: WeightedLoss,
+        data: &'a ExampleSet,
+        test: Option<&'a ExampleSet>,
+    ) -> Self {
         let steps = match (args.steps, args.epochs) {
             (Some(t), _) => t,
             (None, e) => e
@@ -486,6 +512,7 @@ impl<'a> Progress<'a> {
             data,
             test,
             args,
+            loss,
             epoch_every: data.n_rows() as u64,
             trace: Vec::new(),
         }
@@ -539,8 +566,8 @@ impl Progress<'_> {
     /// F(w, b) and the metrics of `d`, for weights in the training data's columns.
     fn evaluate(&self, d: &ExampleSet, weights: &[f64], bias: f64) -> Evaluation {
         let regularize_bias = !self.args.free_bias;
-        let (loss, lambda) = (self.args.loss, self.args.lambda);
-        metrics::evaluate(loss, lambda, regularize_bias, weights, bias, d)
+        let lambda = self.args.lambda;
+        metrics::evaluate(self.loss, lambda, regularize_bias, weights, bias, d)
     }
 
     /// The same on the test data, if any (moving the weights to its columns when it is
@@ -771,9 +798,10 @@ fn report(
         );
     }
     // The model is in original feature ids; the data may be renumbered, or wider.
+    let loss = model.weighted_loss()?;
     let evaluate = |d: &ExampleSet| {
         metrics::evaluate(
-            model.loss,
+            loss,
             model.info.lambda,
             model.info.regularize_bias,
             &model.weights_for(d.n_features(), d.feature_permutation()),
@@ -799,6 +827,7 @@ fn report(
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
             "regularize_bias": model.info.regularize_bias,
+            "class_weights": model.info.class_weights,
             "details": model.info.details,
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -812,11 +841,17 @@ fn report(
         });
         outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
+        let weights = &model.info.class_weights;
         outln!(
-            "{} ({}, λ = {:e}): {} examples in {:.3} s ({:.0}/s)",
+            "{} ({}, λ = {:e}{}): {} examples in {:.3} s ({:.0}/s)",
             model.info.algorithm,
             model.loss,
             model.info.lambda,
+            if weights.is_unit() {
+                String::new()
+            } else {
+                format!(", class weights {weights}")
+            },
             trained.examples,
             trained.seconds,
             per_second

@@ -87,7 +87,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
-    let (objective, error_rate) = evaluate(&trained, &data, world);
+    let (objective, error_rate) = evaluate(&trained, &data, world)?;
     world.barrier();
     if rank != 0 {
         return Ok(());
@@ -149,8 +149,13 @@ impl Monitor for Lines {
 }
 
 /// The training objective and error rate over every rank's rows.
-fn evaluate(trained: &Training, data: &ExampleSet, reducer: &dyn Reducer) -> (f64, Option<f64>) {
+fn evaluate(
+    trained: &Training,
+    data: &ExampleSet,
+    reducer: &dyn Reducer,
+) -> anyhow::Result<(f64, Option<f64>)> {
     let model = &trained.model;
+    let loss = model.weighted_loss()?;
     // The model holds original feature ids; the data internal columns.
     let weights: Vec<f64> = match data.feature_permutation() {
         Some(permutation) => permutation
@@ -164,14 +169,7 @@ fn evaluate(trained: &Training, data: &ExampleSet, reducer: &dyn Reducer) -> (f6
     // A rank without rows adds zeros.
     let mut sums = [0.0; 3];
     if rows > 0.0 {
-        let local = metrics::evaluate(
-            model.loss,
-            lambda,
-            regularize_bias,
-            &weights,
-            model.bias,
-            data,
-        );
+        let local = metrics::evaluate(loss, lambda, regularize_bias, &weights, model.bias, data);
         sums = [
             local.mean_loss * rows,
             local.error_rate.unwrap_or(0.0) * rows,
@@ -186,5 +184,5 @@ fn evaluate(trained: &Training, data: &ExampleSet, reducer: &dyn Reducer) -> (f6
     };
     let objective = sums[0] / sums[2] + 0.5 * lambda * (dense::norm2(&weights) + b2);
     let error_rate = model.loss.is_classification().then(|| sums[1] / sums[2]);
-    (objective, error_rate)
+    Ok((objective, error_rate))
 }

@@ -94,6 +94,7 @@ use super::{
     RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
+use crate::loss::WeightedLoss;
 use crate::memory::AllocError;
 
 /// How to run in parallel.
@@ -176,6 +177,8 @@ pub fn fit<E: Examples>(
 struct Trained<'a> {
     rule: Rule,
     config: &'a Config,
+    /// The config's loss with its class weights.
+    loss: WeightedLoss,
     schedule: Schedule,
     centering: Option<Centering>,
     storage: Storage,
@@ -222,6 +225,7 @@ fn train<'a, E: Examples>(
     let mut run = Trained {
         rule,
         config,
+        loss: config.weighted_loss()?,
         schedule,
         centering: (rule == Rule::Casgd)
             .then(|| Centering::new(data))
@@ -246,7 +250,7 @@ fn train<'a, E: Examples>(
         counter.store(run.steps, Relaxed);
         let ctx = Context {
             data,
-            loss: config.loss,
+            loss: run.loss,
             schedule,
             rule,
             regularized: config.regularize_bias,
@@ -406,7 +410,7 @@ impl Trained<'_> {
     /// The iterates from the final `sums`, the scalars' totals and the workers' private
     /// sums by the single-threaded learners' own O(n) recovery.
     fn recover(&self, sums: Final, centering: Option<Centering>) -> Result<Snapshot, AllocError> {
-        let (loss, schedule, t) = (self.config.loss, self.schedule, self.steps);
+        let (loss, schedule, t) = (self.loss, self.schedule, self.steps);
         let states = &self.states;
         let total = self.live.total();
         let a_bar = sum(states.iter().map(|s| s.a_bar));
@@ -530,6 +534,7 @@ mod tests {
         ] {
             let config = Config {
                 loss: Loss::Log,
+                class_weights: Default::default(),
                 lambda: 1e-2,
                 t0: Some(50.0),
                 average_start: 700,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use super::scalars::{A, B, Live, Z};
 use super::sums::Sums;
 use crate::data::Examples;
-use crate::loss::Loss;
+use crate::loss::WeightedLoss;
 use crate::online::casgd::Centering;
 use crate::online::lookahead::{prefetch_in_order, prefetch_upcoming};
 use crate::online::{RunningHarmonic, Sampler, Schedule};
@@ -52,7 +52,7 @@ pub(super) enum Rule {
 /// What every worker reads and nobody writes (besides the counter).
 pub(super) struct Context<'a, E> {
     pub data: &'a E,
-    pub loss: Loss,
+    pub loss: WeightedLoss,
     pub schedule: Schedule,
     pub rule: Rule,
     /// Whether (λ/2)b² is in the objective.

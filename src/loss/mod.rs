@@ -6,6 +6,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod class_weights;
+
+pub use class_weights::{ClassWeightError, ClassWeighting, ClassWeights, WeightedLoss};
+
 /// A convex loss in the prediction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Loss {
