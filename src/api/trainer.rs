@@ -800,11 +800,10 @@ struct Run {
 }
 
 /// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0
-/// as +1 and any other as −1, so that ±1 and 0/1
-/// labels both work. An error unless both classes occur (counted over all ranks) and the
-/// labels take at most two values (on each rank): labels 1 and 2 would otherwise train a
-/// single class without a word, and 1, 2, 3 is a multiclass problem this binary learner
-/// does not solve.
+/// as +1 and any other as −1, so that ±1 and 0/1 labels both work. An error unless both
+/// classes occur (counted over all ranks) and the labels take at most two values (on each
+/// rank): labels 1 and 2 would otherwise train a single class without a word, and 1, 2, 3 is a
+/// multiclass problem this binary learner does not solve.
 fn count_two_classes(
     loss: Loss,
     data: &ExampleSet,

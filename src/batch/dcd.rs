@@ -7,11 +7,11 @@
 //! value 1, as in the other solvers), whose dual is
 //!
 //! ```text
-//! min over 0 ≤ α_i ≤ U of F(α) = ½‖w(α)‖² + ½ Σ_i D α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
+//! min over 0 ≤ α_i ≤ U_i of F(α) = ½‖w(α)‖² + ½ Σ_i D_i α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
 //! ```
 //!
-//! with U = C, D = 0 for hinge loss and U = ∞, D = 1/(2C) for squared hinge (with class
-//! weights, C_i = c_{y_i}·C in place of C for row i, liblinear's `-wi`). A step minimizes F
+//! with U_i = C_i, D_i = 0 for hinge loss and U_i = ∞, D_i = 1/(2C_i) for squared hinge, where
+//! C_i = C, or c_{y_i}·C with class weights (liblinear's `-wi`). A step minimizes F
 //! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
 //! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
 //! pushing it outward is left out of the following epochs (shrinking) until the rest has
@@ -69,8 +69,8 @@ pub fn supports(loss: Loss) -> bool {
     dual_box(loss, 1.0).is_some()
 }
 
-/// The box and diagonal of the dual of `loss`, for C = 1/(λm): (U, D). `None` for a loss
-/// this solver does not handle.
+/// The box and diagonal of the dual of `loss` for a row whose C is `c`: (U, D). `None` for a
+/// loss this solver does not handle.
 fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
     match loss {
         Loss::Hinge => Some((c, 0.0)),
@@ -91,7 +91,7 @@ struct Dual<'o, 'a, E: Examples + 'a> {
     features: usize,
     alpha: Vec<f64>,
     w: Vec<f64>,
-    /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D: the curvature of F along α_i.
+    /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D_i: the curvature of F along α_i.
     curvature: Vec<f64>,
     /// (U, D) of the rows of the classes +1 and −1 (the same unless the classes are weighted).
     boxes: [(f64, f64); 2],
@@ -103,7 +103,7 @@ impl<E: Examples> Dual<'_, '_, E> {
         self.boxes[class(self.objective.targets()[i])]
     }
 
-    /// y_i (w·x_i) − 1 + D α_i: the derivative of F along α_i, `row` being x_i.
+    /// y_i (w·x_i) − 1 + D_i α_i: the derivative of F along α_i, `row` being x_i.
     fn gradient(&self, i: usize, row: &Row<'_>) -> f64 {
         let n = self.features;
         let mut score = sparse::dot(&self.w[..n], row.indices, row.values);
@@ -117,7 +117,7 @@ impl<E: Examples> Dual<'_, '_, E> {
     fn step(&mut self, i: usize, row: &Row<'_>, gradient: f64) {
         let old = self.alpha[i];
         // Q̄_ii = 0 only for an empty row of hinge loss without a bias: F falls along α_i
-        // without end, so α_i goes to U (the quotient is −∞, clamped).
+        // without end, so α_i goes to U_i (the quotient is −∞, clamped).
         let new = (old - gradient / self.curvature[i]).clamp(0.0, self.dual_box(i).0);
         self.alpha[i] = new;
         let change = (new - old) * self.objective.targets()[i];
