@@ -363,3 +363,104 @@ fn batch_solvers_evaluate_on_the_threads_asked_for_with_the_same_model() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("1025 is not in 1..=1024"));
 }
+
+/// `--initial-model` matches weights by original feature id: a model trained on the text goes
+/// on unchanged on the same rows converted with `--renumber` (their columns permuted), and the
+/// flag is refused where it cannot apply.
+#[test]
+fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Feature 4 in every row, 1, 2 and 3 ever rarer: renumbering by frequency permutes them.
+    let mut text = String::new();
+    for i in 0..300 {
+        let (a, b, c) = (
+            (i % 7) as f64 / 7.0,
+            (i % 5) as f64 / 5.0,
+            (i % 3) as f64 / 3.0,
+        );
+        let y = if (a + c > b + 0.4) ^ (i % 13 == 0) {
+            "+1"
+        } else {
+            "-1"
+        };
+        let entries: Vec<String> = [(1, a), (2, b), (3, c), (4, 0.5)]
+            .iter()
+            .filter(|(_, v)| *v != 0.0)
+            .map(|(j, v)| format!("{j}:{v}"))
+            .collect();
+        text.push_str(&format!("{y} {}\n", entries.join(" ")));
+    }
+    std::fs::write(p("train.svm"), text).unwrap();
+    let out = sparselin(&[
+        "convert",
+        &p("train.svm"),
+        &p("renumbered"),
+        "--renumber",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let train = |data: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train", data, "--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2", "--json",
+            "--quiet",
+        ];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let optimum = train(&p("train.svm"), &["-o", &p("text.model")]);
+    let resumed = train(
+        &p("renumbered"),
+        &["--initial-model", &p("text.model"), "-o", &p("r.model")],
+    );
+    assert_eq!(resumed["details"]["iterations"], 0, "{resumed}");
+    assert_eq!(resumed["train"]["objective"], optimum["train"]["objective"]);
+    // Its weights are back in original ids: it scores the text as the model it started from.
+    let scores = |model: &str| {
+        let out = sparselin(&["predict", &p(model), &p("train.svm"), "--scores"]);
+        assert!(out.status.success(), "{out:?}");
+        out.stdout
+    };
+    assert_eq!(scores("r.model"), scores("text.model"));
+
+    let (data, model) = (p("train.svm"), p("text.model"));
+    for (extra, message) in [
+        (
+            &["--algo", "dcd"][..],
+            "--initial-model does not apply to --algo dcd",
+        ),
+        (
+            &["--algo", "asgd"],
+            "--initial-model does not apply to --algo asgd",
+        ),
+        (&["--warm-start-epochs", "2"], "cannot be used with"),
+    ] {
+        let mut args = vec!["train", &data, "--initial-model", &model, "-o", "x"];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(!out.status.success(), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+    }
+    let missing = p("missing.model");
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--initial-model",
+        &missing,
+        "-o",
+        &p("y"),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&missing));
+}

@@ -349,6 +349,73 @@ mod tests {
         }
     }
 
+    /// The objective of every batch iteration it is shown, the first one the starting point's.
+    struct Objectives(Vec<f64>);
+
+    impl online::Observer for Objectives {}
+
+    impl Monitor for Objectives {
+        fn iteration(&mut self, progress: &batch::Progress) {
+            self.0.push(progress.objective);
+        }
+    }
+
+    #[test]
+    fn a_batch_solver_goes_on_from_an_initial_model() {
+        let data = toy(200);
+        let lbfgs = Trainer::new("lbfgs".parse().unwrap())
+            .loss(Loss::Log)
+            .lambda(1e-3);
+        let iterations = |m: &Model| m.info.details["iterations"].as_u64().unwrap();
+        let full = lbfgs.clone().train(&data).unwrap();
+        let stopped = lbfgs.clone().max_iterations(4).train(&data).unwrap();
+        // Going on from a stopped run: the same optimum, in the iterations left.
+        let resumed = lbfgs
+            .clone()
+            .initial_model(stopped.clone())
+            .train(&data)
+            .unwrap();
+        let (j, j_full) = [&resumed, &full]
+            .map(|m| metrics::objective(Loss::Log, 1e-3, true, &m.weights, m.bias, &data))
+            .into();
+        assert!((j - j_full).abs() <= 1e-9 * j_full, "{j} vs {j_full}");
+        assert!(iterations(&resumed) < iterations(&full));
+        assert_eq!(resumed.info.details["warm_start"]["initial_model"], true);
+        // From the optimum there is nothing left to do.
+        let again = lbfgs
+            .clone()
+            .initial_model(full.clone())
+            .train(&data)
+            .unwrap();
+        assert_eq!(iterations(&again), 0);
+        assert_eq!((&again.weights, again.bias), (&full.weights, full.bias));
+        // A model of fewer features: the others start at 0, and the first iterate is its own.
+        let mut narrow = stopped.clone();
+        narrow.weights.truncate(2);
+        let mut seen = Objectives(Vec::new());
+        let sub = Trainer::new("sublbfgs".parse().unwrap())
+            .lambda(1e-3)
+            .max_iterations(3);
+        sub.clone()
+            .initial_model(narrow.clone())
+            .train_monitored(&data, &mut seen)
+            .unwrap();
+        let start =
+            metrics::objective(Loss::Hinge, 1e-3, true, &narrow.weights, narrow.bias, &data);
+        assert!(
+            (seen.0[0] - start).abs() <= 1e-12 * start,
+            "{:?} vs {start}",
+            seen.0
+        );
+        // Only the solvers that iterate on w start from one, and not from two starts at once.
+        let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
+        let dcd = Trainer::new("dcd".parse().unwrap()).initial_model(full.clone());
+        assert!(err(dcd).contains("initial_model does not apply to dcd"));
+        assert!(err(Trainer::new(Learner::ASGD).initial_model(full.clone())).contains("asgd"));
+        let both = sub.initial_model(full).warm_start_epochs(1);
+        assert!(err(both).contains("not both"));
+    }
+
     /// Counts the batch iterations it is shown.
     struct Iterations(u64);
 

@@ -58,6 +58,7 @@ pub struct Trainer {
     eta: Option<f64>,
     smoothing: Option<f64>,
     class_weighting: Option<ClassWeighting>,
+    initial_model: Option<Model>,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -123,6 +124,7 @@ impl Trainer {
             eta: None,
             smoothing: None,
             class_weighting: None,
+            initial_model: None,
         }
     }
 
@@ -252,6 +254,15 @@ impl Trainer {
     /// instead of from zero. The ASGD epochs count in the training time.
     pub fn warm_start_epochs(mut self, epochs: u64) -> Self {
         self.warm_start = Some(epochs);
+        self
+    }
+
+    /// Batch solvers that iterate on w (not dcd): start from `model`'s weights and bias instead
+    /// of from zero (scikit-learn's `warm_start`): to go on from a run that stopped at its
+    /// iteration limit, or along a path of λ, each solve starting from the previous optimum.
+    /// Weights are matched by original feature id; features the model lacks start at 0.
+    pub fn initial_model(mut self, model: Model) -> Self {
+        self.initial_model = Some(model);
         self
     }
 
@@ -488,6 +499,7 @@ impl Trainer {
             ("bias_rate", self.bias_rate.is_some(), online),
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
+            ("initial_model", self.initial_model.is_some(), primal),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),
@@ -614,8 +626,22 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
         let started = std::time::Instant::now();
-        let warm = match self.warm_start {
-            Some(epochs) => {
+        let warm = match (self.warm_start, &self.initial_model) {
+            (Some(_), Some(_)) => {
+                return Err(Error::Config(
+                    "start from an initial model or from ASGD epochs, not both".into(),
+                ));
+            }
+            (None, Some(model)) => {
+                let n = data.n_features();
+                let mut w0 = model
+                    .weights_for(n, data.feature_permutation())
+                    .into_owned();
+                w0.resize(n, 0.0);
+                w0.push(model.bias);
+                Some(w0)
+            }
+            (Some(epochs), None) => {
                 let config = online::Config {
                     loss: weighted.loss(),
                     class_weights: weighted.class_weights(),
@@ -642,9 +668,8 @@ impl Trainer {
                 w0.push(output.bias);
                 Some(w0)
             }
-            None => None,
+            (None, None) => None,
         };
-        let warmed = warm.is_some();
         let defaults = batch::Options::default();
         let options = batch::Options {
             max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
@@ -686,9 +711,11 @@ impl Trainer {
             details["first_descent"] = json!(options.first_descent);
             // The warm start's time is part of the run's seconds, and kept out of the model,
             // which the same command writes byte for byte again.
-            details["warm_start"] = json!(warmed.then(|| json!({
-                "asgd_epochs": self.warm_start,
-            })));
+            details["warm_start"] = match (self.warm_start, &self.initial_model) {
+                (Some(epochs), _) => json!({ "asgd_epochs": epochs }),
+                (None, Some(_)) => json!({ "initial_model": true }),
+                (None, None) => json!(null),
+            };
         }
         let run = Run {
             weights: solution.w[..n].to_vec(),

@@ -85,6 +85,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("averages_per_epoch", Users::Online),
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),
+    ("initial_model", Users::Primal),
     ("tol", Users::Batch),
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),

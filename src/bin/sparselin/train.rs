@@ -110,6 +110,11 @@ pub struct Args {
     /// in a distributed run, averaged across the ranks every epoch) instead of from zero.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub warm_start_epochs: Option<u64>,
+    /// Batch solvers but dcd: start from this model's weights and bias (a model file of any
+    /// learner; features it lacks start at 0), e.g. to go on from a run stopped by --max-iter,
+    /// or along a path of λ. scikit-learn's `warm_start`.
+    #[arg(long, value_name = "MODEL", conflicts_with = "warm_start_epochs")]
+    pub initial_model: Option<PathBuf>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd once the
     /// duality gap ≤ tol·J (either a certificate that J is within a factor 1 + tol of its
     /// minimum).
@@ -403,6 +408,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             let trainer = with_class_weights(trainer, args);
             let trainer = match args.warm_start_epochs {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
+                None => trainer,
+            };
+            let trainer = match &args.initial_model {
+                Some(path) => trainer.initial_model(Model::load(path)?),
                 None => trainer,
             };
             let trainer = match args.threads {
