@@ -109,6 +109,11 @@ typedef struct SlTrainConfig {
    * the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
    */
   const char *class_weights;
+  /**
+   * Batch solvers but dcd: a model handle to start from (its weights and bias, matched by
+   * feature id; copied, so the handle may be freed after the call); NULL starts from zero.
+   */
+  const struct SlModel *initial_model;
 } SlTrainConfig;
 
 #ifdef __cplusplus
@@ -194,7 +199,8 @@ struct SlTrainConfig sl_train_config_default(void);
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated; `out` is valid for one pointer write.
+ * NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` is
+ * valid for one pointer write.
  */
 enum SlStatus sl_train(const struct SlDataset *data,
                        const struct SlTrainConfig *config,
@@ -237,7 +243,8 @@ enum SlStatus sl_predict_probabilities(const struct SlModel *model,
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated; `out` holds `out_len` writable doubles.
+ * NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` holds
+ * `out_len` writable doubles.
  */
 enum SlStatus sl_cross_validate(const struct SlDataset *data,
                                 const struct SlTrainConfig *config,

@@ -92,6 +92,9 @@ pub struct SlTrainConfig {
     /// Online and batch learners with a classification loss: the classes' loss weights as on
     /// the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
     pub class_weights: *const c_char,
+    /// Batch solvers but dcd: a model handle to start from (its weights and bias, matched by
+    /// feature id; copied, so the handle may be freed after the call); NULL starts from zero.
+    pub initial_model: *const SlModel,
 }
 
 thread_local! {
@@ -365,13 +368,15 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         attributes: 0,
         radius: 0.0,
         class_weights: std::ptr::null(),
+        initial_model: std::ptr::null(),
     }
 }
 
 /// The [`Trainer`] a C configuration describes.
 ///
 /// # Safety
-/// The strings in `c` are NULL or NUL-terminated.
+/// The strings in `c` are NULL or NUL-terminated; its initial model is NULL or a live model
+/// handle.
 unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     let config = |e: String| Failure(SlStatus::Config, e);
     // SAFETY: forwarded from this function's contract.
@@ -409,6 +414,10 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     if let Some(spec) = unsafe { string(c.class_weights, "class_weights") }? {
         t = t.class_weights(spec.parse::<ClassWeighting>().map_err(config)?);
     }
+    // SAFETY: forwarded from this function's contract.
+    if let Some(model) = unsafe { c.initial_model.as_ref() } {
+        t = t.initial_model(model.0.clone());
+    }
     Ok(t)
 }
 
@@ -416,7 +425,8 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated; `out` is valid for one pointer write.
+/// NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` is
+/// valid for one pointer write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_train(
     data: *const SlDataset,
@@ -507,7 +517,8 @@ pub unsafe extern "C" fn sl_predict_probabilities(
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated; `out` holds `out_len` writable doubles.
+/// NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` holds
+/// `out_len` writable doubles.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_cross_validate(
     data: *const SlDataset,
@@ -766,7 +777,7 @@ mod tests {
     }
 
     #[test]
-    fn class_weights_are_read_as_on_the_command_line() {
+    fn class_weights_and_an_initial_model_are_read_from_the_config() {
         let data = toy();
         let mut config = sl_train_config_default();
         config.learner = c"dcd".as_ptr();
@@ -781,6 +792,23 @@ mod tests {
             .class_weights(ClassWeighting::Fixed(weights));
         assert_eq!(*m, expected.train(d).unwrap());
         assert_eq!(m.info.class_weights, weights);
+        // Going on from it: a primal solver started from the dcd optimum.
+        config.learner = c"lbfgs".as_ptr();
+        config.loss = c"squared-hinge".as_ptr();
+        config.class_weights = std::ptr::null();
+        config.initial_model = model;
+        let mut resumed = std::ptr::null_mut();
+        // SAFETY: live handles, NUL-terminated strings and an out-pointer.
+        assert_eq!(
+            unsafe { sl_train(data, &config, &mut resumed) },
+            SlStatus::Ok
+        );
+        // SAFETY: a live handle from above.
+        let r = unsafe { &(*resumed).0 };
+        assert_eq!(r.info.details["warm_start"]["initial_model"], true);
+        config.learner = c"dcd".as_ptr();
+        config.loss = std::ptr::null();
+        config.initial_model = std::ptr::null();
         config.class_weights = c"+1=-4".as_ptr();
         let mut refused = std::ptr::null_mut();
         // SAFETY: as above.
@@ -791,6 +819,7 @@ mod tests {
         // SAFETY: live handles, released once.
         unsafe {
             sl_model_free(model);
+            sl_model_free(resumed);
             sl_dataset_free(data);
         }
     }
