@@ -21,7 +21,8 @@ pub enum Isa {
     Scalar,
     /// x86_64 AVX2 with FMA: 4-lane vectors built from scalar loads.
     Avx2,
-    /// x86_64 AVX-512F (with AVX2 and FMA): 8-lane gathers, scatter for axpy.
+    /// x86_64 AVX-512F (with AVX2 and FMA): 8-lane gathers for the dots; the updates are
+    /// AVX2's (a scatter measured slower).
     Avx512,
     /// aarch64 Advanced SIMD (no gather: lanes are loaded one by one).
     Neon,
@@ -71,13 +72,12 @@ impl Isa {
     }
 }
 
-/// Whether this CPU's vector gathers and scatters are slower than the scalar accesses they
-/// replace, so that the AVX-512 path (gather for dot, gather + scatter for axpy) loses to the
-/// AVX2 path (scalar loads): true on AMD. Measured on AMD EPYC Zen 4 (PERF.md `## Kernels`,
-/// "Idle sweep on AMD EPYC Zen 4"): at 2^10 and 2^18 weights the AVX-512 dots took 0.95–2.4×
-/// and its axpy 1.65–2.55× the AVX2 kernels' time; on Zen 3 the AVX2 gather was itself slower
-/// than four loads. Intel's gathers, which the AVX-512 path was written for, are not measured
-/// here.
+/// Whether this CPU's vector gathers are slower than the scalar loads they replace, so that
+/// the AVX-512 path (gathers for the dots) loses to the AVX2 path (scalar loads): true on AMD.
+/// Measured on AMD EPYC Zen 4 (PERF.md `## Kernels`, "Idle sweep on AMD EPYC Zen 4"): at 2^10
+/// and 2^18 weights the AVX-512 dots took 0.95–2.4× the AVX2 dots' time; on Zen 3 the AVX2
+/// gather was itself slower than four loads. On an Intel Xeon the AVX-512 dot was the fastest
+/// at every size (PERF.md, "Every size against the random-load limit on the Intel host").
 fn gathers_are_slow() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -1,15 +1,13 @@
 //! AVX-512F kernels.
 //!
-//! Dot products gather eight `f64` weights at a time into two accumulators; `axpy` gathers
-//! eight weights, updates them with one fused multiply-add and scatters them back, which is
-//! correct because the indices of a row are distinct (with repeated indices within a group of
-//! eight only one update would survive; memory safety does not depend on it). The fused
-//! `axpy2` is the AVX2 path's (one 16-byte load and store per `[v, u]` pair, `super`), since a
-//! pair is already one vector access.
+//! Dot products gather eight `f64` weights at a time into two accumulators. The updates are
+//! the AVX2 path's (`super`): `axpy` one weight at a time, which measured faster than gathering
+//! eight and scattering them back on every host, and the fused `axpy2` one 16-byte load and
+//! store per `[v, u]` pair, a pair being already one vector access.
 
 use core::arch::x86_64::*;
 
-use super::{F32, F64, Ones, RowValues, axpy2_body};
+use super::{F32, F64, Ones, RowValues, axpy_body, axpy2_body};
 use crate::row_macros::isa_path;
 
 isa_path!(
@@ -64,33 +62,5 @@ unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], v
             k += 1;
         }
         s
-    }
-}
-
-/// w[idx[k]] += a·val[k]: gather, fused multiply-add, scatter, eight at a time.
-///
-/// Contract: AVX-512F and FMA present; `val` has `idx.len()` values; every index is below the
-/// length of the array `w` points to.
-#[inline(always)]
-unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
-    let n = idx.len();
-    let ip = idx.as_ptr();
-    // SAFETY: AVX-512F and FMA are present (contract). Index and value loads cover positions
-    // k..k+8 with k + 8 <= n, inside the row; every gathered and scattered lane (and each
-    // tail access) is w[idx[k]], in bounds by contract.
-    unsafe {
-        let av = _mm512_set1_pd(a);
-        let mut k = 0;
-        while k + 8 <= n {
-            let ix = lanes::<0>(ip, k);
-            let wv = _mm512_i64gather_pd::<8>(ix, w);
-            _mm512_i64scatter_pd::<8>(w, ix, _mm512_fmadd_pd(av, val.load8(k), wv));
-            k += 8;
-        }
-        while k < n {
-            let p = w.add(*ip.add(k) as usize);
-            *p = a.mul_add(val.get(k), *p);
-            k += 1;
-        }
     }
 }
