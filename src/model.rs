@@ -424,6 +424,45 @@ mod tests {
     }
 
     #[test]
+    fn class_weights_round_trip_and_a_file_with_weights_it_cannot_use_is_refused() {
+        let path = Path::new("weighted.model");
+        let mut m = model();
+        m.loss = Loss::Hinge;
+        m.info.class_weights = ClassWeights::new(3.0, 0.25).unwrap();
+        let back = Model::from_bytes(&m.to_bytes(Precision::F64), path).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.weighted_loss().unwrap().weight(-1.0), 0.25);
+        assert!(m.to_readable().contains("class_weights +1=3,-1=0.25\n"));
+        // Unit weights are left out of the header: files without them read as unit.
+        let plain = model().to_bytes(Precision::F64);
+        assert!(!String::from_utf8_lossy(&plain).contains("class_weights"));
+        // A negative weight, or weights on a regression loss, are a format error naming the file.
+        let negative = Model {
+            info: TrainingInfo {
+                class_weights: ClassWeights {
+                    positive: -1.0,
+                    negative: 1.0,
+                },
+                ..m.info.clone()
+            },
+            ..m.clone()
+        };
+        let regression = Model {
+            loss: Loss::Squared,
+            ..m.clone()
+        };
+        for bad in [negative, regression] {
+            let error = Model::from_bytes(&bad.to_bytes(Precision::F64), path).unwrap_err();
+            let message = error.to_string();
+            assert!(
+                message.contains("weighted.model") && message.contains("class weight"),
+                "{message}"
+            );
+            assert!(bad.weighted_loss().is_err());
+        }
+    }
+
+    #[test]
     fn round_trips_exactly_in_f64_and_rounded_in_f32() {
         let m = model();
         let path = Path::new("m");
