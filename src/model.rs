@@ -137,6 +137,23 @@ impl Model {
         }
     }
 
+    /// The `k` weights of largest magnitude, as (0-based feature id, weight), largest first
+    /// (ties by id); zero weights are never among them. O(n + k log k).
+    pub fn largest_weights(&self, k: usize) -> Vec<(usize, f64)> {
+        let mut nonzero: Vec<(usize, f64)> = (self.weights.iter().copied().enumerate())
+            .filter(|&(_, w)| w != 0.0)
+            .collect();
+        let order = |a: &(usize, f64), b: &(usize, f64)| {
+            b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0))
+        };
+        if k < nonzero.len() {
+            nonzero.select_nth_unstable_by(k, order);
+            nonzero.truncate(k);
+        }
+        nonzero.sort_unstable_by(order);
+        nonzero
+    }
+
     /// The score w·x + b (panics on an index ≥ n: see [`Model::weights_for`] for wider data).
     #[inline]
     pub fn score(&self, x: Row<'_>) -> f64 {
@@ -460,6 +477,24 @@ mod tests {
             );
             assert!(bad.weighted_loss().is_err());
         }
+    }
+
+    #[test]
+    fn largest_weights_are_by_magnitude_then_id_without_zeros() {
+        let mut m = model();
+        m.weights = vec![0.5, 0.0, -2.0, 0.5, -0.5, 1e-300, 0.0];
+        let ids = |k| {
+            m.largest_weights(k)
+                .iter()
+                .map(|&(j, _)| j)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(1), [2]);
+        assert_eq!(ids(3), [2, 0, 3]);
+        assert_eq!(ids(4), [2, 0, 3, 4]);
+        assert_eq!(ids(100), [2, 0, 3, 4, 5]);
+        assert_eq!(ids(0), Vec::<usize>::new());
+        assert_eq!(m.largest_weights(2)[0], (2, -2.0));
     }
 
     #[test]

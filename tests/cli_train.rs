@@ -638,3 +638,86 @@ fn class_weights_train_weighted_objectives_and_are_refused_where_they_cannot_app
         "the classes are +1 (or 1) and -1 (or 0)",
     );
 }
+
+#[test]
+fn show_prints_a_models_settings_and_its_largest_weights_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300, 10);
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "dcd",
+        "--lambda",
+        "1e-2",
+        "--class-weight",
+        "+1=2",
+        "-o",
+        &p("m.model"),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Names for features 1 and 2 (the two that decide the label), after a header line.
+    std::fs::write(p("names.tsv"), "id\tterm\n1\tfirst\n2\tsecond\n3\tthird\n").unwrap();
+    let out = sparselin(&[
+        "show",
+        &p("m.model"),
+        "--top",
+        "2",
+        "--names",
+        &p("names.tsv"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let shown = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "loss             hinge",
+        "algorithm        dcd",
+        "class_weights    +1=2,-1=1",
+    ] {
+        assert!(shown.contains(line), "{line}: {shown}");
+    }
+    let listed: Vec<&str> = shown
+        .lines()
+        .skip_while(|l| !l.starts_with("largest"))
+        .skip(1)
+        .collect();
+    assert_eq!(listed.len(), 2, "{shown}");
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.trim_start().starts_with("1:") && l.ends_with("first"))
+    );
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.trim_start().starts_with("2:") && l.ends_with("second"))
+    );
+
+    // The JSON agrees with the model: its weights of largest magnitude, by 1-based id.
+    let out = sparselin(&["show", &p("m.model"), "--top", "3", "--json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let model = sparselin::model::Model::load(Path::new(&p("m.model"))).unwrap();
+    let largest = summary["largest"].as_array().unwrap();
+    for (entry, (j, w)) in largest.iter().zip(model.largest_weights(3)) {
+        assert_eq!(entry["feature"], j + 1);
+        assert_eq!(entry["weight"].as_f64(), Some(w));
+    }
+    assert_eq!(summary["features"], model.weights.len());
+    assert_eq!(summary["class_weights"]["positive"].as_f64(), Some(2.0));
+
+    // A names line that is not ID<TAB>NAME, or a model that is not there: named errors.
+    std::fs::write(p("bad.tsv"), "1\tfirst\nsecond line\n").unwrap();
+    let out = sparselin(&["show", &p("m.model"), "--names", &p("bad.tsv")]);
+    assert!(
+        !out.status.success() && text(&out).contains("bad.tsv:2"),
+        "{}",
+        text(&out)
+    );
+    let out = sparselin(&["show", &p("none.model")]);
+    assert!(
+        !out.status.success() && text(&out).contains("none.model"),
+        "{}",
+        text(&out)
+    );
+}

@@ -37,6 +37,7 @@ mod number;
 mod plot;
 mod predict;
 mod progress;
+mod show;
 mod trace;
 mod train;
 #[cfg(feature = "mpi")]
@@ -79,6 +80,9 @@ pub(crate) enum Command {
     /// Evaluate a model on labeled data: objective, error rate, AUC, precision/recall/F1, log
     /// loss, RMSE.
     Eval(eval::Args),
+    /// Show what a model holds: its settings, size, norms and largest weights (named with
+    /// --names).
+    Show(show::Args),
     /// Plot training traces of several runs against time on shared log axes.
     Plot(plot::Args),
     /// Show the SIMD kernel path in use and the ones this CPU supports.
@@ -152,5 +156,6 @@ pub(crate) fn execute(command: Command) -> anyhow::Result<()> {
         Command::Eval(args) => eval::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Kernels(args) => kernels::run(args),
+        Command::Show(args) => show::run(args),
     }
 }
