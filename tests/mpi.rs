@@ -141,6 +141,18 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
             &wide,
             ["--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2"],
         ),
+        // Balanced class weights: each rank counts its classes, the counts summed.
+        (
+            &narrow,
+            [
+                "--algo",
+                "lbfgs",
+                "--class-weight",
+                "balanced",
+                "--loss",
+                "log",
+            ],
+        ),
     ] {
         let common = [data.to_str().unwrap(), "-o", model.to_str().unwrap()];
         let args: Vec<&str> = common.iter().chain(&solver).copied().collect();

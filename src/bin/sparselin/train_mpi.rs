@@ -99,6 +99,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
             "algorithm": model.info.algorithm,
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
+            "class_weights": model.info.class_weights,
             "ranks": size,
             "details": model.info.details,
             "seconds": trained.seconds,
