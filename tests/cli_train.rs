@@ -587,6 +587,12 @@ fn class_weights_train_weighted_objectives_and_are_refused_where_they_cannot_app
         assert!(eval.status.success(), "{}", text(&eval));
         let eval: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
         assert_eq!(eval["objective"], balanced["train"]["objective"], "{algo}");
+        let eval = sparselin(&["eval", &model, &data]);
+        assert!(
+            text(&eval).contains("class_weights +1=5,-1=0.5555"),
+            "{}",
+            text(&eval)
+        );
         let readable = p("readable.txt");
         let out = train(
             algo,

@@ -46,6 +46,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;
     } else {
         outln!("{}", describe(&evaluation).trim_end_matches('\n'))?;
+        let class_weights = &model.info.class_weights;
+        if !class_weights.is_unit() {
+            // The objective and mean loss above weigh the classes as training did.
+            outln!("class_weights {class_weights}")?;
+        }
     }
     Ok(())
 }
