@@ -727,3 +727,60 @@ fn show_prints_a_models_settings_and_its_largest_weights_by_name() {
         text(&out)
     );
 }
+
+#[test]
+fn predict_writes_its_lines_to_a_file_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 120, 6);
+    let out = sparselin(&["train", &p("train.svm"), "-o", &p("m.model"), "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out));
+    for flags in [&[][..], &["--scores"]] {
+        let printed = sparselin(&[&["predict", &p("m.model"), &p("train.svm")], flags].concat());
+        let out = sparselin(
+            &[
+                &[
+                    "predict",
+                    &p("m.model"),
+                    &p("train.svm"),
+                    "-o",
+                    &p("pred.txt"),
+                ],
+                flags,
+            ]
+            .concat(),
+        );
+        assert!(
+            out.status.success() && out.stdout.is_empty(),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(std::fs::read(p("pred.txt")).unwrap(), printed.stdout);
+        assert_eq!(printed.stdout.iter().filter(|&&b| b == b'\n').count(), 120);
+    }
+    // Onto an input, or from data that cannot be read: an error, and no file written.
+    let out = sparselin(&[
+        "predict",
+        &p("m.model"),
+        &p("train.svm"),
+        "-o",
+        &p("m.model"),
+    ]);
+    assert!(!out.status.success() && text(&out).contains("would overwrite the input"));
+    assert!(sparselin::model::Model::load(Path::new(&p("m.model"))).is_ok());
+    let out = sparselin(&[
+        "predict",
+        &p("m.model"),
+        &p("missing.svm"),
+        "-o",
+        &p("none.txt"),
+    ]);
+    assert!(!out.status.success() && text(&out).contains("missing.svm"));
+    assert!(!Path::new(&p("none.txt")).exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        left.len(),
+        3,
+        "train.svm, m.model, pred.txt and no temporary: {left:?}"
+    );
+}

@@ -1,5 +1,5 @@
-//! `sparselin predict MODEL DATA`: one prediction (or score, or probability) per row, on
-//! stdout.
+//! `sparselin predict MODEL DATA [-o FILE]`: one prediction (or score, or probability) per
+//! row, on stdout or into a file written whole or not at all.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -10,6 +10,7 @@ use sparselin::data::Examples;
 use sparselin::loss::logistic;
 use sparselin::metrics;
 use sparselin::model::Model;
+use sparselin::output::{OutputFile, would_replace};
 
 use crate::input::{TextArgs, read_examples};
 
@@ -30,6 +31,11 @@ pub struct Args {
     /// scikit-learn's `predict_proba`).
     #[arg(long)]
     probabilities: bool,
+    /// Write the lines to this file instead of standard output (as liblinear's
+    /// `predict MODEL DATA OUTPUT`): written to a temporary name and renamed into place once
+    /// complete, so a failed run leaves no partial file.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
 }
 
 /// What each line holds.
@@ -57,17 +63,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             model.loss
         );
     }
+    if let Some(path) = &args.output {
+        for input in [&args.model, &args.data] {
+            if would_replace(path, input) {
+                bail!(
+                    "-o {}: that would overwrite the input {}",
+                    path.display(),
+                    input.display()
+                );
+            }
+        }
+    }
     let data = read_examples(&args.data, None, args.text)?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    for score in metrics::scores(&weights, model.bias, &data) {
-        let value = match output {
+    let lines = metrics::scores(&weights, model.bias, &data)
+        .into_iter()
+        .map(|score| match output {
             Output::Predictions => model.prediction(score),
             Output::Scores => score,
             Output::Probabilities => logistic(score),
-        };
-        writeln!(out, "{value}").context("writing to standard output")?;
+        });
+    match &args.output {
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            write_lines(&mut out, lines).context("writing to standard output")?;
+            out.flush().context("writing to standard output")
+        }
+        Some(path) => {
+            let written = |e: std::io::Error| anyhow::anyhow!("{}: {e}", path.display());
+            let mut file = OutputFile::create(path).map_err(written)?;
+            write_lines(&mut file, lines).map_err(written)?;
+            file.commit().map_err(written)
+        }
     }
-    out.flush().context("writing to standard output")?;
+}
+
+/// One value per line.
+fn write_lines(out: &mut impl Write, values: impl Iterator<Item = f64>) -> std::io::Result<()> {
+    for value in values {
+        writeln!(out, "{value}")?;
+    }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! named when given the feature names (Vowpal Wabbit's `--readable_model` with its
 //! `--invert_hash` names; the `features.tsv.gz` of `../shared/data`'s text sets).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let model = Model::load(&args.model)?;
     let top = model.largest_weights(args.top);
     let names = match &args.names {
-        Some(path) => read_names(path, top.iter().map(|&(j, _)| j + 1).collect())?,
+        Some(path) => read_names(path, &top.iter().map(|&(j, _)| j + 1).collect())?,
         None => HashMap::new(),
     };
     let nonzero = model.weights.iter().filter(|&&w| w != 0.0).count();
@@ -99,8 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The names of the 1-based feature ids `wanted` in the TSV at `path`; an error naming the
 /// file and line for a line that is not `ID<TAB>NAME`.
-fn read_names(path: &Path, wanted: Vec<usize>) -> anyhow::Result<HashMap<usize, String>> {
-    let wanted: std::collections::HashSet<usize> = wanted.into_iter().collect();
+fn read_names(path: &Path, wanted: &HashSet<usize>) -> anyhow::Result<HashMap<usize, String>> {
     let place = |line: usize| format!("{}:{line}", path.display());
     let reader = BufReader::new(open_text(path)?);
     let mut names = HashMap::new();
