@@ -209,8 +209,7 @@ impl Model {
     /// An error only for weights a file cannot hold ([`Model::load`] refuses them), put in
     /// [`TrainingInfo::class_weights`] by hand.
     pub fn weighted_loss(&self) -> Result<WeightedLoss, ClassWeightError> {
-        let w = self.info.class_weights;
-        WeightedLoss::new(self.loss, ClassWeights::new(w.positive, w.negative)?)
+        WeightedLoss::new(self.loss, self.info.class_weights)
     }
 
     /// P(label = +1 | score) = 1/(1 + e^(−score)) for a model trained with log loss, whose
@@ -299,9 +298,7 @@ impl Model {
             .loss
             .parse::<Loss>()
             .map_err(|e| bad(format!("bad header: {e}")))?;
-        let class_weights = header.info.class_weights;
-        ClassWeights::new(class_weights.positive, class_weights.negative)
-            .and_then(|w| WeightedLoss::new(loss, w))
+        WeightedLoss::new(loss, header.info.class_weights)
             .map_err(|e| bad(format!("bad header: {e}")))?;
         let stored = body[weights_at..].chunks_exact(width);
         let weights = memory::collected(

@@ -379,9 +379,8 @@ impl Trainer {
                 "the ε of the ε-insensitive loss must be a non-negative number, got {eps}"
             )));
         }
-        let class_weights = self.class_weights_across(data, reducer)?;
-        let weighted =
-            WeightedLoss::new(loss, class_weights).map_err(|e| Error::Config(e.to_string()))?;
+        let weighted = self.weighted_loss_across(data, reducer)?;
+        let class_weights = weighted.class_weights();
         let (run, details) = match self.learner {
             Learner::Online(algorithm) => {
                 self.train_online(algorithm, weighted, data, reducer, monitor)?
@@ -432,37 +431,37 @@ impl Trainer {
         })
     }
 
-    /// The class weights a run on `data` trains with: unit unless set, the balanced ones
-    /// computed from `data`'s classes. An error for a classification loss unless `data` has
-    /// both classes and at most two label values, and for weights with a regression loss.
-    pub fn class_weights_for(&self, data: &ExampleSet) -> Result<ClassWeights, Error> {
-        self.class_weights_across(data, &Local)
+    /// The loss a run on `data` trains with, and its class weights: unit unless set, the
+    /// balanced ones computed from `data`'s classes. An error for a classification loss unless
+    /// `data` has both classes and at most two label values, and for weights that cannot be
+    /// used ([`WeightedLoss::new`]).
+    pub fn weighted_loss_for(&self, data: &ExampleSet) -> Result<WeightedLoss, Error> {
+        self.weighted_loss_across(data, &Local)
     }
 
-    /// [`Trainer::class_weights_for`] on every rank's share of the data.
-    fn class_weights_across(
+    /// [`Trainer::weighted_loss_for`] on every rank's share of the data.
+    fn weighted_loss_across(
         &self,
         data: &ExampleSet,
         reducer: &dyn Reducer,
-    ) -> Result<ClassWeights, Error> {
+    ) -> Result<WeightedLoss, Error> {
         let loss = self.training_loss();
         let classes = if loss.is_classification() {
             Some(count_two_classes(loss, data, reducer)?)
         } else {
             None
         };
-        let config = |e: ClassWeightError| Error::Config(e.to_string());
-        match (self.class_weighting, classes) {
+        let class_weights = match (self.class_weighting, classes) {
             (None, _) => Ok(ClassWeights::UNIT),
-            (Some(_), None) => Err(config(ClassWeightError::Regression(loss))),
-            // Checked again: the fields are public.
-            (Some(ClassWeighting::Fixed(w)), Some(_)) => {
-                ClassWeights::new(w.positive, w.negative).map_err(config)
-            }
+            (Some(_), None) => Err(ClassWeightError::Regression(loss)),
+            (Some(ClassWeighting::Fixed(weights)), Some(_)) => Ok(weights),
             (Some(ClassWeighting::Balanced), Some((positives, negatives))) => {
-                ClassWeights::balanced(positives, negatives).map_err(config)
+                ClassWeights::balanced(positives, negatives)
             }
-        }
+        };
+        class_weights
+            .and_then(|weights| WeightedLoss::new(loss, weights))
+            .map_err(|e| Error::Config(e.to_string()))
     }
 
     /// An error naming the first setting that the chosen learner does not use.

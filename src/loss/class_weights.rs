@@ -167,9 +167,11 @@ pub struct WeightedLoss {
 }
 
 impl WeightedLoss {
-    /// `loss` weighted by `class_weights`; only a classification loss takes weights other
-    /// than (1, 1).
+    /// `loss` weighted by `class_weights`, checked here whatever built them (their fields are
+    /// public, and a model file holds them): each positive and finite, and other than (1, 1)
+    /// only for a classification loss.
     pub fn new(loss: Loss, class_weights: ClassWeights) -> Result<WeightedLoss, ClassWeightError> {
+        ClassWeights::new(class_weights.positive, class_weights.negative)?;
         if !loss.is_classification() && !class_weights.is_unit() {
             return Err(ClassWeightError::Regression(loss));
         }
@@ -281,6 +283,12 @@ mod tests {
         for bad in [0.0, -1.0, f64::INFINITY, f64::NAN] {
             assert!(ClassWeights::new(bad, 1.0).is_err(), "{bad}");
             assert!(ClassWeights::new(1.0, bad).is_err(), "{bad}");
+            // Built field by field, they are caught where they would be used.
+            let built = ClassWeights {
+                positive: bad,
+                negative: 1.0,
+            };
+            assert!(WeightedLoss::new(Loss::Hinge, built).is_err(), "{bad}");
         }
     }
 

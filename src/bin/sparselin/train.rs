@@ -332,10 +332,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         refuse_multiclass(args.loss, test, path, "test labels")?;
     }
     let trainer = trainer(&args)?;
-    let class_weights = trainer
-        .class_weights_for(&data)
-        .with_context(|| format!("training on {}", args.data.display()))?;
-    let loss = WeightedLoss::new(args.loss, class_weights)?;
+    // The weights the epochs' objectives need; without --class-weight there is nothing to
+    // compute (and the classes are counted once, by the training).
+    let loss = match args.class_weight {
+        None => WeightedLoss::from(args.loss),
+        Some(_) => trainer
+            .weighted_loss_for(&data)
+            .with_context(|| format!("training on {}", args.data.display()))?,
+    };
     let mut progress = Progress::new(&args, loss, &data, test.as_ref());
     let cpu = cpu_time::ProcessTime::try_now().ok();
     let mut training = trainer
