@@ -91,7 +91,7 @@ fn timings(
             }
             let i = sampler.next();
             let row = data.row(i);
-            l.step(i, row, row.label, t);
+            l.step(i, row, row.label, 1.0, t);
         }
         per_step.push(start.elapsed().as_secs_f64() / steps as f64);
         let start = Instant::now();

@@ -114,6 +114,16 @@ typedef struct SlTrainConfig {
    * feature id; copied, so the handle may be freed after the call); NULL starts from zero.
    */
   const struct SlModel *initial_model;
+  /**
+   * Online and batch learners: the weight of each training row's loss (liblinear's `-W`,
+   * scikit-learn's `sample_weight`), `n_sample_weights` doubles, one per row, each finite
+   * and ≥ 0 (copied); NULL with 0 means unweighted.
+   */
+  const double *sample_weights;
+  /**
+   * The number of doubles at `sample_weights`: the training data's row count.
+   */
+  uint64_t n_sample_weights;
 } SlTrainConfig;
 
 #ifdef __cplusplus
@@ -199,8 +209,9 @@ struct SlTrainConfig sl_train_config_default(void);
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` is
- * valid for one pointer write.
+ * NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
+ * weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
+ * write.
  */
 enum SlStatus sl_train(const struct SlDataset *data,
                        const struct SlTrainConfig *config,
@@ -243,8 +254,9 @@ enum SlStatus sl_predict_probabilities(const struct SlModel *model,
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` holds
- * `out_len` writable doubles.
+ * NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
+ * weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
+ * doubles.
  */
 enum SlStatus sl_cross_validate(const struct SlDataset *data,
                                 const struct SlTrainConfig *config,

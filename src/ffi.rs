@@ -95,6 +95,12 @@ pub struct SlTrainConfig {
     /// Batch solvers but dcd: a model handle to start from (its weights and bias, matched by
     /// feature id; copied, so the handle may be freed after the call); NULL starts from zero.
     pub initial_model: *const SlModel,
+    /// Online and batch learners: the weight of each training row's loss (liblinear's `-W`,
+    /// scikit-learn's `sample_weight`), `n_sample_weights` doubles, one per row, each finite
+    /// and ≥ 0 (copied); NULL with 0 means unweighted.
+    pub sample_weights: *const f64,
+    /// The number of doubles at `sample_weights`: the training data's row count.
+    pub n_sample_weights: u64,
 }
 
 thread_local! {
@@ -369,6 +375,8 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         radius: 0.0,
         class_weights: std::ptr::null(),
         initial_model: std::ptr::null(),
+        sample_weights: std::ptr::null(),
+        n_sample_weights: 0,
     }
 }
 
@@ -376,7 +384,8 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
 ///
 /// # Safety
 /// The strings in `c` are NULL or NUL-terminated; its initial model is NULL or a live model
-/// handle.
+/// handle; its sample weights are NULL with a count of 0 or `n_sample_weights` readable
+/// doubles.
 unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     let config = |e: String| Failure(SlStatus::Config, e);
     // SAFETY: forwarded from this function's contract.
@@ -418,6 +427,12 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     if let Some(model) = unsafe { c.initial_model.as_ref() } {
         t = t.initial_model(model.0.clone());
     }
+    if !c.sample_weights.is_null() || c.n_sample_weights > 0 {
+        let n = usize::try_from(c.n_sample_weights).unwrap_or(usize::MAX);
+        // SAFETY: forwarded from this function's contract.
+        let weights = unsafe { slice(c.sample_weights, n, "sample_weights") }?;
+        t = t.sample_weights(weights.to_vec());
+    }
     Ok(t)
 }
 
@@ -425,8 +440,9 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` is
-/// valid for one pointer write.
+/// NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
+/// weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
+/// write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_train(
     data: *const SlDataset,
@@ -517,8 +533,9 @@ pub unsafe extern "C" fn sl_predict_probabilities(
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated and whose initial model is NULL or a live model handle; `out` holds
-/// `out_len` writable doubles.
+/// NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
+/// weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
+/// doubles.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_cross_validate(
     data: *const SlDataset,

@@ -70,18 +70,28 @@ pub fn more_than_two_values(labels: &[f64]) -> Option<[f64; 3]> {
 /// (1/m) Σ c_{y_i}·ℓ(p_i, y_i), labels mapped by [`Loss::target`], c the class weights of a
 /// [`WeightedLoss`] (1 for a plain [`Loss`]).
 pub fn mean_loss(loss: impl Into<WeightedLoss>, scores: &[f64], labels: &[f64]) -> f64 {
-    let loss = loss.into();
-    let sum: f64 = scores
-        .iter()
-        .zip(labels)
-        .map(|(&p, &y)| loss.value(p, loss.target(y)))
-        .sum();
+    weighted_mean_loss(loss.into(), scores, labels, None)
+}
+
+/// [`mean_loss`] with row i's term times its sample weight s_i, if given (still divided by
+/// the number of rows, as the objective is).
+fn weighted_mean_loss(
+    loss: WeightedLoss,
+    scores: &[f64],
+    labels: &[f64],
+    sample_weights: Option<&[f64]>,
+) -> f64 {
+    let value = |(&p, &y)| loss.value(p, loss.target(y));
+    let sum: f64 = match sample_weights {
+        Some(s) => scores.iter().zip(labels).zip(s).map(|(r, s)| s * value(r)).sum(),
+        None => scores.iter().zip(labels).map(value).sum(),
+    };
     sum / scores.len().max(1) as f64
 }
 
-/// F(w, b) = (1/m) Σ c_{y_i}·ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1, with the
-/// class weights c of a [`WeightedLoss`]); without the b² term when the bias is not
-/// regularized.
+/// F(w, b) = (1/m) Σ s_i·c_{y_i}·ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1, with the
+/// class weights c of a [`WeightedLoss`] and the sample weights s of `data`, if it has them);
+/// without the b² term when the bias is not regularized.
 pub fn objective<E: Examples>(
     loss: impl Into<WeightedLoss>,
     lambda: f64,
@@ -91,7 +101,8 @@ pub fn objective<E: Examples>(
     data: &E,
 ) -> f64 {
     let p = scores(weights, bias, data);
-    mean_loss(loss, &p, &labels(data)) + penalty(lambda, weights, regularize_bias.then_some(bias))
+    let mean = weighted_mean_loss(loss.into(), &p, &labels(data), data.sample_weights());
+    mean + penalty(lambda, weights, regularize_bias.then_some(bias))
 }
 
 /// (λ/2)(‖w‖² + b²), `bias` the regularized b if there is one. Finite wherever the product is,
@@ -231,8 +242,8 @@ pub struct Evaluation {
 }
 
 /// Evaluate (w, b) on `data` with the metrics that fit `loss`. The objective and mean loss
-/// weigh the classes as `loss` does; the error rate, AUC, precision, recall and log loss count
-/// every row once.
+/// weigh the classes as `loss` does, and the rows by `data`'s sample weights if it has them;
+/// the error rate, AUC, precision, recall and log loss count every row once.
 pub fn evaluate<E: Examples>(
     loss: impl Into<WeightedLoss>,
     lambda: f64,
@@ -242,18 +253,13 @@ pub fn evaluate<E: Examples>(
     data: &E,
 ) -> Evaluation {
     let p = scores(weights, bias, data);
-    evaluate_scores(
-        loss,
-        lambda,
-        regularize_bias,
-        weights,
-        bias,
-        &p,
-        &labels(data),
-    )
+    let y = labels(data);
+    let penalty = penalty(lambda, weights, regularize_bias.then_some(bias));
+    evaluation(loss.into(), penalty, &p, &y, data.sample_weights())
 }
 
-/// [`evaluate`] of (w, b) on rows whose scores w·x + b are `p` and labels `y`.
+/// [`evaluate`] of (w, b) on rows whose scores w·x + b are `p` and labels `y`, each row
+/// weighing 1.
 pub fn evaluate_scores(
     loss: impl Into<WeightedLoss>,
     lambda: f64,
@@ -263,9 +269,21 @@ pub fn evaluate_scores(
     p: &[f64],
     y: &[f64],
 ) -> Evaluation {
-    let weighted = loss.into();
+    let penalty = penalty(lambda, weights, regularize_bias.then_some(bias));
+    evaluation(loss.into(), penalty, p, y, None)
+}
+
+/// The metrics of scores `p` against labels `y`, the objective's regularization term being
+/// `penalty` and its mean loss weighted by `sample_weights`, if given.
+fn evaluation(
+    weighted: WeightedLoss,
+    penalty: f64,
+    p: &[f64],
+    y: &[f64],
+    sample_weights: Option<&[f64]>,
+) -> Evaluation {
     let loss = weighted.loss();
-    let mean = mean_loss(weighted, p, y);
+    let mean = weighted_mean_loss(weighted, p, y, sample_weights);
     let classification = loss.is_classification();
     let [precision, recall, f1] = if classification {
         precision_recall_f1(p, y)
@@ -274,7 +292,7 @@ pub fn evaluate_scores(
     };
     Evaluation {
         rows: p.len(),
-        objective: mean + penalty(lambda, weights, regularize_bias.then_some(bias)),
+        objective: mean + penalty,
         mean_loss: mean,
         error_rate: classification.then(|| error_rate(p, y)),
         auc: if classification { auc(p, y) } else { None },

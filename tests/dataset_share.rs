@@ -39,6 +39,8 @@ fn shares_concatenate_to_the_whole_dataset() {
         for rank in 0..ranks {
             let share = Dataset::open_share(&out, rank, ranks).unwrap();
             assert!(share.shards().len() <= 17usize.div_ceil(ranks) + 1);
+            // Its first row is the whole dataset's row after the earlier ranks' rows.
+            assert_eq!(share.first_row(), joined.len() as u64, "{ranks} ranks");
             let rows = share.into_examples().unwrap();
             assert_eq!(rows.n_features(), whole.n_features());
             joined.extend(signature(

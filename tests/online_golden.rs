@@ -101,7 +101,7 @@ fn prediction_error(data: &CsrMatrix, got: &Iterate, want_w: &[f64], want_b: f64
 fn run<L: Learner>(mut learner: L, data: &CsrMatrix, loss: Loss, pi: &[usize]) -> L {
     for (t, &i) in pi.iter().enumerate() {
         let row = data.row(i);
-        learner.step(i, row, loss.target(row.label), t as u64 + 1);
+        learner.step(i, row, loss.target(row.label), 1.0, t as u64 + 1);
     }
     learner
 }

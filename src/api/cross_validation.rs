@@ -8,7 +8,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::Values;
 
 use super::{Error, ExampleSet, Examples, Trainer};
-use crate::data::{CsrMatrix, Row, ValueVec};
+use crate::data::{CsrMatrix, Row, ValueVec, sample_weights};
 use crate::metrics::{self, Evaluation};
 use crate::online::sampling::shuffle;
 
@@ -94,6 +94,9 @@ impl Trainer {
                 "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
             )));
         }
+        if let Some(weights) = self.sample_weights_set() {
+            sample_weights::check(weights, m).map_err(|e| Error::Config(e.to_string()))?;
+        }
         let stratify = self.training_loss().is_classification();
         let fold_of = deal(data, stratify, folds, self.seed_used());
         let rows = data.rows();
@@ -102,20 +105,33 @@ impl Trainer {
         for fold in 0..folds {
             let (mut train, mut held_out) = (RowCopy::new(), RowCopy::new());
             let mut held_out_rows = Vec::with_capacity(m / folds + 1);
+            let mut train_weights = Vec::new();
             for (i, &f) in fold_of.iter().enumerate() {
                 if f == fold {
                     held_out.push(rows.row(i));
                     held_out_rows.push(i);
                 } else {
                     train.push(rows.row(i));
+                    if let Some(weights) = self.sample_weights_set() {
+                        train_weights.push(weights[i]);
+                    }
                 }
             }
+            // The fold's training rows keep their sample weights.
+            let weighted_trainer;
+            let trainer = match self.sample_weights_set() {
+                Some(_) => {
+                    weighted_trainer = self.clone().sample_weights(train_weights);
+                    &weighted_trainer
+                }
+                None => self,
+            };
             let (train_rows, train, held_out) = (
                 train.labels.len(),
                 train.finish(data.n_features())?,
                 held_out.finish(data.n_features())?,
             );
-            let model = self
+            let model = trainer
                 .train(&ExampleSet::Matrix(train))
                 .map_err(|error| Error::Fold {
                     fold: fold + 1,

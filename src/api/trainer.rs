@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
+use crate::data::SampleWeighted;
 use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
@@ -58,6 +59,7 @@ pub struct Trainer {
     eta: Option<f64>,
     smoothing: Option<f64>,
     class_weighting: Option<ClassWeighting>,
+    sample_weights: Option<Vec<f64>>,
     initial_model: Option<Model>,
 }
 
@@ -124,6 +126,7 @@ impl Trainer {
             eta: None,
             smoothing: None,
             class_weighting: None,
+            sample_weights: None,
             initial_model: None,
         }
     }
@@ -319,6 +322,21 @@ impl Trainer {
         self
     }
 
+    /// Weigh row i's loss by `weights[i]` (scikit-learn's `sample_weight`, liblinear's `-W`;
+    /// [`crate::data::sample_weights`]): one non-negative finite weight per row of the data
+    /// [`Trainer::train`] is given (of this rank's share, distributed), in row order, not all
+    /// 0. Online and batch learners; default unweighted. Cross-validation gives each fold's
+    /// training rows their own weights.
+    pub fn sample_weights(mut self, weights: Vec<f64>) -> Self {
+        self.sample_weights = Some(weights);
+        self
+    }
+
+    /// The sample weights set, if any.
+    pub fn sample_weights_set(&self) -> Option<&[f64]> {
+        self.sample_weights.as_deref()
+    }
+
     /// The learner this trainer runs.
     pub fn learner(&self) -> Learner {
         self.learner
@@ -381,18 +399,38 @@ impl Trainer {
         }
         let weighted = self.weighted_loss_across(data, reducer)?;
         let class_weights = weighted.class_weights();
-        let (run, details) = match self.learner {
-            Learner::Online(algorithm) => {
+        let rows = match &self.sample_weights {
+            Some(weights) => Some(
+                SampleWeighted::new(data, weights).map_err(|e| Error::Config(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let permutation = data.feature_permutation();
+        let (run, mut details) = match (self.learner, &rows) {
+            (Learner::Online(algorithm), None) => {
                 self.train_online(algorithm, weighted, data, reducer, monitor)?
             }
-            Learner::Batch(algorithm) => {
-                self.train_batch(algorithm, weighted, data, reducer, monitor)?
+            (Learner::Online(algorithm), Some(rows)) => {
+                self.train_online(algorithm, weighted, rows, reducer, monitor)?
             }
-            Learner::AttributeEfficient(algo) if reducer.size() > 1 => {
+            (Learner::Batch(algorithm), None) => {
+                self.train_batch(algorithm, weighted, data, permutation, reducer, monitor)?
+            }
+            (Learner::Batch(algorithm), Some(rows)) => {
+                self.train_batch(algorithm, weighted, rows, permutation, reducer, monitor)?
+            }
+            (Learner::AttributeEfficient(algo), _) if reducer.size() > 1 => {
                 return Err(Error::Config(format!("{algo} has no distributed version")));
             }
-            Learner::AttributeEfficient(algo) => self.train_lao(algo, loss, data)?,
+            (Learner::AttributeEfficient(algo), _) => self.train_lao(algo, loss, data)?,
         };
+        if let (Some(weights), Some(details)) = (&self.sample_weights, details.as_object_mut()) {
+            let zero = weights.iter().filter(|&&s| s == 0.0).count();
+            details.insert(
+                "sample_weights".into(),
+                json!({ "sum": weights.iter().sum::<f64>(), "zero": zero }),
+            );
+        }
         if !(run.bias.is_finite() && run.weights.iter().all(|w| w.is_finite())) {
             return Err(Error::Diverged {
                 algorithm: self.learner.to_string(),
@@ -499,6 +537,7 @@ impl Trainer {
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
             ("initial_model", self.initial_model.is_some(), primal),
+            ("sample_weights", self.sample_weights.is_some(), online || batch),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),
@@ -522,11 +561,11 @@ impl Trainer {
         }
     }
 
-    fn train_online<M: Monitor>(
+    fn train_online<M: Monitor, E: Examples>(
         &self,
         algorithm: online::Algorithm,
         weighted: WeightedLoss,
-        data: &ExampleSet,
+        data: &E,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
@@ -616,11 +655,13 @@ impl Trainer {
         Ok((run, details))
     }
 
-    fn train_batch<M: Monitor>(
+    #[allow(clippy::too_many_arguments)]
+    fn train_batch<M: Monitor, E: Examples>(
         &self,
         algorithm: batch::Algorithm,
         weighted: WeightedLoss,
-        data: &ExampleSet,
+        data: &E,
+        permutation: Option<&[u32]>,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
@@ -633,9 +674,7 @@ impl Trainer {
             }
             (None, Some(model)) => {
                 let n = data.n_features();
-                let mut w0 = model
-                    .weights_for(n, data.feature_permutation())
-                    .into_owned();
+                let mut w0 = model.weights_for(n, permutation).into_owned();
                 w0.resize(n, 0.0);
                 w0.push(model.bias);
                 Some(w0)

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! with U_i = C_i, D_i = 0 for hinge loss and U_i = ∞, D_i = 1/(2C_i) for squared hinge, where
-//! C_i = C, or c_{y_i}·C with class weights (liblinear's `-wi`). A step minimizes F
+//! C_i = s_i·c_{y_i}·C with sample weights s_i and class weights c_y (liblinear's `-W` and `-wi`;
+//! all 1 unless given). A row of sample weight 0 has no dual variable (α_i = 0). A step minimizes F
 //! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
 //! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
 //! pushing it outward is left out of the following epochs (shrinking) until the rest has
@@ -93,14 +94,19 @@ struct Dual<'o, 'a, E: Examples + 'a> {
     w: Vec<f64>,
     /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D_i: the curvature of F along α_i.
     curvature: Vec<f64>,
-    /// (U, D) of the rows of the classes +1 and −1 (the same unless the classes are weighted).
+    /// (U, D) of rows of sample weight 1 of the classes +1 and −1 (the same unless the classes
+    /// are weighted).
     boxes: [(f64, f64); 2],
 }
 
 impl<E: Examples> Dual<'_, '_, E> {
-    /// (U, D) of row i's class.
+    /// (U_i, D_i): its class's box, for C_i = s_i·c_{y_i}·C (s_i > 0 for a row that steps).
     fn dual_box(&self, i: usize) -> (f64, f64) {
-        self.boxes[class(self.objective.targets()[i])]
+        let (upper, diagonal) = self.boxes[class(self.objective.targets()[i])];
+        match self.objective.sample_weights() {
+            Some(s) => (upper * s[i], diagonal / s[i]),
+            None => (upper, diagonal),
+        }
     }
 
     /// y_i (w·x_i) − 1 + D_i α_i: the derivative of F along α_i, `row` being x_i.
@@ -136,6 +142,7 @@ impl<E: Examples> Dual<'_, '_, E> {
             0.5 * objective.lambda() * ww + objective.mean_loss(&objective.product(&self.w));
         let squares = if self.boxes.iter().any(|&(_, d)| d > 0.0) {
             (0..self.alpha.len())
+                .filter(|&i| self.alpha[i] != 0.0)
                 .map(|i| self.dual_box(i).1 * self.alpha[i] * self.alpha[i])
                 .sum::<f64>()
         } else {
@@ -176,9 +183,22 @@ pub fn solve<E: Examples>(
     }
     let rows = objective.rows();
     let bias = f64::from(u8::from(objective.has_bias()));
-    let mut curvature = memory::filled("row norms", m, 0.0)?;
-    for (i, q) in curvature.iter_mut().enumerate() {
-        *q = rows.row(i).norm2() + bias + boxes[class(objective.targets()[i])].1;
+    // The rows that step: those of positive sample weight.
+    let mut active: Vec<usize> = (0..m)
+        .filter(|&i| objective.sample_weight(i) > 0.0)
+        .collect();
+    let live = active.len();
+    let mut dual = Dual {
+        objective,
+        features: rows.n_features(),
+        alpha: memory::filled("dual variables", m, 0.0)?,
+        w: memory::filled("weights", objective.dim(), 0.0)?,
+        curvature: memory::filled("row norms", m, 0.0)?,
+        boxes,
+    };
+    for &i in &active {
+        let q = rows.row(i).norm2() + bias + dual.dual_box(i).1;
+        dual.curvature[i] = q;
         if !q.is_finite() {
             return Err(SolveError::BadOption(format!(
                 "row {} has a squared norm beyond f64's range: dcd cannot step along it \
@@ -187,16 +207,7 @@ pub fn solve<E: Examples>(
             )));
         }
     }
-    let mut dual = Dual {
-        objective,
-        features: rows.n_features(),
-        alpha: memory::filled("dual variables", m, 0.0)?,
-        w: memory::filled("weights", objective.dim(), 0.0)?,
-        curvature,
-        boxes,
-    };
-    let mut active: Vec<usize> = (0..m).collect();
-    let mut active_len = m;
+    let mut active_len = live;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
     // Rows at a bound whose gradient passes these thresholds of the previous epoch are left
     // out (the paper's shrinking); infinite: none is.
@@ -207,7 +218,7 @@ pub fn solve<E: Examples>(
     tracker.passes += 1.0;
     let mut steps = 0;
     let stop = loop {
-        let iteration = steps / m;
+        let iteration = steps / live;
         let gap = best.gap();
         tracker.report(Progress::new(iteration, best.value, gap, &best.w));
         if let Some(stop) = options.converged(iteration, best.value, gap) {
@@ -218,8 +229,8 @@ pub fn solve<E: Examples>(
         }
         // Epochs until a few passes' worth of steps are done or an epoch that ends with every
         // row kept meets the spread; then the gap is measured.
-        let budget = options.max_iter.saturating_mul(m);
-        let until = budget.min(steps + PASSES_PER_MEASUREMENT * m);
+        let budget = options.max_iter.saturating_mul(live);
+        let until = budget.min(steps + PASSES_PER_MEASUREMENT * live);
         let mut met_spread = false;
         while steps < until {
             for k in 0..active_len.saturating_sub(1) {
@@ -268,12 +279,12 @@ pub fn solve<E: Examples>(
                 s += 1;
             }
             if largest - smallest <= spread {
-                if active_len == m {
+                if active_len == live {
                     met_spread = true;
                     break;
                 }
                 // Converged on the rows kept: every row is checked again.
-                active_len = m;
+                active_len = live;
                 (shrink_above, shrink_below) = (f64::INFINITY, f64::NEG_INFINITY);
             } else {
                 shrink_above = if largest <= 0.0 {
@@ -300,7 +311,7 @@ pub fn solve<E: Examples>(
     Ok(Solution {
         objective: best.value,
         w: best.w,
-        iterations: steps / m,
+        iterations: steps / live,
         stop,
     })
 }

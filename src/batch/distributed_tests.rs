@@ -69,11 +69,15 @@ fn exact_search_across_ranks_lands_where_the_scan_lands() {
         let lambda = [1e-6, 1e-2, 1.0][case % 3];
         let (ww, wd, dd) = (1.0 + next(), next() - 0.5, 0.5 + next());
         let target = if case % 5 == 0 { -0.1 } else { 0.0 };
+        // Every other case with sample weights, a few of them 0.
+        let s: Vec<f64> = (0..m).map(|_| (next() * 4.0).floor() * 0.75).collect();
+        let weighted_rows = case % 2 == 1;
         let ray = |rows: Range<usize>, reducer: &dyn Reducer| {
             let ray = Ray {
                 p: &p[rows.clone()],
                 xd: &xd[rows.clone()],
                 targets: &y[rows.clone()],
+                sample_weights: weighted_rows.then(|| &s[rows.clone()]),
                 loss,
                 lambda,
                 rows: m as f64,

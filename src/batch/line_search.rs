@@ -165,15 +165,15 @@ pub fn weak_wolfe(
 
 /// Slopes of a piecewise-linear loss in the prediction p left and right of its single kink,
 /// which for hinge (y = ±1) and absolute loss lies at p = y, each times the row's class
-/// weight. `None` for other losses.
-pub fn kink_slopes(loss: WeightedLoss, y: f64) -> Option<(f64, f64)> {
+/// weight and its sample weight `s`. `None` for other losses.
+pub fn kink_slopes(loss: WeightedLoss, y: f64, s: f64) -> Option<(f64, f64)> {
     let (left, right) = match loss.loss() {
         Loss::Hinge if y > 0.0 => (-1.0, 0.0),
         Loss::Hinge => (0.0, 1.0),
         Loss::Absolute => (-1.0, 1.0),
         _ => return None,
     };
-    let c = loss.weight(y);
+    let c = s * loss.weight(y);
     Some((c * left, c * right))
 }
 
@@ -242,7 +242,8 @@ pub(super) fn kinks_ahead(ray: &Ray<'_>) -> (f64, Vec<(f64, usize)>) {
 
 /// The loss slopes (left, right) of row `i`'s kink.
 pub(super) fn slope_pair(ray: &Ray<'_>, i: usize) -> (f64, f64) {
-    kink_slopes(ray.loss, ray.targets[i]).expect("exact line search: kinked loss")
+    kink_slopes(ray.loss, ray.targets[i], ray.sample_weight(i))
+        .expect("exact line search: kinked loss")
 }
 
 /// Orders kinks by η, then row.
@@ -385,6 +386,11 @@ mod tests {
         ray.eval(0.5 * (lo + hi)).0
     }
 
+    /// A sample weight from a uniform number in [−1, 1]: 0, ½, 1 or 2.5.
+    fn sample_weight(u: f64) -> f64 {
+        [0.0, 0.5, 1.0, 2.5][((u + 1.0) * 2.0).min(3.0) as usize]
+    }
+
     #[test]
     fn exact_search_matches_brute_force() {
         let mut uniform = uniforms(7);
@@ -403,10 +409,13 @@ mod tests {
                 .collect();
             let p: Vec<f64> = (0..m).map(|_| 2.0 * next()).collect();
             let xd: Vec<f64> = (0..m).map(|_| next()).collect();
+            // Every third case with sample weights, some of them 0.
+            let s: Vec<f64> = (0..m).map(|_| sample_weight(next())).collect();
             let ray = Ray {
                 p: &p,
                 xd: &xd,
                 targets: &y,
+                sample_weights: (case % 3 == 2).then_some(&s[..]),
                 loss,
                 lambda: 0.1,
                 rows: m as f64,
@@ -425,7 +434,7 @@ mod tests {
     /// The exact search as first written: every positive kink sorted, then one scan.
     fn sorted_scan(ray: &Ray<'_>, target: f64) -> (f64, Vec<usize>) {
         let m = ray.p.len() as f64;
-        let slopes = |i: usize| kink_slopes(ray.loss, ray.targets[i]).unwrap();
+        let slopes = |i: usize| kink_slopes(ray.loss, ray.targets[i], ray.sample_weight(i)).unwrap();
         let mut a = ray.lambda * ray.wd - target;
         let mut kinks = Vec::new();
         for i in 0..ray.p.len() {
@@ -485,10 +494,12 @@ mod tests {
             let xd: Vec<f64> = (0..m).map(|_| (4.0 * next()).round() / 4.0).collect();
             // The regularizer pulls along d (λ⟨w, d⟩ < 0), the kinks ahead push back.
             let lambda = [1e-6, 1e-4, 1e-2][case % 3];
+            let s: Vec<f64> = (0..m).map(|_| sample_weight(next())).collect();
             let ray = Ray {
                 p: &p,
                 xd: &xd,
                 targets: &y,
+                sample_weights: (case % 4 >= 2).then_some(&s[..]),
                 loss,
                 lambda,
                 rows: m as f64,
@@ -524,6 +535,7 @@ mod tests {
             p: &p,
             xd: &xd,
             targets: &y,
+            sample_weights: None,
             loss: Loss::Hinge.into(),
             lambda: 1e-9,
             rows: 2.0,

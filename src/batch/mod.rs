@@ -370,7 +370,7 @@ pub fn solve<E: Examples>(
             needs: "a smooth",
             loss,
         }),
-        Algorithm::SubLbfgs if line_search::kink_slopes(loss.into(), 1.0).is_some() => {
+        Algorithm::SubLbfgs if line_search::kink_slopes(loss.into(), 1.0, 1.0).is_some() => {
             Ok(sublbfgs::solve(objective, options, &mut tracker)?)
         }
         Algorithm::SubLbfgs => Err(SolveError::WrongLoss {

@@ -1,8 +1,9 @@
 //! The batch objective of MATH.md §7 and its parallel, deterministic evaluation.
 //!
-//! J(w) = (λ/2)‖w‖² + (1/m) Σ_i c_{y_i}·ℓ(w·x_i, y_i), with the bias as an extra feature of
+//! J(w) = (λ/2)‖w‖² + (1/m) Σ_i s_i·c_{y_i}·ℓ(w·x_i, y_i), with the bias as an extra feature of
 //! value 1 (so it sits at `w[n]` and is regularized, as in MATH.md §1 and `liblinear -B 1`),
-//! and c the class weights ([`WeightedLoss`]; all 1 unless given).
+//! c the class weights ([`WeightedLoss`]) and s the data's sample weights
+//! ([`Examples::sample_weights`]), all 1 unless given.
 //!
 //! Every pass over the data is split into pieces fixed by the data alone, never by the thread
 //! count: row products `X·v` write one output per row; sums over rows add fixed chunks of
@@ -43,6 +44,8 @@ pub struct Objective<'a, E: Examples + 'a> {
     lambda: f64,
     bias: bool,
     targets: Vec<f64>,
+    /// s_i of the local rows; `None`: every row weighs 1.
+    sample_weights: Option<Vec<f64>>,
     blocks: Vec<Range<usize>>,
     reducer: &'a dyn Reducer,
     /// m: the rows of every rank.
@@ -68,6 +71,7 @@ impl<'a, E: Examples> Objective<'a, E> {
         reducer: &'a dyn Reducer,
     ) -> Self {
         let loss = loss.into();
+        let sample_weights = data.sample_weights().map(<[f64]>::to_vec);
         let data = data.rows();
         let targets = (0..data.n_rows())
             .map(|i| loss.target(data.row(i).label))
@@ -81,6 +85,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             lambda,
             bias,
             targets,
+            sample_weights,
             blocks,
             reducer,
             total_rows: total[0] as usize,
@@ -140,6 +145,17 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// The labels as the loss sees them (±1 for classification).
     pub fn targets(&self) -> &[f64] {
         &self.targets
+    }
+
+    /// The local rows' sample weights s_i, if the data has them.
+    pub fn sample_weights(&self) -> Option<&[f64]> {
+        self.sample_weights.as_deref()
+    }
+
+    /// s_i, the weight of local row `i`'s loss (1 without sample weights).
+    #[inline]
+    pub fn sample_weight(&self, i: usize) -> f64 {
+        row_weight(self.sample_weights.as_deref(), i)
     }
 
     /// X·v, one entry per local row (v has length [`dim`](Self::dim)): the predictions when v = w,
@@ -308,11 +324,12 @@ impl<'a, E: Examples> Objective<'a, E> {
         transposed
     }
 
-    /// (1/m) Σ_i c_{y_i}·ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
+    /// (1/m) Σ_i s_i·c_{y_i}·ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
     pub fn mean_loss(&self, p: &[f64]) -> f64 {
-        let (loss, y) = (self.loss, &self.targets);
+        let (loss, y, s) = (self.loss, &self.targets, self.sample_weights());
         let mut sum = [fixed_sum(p.len(), |rows| {
-            rows.map(|i| loss.value(p[i], y[i])).sum::<f64>()
+            rows.map(|i| row_weight(s, i) * loss.value(p[i], y[i]))
+                .sum::<f64>()
         })];
         self.reducer.sum(&mut sum);
         sum[0] / self.total_rows as f64
@@ -323,16 +340,16 @@ impl<'a, E: Examples> Objective<'a, E> {
         0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p)
     }
 
-    /// c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
+    /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
-        let (loss, y) = (self.loss, &self.targets);
+        let (loss, y, s) = (self.loss, &self.targets, self.sample_weights());
         let mut out = vec![0.0; p.len()];
         out.par_chunks_mut(CHUNK_ROWS)
             .enumerate()
             .for_each(|(c, chunk)| {
                 for (k, o) in chunk.iter_mut().enumerate() {
                     let i = c * CHUNK_ROWS + k;
-                    *o = loss.derivative(p[i], y[i]);
+                    *o = row_weight(s, i) * loss.derivative(p[i], y[i]);
                 }
             });
         out
@@ -356,6 +373,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             p,
             xd,
             targets: &self.targets,
+            sample_weights: self.sample_weights(),
             loss: self.loss,
             lambda: self.lambda,
             rows: self.total_rows as f64,
@@ -384,6 +402,8 @@ pub struct Ray<'r> {
     pub xd: &'r [f64],
     /// Labels as the loss sees them.
     pub targets: &'r [f64],
+    /// The local rows' sample weights (`None`: all 1).
+    pub sample_weights: Option<&'r [f64]>,
     /// The loss, with its class weights.
     pub loss: WeightedLoss,
     /// λ.
@@ -401,17 +421,30 @@ pub struct Ray<'r> {
 }
 
 impl Ray<'_> {
+    /// s_i, the weight of local row `i`'s loss.
+    #[inline]
+    pub fn sample_weight(&self, i: usize) -> f64 {
+        row_weight(self.sample_weights, i)
+    }
+
     /// Φ(η) and Φ'(η) (with the loss's own derivative at a kink).
     pub fn eval(&self, eta: f64) -> (f64, f64) {
-        let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
+        let (p, xd, y, loss, s) = (
+            self.p,
+            self.xd,
+            self.targets,
+            self.loss,
+            self.sample_weights,
+        );
         let m = self.rows;
         let pair = fixed_sum2(p.len(), |rows| {
             let mut value = 0.0;
             let mut slope = 0.0;
             for i in rows {
                 let q = p[i] + eta * xd[i];
-                value += loss.value(q, y[i]);
-                slope += loss.derivative(q, y[i]) * xd[i];
+                let s = row_weight(s, i);
+                value += s * loss.value(q, y[i]);
+                slope += s * loss.derivative(q, y[i]) * xd[i];
             }
             (value, slope)
         });
@@ -422,6 +455,15 @@ impl Ray<'_> {
             0.5 * self.lambda * norm + pair[0] / m,
             self.lambda * (self.wd + eta * self.dd) + pair[1] / m,
         )
+    }
+}
+
+/// s_i of `weights`, or 1 without them: multiplying by it leaves an unweighted value's bits.
+#[inline(always)]
+fn row_weight(weights: Option<&[f64]>, i: usize) -> f64 {
+    match weights {
+        Some(s) => s[i],
+        None => 1.0,
     }
 }
 

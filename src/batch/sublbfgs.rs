@@ -29,7 +29,8 @@ fn argsup<E: Examples>(
     let (y, loss) = (objective.targets(), objective.weighted_loss());
     let c: Vec<f64> = (0..p.len())
         .map(|i| {
-            let (left, right) = kink_slopes(loss, y[i]).expect("kinked loss");
+            let s = objective.sample_weight(i);
+            let (left, right) = kink_slopes(loss, y[i], s).expect("kinked loss");
             if on_kink(p[i], y[i]) {
                 if left * xd[i] > right * xd[i] {
                     left

@@ -115,6 +115,23 @@ pub trait Examples: Sync {
     #[inline]
     fn prefetch_extent(&self, _i: usize) {}
 
+    /// The rows' sample weights s_i, one per row, if they have any
+    /// ([`super::sample_weights`]); the default, `None`, weighs every row 1.
+    #[inline]
+    fn sample_weights(&self) -> Option<&[f64]> {
+        None
+    }
+
+    /// s_i, the weight of row `i`'s loss: 1 for unweighted rows (a constant the learners'
+    /// multiplications by it fold away).
+    #[inline(always)]
+    fn sample_weight(&self, i: usize) -> f64 {
+        match self.sample_weights() {
+            Some(weights) => weights[i],
+            None => 1.0,
+        }
+    }
+
     /// The same rows through a view built for hot loops: what can be worked out once (typed
     /// views of every shard's sections, how to find a row's shard) is, so that each
     /// [`Examples::row`] of the view is a few slice operations. Build it once per pass or
@@ -151,6 +168,11 @@ impl<E: Examples> Examples for &E {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         (**self).prefetch_extent(i);
+    }
+
+    #[inline]
+    fn sample_weights(&self) -> Option<&[f64]> {
+        (**self).sample_weights()
     }
 
     type Rows<'a>

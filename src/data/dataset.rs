@@ -95,6 +95,8 @@ pub struct Dataset {
     manifest: Box<Manifest>,
     shards: Vec<Shard>,
     permutation: Option<Vec<u32>>,
+    /// The row of the whole dataset that is this one's row 0 (non-zero for a rank's share).
+    first_row: u64,
 }
 
 impl Dataset {
@@ -114,6 +116,7 @@ impl Dataset {
         let mut manifest = read_manifest(dir)?;
         let share = crate::dist::shard_share(&manifest.shards, rank, ranks);
         let first_entry = share.start;
+        let first_row = manifest.shards[..share.start].iter().map(|s| s.rows).sum();
         manifest.shards = manifest.shards[share].to_vec();
         let (mut rows, mut nnz) = (0, 0);
         for shard in &mut manifest.shards {
@@ -122,7 +125,9 @@ impl Dataset {
             nnz += shard.nnz;
         }
         (manifest.rows, manifest.nnz) = (rows, nnz);
-        Self::from_manifest(dir, manifest, first_entry)
+        let mut dataset = Self::from_manifest(dir, manifest, first_entry)?;
+        dataset.first_row = first_row;
+        Ok(dataset)
     }
 
     /// Load the permutation, map the shards `manifest` lists and check their headers against
@@ -207,7 +212,15 @@ impl Dataset {
             manifest: Box::new(manifest),
             shards,
             permutation,
+            first_row: 0,
         })
+    }
+
+    /// The row of the whole dataset in `dir` that is this one's first: 0, or for a rank's
+    /// share ([`Dataset::open_share`]) the rows of the shards before it. What lines up per-row
+    /// data of the whole dataset (sample weights) with a share's rows.
+    pub fn first_row(&self) -> u64 {
+        self.first_row
     }
 
     /// The directory the dataset was opened from.

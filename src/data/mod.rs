@@ -9,6 +9,7 @@
 //! * [`shard`] — one binary CSR shard (memory-mapped, zero-copy).
 //! * [`dataset`] — a directory of shards with a manifest (per-column arrays in raw files,
 //!   [`columns`]); [`writer`] builds one atomically.
+//! * [`sample_weights`] — per-row weights of the loss, paired with a set of rows.
 
 pub mod chunk;
 pub mod columns;
@@ -19,6 +20,7 @@ pub mod error;
 pub mod export;
 pub mod libsvm;
 pub mod number;
+pub mod sample_weights;
 pub mod shard;
 pub mod source;
 pub mod stats;
@@ -30,6 +32,7 @@ pub use csr::{CsrError, CsrMatrix, Examples, Row, ValueVec};
 pub use dataset::{Dataset, DatasetExamples, DatasetRows, Manifest};
 pub use error::DataError;
 pub use shard::{Shard, ShardParts, ShardRows, ValueKind};
+pub use sample_weights::{SampleWeightError, SampleWeighted};
 pub use source::{ExampleRows, ExampleSet, open_examples};
 pub use sparselin_kernels::{BoundedIndices, Values};
 pub use writer::{DatasetWriter, FinishOptions};

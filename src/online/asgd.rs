@@ -63,11 +63,11 @@ impl Asgd {
 
 impl Learner for Asgd {
     #[inline]
-    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let divisor = self.schedule.divisor(t - 1);
         let vx = sparse::dot_first(&self.vu, x.indices, x.values);
         let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
-        let g = self.loss.derivative(p, y);
+        let g = s * self.loss.derivative(p, y);
         let h = self.h.value();
         // v += g·x; u += h'_{t−1}·g·x (one fused pass over the pairs), skipped when g = 0.
         if g != 0.0 {

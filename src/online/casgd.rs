@@ -207,7 +207,7 @@ impl Casgd {
 
 impl Learner for Casgd {
     #[inline]
-    fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+    fn step(&mut self, i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let q = self.centering.q[i];
         let divisor = self.schedule.divisor(t - 1);
         let vx = sparse::dot_first(&self.vu, x.indices, x.values);
@@ -222,7 +222,7 @@ impl Learner for Casgd {
         } else {
             -(vx - self.a * q + self.a * r - self.z) / divisor
         } + free_bias;
-        let g = self.loss.derivative(p, y);
+        let g = s * self.loss.derivative(p, y);
         let h = self.h.value();
         if g != 0.0 {
             sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
@@ -384,7 +384,7 @@ mod tests {
         for t in 1..=40u64 {
             let i = (t as usize * 7) % 4;
             let row = data.row(i);
-            learner.step(i, row, row.label, t);
+            learner.step(i, row, row.label, 1.0, t);
         }
         let (z, zeta) =
             learner

@@ -513,10 +513,11 @@ impl Run<'_, '_> {
                 let i = sampler.next();
                 let row = data.row(i);
                 let y = loss.target(row.label);
-                let p = learner.step(i, row, y, t);
+                let s = data.sample_weight(i);
+                let p = learner.step(i, row, y, s, t);
                 prefetch_upcoming(data, &sampler, &row);
                 if t % 64 == 0 {
-                    loss_sum += loss.value(p, y);
+                    loss_sum += s * loss.value(p, y);
                     loss_count += 1;
                 }
                 if t % PROGRESS_INTERVAL == 0 {

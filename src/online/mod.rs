@@ -70,8 +70,9 @@ impl Snapshot {
 /// One online learner: a step per example, the iterates on demand.
 pub trait Learner {
     /// Step t ≥ 1 on example `i` (= `x`) with target y (already mapped by
-    /// [`crate::loss::Loss::target`]); returns the prediction p_t the step was taken at.
-    fn step(&mut self, i: usize, x: Row<'_>, y: f64, t: u64) -> f64;
+    /// [`crate::loss::Loss::target`]) and sample weight s ([`crate::data::Examples::sample_weight`],
+    /// the factor of its loss's gradient); returns the prediction p_t the step was taken at.
+    fn step(&mut self, i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64;
     /// The iterates after `t` steps (O(n)), or an error when their n weights cannot be
     /// allocated.
     fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError>;

@@ -108,7 +108,7 @@ impl Naive {
 }
 
 impl Learner for Naive {
-    fn step(&mut self, _i: usize, row: Row<'_>, y: f64, t: u64) -> f64 {
+    fn step(&mut self, _i: usize, row: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         // Dense (centered) copy of the example.
         if self.kind == NaiveKind::Casgd {
             self.x.copy_from_slice(&self.x_bar);
@@ -119,7 +119,7 @@ impl Learner for Naive {
         sparse::axpy(1.0, row.indices, row.values, &mut self.x);
 
         let p = dense::dot(&self.w, &self.x) + self.b;
-        let g = self.loss.derivative(p, y);
+        let g = s * self.loss.derivative(p, y);
         let eta = self.schedule.eta(t);
         // [w, b] ← (1 − ηλ)[w, b] − η g [x, 1], with ηλ = 1/(t + t₀).
         let shrink = 1.0 - 1.0 / (t as f64 + self.schedule.t0);

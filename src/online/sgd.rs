@@ -58,12 +58,12 @@ impl Sgd {
 
 impl Learner for Sgd {
     #[inline]
-    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, t: u64) -> f64 {
+    fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         // p_t = −(v_{t−1}·x + a_{t−1})/(λ(t − 1 + t₀)); p_1 = 0 when t₀ = 0 (w_0 = 0).
         let divisor = self.schedule.divisor(t - 1);
         let vx = sparse::dot(&self.v, x.indices, x.values);
         let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
-        let g = self.loss.derivative(p, y);
+        let g = s * self.loss.derivative(p, y);
         if g != 0.0 {
             sparse::axpy(g, x.indices, x.values, &mut self.v);
         }

@@ -92,6 +92,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("class_weight", Users::Regularized),
+    ("sample_weights", Users::Regularized),
     // Batch solvers always regularize the bias.
     ("free_bias", Users::Online),
     ("threads", Users::Regularized),

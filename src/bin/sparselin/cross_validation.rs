@@ -10,13 +10,15 @@ use sparselin::metrics::Evaluation;
 
 use crate::input::read_examples;
 use crate::number::decimal;
-use crate::train::{Args, eval_tail, positive, trainer};
+use crate::train::{Args, eval_tail, positive, trainer, weighted_rows};
 
 /// Cross-validate the settings of `args` over `folds` folds: at `--lambda`, printing every
 /// fold, or at each λ of `--lambda-grid`, printing each λ's mean and the best λ.
 pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
     let data = read_examples(&args.data, args.features, args.text)?;
     let trainer = trainer(args)?;
+    // Checks the sample weights against the rows, naming the weight file.
+    weighted_rows(args, &trainer, &data)?;
     let grid = args
         .lambda_grid
         .iter()
@@ -25,7 +27,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
     let header = format!(
-        "{learner} ({loss}{}{}): {folds}-fold cross-validation of {} rows{}",
+        "{learner} ({loss}{}{}{}): {folds}-fold cross-validation of {} rows{}",
         match (learner, grid.is_empty()) {
             // The attribute-efficient learners have no λ.
             (Learner::AttributeEfficient(_), _) | (_, false) => String::new(),
@@ -33,6 +35,10 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         },
         args.class_weight
             .map(|w| format!(", class weights {w}"))
+            .unwrap_or_default(),
+        args.sample_weights
+            .as_ref()
+            .map(|path| format!(", sample weights {}", path.display()))
             .unwrap_or_default(),
         data.n_rows(),
         if loss.is_classification() {
@@ -55,6 +61,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "rows": data.n_rows(),
         "seed": args.seed,
         "class_weights": args.class_weight.map(|w| w.to_string()),
+        "sample_weights": args.sample_weights,
     });
     if grid.is_empty() {
         let validation = validate(&trainer, &mut |i, fold| {

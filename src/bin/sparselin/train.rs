@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget};
 use serde_json::json;
 use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
-use sparselin::data::{ExampleSet, Examples};
+use sparselin::data::{ExampleSet, Examples, SampleWeighted, sample_weights};
 use sparselin::lao;
 use sparselin::loss::{ClassWeighting, Loss, WeightedLoss};
 use sparselin::metrics::{self, Evaluation};
@@ -90,6 +90,12 @@ pub struct Args {
     /// m/(2m_y), so that each class weighs half; in --cv computed on each fold's training rows).
     #[arg(long, value_name = "+1=W,-1=W|balanced")]
     pub class_weight: Option<ClassWeighting>,
+    /// Weigh each row's loss by a weight of its own: FILE holds one non-negative number per
+    /// line, the weight of the training row of the same line (liblinear's `-W`, scikit-learn's
+    /// `sample_weight`; a row of weight 0 counts as none). In --cv each fold's training rows
+    /// keep theirs; held-out metrics count every row once.
+    #[arg(long, value_name = "FILE")]
+    pub sample_weights: Option<PathBuf>,
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
@@ -312,7 +318,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     check_inputs(&args)?;
     check_outputs(&args)?;
-    let data = read_examples(&args.data, args.features, args.text)?;
+    let data = &read_examples(&args.data, args.features, args.text)?;
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
         Some(path) => {
@@ -332,18 +338,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         refuse_multiclass(args.loss, test, path, "test labels")?;
     }
     let trainer = trainer(&args)?;
+    let rows = weighted_rows(&args, &trainer, data)?;
     // The weights the epochs' objectives need; without --class-weight there is nothing to
     // compute (and the classes are counted once, by the training).
     let loss = match args.class_weight {
         None => WeightedLoss::from(args.loss),
         Some(_) => trainer
-            .weighted_loss_for(&data)
+            .weighted_loss_for(data)
             .with_context(|| format!("training on {}", args.data.display()))?,
     };
-    let mut progress = Progress::new(&args, loss, &data, test.as_ref());
+    let mut progress = Progress::new(&args, loss, &rows, test.as_ref());
     let cpu = cpu_time::ProcessTime::try_now().ok();
     let mut training = trainer
-        .train_monitored(&data, &mut progress)
+        .train_monitored(data, &mut progress)
         .with_context(|| format!("training on {}", args.data.display()))?;
     if args.weights == WeightType::F32 {
         // The summary describes the model as written: its weights rounded to f32.
@@ -356,7 +363,52 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|d| d.as_secs_f64());
     progress.bar.finish_and_clear();
     write_outputs(&args, &training.model, Some(&progress.trace))?;
-    report(&args, &data, test.as_ref(), &training, cpu_seconds)
+    report(&args, &rows, test.as_ref(), &training, cpu_seconds)
+}
+
+/// The training rows as the objective weighs them: with the trainer's sample weights, if any,
+/// which must be one per row (an error naming the weight file and the data otherwise).
+pub fn weighted_rows<'a>(
+    args: &Args,
+    trainer: &'a Trainer,
+    data: &'a ExampleSet,
+) -> anyhow::Result<TrainingRows<'a>> {
+    let weighted = match (trainer.sample_weights_set(), &args.sample_weights) {
+        (Some(weights), Some(path)) => Some(SampleWeighted::new(data, weights).with_context(
+            || {
+                format!(
+                    "{}: the weights of the training rows of {}",
+                    path.display(),
+                    args.data.display()
+                )
+            },
+        )?),
+        _ => None,
+    };
+    Ok(TrainingRows { data, weighted })
+}
+
+/// The training data, with the sample weights of its rows if it has any.
+pub struct TrainingRows<'a> {
+    /// The rows.
+    pub data: &'a ExampleSet,
+    weighted: Option<SampleWeighted<'a, &'a ExampleSet>>,
+}
+
+impl TrainingRows<'_> {
+    /// [`metrics::evaluate`] of (w, b) on the rows, the objective weighing them.
+    pub fn evaluate(
+        &self,
+        loss: WeightedLoss,
+        (lambda, regularize_bias): (f64, bool),
+        weights: &[f64],
+        bias: f64,
+    ) -> Evaluation {
+        match &self.weighted {
+            Some(rows) => metrics::evaluate(loss, lambda, regularize_bias, weights, bias, rows),
+            None => metrics::evaluate(loss, lambda, regularize_bias, weights, bias, self.data),
+        }
+    }
 }
 
 /// The job size an MPI launcher announces in the environment (Open MPI, MPICH/Hydra).
@@ -374,7 +426,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
         Learner::Online(algorithm) => {
-            let trainer = with_class_weights(trainer, args)
+            let trainer = with_weights(trainer, args)?
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
                 .sampling(args.sampling);
@@ -409,7 +461,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             }
         }
         Learner::Batch(algorithm) => {
-            let trainer = with_class_weights(trainer, args);
+            let trainer = with_weights(trainer, args)?;
             let trainer = match args.warm_start_epochs {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
                 None => trainer,
@@ -468,12 +520,16 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     })
 }
 
-/// `trainer` with --class-weight, if given.
-fn with_class_weights(trainer: Trainer, args: &Args) -> Trainer {
-    match args.class_weight {
+/// `trainer` with --class-weight and --sample-weights (the file read), if given.
+fn with_weights(trainer: Trainer, args: &Args) -> anyhow::Result<Trainer> {
+    let trainer = match args.class_weight {
         Some(weighting) => trainer.class_weights(weighting),
         None => trainer,
-    }
+    };
+    Ok(match &args.sample_weights {
+        Some(path) => trainer.sample_weights(sample_weights::read(path)?),
+        None => trainer,
+    })
 }
 
 /// `value`, or an error naming `flag` unless it is positive and finite.
@@ -489,6 +545,7 @@ pub(crate) fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
 /// the batch solvers, and the trace of either.
 struct Progress<'a> {
     bar: ProgressBar,
+    rows: &'a TrainingRows<'a>,
     data: &'a ExampleSet,
     test: Option<&'a ExampleSet>,
     args: &'a Args,
@@ -502,9 +559,10 @@ impl<'a> Progress<'a> {
     fn new(
         args: &'a Args,
         loss: WeightedLoss,
-        data: &'a ExampleSet,
+        rows: &'a TrainingRows<'a>,
         test: Option<&'a ExampleSet>,
     ) -> Self {
+        let data = rows.data;
         let steps = match (args.steps, args.epochs) {
             (Some(t), _) => t,
             (None, e) => e
@@ -522,6 +580,7 @@ impl<'a> Progress<'a> {
         ));
         Progress {
             bar,
+            rows,
             data,
             test,
             args,
@@ -552,7 +611,8 @@ impl Observer for Progress<'_> {
 
     fn epoch_end(&mut self, end: &EpochEnd<'_>) {
         let w = end.snapshot.output();
-        let train = self.evaluate(self.data, &w.weights, w.bias);
+        let settings = (self.args.lambda, !self.args.free_bias);
+        let train = self.rows.evaluate(self.loss, settings, &w.weights, w.bias);
         let test = self.evaluate_test(&w.weights, w.bias);
         self.bar.set_position(end.steps);
         self.bar.println(format!(
@@ -794,7 +854,7 @@ pub(crate) fn write_outputs(
 /// Print the summary of a finished run (its files are written).
 fn report(
     args: &Args,
-    data: &ExampleSet,
+    rows: &TrainingRows<'_>,
     test: Option<&ExampleSet>,
     trained: &Training,
     cpu_seconds: Option<f64>,
@@ -812,17 +872,10 @@ fn report(
     }
     // The model is in original feature ids; the data may be renumbered, or wider.
     let loss = model.weighted_loss()?;
-    let evaluate = |d: &ExampleSet| {
-        metrics::evaluate(
-            loss,
-            model.info.lambda,
-            model.info.regularize_bias,
-            &model.weights_for(d.n_features(), d.feature_permutation()),
-            model.bias,
-            d,
-        )
-    };
-    let train_eval = evaluate(data);
+    let settings = (model.info.lambda, model.info.regularize_bias);
+    let weights_for = |d: &ExampleSet| model.weights_for(d.n_features(), d.feature_permutation());
+    let data = rows.data;
+    let train_eval = rows.evaluate(loss, settings, &weights_for(data), model.bias);
     if !train_eval.objective.is_finite() {
         // Finite weights whose scores overflow (values near 1e300): the model is written,
         // but it scores nothing usefully.
@@ -832,7 +885,10 @@ fn report(
             train_eval.objective
         );
     }
-    let test_eval = test.map(evaluate);
+    let test_eval = test.map(|d| {
+        let (lambda, regularize_bias) = settings;
+        metrics::evaluate(loss, lambda, regularize_bias, &weights_for(d), model.bias, d)
+    });
     let per_second = trained.examples as f64 / trained.seconds.max(1e-12);
     if args.json {
         let summary = json!({

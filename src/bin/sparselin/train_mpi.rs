@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use serde_json::json;
 use sparselin::api::{Monitor, Training};
 use sparselin::batch;
-use sparselin::data::{Dataset, ExampleSet, Examples};
+use sparselin::data::{Dataset, ExampleSet, Examples, SampleWeighted};
 use sparselin::dist::mpi::World;
 use sparselin::dist::{Reducer, Timed};
 use sparselin::kernels::dense;
@@ -56,7 +56,9 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     if args.test.is_some() || args.trace.is_some() || args.plot.is_some() {
         bail!("--test, --trace and --plot are not available with --ranks");
     }
-    let share = Dataset::open_share(&args.data, rank, size)?.into_examples()?;
+    let share = Dataset::open_share(&args.data, rank, size)?;
+    let first_row = share.first_row() as usize;
+    let share = share.into_examples()?;
     let share = match args.features {
         Some(n) => share.with_n_features(n)?,
         None => share,
@@ -84,10 +86,36 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     } else {
         crate::train::trainer(args)?
     };
+    // Every rank reads the whole weight file and keeps its share's rows' weights.
+    let share_weights = match (trainer.sample_weights_set(), &args.sample_weights) {
+        (Some(all), Some(path)) => {
+            let total = sparselin::dist::total_rows(world, data.n_rows());
+            if all.len() != total {
+                bail!(
+                    "{}: {} sample weights for the {total} rows of {}: give one weight per row",
+                    path.display(),
+                    all.len(),
+                    args.data.display()
+                );
+            }
+            Some(all[first_row..first_row + data.n_rows()].to_vec())
+        }
+        _ => None,
+    };
+    let trainer = match &share_weights {
+        Some(weights) => trainer.sample_weights(weights.clone()),
+        None => trainer,
+    };
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
-    let (objective, error_rate) = evaluate(&trained, &data, world)?;
+    let (objective, error_rate) = match &share_weights {
+        Some(weights) => {
+            let rows = SampleWeighted::new(&data, weights)?;
+            evaluate(&trained, &rows, data.feature_permutation(), world)?
+        }
+        None => evaluate(&trained, &data, data.feature_permutation(), world)?,
+    };
     world.barrier();
     if rank != 0 {
         return Ok(());
@@ -150,15 +178,16 @@ impl Monitor for Lines {
 }
 
 /// The training objective and error rate over every rank's rows.
-fn evaluate(
+fn evaluate<E: Examples>(
     trained: &Training,
-    data: &ExampleSet,
+    data: &E,
+    permutation: Option<&[u32]>,
     reducer: &dyn Reducer,
 ) -> anyhow::Result<(f64, Option<f64>)> {
     let model = &trained.model;
     let loss = model.weighted_loss()?;
     // The model holds original feature ids; the data internal columns.
-    let weights: Vec<f64> = match data.feature_permutation() {
+    let weights: Vec<f64> = match permutation {
         Some(permutation) => permutation
             .iter()
             .map(|&id| model.weights[id as usize])

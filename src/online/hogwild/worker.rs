@@ -187,9 +187,10 @@ fn step<E: Examples, S: Sums>(
             }) + free_bias
         }
     };
-    let g = ctx.loss.derivative(p, y);
+    let s = ctx.data.sample_weight(i);
+    let g = s * ctx.loss.derivative(p, y);
     if t % 64 == 0 {
-        state.loss_sum += ctx.loss.value(p, y);
+        state.loss_sum += s * ctx.loss.value(p, y);
         state.loss_count += 1;
     }
     if ctx.rule == Rule::Sgd {
