@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use sparselin::batch::{self, Algorithm, Objective, Options, Stop, Tracker, lbfgs, sublbfgs};
 use sparselin::data::libsvm::{ParseOptions, ValueType, read_file};
-use sparselin::data::{CsrMatrix, Examples, ValueVec};
+use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss, WeightedLoss};
 
 fn data_dir() -> PathBuf {
@@ -467,6 +467,123 @@ fn an_integer_class_weight_is_that_many_copies_of_its_rows() {
                     .fold(0.0f64, |d, (x, y)| d.max((x - y).abs()));
             assert!(apart <= 1e-5 * norm, "{loss}: minimizers {apart:e} apart");
         }
+    }
+}
+
+/// heart_scale's rows with integer sample weights 0–3 (row i weighs (7i mod 9) mod 4), and
+/// the same rows each copied as many times as it weighs (none for weight 0).
+fn heart_weighted_and_copied() -> (CsrMatrix, Vec<f64>, CsrMatrix) {
+    let data = load("heart_scale/heart_scale", 13);
+    let weights: Vec<f64> = (0..data.n_rows()).map(|i| ((7 * i % 9) % 4) as f64).collect();
+    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
+    for (i, &s) in weights.iter().enumerate() {
+        let row = data.row(i);
+        for _ in 0..s as usize {
+            labels.push(row.label);
+            indices.extend_from_slice(row.indices.as_slice());
+            values.extend((0..row.nnz()).map(|k| row.values.get(k)));
+            offsets.push(indices.len() as u64);
+        }
+    }
+    let n = data.n_features();
+    let copied = CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap();
+    (data, weights, copied)
+}
+
+/// An integer sample weight is that many copies of its row, and weight 0 no row, with λ
+/// scaled by m/m' to keep λm: every solver's weighted optimum is the copies' optimum (the
+/// objectives differ by the factor m/m'), with class weights on top too.
+#[test]
+fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
+    let (data, weights, copied) = heart_weighted_and_copied();
+    assert!(weights.contains(&0.0) && weights.contains(&3.0));
+    let weighted_rows = SampleWeighted::new(&data, &weights).unwrap();
+    let (m, m_copied, lambda) = (data.n_rows() as f64, copied.n_rows() as f64, 1e-2);
+    let tight = Options {
+        tol: 1e-14,
+        ..Options::default()
+    };
+    let classes = ClassWeights::new(2.0, 0.5).unwrap();
+    let cases = [
+        (Loss::Log, Algorithm::Lbfgs, ClassWeights::UNIT, 1e-9),
+        (Loss::SquaredHinge, Algorithm::Lbfgs, classes, 1e-9),
+        (Loss::SquaredHinge, Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
+        (Loss::Hinge, Algorithm::Dcd, classes, 1e-9),
+        (Loss::Hinge, Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
+        (Loss::Hinge, Algorithm::SubLbfgs, classes, 1e-6),
+    ];
+    for (loss, algorithm, class_weights, accuracy) in cases {
+        let weighted = WeightedLoss::new(loss, class_weights).unwrap();
+        let a = batch::solve(
+            algorithm,
+            &Objective::new(&weighted_rows, weighted, lambda, true),
+            &tight,
+            &mut |_| {},
+        )
+        .unwrap();
+        let scaled = lambda * m / m_copied;
+        let b = solve(
+            algorithm,
+            &Objective::new(&copied, weighted, scaled, true),
+            &tight,
+        );
+        let expected = b.objective * m_copied / m;
+        let error = relative(a.objective, expected);
+        assert!(
+            error.abs() <= accuracy,
+            "{algorithm} {loss}: {} vs {expected} ({error:e})",
+            a.objective
+        );
+        if loss != Loss::Hinge {
+            // Strictly convex: one minimizer.
+            let norm = b.w.iter().fold(0.0f64, |s, w| s.max(w.abs()));
+            let apart =
+                a.w.iter()
+                    .zip(&b.w)
+                    .fold(0.0f64, |d, (x, y)| d.max((x - y).abs()));
+            assert!(apart <= 1e-5 * norm, "{algorithm} {loss}: {apart:e} apart");
+        }
+        // Unweighted, the same solver lands elsewhere: the weights are not ignored.
+        let plain = solve(
+            algorithm,
+            &Objective::new(&data, weighted, lambda, true),
+            &tight,
+        );
+        let moved = relative(plain.objective, a.objective);
+        assert!(moved.abs() > 1e-3, "{algorithm} {loss}: {moved:e}");
+    }
+}
+
+/// Weights of 1 are the unweighted problem, bit for bit, for every solver.
+#[test]
+fn unit_sample_weights_change_no_bit_of_any_solver() {
+    let data = load("heart_scale/heart_scale", 13);
+    let ones = vec![1.0; data.n_rows()];
+    let unit = SampleWeighted::new(&data, &ones).unwrap();
+    for (loss, algorithm) in [
+        (Loss::Log, Algorithm::Lbfgs),
+        (Loss::Hinge, Algorithm::SubLbfgs),
+        (Loss::Hinge, Algorithm::Dcd),
+        (Loss::SquaredHinge, Algorithm::Dcd),
+        (Loss::Hinge, Algorithm::SubGd),
+        (Loss::Hinge, Algorithm::Bfgs),
+    ] {
+        let options = Options {
+            max_iter: 50,
+            ..Options::default()
+        };
+        let a = solve(algorithm, &Objective::new(&data, loss, 1e-2, true), &options);
+        let b = batch::solve(
+            algorithm,
+            &Objective::new(&unit, loss, 1e-2, true),
+            &options,
+            &mut |_| {},
+        )
+        .unwrap();
+        let bits = |w: &[f64]| w.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a.w), bits(&b.w), "{algorithm} {loss}");
+        assert_eq!(a.objective.to_bits(), b.objective.to_bits(), "{algorithm}");
+        assert_eq!(a.iterations, b.iterations, "{algorithm} {loss}");
     }
 }
 

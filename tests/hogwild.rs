@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
 use sparselin::data::libsvm::{ParseOptions, read_file};
-use sparselin::data::{CsrMatrix, ValueVec};
+use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::metrics;
 use sparselin::online::hogwild::{self, Options, ScalarSharing};
@@ -157,6 +157,31 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
                 got.snapshot.output().weights.iter().any(|&w| w != 0.0),
                 "{what}: a model that learned something"
             );
+        }
+    }
+}
+
+/// With sample weights (0 to 3, row by row), one worker still reproduces the single-threaded
+/// learner bit for bit, in every visiting order, and the weights change the model.
+#[test]
+fn one_thread_is_the_single_threaded_learner_with_sample_weights() {
+    let _slot = training_slot();
+    let data = train_set("reuters_grain");
+    let weights: Vec<f64> = (0..data.n_rows()).map(|i| (i % 7 % 4) as f64).collect();
+    let rows = SampleWeighted::new(&data, &weights).unwrap();
+    for (loss, regularized, sampling) in [
+        (Loss::Hinge, true, Sampling::Uniform),
+        (Loss::Log, false, Sampling::Permutation),
+        (Loss::Squared, true, Sampling::FileOrder),
+    ] {
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            let config = config(loss, 1e-3, regularized, sampling, 2);
+            let what = format!("{algorithm} {loss} {sampling}");
+            let expected = online::fit(&rows, algorithm, &config, &mut ()).unwrap();
+            let got = hogwild::fit(&rows, algorithm, &config, &Options::new(1), &mut ()).unwrap();
+            assert!(bits(&got.snapshot) == bits(&expected.snapshot), "{what}");
+            let plain = online::fit(&data, algorithm, &config, &mut ()).unwrap();
+            assert!(bits(&plain.snapshot) != bits(&got.snapshot), "{what}");
         }
     }
 }

@@ -3,7 +3,7 @@
 //! relative for every learner × loss × t₀ × t_a × bias regularization, CASGD's implicit bias
 //! included. Also: same seed, same model bit for bit; a different seed, a different one.
 
-use sparselin::data::{CsrMatrix, ValueVec};
+use sparselin::data::{CsrMatrix, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit};
 
@@ -164,6 +164,48 @@ fn fast_learners_match_their_baselines_with_weighted_classes() {
                     change > 1e-2,
                     "{what}: weighting changed the model by {change:e}"
                 );
+            }
+        }
+    }
+}
+
+/// The bits of an iterate's weights and bias.
+fn bits(it: &Iterate) -> Vec<u64> {
+    it.weights
+        .iter()
+        .chain([&it.bias])
+        .map(|x| x.to_bits())
+        .collect()
+}
+
+/// With sample weights (0, ½, 1 and 2.5), every loss: the O(k) learners still take the
+/// baselines' steps, weights of 1 everywhere change no bit, and these weights change the model.
+#[test]
+fn fast_learners_match_their_baselines_with_sample_weights() {
+    let data = problem(150, 40, 6, 5);
+    let weights: Vec<f64> = (0..150).map(|i| [0.0, 0.5, 1.0, 2.5][i * 7 % 4]).collect();
+    let weighted = SampleWeighted::new(&data, &weights).unwrap();
+    let ones = vec![1.0; 150];
+    let unit = SampleWeighted::new(&data, &ones).unwrap();
+    let pairs = [
+        (Algorithm::Sgd, Algorithm::NaiveSgd),
+        (Algorithm::Asgd, Algorithm::NaiveAsgd),
+        (Algorithm::Casgd, Algorithm::NaiveCasgd),
+    ];
+    for (fast, naive) in pairs {
+        for loss in LOSSES {
+            for (ta, regularize_bias) in [(1, true), (1201, false)] {
+                let c = config(loss, 7.5, ta, regularize_bias);
+                let what = format!("{fast} {loss} ta={ta} bias={regularize_bias}");
+                let a = fit(&weighted, fast, &c, &mut ()).unwrap().snapshot;
+                let b = fit(&weighted, naive, &c, &mut ()).unwrap().snapshot;
+                let difference = relative_difference(a.output(), b.output());
+                assert!(difference <= 1e-9, "{what}: differ by {difference:e}");
+                let plain = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
+                let same = fit(&unit, fast, &c, &mut ()).unwrap().snapshot;
+                assert!(bits(same.output()) == bits(plain.output()), "{what}");
+                let change = relative_difference(a.output(), plain.output());
+                assert!(change > 1e-2, "{what}: weighting changed the model by {change:e}");
             }
         }
     }
