@@ -349,6 +349,51 @@ mod tests {
         }
     }
 
+    #[test]
+    fn sample_weights_weigh_the_rows_of_every_family_and_of_each_fold() {
+        let data = toy(120);
+        let weights: Vec<f64> = (0..120).map(|i| (i % 4) as f64 * 0.5).collect();
+        let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
+        let e = err(Trainer::new(Learner::ASGD).sample_weights(vec![1.0; 7]));
+        assert!(e.contains("7 sample weights for 120 rows"), "{e}");
+        let e = err(Trainer::new("aerr".parse().unwrap()).sample_weights(weights.clone()));
+        assert!(e.contains("sample_weights does not apply to aerr"), "{e}");
+        let e = err(Trainer::new(Learner::ASGD).sample_weights(vec![0.0; 120]));
+        assert!(e.contains("every sample weight is 0"), "{e}");
+        for learner in ["sgd", "asgd", "casgd", "naive-asgd", "lbfgs", "sublbfgs", "dcd"] {
+            let trainer = Trainer::new(learner.parse().unwrap()).lambda(1e-2);
+            let trainer = match learner {
+                "lbfgs" => trainer.loss(Loss::Log),
+                _ => trainer,
+            };
+            let plain = trainer.train(&data).unwrap();
+            // Weights of 1 change no bit; these weights change the model and are recorded.
+            let unit = trainer.clone().sample_weights(vec![1.0; 120]);
+            let unit = unit.train(&data).unwrap();
+            assert_eq!(unit.weights, plain.weights, "{learner}");
+            let weighted = trainer.sample_weights(weights.clone()).train(&data).unwrap();
+            assert_ne!(weighted.weights, plain.weights, "{learner}");
+            let recorded = &weighted.info.details["sample_weights"];
+            assert_eq!(recorded["sum"], 90.0, "{learner}");
+            assert_eq!(recorded["zero"], 30, "{learner}");
+            assert!(plain.info.details.get("sample_weights").is_none());
+        }
+        // Weights of 2 everywhere at λ are the unweighted problem at λ/2: if each fold's rows
+        // keep their weights, cross-validation lands on the same held-out scores.
+        let lbfgs = Trainer::new("lbfgs".parse().unwrap())
+            .loss(Loss::Log)
+            .tolerance(1e-14);
+        let doubled = lbfgs.clone().lambda(1e-2).sample_weights(vec![2.0; 120]);
+        let halved = lbfgs.lambda(5e-3);
+        let a = doubled.cross_validate(&data, 4).unwrap().held_out_scores;
+        let b = halved.cross_validate(&data, 4).unwrap().held_out_scores;
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-6 * y.abs().max(1.0), "{x} vs {y}");
+        }
+        let e = doubled.sample_weights(vec![1.0; 3]).cross_validate(&data, 4);
+        assert!(e.unwrap_err().to_string().contains("3 sample weights for 120 rows"));
+    }
+
     /// The objective of every batch iteration it is shown, the first one the starting point's.
     struct Objectives(Vec<f64>);
 

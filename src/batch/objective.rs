@@ -512,7 +512,7 @@ fn row_blocks<E: Examples>(data: &E) -> Vec<Range<usize>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::data::{CsrMatrix, ValueVec};
+    use crate::data::{CsrMatrix, SampleWeighted, ValueVec};
     use crate::loss::ClassWeights;
 
     /// The reproducible uniforms in [0, 1) that the batch tests draw their cases from: a 64-bit
@@ -544,11 +544,13 @@ pub(crate) mod tests {
         CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
     }
 
-    /// J and ∇J by a dense loop over the rows, each row's loss times c₊ or c₋ by its label.
+    /// J and ∇J by a dense loop over the rows, each row's loss times c₊ or c₋ by its label
+    /// and by its sample weight, if given.
     fn dense_reference(
         x: &CsrMatrix,
         w: &[f64],
         (loss, [c_plus, c_minus]): (Loss, [f64; 2]),
+        sample_weights: Option<&[f64]>,
         lambda: f64,
     ) -> (f64, Vec<f64>) {
         let (m, n) = (x.n_rows(), x.n_features());
@@ -563,7 +565,8 @@ pub(crate) mod tests {
             dense_row[n] = 1.0;
             let p: f64 = dense_row.iter().zip(w).map(|(a, b)| a * b).sum();
             let y = loss.target(row.label);
-            let c = if row.label > 0.0 { c_plus } else { c_minus };
+            let s = sample_weights.map_or(1.0, |s| s[i]);
+            let c = s * if row.label > 0.0 { c_plus } else { c_minus };
             j += c * loss.value(p, y) / m as f64;
             for (gk, xk) in g.iter_mut().zip(&dense_row) {
                 *gk += c * loss.derivative(p, y) * xk / m as f64;
@@ -586,9 +589,10 @@ pub(crate) mod tests {
             (Loss::SmoothHinge, weighted),
         ] {
             let weights = ClassWeights::new(c[0], c[1]).unwrap();
-            let f = Objective::new(&x, WeightedLoss::new(loss, weights).unwrap(), 0.01, true);
+            let weighted = WeightedLoss::new(loss, weights).unwrap();
+            let f = Objective::new(&x, weighted, 0.01, true);
             let p = f.product(&w);
-            let (j, g) = dense_reference(&x, &w, (loss, c), 0.01);
+            let (j, g) = dense_reference(&x, &w, (loss, c), None, 0.01);
             assert!(
                 (f.value(&w, &p) - j).abs() <= 1e-12 * j.abs().max(1.0),
                 "{loss}"
@@ -596,6 +600,20 @@ pub(crate) mod tests {
             for (a, b) in f.gradient(&w, &p).unwrap().iter().zip(&g) {
                 assert!((a - b).abs() <= 1e-12, "{loss}: {a} vs {b}");
             }
+            // With sample weights from 0 to 3 too.
+            let s: Vec<f64> = (0..x.n_rows()).map(|i| (i % 7) as f64 * 0.5).collect();
+            let rows = SampleWeighted::new(&x, &s).unwrap();
+            let f = Objective::new(&rows, weighted, 0.01, true);
+            let (j, g) = dense_reference(&x, &w, (loss, c), Some(&s), 0.01);
+            assert!(
+                (f.value(&w, &p) - j).abs() <= 1e-12 * j.abs().max(1.0),
+                "{loss} with sample weights"
+            );
+            for (a, b) in f.gradient(&w, &p).unwrap().iter().zip(&g) {
+                assert!((a - b).abs() <= 1e-12, "{loss} with sample weights");
+            }
+            let metric = crate::metrics::objective(weighted, 0.01, true, &w[..30], w[30], &rows);
+            assert!((metric - j).abs() <= 1e-12 * j.abs().max(1.0), "{loss}");
         }
     }
 
@@ -603,8 +621,10 @@ pub(crate) mod tests {
     fn ray_matches_full_evaluation() {
         let x = random_matrix(300, 12, 2);
         let weights = ClassWeights::new(0.3, 6.0).unwrap();
+        let sample_weights: Vec<f64> = (0..300).map(|i| (i % 5) as f64 * 0.75).collect();
+        let rows = SampleWeighted::new(&x, &sample_weights).unwrap();
         let f = Objective::new(
-            &x,
+            &rows,
             WeightedLoss::new(Loss::Log, weights).unwrap(),
             0.1,
             true,
