@@ -842,6 +842,43 @@ mod tests {
     }
 
     #[test]
+    fn sample_weights_are_read_from_the_config() {
+        let data = toy();
+        let weights = [2.0, 0.0, 1.5, 1.0];
+        let mut config = sl_train_config_default();
+        config.learner = c"sublbfgs".as_ptr();
+        config.sample_weights = weights.as_ptr();
+        config.n_sample_weights = 4;
+        let mut model = std::ptr::null_mut();
+        // SAFETY: a live handle, four readable weights and an out-pointer.
+        assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
+        // SAFETY: live handles from above.
+        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let expected = Trainer::new(Learner::Batch(crate::batch::Algorithm::SubLbfgs))
+            .sample_weights(weights.to_vec());
+        assert_eq!(*m, expected.train(d).unwrap());
+        // A count that is not the rows', and NULL with a count, are refused.
+        for (pointer, count, message) in [
+            (weights.as_ptr(), 3, "3 sample weights for 4 rows"),
+            (std::ptr::null(), 4, "sample_weights is NULL"),
+        ] {
+            config.sample_weights = pointer;
+            config.n_sample_weights = count;
+            let mut refused = std::ptr::null_mut();
+            // SAFETY: `count` readable weights, or NULL (refused before any read).
+            let status = unsafe { sl_train(data, &config, &mut refused) };
+            assert_ne!(status, SlStatus::Ok);
+            assert!(last_error().contains(message), "{}", last_error());
+            assert!(refused.is_null());
+        }
+        // SAFETY: live handles, released once.
+        unsafe {
+            sl_model_free(model);
+            sl_dataset_free(data);
+        }
+    }
+
+    #[test]
     fn bad_input_is_a_status_and_a_message_not_a_crash() {
         let mut data = std::ptr::null_mut();
         let path = c"/no/such/file.svm";

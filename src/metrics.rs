@@ -83,7 +83,12 @@ fn weighted_mean_loss(
 ) -> f64 {
     let value = |(&p, &y)| loss.value(p, loss.target(y));
     let sum: f64 = match sample_weights {
-        Some(s) => scores.iter().zip(labels).zip(s).map(|(r, s)| s * value(r)).sum(),
+        Some(s) => scores
+            .iter()
+            .zip(labels)
+            .zip(s)
+            .map(|(r, s)| s * value(r))
+            .sum(),
         None => scores.iter().zip(labels).map(value).sum(),
     };
     sum / scores.len().max(1) as f64

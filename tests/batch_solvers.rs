@@ -474,7 +474,9 @@ fn an_integer_class_weight_is_that_many_copies_of_its_rows() {
 /// the same rows each copied as many times as it weighs (none for weight 0).
 fn heart_weighted_and_copied() -> (CsrMatrix, Vec<f64>, CsrMatrix) {
     let data = load("heart_scale/heart_scale", 13);
-    let weights: Vec<f64> = (0..data.n_rows()).map(|i| ((7 * i % 9) % 4) as f64).collect();
+    let weights: Vec<f64> = (0..data.n_rows())
+        .map(|i| ((7 * i % 9) % 4) as f64)
+        .collect();
     let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
     for (i, &s) in weights.iter().enumerate() {
         let row = data.row(i);
@@ -572,7 +574,11 @@ fn unit_sample_weights_change_no_bit_of_any_solver() {
             max_iter: 50,
             ..Options::default()
         };
-        let a = solve(algorithm, &Objective::new(&data, loss, 1e-2, true), &options);
+        let a = solve(
+            algorithm,
+            &Objective::new(&data, loss, 1e-2, true),
+            &options,
+        );
         let b = batch::solve(
             algorithm,
             &Objective::new(&unit, loss, 1e-2, true),

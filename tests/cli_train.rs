@@ -645,6 +645,139 @@ fn class_weights_train_weighted_objectives_and_are_refused_where_they_cannot_app
     );
 }
 
+/// A weight file of integer weights (row i weighs i mod 3, so a third weigh 0) trains what
+/// copies of the rows train, and the summary reports the weighted objective.
+#[test]
+fn sample_weights_from_a_file_train_what_copies_of_the_rows_train() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let rows = 300;
+    write_unbalanced(Path::new(&p("train.svm")), rows);
+    let weight = |i: usize| i % 3;
+    let weights: String = (0..rows).map(|i| format!("{}\n", weight(i))).collect();
+    std::fs::write(p("weights.txt"), weights).unwrap();
+    let text_rows = std::fs::read_to_string(p("train.svm")).unwrap();
+    let copies: String = text_rows
+        .lines()
+        .enumerate()
+        .flat_map(|(i, line)| std::iter::repeat_n(format!("{line}\n"), weight(i)))
+        .collect();
+    std::fs::write(p("copies.svm"), copies).unwrap();
+    let copied_rows = (0..rows).map(weight).sum::<usize>();
+    let (lambda, scaled) = (1e-2, 1e-2 * rows as f64 / copied_rows as f64);
+    let (model, copies_model) = (p("dcd.model"), p("copies.model"));
+    let train = |data: &str, lambda: f64, model: &str, extra: &[&str]| -> serde_json::Value {
+        let lambda = lambda.to_string();
+        let mut args = vec![
+            "train", data, "--algo", "dcd", "--lambda", &lambda, "--tol", "1e-12", "--json",
+            "--quiet", "-o", &model,
+        ];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let weighted = train(
+        &p("train.svm"),
+        lambda,
+        &model,
+        &["--sample-weights", &p("weights.txt")],
+    );
+    let copied = train(&p("copies.svm"), scaled, &copies_model, &[]);
+    let objective = |summary: &serde_json::Value| summary["train"]["objective"].as_f64().unwrap();
+    let expected = objective(&copied) * copied_rows as f64 / rows as f64;
+    let found = objective(&weighted);
+    assert!(
+        (found - expected).abs() <= 1e-8 * expected,
+        "{found} vs {expected}"
+    );
+    let recorded = &weighted["details"]["sample_weights"];
+    assert_eq!(recorded["sum"].as_f64(), Some(copied_rows as f64));
+    assert_eq!(recorded["zero"].as_u64(), Some(100));
+    // eval weighs the objective by the same file, and without it counts every row once.
+    let train_svm = p("train.svm");
+    let eval = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["eval", &model, &train_svm, "--json"];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let with_weights = eval(&["--sample-weights", &p("weights.txt")]);
+    assert_eq!(with_weights["objective"], weighted["train"]["objective"]);
+    assert_ne!(eval(&[])["objective"], weighted["train"]["objective"]);
+    // Every learner family that has a loss to weigh takes them, cross-validation too.
+    for algo in ["asgd", "sublbfgs"] {
+        let out = sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            algo,
+            "--sample-weights",
+            &p("weights.txt"),
+            "-o",
+            &p("m.model"),
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{algo}: {}", text(&out));
+        assert!(text(&out).contains("sample weights"), "{}", text(&out));
+    }
+    let cv = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--cv",
+        "3",
+        "--algo",
+        "dcd",
+        "--sample-weights",
+        &p("weights.txt"),
+    ]);
+    assert!(cv.status.success(), "{}", text(&cv));
+    assert!(text(&cv).contains("sample weights"), "{}", text(&cv));
+
+    let (data, bad, never) = (p("train.svm"), p("bad.txt"), p("never.model"));
+    let refused = |weights: &str, extra: &[&str], message: &str| {
+        std::fs::write(&bad, weights).unwrap();
+        let mut args = vec!["train", &data, "--sample-weights", &bad];
+        if !extra.contains(&"--cv") {
+            args.extend(["-o", &never]);
+        }
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(!out.status.success(), "{extra:?}");
+        let said = text(&out);
+        assert!(said.contains(message), "{weights:?} {extra:?}: {said}");
+        assert!(said.contains("bad.txt"), "{said}");
+        assert!(!Path::new(&never).exists());
+    };
+    refused("1\n2\n", &[], "2 sample weights for 300 rows");
+    refused("1\n2\n", &["--cv", "3"], "2 sample weights for 300 rows");
+    refused("1\nheavy\n", &[], "line 2: 'heavy' is not a number");
+    refused(
+        "-1\n",
+        &[],
+        "line 1: a sample weight must be a non-negative",
+    );
+    let zeros = "0\n".repeat(rows);
+    refused(&zeros, &[], "every sample weight is 0");
+    let out = sparselin(&[
+        "train",
+        &data,
+        "--algo",
+        "aerr",
+        "--sample-weights",
+        &p("weights.txt"),
+        "-o",
+        &never,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--sample-weights does not apply to --algo aerr"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn show_prints_a_models_settings_and_its_largest_weights_by_name() {
     let dir = tempfile::tempdir().unwrap();

@@ -128,6 +128,13 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
     let tmp = tempfile::tempdir().unwrap();
     let model = tmp.path().join("model");
     let (narrow, wide) = (dataset(tmp.path(), 40), dataset_of(tmp.path(), 40, 300_000));
+    // Sample weights of heart_scale's 270 rows: each rank takes its share's lines.
+    let weights = tmp.path().join("weights.txt");
+    let lines: String = (0..270)
+        .map(|i| format!("{}\n", (i % 7) as f64 * 0.5))
+        .collect();
+    std::fs::write(&weights, lines).unwrap();
+    let weights = weights.to_str().unwrap();
     for (data, solver) in [
         (
             &narrow,
@@ -140,6 +147,17 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
         (
             &wide,
             ["--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2"],
+        ),
+        (
+            &narrow,
+            [
+                "--algo",
+                "sublbfgs",
+                "--sample-weights",
+                weights,
+                "--lambda",
+                "1e-1",
+            ],
         ),
         // Balanced class weights: each rank counts its classes, the counts summed.
         (

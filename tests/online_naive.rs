@@ -205,7 +205,10 @@ fn fast_learners_match_their_baselines_with_sample_weights() {
                 let same = fit(&unit, fast, &c, &mut ()).unwrap().snapshot;
                 assert!(bits(same.output()) == bits(plain.output()), "{what}");
                 let change = relative_difference(a.output(), plain.output());
-                assert!(change > 1e-2, "{what}: weighting changed the model by {change:e}");
+                assert!(
+                    change > 1e-2,
+                    "{what}: weighting changed the model by {change:e}"
+                );
             }
         }
     }

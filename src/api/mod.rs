@@ -360,7 +360,15 @@ mod tests {
         assert!(e.contains("sample_weights does not apply to aerr"), "{e}");
         let e = err(Trainer::new(Learner::ASGD).sample_weights(vec![0.0; 120]));
         assert!(e.contains("every sample weight is 0"), "{e}");
-        for learner in ["sgd", "asgd", "casgd", "naive-asgd", "lbfgs", "sublbfgs", "dcd"] {
+        for learner in [
+            "sgd",
+            "asgd",
+            "casgd",
+            "naive-asgd",
+            "lbfgs",
+            "sublbfgs",
+            "dcd",
+        ] {
             let trainer = Trainer::new(learner.parse().unwrap()).lambda(1e-2);
             let trainer = match learner {
                 "lbfgs" => trainer.loss(Loss::Log),
@@ -371,7 +379,10 @@ mod tests {
             let unit = trainer.clone().sample_weights(vec![1.0; 120]);
             let unit = unit.train(&data).unwrap();
             assert_eq!(unit.weights, plain.weights, "{learner}");
-            let weighted = trainer.sample_weights(weights.clone()).train(&data).unwrap();
+            let weighted = trainer
+                .sample_weights(weights.clone())
+                .train(&data)
+                .unwrap();
             assert_ne!(weighted.weights, plain.weights, "{learner}");
             let recorded = &weighted.info.details["sample_weights"];
             assert_eq!(recorded["sum"], 90.0, "{learner}");
@@ -390,8 +401,14 @@ mod tests {
         for (x, y) in a.iter().zip(&b) {
             assert!((x - y).abs() <= 1e-6 * y.abs().max(1.0), "{x} vs {y}");
         }
-        let e = doubled.sample_weights(vec![1.0; 3]).cross_validate(&data, 4);
-        assert!(e.unwrap_err().to_string().contains("3 sample weights for 120 rows"));
+        let e = doubled
+            .sample_weights(vec![1.0; 3])
+            .cross_validate(&data, 4);
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .contains("3 sample weights for 120 rows")
+        );
     }
 
     /// The objective of every batch iteration it is shown, the first one the starting point's.

@@ -400,9 +400,9 @@ impl Trainer {
         let weighted = self.weighted_loss_across(data, reducer)?;
         let class_weights = weighted.class_weights();
         let rows = match &self.sample_weights {
-            Some(weights) => Some(
-                SampleWeighted::new(data, weights).map_err(|e| Error::Config(e.to_string()))?,
-            ),
+            Some(weights) => {
+                Some(SampleWeighted::new(data, weights).map_err(|e| Error::Config(e.to_string()))?)
+            }
             None => None,
         };
         let permutation = data.feature_permutation();
@@ -537,7 +537,11 @@ impl Trainer {
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
             ("initial_model", self.initial_model.is_some(), primal),
-            ("sample_weights", self.sample_weights.is_some(), online || batch),
+            (
+                "sample_weights",
+                self.sample_weights.is_some(),
+                online || batch,
+            ),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),

@@ -434,7 +434,8 @@ mod tests {
     /// The exact search as first written: every positive kink sorted, then one scan.
     fn sorted_scan(ray: &Ray<'_>, target: f64) -> (f64, Vec<usize>) {
         let m = ray.p.len() as f64;
-        let slopes = |i: usize| kink_slopes(ray.loss, ray.targets[i], ray.sample_weight(i)).unwrap();
+        let slopes =
+            |i: usize| kink_slopes(ray.loss, ray.targets[i], ray.sample_weight(i)).unwrap();
         let mut a = ray.lambda * ray.wd - target;
         let mut kinks = Vec::new();
         for i in 0..ray.p.len() {

@@ -29,7 +29,9 @@ pub enum SampleWeightError {
         rows: usize,
     },
     /// A weight that is negative, infinite or NaN.
-    #[error("sample weight {index} (row {index}) must be a non-negative finite number, got {value}")]
+    #[error(
+        "sample weight {index} (row {index}) must be a non-negative finite number, got {value}"
+    )]
     Invalid {
         /// Its row, from 1.
         index: usize,
@@ -169,7 +171,14 @@ mod tests {
 
     fn three_rows() -> CsrMatrix {
         let values = ValueVec::F64(vec![1.0, 2.0]);
-        CsrMatrix::new(vec![1.0, -1.0, 1.0], vec![0, 1, 2, 2], vec![0, 1], values, 2).unwrap()
+        CsrMatrix::new(
+            vec![1.0, -1.0, 1.0],
+            vec![0, 1, 2, 2],
+            vec![0, 1],
+            values,
+            2,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -226,7 +235,10 @@ mod tests {
             ("", "holds no weights"),
         ] {
             let message = read_text(text).unwrap_err().to_string();
-            assert!(message.starts_with(&path.display().to_string()), "{message}");
+            assert!(
+                message.starts_with(&path.display().to_string()),
+                "{message}"
+            );
             assert!(message.contains(wanted), "{text:?}: {message}");
         }
         let missing = read(&dir.path().join("none")).unwrap_err().to_string();

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use sparselin::data::Examples;
+use anyhow::Context;
+use sparselin::data::{Examples, SampleWeighted, sample_weights};
 use sparselin::metrics::{Evaluation, evaluate};
 use sparselin::model::Model;
 
@@ -18,6 +19,11 @@ pub struct Args {
     data: PathBuf,
     #[command(flatten)]
     text: TextArgs,
+    /// Weigh each row's term of the objective and mean loss by the number on its line of
+    /// FILE (as `train --sample-weights` does; scikit-learn's `score(…, sample_weight)`); the
+    /// other metrics count every row once.
+    #[arg(long, value_name = "FILE")]
+    sample_weights: Option<PathBuf>,
     /// Print the metrics as one JSON object.
     #[arg(long)]
     json: bool,
@@ -34,14 +40,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
-    let evaluation = evaluate(
-        model.weighted_loss()?,
-        model.info.lambda,
-        model.info.regularize_bias,
-        &weights,
-        model.bias,
-        &data,
-    );
+    let loss = model.weighted_loss()?;
+    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
+    let evaluation = match &args.sample_weights {
+        Some(path) => {
+            let rows = sample_weights::read(path)?;
+            let rows = SampleWeighted::new(&data, &rows).with_context(|| {
+                format!(
+                    "{}: the weights of the rows of {}",
+                    path.display(),
+                    args.data.display()
+                )
+            })?;
+            evaluate(loss, lambda, regularize_bias, &weights, model.bias, &rows)
+        }
+        None => evaluate(loss, lambda, regularize_bias, &weights, model.bias, &data),
+    };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;
     } else {

@@ -374,15 +374,15 @@ pub fn weighted_rows<'a>(
     data: &'a ExampleSet,
 ) -> anyhow::Result<TrainingRows<'a>> {
     let weighted = match (trainer.sample_weights_set(), &args.sample_weights) {
-        (Some(weights), Some(path)) => Some(SampleWeighted::new(data, weights).with_context(
-            || {
+        (Some(weights), Some(path)) => {
+            Some(SampleWeighted::new(data, weights).with_context(|| {
                 format!(
                     "{}: the weights of the training rows of {}",
                     path.display(),
                     args.data.display()
                 )
-            },
-        )?),
+            })?)
+        }
         _ => None,
     };
     Ok(TrainingRows { data, weighted })
@@ -887,7 +887,14 @@ fn report(
     }
     let test_eval = test.map(|d| {
         let (lambda, regularize_bias) = settings;
-        metrics::evaluate(loss, lambda, regularize_bias, &weights_for(d), model.bias, d)
+        metrics::evaluate(
+            loss,
+            lambda,
+            regularize_bias,
+            &weights_for(d),
+            model.bias,
+            d,
+        )
     });
     let per_second = trained.examples as f64 / trained.seconds.max(1e-12);
     if args.json {
@@ -897,6 +904,7 @@ fn report(
             "lambda": model.info.lambda,
             "regularize_bias": model.info.regularize_bias,
             "class_weights": model.info.class_weights,
+            "sample_weights": args.sample_weights,
             "details": model.info.details,
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -912,7 +920,7 @@ fn report(
     } else {
         let weights = &model.info.class_weights;
         outln!(
-            "{} ({}, λ = {:e}{}): {} examples in {:.3} s ({:.0}/s)",
+            "{} ({}, λ = {:e}{}{}): {} examples in {:.3} s ({:.0}/s)",
             model.info.algorithm,
             model.loss,
             model.info.lambda,
@@ -920,6 +928,10 @@ fn report(
                 String::new()
             } else {
                 format!(", class weights {weights}")
+            },
+            match &args.sample_weights {
+                Some(path) => format!(", sample weights {}", path.display()),
+                None => String::new(),
             },
             trained.examples,
             trained.seconds,
