@@ -94,7 +94,7 @@ impl Trainer {
                 "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
             )));
         }
-        if let Some(weights) = self.sample_weights_set() {
+        if let Some(weights) = self.sample_weights_given() {
             sample_weights::check(weights, m).map_err(|e| Error::Config(e.to_string()))?;
         }
         let stratify = self.training_loss().is_classification();
@@ -112,14 +112,14 @@ impl Trainer {
                     held_out_rows.push(i);
                 } else {
                     train.push(rows.row(i));
-                    if let Some(weights) = self.sample_weights_set() {
+                    if let Some(weights) = self.sample_weights_given() {
                         train_weights.push(weights[i]);
                     }
                 }
             }
             // The fold's training rows keep their sample weights.
             let weighted_trainer;
-            let trainer = match self.sample_weights_set() {
+            let trainer = match self.sample_weights_given() {
                 Some(_) => {
                     weighted_trainer = self.clone().sample_weights(train_weights);
                     &weighted_trainer

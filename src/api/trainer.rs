@@ -333,7 +333,7 @@ impl Trainer {
     }
 
     /// The sample weights set, if any.
-    pub fn sample_weights_set(&self) -> Option<&[f64]> {
+    pub fn sample_weights_given(&self) -> Option<&[f64]> {
         self.sample_weights.as_deref()
     }
 

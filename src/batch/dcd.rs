@@ -197,7 +197,16 @@ pub fn solve<E: Examples>(
         boxes,
     };
     for &i in &active {
-        let q = rows.row(i).norm2() + bias + dual.dual_box(i).1;
+        let (norm, diagonal) = (rows.row(i).norm2(), dual.dual_box(i).1);
+        if !diagonal.is_finite() {
+            return Err(SolveError::BadOption(format!(
+                "row {} weighs {:e}: its squared hinge's dual term is beyond f64's range, so \
+                 dcd cannot step along it (give it weight 0 or a larger one)",
+                i + 1,
+                objective.sample_weight(i)
+            )));
+        }
+        let q = norm + bias + diagonal;
         dual.curvature[i] = q;
         if !q.is_finite() {
             return Err(SolveError::BadOption(format!(
@@ -454,6 +463,29 @@ mod tests {
             matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("row 1")),
             "{refused:?}"
         );
+    }
+
+    /// A sample weight so small that 1/(2C_i) overflows is named, with its row; rows of
+    /// weight 0 have no dual variable and are no trouble.
+    #[test]
+    fn a_dual_term_beyond_range_is_blamed_on_its_rows_weight() {
+        let data = opposite_copies();
+        for (weights, refused) in [([1.0, 1e-320], true), ([1.0, 0.0], false)] {
+            let rows = crate::data::SampleWeighted::new(&data, &weights).unwrap();
+            let objective = Objective::new(&rows, Loss::SquaredHinge, 1e-3, false);
+            let result = batch::solve(Algorithm::Dcd, &objective, &Options::default(), &mut |_| {});
+            match result {
+                Err(SolveError::BadOption(m)) if refused => {
+                    assert!(m.contains("row 2 weighs 1e-320"), "{m}");
+                }
+                Ok(solution) if !refused => {
+                    // Row 1 alone: x = 1, y = +1, J = (λ/2)w² + (1 − w)²/2 at its least.
+                    assert_eq!(solution.stop, Stop::Converged);
+                    assert!(solution.objective.is_finite() && solution.w[0] > 0.9);
+                }
+                other => panic!("{weights:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]

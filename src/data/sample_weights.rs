@@ -29,9 +29,7 @@ pub enum SampleWeightError {
         rows: usize,
     },
     /// A weight that is negative, infinite or NaN.
-    #[error(
-        "sample weight {index} (row {index}) must be a non-negative finite number, got {value}"
-    )]
+    #[error("the sample weight of row {index} must be a non-negative finite number, got {value}")]
     Invalid {
         /// Its row, from 1.
         index: usize,

@@ -373,7 +373,7 @@ pub fn weighted_rows<'a>(
     trainer: &'a Trainer,
     data: &'a ExampleSet,
 ) -> anyhow::Result<TrainingRows<'a>> {
-    let weighted = match (trainer.sample_weights_set(), &args.sample_weights) {
+    let weighted = match (trainer.sample_weights_given(), &args.sample_weights) {
         (Some(weights), Some(path)) => {
             Some(SampleWeighted::new(data, weights).with_context(|| {
                 format!(

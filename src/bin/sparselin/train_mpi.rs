@@ -87,7 +87,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         crate::train::trainer(args)?
     };
     // Every rank reads the whole weight file and keeps its share's rows' weights.
-    let share_weights = match (trainer.sample_weights_set(), &args.sample_weights) {
+    let share_weights = match (trainer.sample_weights_given(), &args.sample_weights) {
         (Some(all), Some(path)) => {
             let total = sparselin::dist::total_rows(world, data.n_rows());
             if all.len() != total {
