@@ -11,7 +11,6 @@
 //! [`Examples::sample_weight`], which is 1 for unweighted data (so that their results do not
 //! change by a bit).
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::csr::{Examples, Row};
@@ -69,11 +68,10 @@ pub fn check(weights: &[f64], rows: usize) -> Result<(), SampleWeightError> {
 /// (liblinear's `-W` format; blank lines at the end are ignored). An error names the file and
 /// the line of a value that is not a non-negative finite number.
 pub fn read(path: &Path) -> Result<Vec<f64>, DataError> {
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
     let mut weights = Vec::new();
     let mut blank_since = None;
-    for (number, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| DataError::io(path, e))?;
+    for (number, line) in text.lines().enumerate() {
         let text = line.trim();
         if text.is_empty() {
             blank_since.get_or_insert(number + 1);
