@@ -556,6 +556,51 @@ fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
     }
 }
 
+/// scikit-learn 1.9.1's optima on heart_scale (λ = 1e-2, C = 1/(λm), intercept_scaling 1 so
+/// that the bias is regularized as here) with `sample_weight` s_i = ((7i mod 9) mod 4)·0.75 +
+/// 0.25·(i mod 2): `LinearSVC(loss="hinge", tol=1e-9)`, `LinearSVC(loss="squared_hinge",
+/// tol=1e-12)` and `LogisticRegression(solver="liblinear", tol=1e-12)`, each J computed in
+/// numpy from the fitted coefficients.
+const SKLEARN_WEIGHTED_HINGE: f64 = 0.3962696342015789;
+const SKLEARN_WEIGHTED_SQUARED_HINGE: f64 = 0.48761412774361923;
+const SKLEARN_WEIGHTED_LOG: f64 = 0.42253381319168926;
+
+#[test]
+fn every_solver_reaches_scikit_learns_sample_weighted_optima_on_heart_scale() {
+    let data = load("heart_scale/heart_scale", 13);
+    let weights: Vec<f64> = (0..data.n_rows())
+        .map(|i| ((7 * i % 9) % 4) as f64 * 0.75 + 0.25 * (i % 2) as f64)
+        .collect();
+    let rows = SampleWeighted::new(&data, &weights).unwrap();
+    let cases = [
+        (Loss::Hinge, Algorithm::SubLbfgs, SKLEARN_WEIGHTED_HINGE),
+        (Loss::Hinge, Algorithm::Dcd, SKLEARN_WEIGHTED_HINGE),
+        (Loss::Log, Algorithm::Lbfgs, SKLEARN_WEIGHTED_LOG),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Lbfgs,
+            SKLEARN_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Dcd,
+            SKLEARN_WEIGHTED_SQUARED_HINGE,
+        ),
+    ];
+    for (loss, algorithm, optimum) in cases {
+        let objective = Objective::new(&rows, loss, 1e-2, true);
+        let solution = batch::solve(algorithm, &objective, &Options::default(), &mut |_| {});
+        let solution = solution.unwrap();
+        let error = relative(solution.objective, optimum);
+        assert!(
+            error.abs() <= 1e-8,
+            "{algorithm} {loss}: {} vs {optimum} ({error:e}, {:?})",
+            solution.objective,
+            solution.stop
+        );
+    }
+}
+
 /// Weights of 1 are the unweighted problem, bit for bit, for every solver.
 #[test]
 fn unit_sample_weights_change_no_bit_of_any_solver() {
