@@ -414,6 +414,8 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
         );
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
+    let (renumbered, text_model, online_model) =
+        (p("renumbered"), p("text.model"), p("online.model"));
     let optimum = train(&p("train.svm"), &["-o", &p("text.model")]);
     let resumed = train(
         &p("renumbered"),
@@ -428,6 +430,45 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
         out.stdout
     };
     assert_eq!(scores("r.model"), scores("text.model"));
+    // An online learner goes on from it too, on the renumbered columns: an epoch of ASGD from
+    // the optimum ends nearer to it than an epoch from zero.
+    let asgd = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            &renumbered,
+            "--algo",
+            "asgd",
+            "--loss",
+            "log",
+            "--lambda",
+            "1e-2",
+            "--epochs",
+            "1",
+            "--json",
+            "--quiet",
+            "-o",
+            &online_model,
+        ];
+        args.extend(extra);
+        let out = sparselin(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let objective = |summary: &serde_json::Value| summary["train"]["objective"].as_f64().unwrap();
+    let warm = asgd(&["--initial-model", &text_model]);
+    let cold = asgd(&[]);
+    let best = objective(&optimum);
+    assert!(
+        objective(&warm) - best < 0.25 * (objective(&cold) - best),
+        "{} and {} against {best}",
+        objective(&warm),
+        objective(&cold)
+    );
+    assert_eq!(warm["details"]["initial_model"], true);
 
     let (data, model) = (p("train.svm"), p("text.model"));
     for (extra, message) in [
@@ -436,9 +477,10 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
             "--initial-model does not apply to --algo dcd",
         ),
         (
-            &["--algo", "asgd"],
-            "--initial-model does not apply to --algo asgd",
+            &["--algo", "aerr"],
+            "--initial-model does not apply to --algo aerr",
         ),
+        (&["--algo", "asgd", "--t0", "0"], "needs t0 > 0"),
         (&["--warm-start-epochs", "2"], "cannot be used with"),
     ] {
         let mut args = vec!["train", &data, "--initial-model", &model, "-o", "x"];

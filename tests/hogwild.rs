@@ -11,7 +11,9 @@ use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::metrics;
 use sparselin::online::hogwild::{self, Options, ScalarSharing};
-use sparselin::online::{self, Algorithm, Config, EpochEnd, Observer, Sampling, Snapshot, Stop};
+use sparselin::online::{
+    self, Algorithm, Config, EpochEnd, Iterate, Observer, Sampling, Snapshot, Stop,
+};
 
 /// `../shared/data/NAME/train.svm.gz` (as CI lays the shared directory out).
 /// Held by every test that trains: libtest runs a binary's tests on parallel threads, and a
@@ -182,6 +184,60 @@ fn one_thread_is_the_single_threaded_learner_with_sample_weights() {
             assert!(bits(&got.snapshot) == bits(&expected.snapshot), "{what}");
             let plain = online::fit(&data, algorithm, &config, &mut ()).unwrap();
             assert!(bits(&plain.snapshot) != bits(&got.snapshot), "{what}");
+        }
+    }
+}
+
+/// Started from a model of an earlier run, one worker takes the single-threaded learner's
+/// steps from it bit for bit; two workers (whose sums are shared) start there too: ten steps
+/// later their iterates are still near it, where ten steps from zero are not.
+#[test]
+fn one_thread_from_a_start_is_the_single_threaded_learner_from_it() {
+    let _slot = training_slot();
+    let data = train_set("reuters_grain");
+    // max |a − b| relative to b's largest entry, the bias included.
+    let apart = |a: &Iterate, b: &Iterate| {
+        let scale = b.weights.iter().fold(b.bias.abs(), |s, w| s.max(w.abs()));
+        let diff = a.weights.iter().zip(&b.weights).map(|(x, y)| (x - y).abs());
+        diff.fold((a.bias - b.bias).abs(), f64::max) / scale
+    };
+    for (loss, regularized, sampling) in [
+        (Loss::Hinge, true, Sampling::Uniform),
+        (Loss::Log, false, Sampling::Permutation),
+        (Loss::Squared, true, Sampling::FileOrder),
+    ] {
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            let config = config(loss, 1e-3, regularized, sampling, 2);
+            let what = format!("{algorithm} {loss} {sampling}");
+            let earlier = online::fit(&data, algorithm, &config, &mut ()).unwrap();
+            let start = earlier.snapshot.output();
+            let expected = online::fit_from(&data, algorithm, &config, Some(start), &mut ());
+            let expected = expected.unwrap();
+            let options = Options::new(1);
+            let got = hogwild::fit_from(&data, algorithm, &config, Some(start), &options, &mut ());
+            let got = got.unwrap();
+            assert!(bits(&got.snapshot) == bits(&expected.snapshot), "{what}");
+            assert!(bits(&got.snapshot) != bits(&earlier.snapshot), "{what}");
+            let brief = Config {
+                stop: Stop::Steps(10),
+                ..config
+            };
+            let two = |start| {
+                let fit =
+                    hogwild::fit_from(&data, algorithm, &brief, start, &Options::new(2), &mut ());
+                fit.unwrap().snapshot
+            };
+            let warm = two(Some(start));
+            // Ten steps move one worker 4–10% of the way (relative to the largest weight), two
+            // workers 2–13%; ten steps from zero end 55–100% away.
+            for iterate in std::iter::once(&warm.last).chain(&warm.averaged) {
+                let moved = apart(iterate, start);
+                assert!(
+                    moved < 0.25,
+                    "{what}: 2 threads moved {moved:e} from the start"
+                );
+            }
+            assert!(apart(&two(None).last, start) > 0.5, "{what}");
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use sparselin::data::{CsrMatrix, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
-use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit};
+use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit, fit_from};
 
 /// A small random sparse problem: m rows, n features, ~k non-zeros each, values in [−1, 1]
 /// scaled so ‖x‖² ≈ 1, with a dense-ish feature 0 (so x̄ is not tiny) and real labels
@@ -212,6 +212,76 @@ fn fast_learners_match_their_baselines_with_sample_weights() {
             }
         }
     }
+}
+
+/// From a given starting point: the O(k) learners take the baselines' steps, a start at zero
+/// is the cold start, a start elsewhere ends elsewhere, and a start that cannot be one is
+/// refused.
+#[test]
+fn fast_learners_match_their_baselines_from_a_start() {
+    let data = problem(150, 40, 6, 6);
+    let start = Iterate {
+        weights: (0..40).map(|j| (j * 7 % 11) as f64 / 11.0 - 0.4).collect(),
+        bias: 0.3,
+    };
+    let zero = Iterate {
+        weights: vec![0.0; 40],
+        bias: 0.0,
+    };
+    let pairs = [
+        (Algorithm::Sgd, Algorithm::NaiveSgd),
+        (Algorithm::Asgd, Algorithm::NaiveAsgd),
+        (Algorithm::Casgd, Algorithm::NaiveCasgd),
+    ];
+    for (fast, naive) in pairs {
+        for loss in [Loss::Hinge, Loss::Log, Loss::Squared] {
+            for (ta, regularize_bias) in [(1, true), (1201, false)] {
+                let c = config(loss, 7.5, ta, regularize_bias);
+                let what = format!("{fast} {loss} ta={ta} bias={regularize_bias}");
+                let run = |algorithm, start| {
+                    fit_from(&data, algorithm, &c, start, &mut ())
+                        .unwrap()
+                        .snapshot
+                };
+                let (a, b) = (run(fast, Some(&start)), run(naive, Some(&start)));
+                let last = relative_difference(&a.last, &b.last);
+                assert!(last <= 1e-9, "{what}: last iterates differ by {last:e}");
+                let output = relative_difference(a.output(), b.output());
+                assert!(output <= 1e-9, "{what}: outputs differ by {output:e}");
+                let cold = run(fast, None);
+                assert_eq!(run(fast, Some(&zero)).output(), cold.output(), "{what}");
+                let change = relative_difference(a.output(), cold.output());
+                assert!(
+                    change > 1e-3,
+                    "{what}: the start moved the model by {change:e}"
+                );
+            }
+        }
+    }
+    let c = config(Loss::Log, 7.5, 1, true);
+    let refused = |start: &Iterate, c: &Config| {
+        fit_from(&data, Algorithm::Asgd, c, Some(start), &mut ())
+            .err()
+            .unwrap()
+    };
+    let narrow = Iterate {
+        weights: vec![0.5; 39],
+        bias: 0.0,
+    };
+    assert!(matches!(
+        refused(&narrow, &c),
+        ConfigError::StartWidth {
+            got: 39,
+            features: 40
+        }
+    ));
+    let nan = Iterate {
+        bias: f64::NAN,
+        ..start.clone()
+    };
+    assert_eq!(refused(&nan, &c), ConfigError::StartNotFinite);
+    let no_offset = Config { t0: Some(0.0), ..c };
+    assert_eq!(refused(&start, &no_offset), ConfigError::StartNeedsT0);
 }
 
 /// A regression loss has no classes to weigh: the config is refused, not run unweighted.

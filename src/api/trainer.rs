@@ -260,10 +260,12 @@ impl Trainer {
         self
     }
 
-    /// Batch solvers that iterate on w (not dcd): start from `model`'s weights and bias instead
-    /// of from zero (scikit-learn's `warm_start`): to go on from a run that stopped at its
-    /// iteration limit, or along a path of λ, each solve starting from the previous optimum.
-    /// Weights are matched by original feature id; features the model lacks start at 0.
+    /// Start from `model`'s weights and bias instead of from zero (scikit-learn's `warm_start`
+    /// and `coef_init`, Vowpal Wabbit's `-i`): batch solvers that iterate on w (not dcd), to go
+    /// on from a run that stopped at its iteration limit or along a path of λ; online learners,
+    /// to go on learning from new data, their step sizes and average starting anew as
+    /// scikit-learn's do ([`online::fit_from`]; needs t₀ > 0, which the default is). Weights
+    /// are matched by original feature id; features the model lacks start at 0.
     pub fn initial_model(mut self, model: Model) -> Self {
         self.initial_model = Some(model);
         self
@@ -408,10 +410,10 @@ impl Trainer {
         let permutation = data.feature_permutation();
         let (run, mut details) = match (self.learner, &rows) {
             (Learner::Online(algorithm), None) => {
-                self.train_online(algorithm, weighted, data, reducer, monitor)?
+                self.train_online(algorithm, weighted, data, permutation, reducer, monitor)?
             }
             (Learner::Online(algorithm), Some(rows)) => {
-                self.train_online(algorithm, weighted, rows, reducer, monitor)?
+                self.train_online(algorithm, weighted, rows, permutation, reducer, monitor)?
             }
             (Learner::Batch(algorithm), None) => {
                 self.train_batch(algorithm, weighted, data, permutation, reducer, monitor)?
@@ -536,7 +538,11 @@ impl Trainer {
             ("bias_rate", self.bias_rate.is_some(), online),
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
-            ("initial_model", self.initial_model.is_some(), primal),
+            (
+                "initial_model",
+                self.initial_model.is_some(),
+                primal || online,
+            ),
             (
                 "sample_weights",
                 self.sample_weights.is_some(),
@@ -565,15 +571,32 @@ impl Trainer {
         }
     }
 
+    /// The initial model's weights and bias over `n` features of data whose columns
+    /// `permutation` renumbered (features the model lacks start at 0), if there is one.
+    fn initial_iterate(&self, n: usize, permutation: Option<&[u32]>) -> Option<online::Iterate> {
+        self.initial_model.as_ref().map(|model| {
+            let mut weights = model.weights_for(n, permutation).into_owned();
+            weights.resize(n, 0.0);
+            online::Iterate {
+                weights,
+                bias: model.bias,
+            }
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn train_online<M: Monitor, E: Examples>(
         &self,
         algorithm: online::Algorithm,
         weighted: WeightedLoss,
         data: &E,
+        permutation: Option<&[u32]>,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
         let loss = weighted.loss();
+        let start = self.initial_iterate(data.n_features(), permutation);
+        let start = start.as_ref();
         let mut config = online::Config {
             loss,
             class_weights: weighted.class_weights(),
@@ -610,7 +633,7 @@ impl Trainer {
                     local_steps: self.local_steps.unwrap_or_default(),
                     per_epoch: self.averages_per_epoch.unwrap_or(1),
                 };
-                dist::online::fit(data, algorithm, &config, &options, reducer, monitor)?
+                dist::online::fit_from(data, algorithm, &config, start, &options, reducer, monitor)?
             }
             Some(threads) if parallel => {
                 let options = hogwild::Options {
@@ -618,21 +641,21 @@ impl Trainer {
                     hot_features: self.hot_features,
                     ..hogwild::Options::new(threads)
                 };
-                hogwild::fit(data, algorithm, &config, &options, monitor)?
+                hogwild::fit_from(data, algorithm, &config, start, &options, monitor)?
             }
             Some(threads) if threads > 1 => {
                 return Err(Error::Config(format!(
                     "{algorithm} runs on one thread only (threads = 1)"
                 )));
             }
-            _ => online::fit(data, algorithm, &config, monitor)?,
+            _ => online::fit_from(data, algorithm, &config, start, monitor)?,
         };
         let mut snapshot = fit.snapshot;
         if averaging == Some(Averaging::End) {
             let share = data.n_rows() as f64 / dist::total_rows(reducer, data.n_rows()) as f64;
             dist::online::average_snapshot(reducer, &mut snapshot, share);
         }
-        let details = json!({
+        let mut details = json!({
             "ranks": ranks,
             "averaging": averaging.map(|a| a.to_string()),
             "local_steps": (averaging == Some(Averaging::Epoch))
@@ -649,6 +672,9 @@ impl Trainer {
             "epochs": fit.steps as f64 / data.n_rows() as f64,
             "averaged": snapshot.averaged.is_some(),
         });
+        if start.is_some() {
+            details["initial_model"] = json!(true);
+        }
         let output = snapshot.output();
         let run = Run {
             weights: output.weights.clone(),
@@ -676,13 +702,13 @@ impl Trainer {
                     "start from an initial model or from ASGD epochs, not both".into(),
                 ));
             }
-            (None, Some(model)) => {
-                let n = data.n_features();
-                let mut w0 = model.weights_for(n, permutation).into_owned();
-                w0.resize(n, 0.0);
-                w0.push(model.bias);
-                Some(w0)
-            }
+            (None, Some(_)) => self
+                .initial_iterate(data.n_features(), permutation)
+                .map(|start| {
+                    let mut w0 = start.weights;
+                    w0.push(start.bias);
+                    w0
+                }),
             (Some(epochs), None) => {
                 let config = online::Config {
                     loss: weighted.loss(),

@@ -60,7 +60,7 @@ use crate::data::Examples;
 use crate::loss::Loss;
 use crate::memory::AllocError;
 use crate::online::{
-    self, Algorithm, Config, ConfigError, Fit, Observer, RowNorms, Snapshot, Stop,
+    self, Algorithm, Config, ConfigError, Fit, Iterate, Observer, RowNorms, Snapshot, Stop,
 };
 
 /// When the ranks' online models are averaged.
@@ -242,6 +242,19 @@ pub fn fit<E: Examples>(
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    fit_from(data, algorithm, config, None, options, reducer, observer)
+}
+
+/// [`fit`] with every rank starting from the iterate `start` ([`online::fit_from`]).
+pub fn fit_from<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    start: Option<&Iterate>,
+    options: &Options,
+    reducer: &dyn Reducer,
+    observer: &mut dyn Observer,
+) -> Result<Fit, ConfigError> {
     if options.per_epoch > 1 && matches!(config.stop, Stop::Steps(_)) {
         return Err(ConfigError::MixesNeedEpochs(options.per_epoch));
     }
@@ -258,7 +271,7 @@ pub fn fit<E: Examples>(
         per_epoch: options.per_epoch.max(1),
         x_bar,
     };
-    online::fit_mixing(data, algorithm, &local, observer, Some(mixing))
+    online::fit_mixing(data, algorithm, &local, start, observer, Some(mixing))
 }
 
 /// x̄ of the whole data, the same bits on every rank: the ranks' row sums added (one sum of
@@ -402,6 +415,30 @@ mod tests {
                     assert!(single.snapshot.last.weights.iter().any(|&w| w != 0.0));
                 }
             }
+        }
+    }
+
+    /// Every rank starts from the given iterate: one rank is the single process from it, for
+    /// every learner, and the start is not lost on the way.
+    #[test]
+    fn one_rank_from_a_start_is_the_single_process_from_it() {
+        let data = problem(0..90);
+        let start = Iterate {
+            weights: (0..30).map(|j| (j * 5 % 7) as f64 * 0.1 - 0.3).collect(),
+            bias: 0.2,
+        };
+        for algorithm in Algorithm::ALL {
+            let c = config(Loss::Log, 1e-2, 1, true);
+            let single = online::fit_from(&data, algorithm, &c, Some(&start), &mut ()).unwrap();
+            let options = Options::default();
+            let ranked = threads::run(1, |r| {
+                fit_from(&data, algorithm, &c, Some(&start), &options, r, &mut ())
+            });
+            let ranked = ranked.into_iter().next().unwrap().unwrap();
+            same_iterates(&ranked.snapshot, &single.snapshot, &algorithm.to_string());
+            let cold = online::fit(&data, algorithm, &c, &mut ()).unwrap();
+            let moved = relative_difference(single.snapshot.output(), cold.snapshot.output());
+            assert!(moved > 1e-3, "{algorithm}: {moved:e}");
         }
     }
 

@@ -59,6 +59,12 @@ impl Asgd {
             h,
         }
     }
+
+    /// The sums the learner holds, [v, u] and the bias's terms: what [`Asgd::from_sums`]
+    /// takes besides h'.
+    pub(crate) fn into_sums(self) -> (HugeArray<[f64; 2]>, BiasTerm) {
+        (self.vu, self.bias)
+    }
 }
 
 impl Learner for Asgd {

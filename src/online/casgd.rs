@@ -190,6 +190,18 @@ impl Casgd {
             h,
         }
     }
+
+    /// The centering and the sums the learner holds: what [`Casgd::from_sums`] takes besides
+    /// h'.
+    pub(crate) fn into_sums(self) -> (Centering, HugeArray<[f64; 2]>, CenteringSums, BiasTerm) {
+        let sums = CenteringSums {
+            a: self.a,
+            a_bar: self.a_bar,
+            z: self.z,
+            zeta: self.zeta,
+        };
+        (self.centering, self.vu, sums, self.bias)
+    }
 }
 
 impl Casgd {

@@ -8,7 +8,9 @@ use rand_core::{Rng, SeedableRng};
 
 use super::casgd::mean_example;
 use super::lookahead::prefetch_upcoming;
-use super::{Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot};
+use super::{
+    Asgd, Casgd, Iterate, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot,
+};
 
 use crate::data::Examples;
 use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
@@ -174,6 +176,20 @@ pub enum ConfigError {
     /// Class weights that cannot be used with this loss.
     #[error(transparent)]
     ClassWeights(#[from] ClassWeightError),
+    /// A starting point of another width than the data.
+    #[error("the starting point has {got} weights for {features} features")]
+    StartWidth {
+        /// Its weights.
+        got: usize,
+        /// The data's features.
+        features: usize,
+    },
+    /// A starting point with a weight or bias that is not finite.
+    #[error("the starting point's weights and bias must be finite")]
+    StartNotFinite,
+    /// A starting point with t₀ = 0: at step 0 the sums are −λt₀·w, which holds no w then.
+    #[error("a start from given weights needs t0 > 0 (the sums hold −λ·t0·w at step 0)")]
+    StartNeedsT0,
 }
 
 impl Config {
@@ -353,7 +369,20 @@ pub fn fit<E: Examples>(
     config: &Config,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
-    fit_mixing(data, algorithm, config, observer, None)
+    fit_mixing(data, algorithm, config, None, observer, None)
+}
+
+/// [`fit`] from the iterate `start` instead of from zero (a warm start, as scikit-learn's
+/// `coef_init`): the learner is restarted there at step 0 ([`Learner::restart`]), so that the
+/// schedule and the average begin anew, as they do in scikit-learn. `None` is [`fit`].
+pub fn fit_from<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    start: Option<&Iterate>,
+    observer: &mut dyn Observer,
+) -> Result<Fit, ConfigError> {
+    fit_mixing(data, algorithm, config, start, observer, None)
 }
 
 /// Replaces the iterates at the end of every epoch, and the final ones: a data-parallel run
@@ -372,17 +401,21 @@ pub struct Mixing<'a> {
     pub x_bar: Option<Vec<f64>>,
 }
 
-/// [`fit`], with the iterates passed through `mixing.mix` k times an epoch and after the
+/// [`fit_from`], with the iterates passed through `mixing.mix` k times an epoch and after the
 /// last step; the learner restarts from the mixed ones ([`Learner::restart`]), and the
-/// observer (at epoch ends) and the result see them. Without `mixing` this is [`fit`].
+/// observer (at epoch ends) and the result see them. Without `mixing` this is [`fit_from`].
 pub fn fit_mixing<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
+    start: Option<&Iterate>,
     observer: &mut dyn Observer,
     mixing: Option<Mixing<'_>>,
 ) -> Result<Fit, ConfigError> {
     let (schedule, steps) = plan(data, algorithm, config)?;
+    if let Some(start) = start {
+        check_start(start, data.n_features(), &schedule)?;
+    }
     let (n, loss, reg) = (
         data.n_features(),
         config.weighted_loss()?,
@@ -405,6 +438,7 @@ pub fn fit_mixing<E: Examples>(
         steps,
         mix,
         per_epoch,
+        start,
     };
     Ok(match algorithm {
         Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg)?, observer),
@@ -473,6 +507,36 @@ pub(crate) fn plan<E: Examples>(
     Ok((schedule, steps))
 }
 
+/// Whether `start` can start a run over `features` features with `schedule`: as wide, finite,
+/// and t₀ > 0 (shared with [`super::hogwild`]).
+pub(crate) fn check_start(
+    start: &Iterate,
+    features: usize,
+    schedule: &Schedule,
+) -> Result<(), ConfigError> {
+    if start.weights.len() != features {
+        return Err(ConfigError::StartWidth {
+            got: start.weights.len(),
+            features,
+        });
+    }
+    if !(start.bias.is_finite() && start.weights.iter().all(|w| w.is_finite())) {
+        return Err(ConfigError::StartNotFinite);
+    }
+    if schedule.t0 <= 0.0 {
+        return Err(ConfigError::StartNeedsT0);
+    }
+    Ok(())
+}
+
+/// The snapshot a run restarts from at step 0 to begin at `start`: no averaged iterate yet.
+pub(crate) fn starting_snapshot(start: &Iterate) -> Snapshot {
+    Snapshot {
+        last: start.clone(),
+        averaged: None,
+    }
+}
+
 /// A validated run.
 struct Run<'a, 'm> {
     config: &'a Config,
@@ -483,6 +547,8 @@ struct Run<'a, 'm> {
     mix: Option<Mix<'m>>,
     /// Mixes per epoch (1 without mixing).
     per_epoch: u64,
+    /// Where the iterates start (zero if `None`).
+    start: Option<&'a Iterate>,
 }
 
 impl Run<'_, '_> {
@@ -494,6 +560,9 @@ impl Run<'_, '_> {
         mut learner: L,
         observer: &mut dyn Observer,
     ) -> Result<Fit, AllocError> {
+        if let Some(start) = self.start {
+            learner.restart(&starting_snapshot(start), 0);
+        }
         let rows = data.rows();
         let data = &rows;
         let m = data.n_rows() as u64;

@@ -22,7 +22,7 @@ pub use bias::BiasTerm;
 pub use casgd::{Casgd, example_sum, mean_example};
 pub use driver::{
     Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Mixing, Observer, RowNorms, Stop,
-    T0_SAMPLE_ROWS, default_t0, fit, fit_mixing, t0_sample,
+    T0_SAMPLE_ROWS, default_t0, fit, fit_from, fit_mixing, t0_sample,
 };
 pub use naive::{Naive, NaiveKind};
 pub use sampling::{Sampler, Sampling};

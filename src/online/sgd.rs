@@ -54,6 +54,11 @@ impl Sgd {
             bias,
         }
     }
+
+    /// The sums the learner holds, v and the bias's term: what [`Sgd::from_sums`] takes.
+    pub(crate) fn into_sums(self) -> (HugeArray<f64>, BiasTerm) {
+        (self.v, self.bias)
+    }
 }
 
 impl Learner for Sgd {

@@ -22,6 +22,8 @@ enum Users {
     Batch,
     /// The batch solvers that iterate on w: lbfgs, sublbfgs, subgd, bfgs.
     Primal,
+    /// What can start from given weights: the online learners and the primal batch solvers.
+    Startable,
     /// The batch solvers that keep curvature pairs: lbfgs, sublbfgs, bfgs.
     WithMemory,
     /// sublbfgs.
@@ -46,6 +48,7 @@ impl Users {
             Users::Hogwild => matches!(algo, Sgd | Asgd | Casgd),
             Users::Batch => batch,
             Users::Primal => primal,
+            Users::Startable => online || primal,
             Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Regularized => online || batch,
@@ -61,6 +64,7 @@ impl Users {
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
             Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd)",
             Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs)",
+            Users::Startable => "the online learners and the primal batch solvers",
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Regularized => "the online learners and the batch solvers",
@@ -85,7 +89,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("averages_per_epoch", Users::Online),
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),
-    ("initial_model", Users::Primal),
+    ("initial_model", Users::Startable),
     ("tol", Users::Batch),
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),

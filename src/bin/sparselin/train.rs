@@ -116,9 +116,11 @@ pub struct Args {
     /// in a distributed run, averaged across the ranks every epoch) instead of from zero.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub warm_start_epochs: Option<u64>,
-    /// Batch solvers but dcd: start from this model's weights and bias (a model file of any
-    /// learner; features it lacks start at 0), e.g. to go on from a run stopped by --max-iter,
-    /// or along a path of λ. scikit-learn's `warm_start`.
+    /// Start from this model's weights and bias (a model file of any learner; features it
+    /// lacks start at 0): batch solvers but dcd, e.g. to go on from a run stopped by
+    /// --max-iter or along a path of λ; online learners, to go on learning from new data,
+    /// their step sizes and average starting anew (scikit-learn's `warm_start`/`coef_init`,
+    /// Vowpal Wabbit's `-i`).
     #[arg(long, value_name = "MODEL", conflicts_with = "warm_start_epochs")]
     pub initial_model: Option<PathBuf>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd once the
@@ -426,6 +428,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     let trainer = Trainer::new(learner).lambda(args.lambda).seed(args.seed);
     Ok(match learner {
         Learner::Online(algorithm) => {
+            let trainer = match &args.initial_model {
+                Some(path) => trainer.initial_model(Model::load(path)?),
+                None => trainer,
+            };
             let trainer = with_weights(trainer, args)?
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)

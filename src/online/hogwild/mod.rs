@@ -88,14 +88,14 @@ use self::scalars::{A, B, LiveScalars, Z, sum};
 use self::sums::{Final, HotSplit, Storage, Sums};
 use self::worker::{Context, Rule, WorkerState, work};
 use super::casgd::{Centering, CenteringSums};
-use super::driver::plan;
+use super::driver::{check_start, plan, starting_snapshot};
 use super::{
-    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Learner, Observer,
-    RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
+    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Iterate, Learner,
+    Observer, RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
 use crate::loss::WeightedLoss;
-use crate::memory::AllocError;
+use crate::memory::{self, AllocError};
 
 /// How to run in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,8 +151,21 @@ pub fn fit<E: Examples>(
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    fit_from(data, algorithm, config, None, options, observer)
+}
+
+/// [`fit`] from the iterate `start` instead of from zero, as [`crate::online::fit_from`]
+/// (with one thread the result is identical to it).
+pub fn fit_from<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    start: Option<&Iterate>,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Fit, ConfigError> {
     // Every worker reads rows through one view, built here once.
-    let trained = train(&data.rows(), algorithm, config, options, observer)?;
+    let trained = train(&data.rows(), algorithm, config, start, options, observer)?;
     let (schedule, steps, mut seconds) = (trained.schedule, trained.steps, trained.seconds);
     let start = Instant::now();
     let snapshot = trained.into_snapshot()?;
@@ -193,49 +206,16 @@ fn train<'a, E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &'a Config,
+    start: Option<&Iterate>,
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Trained<'a>, ConfigError> {
-    let rule = match algorithm {
-        Algorithm::Sgd => Rule::Sgd,
-        Algorithm::Asgd => Rule::Asgd,
-        Algorithm::Casgd => Rule::Casgd,
-        other => return Err(ConfigError::NotParallel(other)),
-    };
-    let threads = options.threads;
-    if threads == 0 {
-        return Err(ConfigError::Threads);
-    }
-    let (schedule, steps) = plan(data, algorithm, config)?;
+    let (mut run, steps) = Trained::prepare(data, algorithm, config, start, options)?;
+    let (schedule, rule, threads) = (run.schedule, run.rule, options.threads);
     let m = data.n_rows() as u64;
-    // Permutations are drawn here, one per epoch, and shared (see "Threads" above):
-    // per-worker permutations, each cut short, visit some rows twice and others not at all.
-    let shared = config.sampling == Sampling::Permutation;
     let mut epoch_sampler =
-        shared.then(|| Sampler::new(config.sampling, data.n_rows(), config.seed));
+        shares_one_order(config).then(|| Sampler::new(config.sampling, data.n_rows(), config.seed));
     let mut order: Vec<u32> = Vec::new();
-    let states = (0..threads)
-        .map(|j| {
-            let sampler = (!shared).then(|| {
-                Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads)
-            });
-            WorkerState::new(sampler, &schedule)
-        })
-        .collect();
-    let mut run = Trained {
-        rule,
-        config,
-        loss: config.weighted_loss()?,
-        schedule,
-        centering: (rule == Rule::Casgd)
-            .then(|| Centering::new(data))
-            .transpose()?,
-        storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads)?,
-        live: LiveScalars::new(options.scalars, threads),
-        states,
-        steps: 0,
-        seconds: 0.0,
-    };
     let cores = core_affinity::get_core_ids().filter(|cores| options.pin && cores.len() >= threads);
     let counter = AtomicU64::new(0);
     let hot_features = options.hot_features.unwrap_or(DEFAULT_HOT_FEATURES);
@@ -387,7 +367,126 @@ impl Drop for Finished<'_> {
     }
 }
 
+/// Whether the workers take their rows from one order drawn per epoch (permutations), not
+/// from samplers of their own (see "Threads" above): per-worker permutations, each cut short,
+/// would visit some rows twice and others not at all.
+fn shares_one_order(config: &Config) -> bool {
+    config.sampling == Sampling::Permutation
+}
+
+impl<'a> Trained<'a> {
+    /// The run before its first step, at `start` if given, and its number of steps T.
+    fn prepare<E: Examples>(
+        data: &E,
+        algorithm: Algorithm,
+        config: &'a Config,
+        start: Option<&Iterate>,
+        options: &Options,
+    ) -> Result<(Trained<'a>, u64), ConfigError> {
+        let rule = match algorithm {
+            Algorithm::Sgd => Rule::Sgd,
+            Algorithm::Asgd => Rule::Asgd,
+            Algorithm::Casgd => Rule::Casgd,
+            other => return Err(ConfigError::NotParallel(other)),
+        };
+        let threads = options.threads;
+        if threads == 0 {
+            return Err(ConfigError::Threads);
+        }
+        let (schedule, steps) = plan(data, algorithm, config)?;
+        if let Some(start) = start {
+            check_start(start, data.n_features(), &schedule)?;
+        }
+        let shared = shares_one_order(config);
+        let states = (0..threads)
+            .map(|j| {
+                let sampler = (!shared).then(|| {
+                    Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads)
+                });
+                WorkerState::new(sampler, &schedule)
+            })
+            .collect();
+        let mut run = Trained {
+            rule,
+            config,
+            loss: config.weighted_loss()?,
+            schedule,
+            centering: (rule == Rule::Casgd)
+                .then(|| Centering::new(data))
+                .transpose()?,
+            storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads)?,
+            live: LiveScalars::new(options.scalars, threads),
+            states,
+            steps: 0,
+            seconds: 0.0,
+        };
+        if let Some(start) = start {
+            run.start_at(start)?;
+        }
+        Ok((run, steps))
+    }
+}
+
 impl Trained<'_> {
+    /// Puts the run at `start` before its first step: the sums, the live scalars and worker
+    /// 0's shares become those of the single-threaded learner restarted there at step 0
+    /// ([`Learner::restart`]), so that one worker takes that learner's steps bit for bit. An
+    /// error when the learner's sums cannot be allocated.
+    fn start_at(&mut self, start: &Iterate) -> Result<(), AllocError> {
+        let (loss, schedule) = (self.loss, self.schedule);
+        let (n, snapshot) = (start.weights.len(), starting_snapshot(start));
+        let bias = BiasTerm::new(self.config.regularize_bias);
+        let h = RunningHarmonic::at_step(&schedule, 0);
+        let (sums, bias, centering_sums) = match self.rule {
+            Rule::Sgd => {
+                let mut learner =
+                    Sgd::from_sums(loss, schedule, memory::zeroed("weights", n)?, bias);
+                learner.restart(&snapshot, 0);
+                let (v, bias) = learner.into_sums();
+                (Final::Single(v), bias, None)
+            }
+            Rule::Asgd => {
+                let vu = memory::zeroed("weights", n)?;
+                let mut learner = Asgd::from_sums(loss, schedule, vu, bias, h);
+                learner.restart(&snapshot, 0);
+                let (vu, bias) = learner.into_sums();
+                (Final::Pairs(vu), bias, None)
+            }
+            Rule::Casgd => {
+                let centering = self
+                    .centering
+                    .take()
+                    .expect("CASGD runs with its centering");
+                let vu = memory::zeroed("weights", n)?;
+                let sums = CenteringSums::default();
+                let mut learner = Casgd::from_sums(loss, schedule, centering, vu, sums, bias, h);
+                learner.restart(&snapshot, 0);
+                let (centering, vu, sums, bias) = learner.into_sums();
+                self.centering = Some(centering);
+                (Final::Pairs(vu), bias, Some(sums))
+            }
+        };
+        self.storage.load(sums);
+        let (mut a, mut a_bar, b) = match bias {
+            BiasTerm::Regularized { a, a_bar } => (a, a_bar, 0.0),
+            BiasTerm::Free { b, .. } => (0.0, 0.0, b),
+        };
+        let (mut z, mut zeta) = (0.0, 0.0);
+        if let Some(sums) = centering_sums {
+            // CASGD keeps a and ā whatever the bias does.
+            (a, a_bar, z, zeta) = (sums.a, sums.a_bar, sums.z, sums.zeta);
+        }
+        for (k, value) in [(A, a), (Z, z), (B, b)] {
+            self.live.reset(k, value);
+            for (j, state) in self.states.iter_mut().enumerate() {
+                state.own[k] = if j == 0 { value } else { 0.0 };
+            }
+        }
+        self.states[0].a_bar = a_bar;
+        self.states[0].zeta = zeta;
+        Ok(())
+    }
+
     /// The iterates now, recovered from a copy of the sums (training goes on); an error when
     /// the copies cannot be allocated.
     fn snapshot(&self) -> Result<Snapshot, AllocError> {
@@ -511,6 +610,58 @@ mod tests {
         CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 40).unwrap()
     }
 
+    /// Before any step a run started at w₀ recovers w₀ (to rounding), whatever the rule,
+    /// the bias, the number of workers (shared sums from 2 on) and the scalars' sharing: the
+    /// sums, the live scalars and the workers' shares all start where the single-threaded
+    /// learner's restart puts them.
+    #[test]
+    fn a_run_started_at_an_iterate_recovers_it_before_its_first_step() {
+        let data = data();
+        let start = Iterate {
+            weights: (0..40).map(|j| (j as f64 * 0.7).sin()).collect(),
+            bias: -0.6,
+        };
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            for regularize_bias in [true, false] {
+                for (threads, scalars) in [
+                    (1, ScalarSharing::PerThread),
+                    (2, ScalarSharing::PerThread),
+                    (3, ScalarSharing::Shared),
+                ] {
+                    let config = Config {
+                        loss: Loss::Log,
+                        class_weights: Default::default(),
+                        lambda: 1e-2,
+                        t0: None,
+                        average_start: 1,
+                        regularize_bias,
+                        bias_rate: 1.0,
+                        sampling: Sampling::Uniform,
+                        seed: 3,
+                        stop: Stop::Epochs(1),
+                    };
+                    let options = Options {
+                        scalars,
+                        ..Options::new(threads)
+                    };
+                    let prepared =
+                        Trained::prepare(&data, algorithm, &config, Some(&start), &options);
+                    let snapshot = prepared.unwrap().0.snapshot().unwrap();
+                    let what = format!("{algorithm} bias={regularize_bias} {threads} {scalars:?}");
+                    let got = &snapshot.last;
+                    assert!(
+                        (got.bias - start.bias).abs() <= 1e-12,
+                        "{what}: {}",
+                        got.bias
+                    );
+                    for (w, w0) in got.weights.iter().zip(&start.weights) {
+                        assert!((w - w0).abs() <= 1e-12, "{what}: {w} vs {w0}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn blocks_grow_with_t_until_the_cap() {
         use worker::{BLOCK, block_size};
@@ -549,7 +700,7 @@ mod tests {
                     scalars,
                     ..Options::new(3)
                 };
-                let trained = train(&data, algorithm, &config, &options, &mut ()).unwrap();
+                let trained = train(&data, algorithm, &config, None, &options, &mut ()).unwrap();
                 let model = trained.snapshot().unwrap();
                 let averaged = model.averaged.as_ref().unwrap();
                 let Final::Pairs(vu) = trained.storage.read().unwrap() else {

@@ -131,6 +131,28 @@ impl Storage {
         })
     }
 
+    /// Replaces the sums by `sums` (while no worker runs): moved in for one thread, stored
+    /// entry by entry into the shared ones.
+    pub fn load(&mut self, sums: Final) {
+        let store = |cell: &AtomicU64, x: f64| cell.store(x.to_bits(), Relaxed);
+        match (self, sums) {
+            (Storage::Single(v), Final::Single(new)) => *v = new,
+            (Storage::Pairs(vu), Final::Pairs(new)) => *vu = new,
+            (Storage::SharedSingle(v), Final::Single(new)) => {
+                v.iter()
+                    .zip(new.iter())
+                    .for_each(|(cell, &x)| store(cell, x));
+            }
+            (Storage::SharedPairs(vu), Final::Pairs(new)) => {
+                for ([v, u], &[x, y]) in vu.iter().zip(new.iter()) {
+                    store(v, x);
+                    store(u, y);
+                }
+            }
+            _ => unreachable!("the sums and the storage are chosen by the same rule"),
+        }
+    }
+
     /// The sums as plain numbers, once no worker runs; no copy is made.
     pub fn into_final(self) -> Final {
         match self {
