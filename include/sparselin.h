@@ -110,8 +110,9 @@ typedef struct SlTrainConfig {
    */
   const char *class_weights;
   /**
-   * Batch solvers but dcd: a model handle to start from (its weights and bias, matched by
-   * feature id; copied, so the handle may be freed after the call); NULL starts from zero.
+   * Online learners and batch solvers but dcd: a model handle to start from (its weights
+   * and bias, matched by feature id; copied, so the handle may be freed after the call);
+   * NULL starts from zero.
    */
   const struct SlModel *initial_model;
   /**

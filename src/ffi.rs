@@ -92,8 +92,9 @@ pub struct SlTrainConfig {
     /// Online and batch learners with a classification loss: the classes' loss weights as on
     /// the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
     pub class_weights: *const c_char,
-    /// Batch solvers but dcd: a model handle to start from (its weights and bias, matched by
-    /// feature id; copied, so the handle may be freed after the call); NULL starts from zero.
+    /// Online learners and batch solvers but dcd: a model handle to start from (its weights
+    /// and bias, matched by feature id; copied, so the handle may be freed after the call);
+    /// NULL starts from zero.
     pub initial_model: *const SlModel,
     /// Online and batch learners: the weight of each training row's loss (liblinear's `-W`,
     /// scikit-learn's `sample_weight`), `n_sample_weights` doubles, one per row, each finite
