@@ -419,9 +419,10 @@ mod tests {
     }
 
     /// Every rank starts from the given iterate: one rank is the single process from it, for
-    /// every learner, and the start is not lost on the way.
+    /// every learner (and the start is not lost on the way), and on three ranks the fast
+    /// learners take their baselines' steps from it.
     #[test]
-    fn one_rank_from_a_start_is_the_single_process_from_it() {
+    fn every_rank_starts_from_the_given_iterate() {
         let data = problem(0..90);
         let start = Iterate {
             weights: (0..30).map(|j| (j * 5 % 7) as f64 * 0.1 - 0.3).collect(),
@@ -439,6 +440,29 @@ mod tests {
             let cold = online::fit(&data, algorithm, &c, &mut ()).unwrap();
             let moved = relative_difference(single.snapshot.output(), cold.snapshot.output());
             assert!(moved > 1e-3, "{algorithm}: {moved:e}");
+        }
+        // Three ranks on uneven shares, all from the start: each fast learner still takes its
+        // baseline's steps.
+        let bounds = [0, 20, 70, 90];
+        let c = config(Loss::Hinge, 1e-2, 1, false);
+        for (fast, naive) in [
+            (Algorithm::Sgd, Algorithm::NaiveSgd),
+            (Algorithm::Asgd, Algorithm::NaiveAsgd),
+            (Algorithm::Casgd, Algorithm::NaiveCasgd),
+        ] {
+            let runs = threads::run(3, |r| {
+                let share = problem(bounds[r.rank()]..bounds[r.rank() + 1]);
+                let options = Options::default();
+                let run = |algorithm| {
+                    fit_from(&share, algorithm, &c, Some(&start), &options, r, &mut ())
+                        .unwrap()
+                        .snapshot
+                };
+                (run(fast), run(naive))
+            });
+            for (a, b) in &runs {
+                same_iterates(a, b, &format!("{fast} from a start on 3 ranks"));
+            }
         }
     }
 
