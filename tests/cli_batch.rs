@@ -400,11 +400,13 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
         "--quiet",
     ]);
     assert!(out.status.success(), "{out:?}");
+    // L-BFGS unless `extra` names another algorithm.
     let train = |data: &str, extra: &[&str]| {
-        let mut args = vec![
-            "train", data, "--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2", "--json",
-            "--quiet",
-        ];
+        let mut args = vec!["train", data, "--loss", "log", "--lambda", "1e-2", "--json"];
+        args.push("--quiet");
+        if !extra.contains(&"--algo") {
+            args.extend(["--algo", "lbfgs"]);
+        }
         args.extend(extra);
         let out = sparselin(&args);
         assert!(
@@ -433,30 +435,8 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
     // An online learner goes on from it too, on the renumbered columns: an epoch of ASGD from
     // the optimum ends nearer to it than an epoch from zero.
     let asgd = |extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            &renumbered,
-            "--algo",
-            "asgd",
-            "--loss",
-            "log",
-            "--lambda",
-            "1e-2",
-            "--epochs",
-            "1",
-            "--json",
-            "--quiet",
-            "-o",
-            &online_model,
-        ];
-        args.extend(extra);
-        let out = sparselin(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        let args = ["--algo", "asgd", "--epochs", "1", "-o", &online_model];
+        train(&renumbered, &[&args[..], extra].concat())
     };
     let objective = |summary: &serde_json::Value| summary["train"]["objective"].as_f64().unwrap();
     let warm = asgd(&["--initial-model", &text_model]);

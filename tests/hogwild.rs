@@ -163,6 +163,14 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
     }
 }
 
+/// (loss, regularized bias, sampling): a run of each kind, for the tests of what a run may
+/// be given (sample weights, a start).
+const VARIED_RUNS: [(Loss, bool, Sampling); 3] = [
+    (Loss::Hinge, true, Sampling::Uniform),
+    (Loss::Log, false, Sampling::Permutation),
+    (Loss::Squared, true, Sampling::FileOrder),
+];
+
 /// With sample weights (0 to 3, row by row), one worker still reproduces the single-threaded
 /// learner bit for bit, in every visiting order, and the weights change the model.
 #[test]
@@ -171,11 +179,7 @@ fn one_thread_is_the_single_threaded_learner_with_sample_weights() {
     let data = train_set("reuters_grain");
     let weights: Vec<f64> = (0..data.n_rows()).map(|i| (i % 7 % 4) as f64).collect();
     let rows = SampleWeighted::new(&data, &weights).unwrap();
-    for (loss, regularized, sampling) in [
-        (Loss::Hinge, true, Sampling::Uniform),
-        (Loss::Log, false, Sampling::Permutation),
-        (Loss::Squared, true, Sampling::FileOrder),
-    ] {
+    for (loss, regularized, sampling) in VARIED_RUNS {
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = config(loss, 1e-3, regularized, sampling, 2);
             let what = format!("{algorithm} {loss} {sampling}");
@@ -201,11 +205,7 @@ fn one_thread_from_a_start_is_the_single_threaded_learner_from_it() {
         let diff = a.weights.iter().zip(&b.weights).map(|(x, y)| (x - y).abs());
         diff.fold((a.bias - b.bias).abs(), f64::max) / scale
     };
-    for (loss, regularized, sampling) in [
-        (Loss::Hinge, true, Sampling::Uniform),
-        (Loss::Log, false, Sampling::Permutation),
-        (Loss::Squared, true, Sampling::FileOrder),
-    ] {
+    for (loss, regularized, sampling) in VARIED_RUNS {
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = config(loss, 1e-3, regularized, sampling, 2);
             let what = format!("{algorithm} {loss} {sampling}");

@@ -176,7 +176,17 @@ fn distributed_batch_solvers_reach_the_single_process_objective() {
         let args: Vec<&str> = common.iter().chain(&solver).copied().collect();
         let single = objective(&train(None, &args));
         for ranks in [2, 4] {
-            let distributed = objective(&train(Some(ranks), &args));
+            let output = train(Some(ranks), &args);
+            let distributed = objective(&output);
+            if solver.contains(&"--sample-weights") {
+                // The summary counts every rank's weights.
+                let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+                let sum: f64 = (0..270).map(|i| (i % 7) as f64 * 0.5).sum();
+                assert_eq!(
+                    summary["details"]["sample_weights"]["sum"], sum,
+                    "{ranks} ranks"
+                );
+            }
             let relative = (distributed - single).abs() / single;
             assert!(
                 relative <= 1e-10,

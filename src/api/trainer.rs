@@ -426,12 +426,12 @@ impl Trainer {
             }
             (Learner::AttributeEfficient(algo), _) => self.train_lao(algo, loss, data)?,
         };
-        if let (Some(weights), Some(details)) = (&self.sample_weights, details.as_object_mut()) {
+        if let Some(weights) = &self.sample_weights {
+            // Over every rank's rows (one sum, which every rank makes).
             let zero = weights.iter().filter(|&&s| s == 0.0).count();
-            details.insert(
-                "sample_weights".into(),
-                json!({ "sum": weights.iter().sum::<f64>(), "zero": zero }),
-            );
+            let mut totals = [weights.iter().sum::<f64>(), zero as f64];
+            reducer.sum(&mut totals);
+            details["sample_weights"] = json!({ "sum": totals[0], "zero": totals[1] as u64 });
         }
         if !(run.bias.is_finite() && run.weights.iter().all(|w| w.is_finite())) {
             return Err(Error::Diverged {
