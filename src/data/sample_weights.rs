@@ -11,10 +11,12 @@
 //! [`Examples::sample_weight`], which is 1 for unweighted data (so that their results do not
 //! change by a bit).
 
+use std::io::Read;
 use std::path::Path;
 
 use super::csr::{Examples, Row};
 use super::error::{DataError, name};
+use super::stream::open_text;
 
 /// Weights that cannot be used with a set of rows.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -64,11 +66,14 @@ pub fn check(weights: &[f64], rows: usize) -> Result<(), SampleWeightError> {
     Ok(())
 }
 
-/// Reads a weight file: one number per line, the weight of the row of the same line
+/// Reads a weight file (gzip ok): one number per line, the weight of the row of the same line
 /// (liblinear's `-W` format; blank lines at the end are ignored). An error names the file and
 /// the line of a value that is not a non-negative finite number.
 pub fn read(path: &Path) -> Result<Vec<f64>, DataError> {
-    let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
+    let mut text = String::new();
+    open_text(path)?
+        .read_to_string(&mut text)
+        .map_err(|e| DataError::io(path, e))?;
     let mut weights = Vec::new();
     let mut blank_since = None;
     for (number, line) in text.lines().enumerate() {
@@ -223,6 +228,11 @@ mod tests {
         };
         assert_eq!(read_text("1\n0.5\n 2e0 \n\n").unwrap(), [1.0, 0.5, 2.0]);
         assert_eq!(read_text("3").unwrap(), [3.0]);
+        let gzip = dir.path().join("w.txt.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, b"0.5\n2\n").unwrap();
+        std::fs::write(&gzip, encoder.finish().unwrap()).unwrap();
+        assert_eq!(read(&gzip).unwrap(), [0.5, 2.0]);
         for (text, wanted) in [
             ("1\nx\n", "line 2: 'x' is not a number"),
             ("1\n-2\n", "line 2: a sample weight must be a non-negative"),

@@ -90,8 +90,8 @@ pub struct Args {
     /// m/(2m_y), so that each class weighs half; in --cv computed on each fold's training rows).
     #[arg(long, value_name = "+1=W,-1=W|balanced")]
     pub class_weight: Option<ClassWeighting>,
-    /// Weigh each row's loss by a weight of its own: FILE holds one non-negative number per
-    /// line, the weight of the training row of the same line (liblinear's `-W`, scikit-learn's
+    /// Weigh each row's loss by a weight of its own: FILE (gzip ok) holds one non-negative
+    /// number per line, the weight of the training row of the same line (liblinear's `-W`, scikit-learn's
     /// `sample_weight`; a row of weight 0 counts as none). In --cv each fold's training rows
     /// keep theirs; held-out metrics count every row once.
     #[arg(long, value_name = "FILE")]
