@@ -2,7 +2,7 @@
 //! bisection for the plain-BFGS baseline, and the exact search for piecewise-linear losses
 //! (J piecewise quadratic along the ray, minimized by a scan over the sorted kinks).
 
-use super::objective::Ray;
+use super::objective::{Ray, RowWeights, Unweighted};
 use crate::loss::{Loss, WeightedLoss};
 
 /// Sufficient-decrease constant c₁.
@@ -166,6 +166,7 @@ pub fn weak_wolfe(
 /// Slopes of a piecewise-linear loss in the prediction p left and right of its single kink,
 /// which for hinge (y = ±1) and absolute loss lies at p = y, each times the row's class
 /// weight and its sample weight `s`. `None` for other losses.
+#[inline]
 pub fn kink_slopes(loss: WeightedLoss, y: f64, s: f64) -> Option<(f64, f64)> {
     let (left, right) = match loss.loss() {
         Loss::Hinge if y > 0.0 => (-1.0, 0.0),
@@ -221,11 +222,20 @@ pub fn exact(ray: &Ray<'_>, target: f64) -> Option<ExactStep> {
 /// The loss part of Φ'(0⁺) (Σ_i ℓ'_i(0⁺)·(Xd)_i over the local rows, in row order) and the
 /// kinks ahead, (η_i > 0, i), unsorted.
 pub(super) fn kinks_ahead(ray: &Ray<'_>) -> (f64, Vec<(f64, usize)>) {
+    match ray.sample_weights {
+        Some(s) => kinks_ahead_weighted(ray, s),
+        None => kinks_ahead_weighted(ray, Unweighted),
+    }
+}
+
+/// [`kinks_ahead`], row i's slopes times s.at(i).
+fn kinks_ahead_weighted(ray: &Ray<'_>, s: impl RowWeights) -> (f64, Vec<(f64, usize)>) {
     let (p, xd, y) = (ray.p, ray.xd, ray.targets);
     let mut loss_slope = 0.0;
     let mut kinks: Vec<(f64, usize)> = Vec::new();
     for i in 0..p.len() {
-        let (left, right) = slope_pair(ray, i);
+        let (left, right) =
+            kink_slopes(ray.loss, y[i], s.at(i)).expect("exact line search: kinked loss");
         let gap = y[i] - p[i];
         if on_kink(p[i], y[i]) {
             loss_slope += (left * xd[i]).max(right * xd[i]);

@@ -155,7 +155,7 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// s_i, the weight of local row `i`'s loss (1 without sample weights).
     #[inline]
     pub fn sample_weight(&self, i: usize) -> f64 {
-        row_weight(self.sample_weights.as_deref(), i)
+        self.sample_weights().map_or(1.0, |s| s[i])
     }
 
     /// X·v, one entry per local row (v has length [`dim`](Self::dim)): the predictions when v = w,
@@ -326,11 +326,16 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// (1/m) Σ_i s_i·c_{y_i}·ℓ(p_i, y_i) over every rank, from the local rows' predictions p.
     pub fn mean_loss(&self, p: &[f64]) -> f64 {
-        let (loss, y, s) = (self.loss, &self.targets, self.sample_weights());
-        let mut sum = [fixed_sum(p.len(), |rows| {
-            rows.map(|i| row_weight(s, i) * loss.value(p[i], y[i]))
-                .sum::<f64>()
-        })];
+        fn loss_sum(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights) -> f64 {
+            fixed_sum(p.len(), |rows| {
+                rows.map(|i| s.at(i) * loss.value(p[i], y[i])).sum::<f64>()
+            })
+        }
+        let (loss, y) = (self.loss, &self.targets);
+        let mut sum = [match self.sample_weights() {
+            Some(s) => loss_sum(loss, p, y, s),
+            None => loss_sum(loss, p, y, Unweighted),
+        }];
         self.reducer.sum(&mut sum);
         sum[0] / self.total_rows as f64
     }
@@ -342,16 +347,22 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
-        let (loss, y, s) = (self.loss, &self.targets, self.sample_weights());
+        fn fill(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights, out: &mut [f64]) {
+            out.par_chunks_mut(CHUNK_ROWS)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (k, o) in chunk.iter_mut().enumerate() {
+                        let i = c * CHUNK_ROWS + k;
+                        *o = s.at(i) * loss.derivative(p[i], y[i]);
+                    }
+                });
+        }
+        let (loss, y) = (self.loss, &self.targets);
         let mut out = vec![0.0; p.len()];
-        out.par_chunks_mut(CHUNK_ROWS)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (k, o) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK_ROWS + k;
-                    *o = row_weight(s, i) * loss.derivative(p[i], y[i]);
-                }
-            });
+        match self.sample_weights() {
+            Some(s) => fill(loss, p, y, s, &mut out),
+            None => fill(loss, p, y, Unweighted, &mut out),
+        }
         out
     }
 
@@ -424,30 +435,16 @@ impl Ray<'_> {
     /// s_i, the weight of local row `i`'s loss.
     #[inline]
     pub fn sample_weight(&self, i: usize) -> f64 {
-        row_weight(self.sample_weights, i)
+        self.sample_weights.map_or(1.0, |s| s[i])
     }
 
     /// Φ(η) and Φ'(η) (with the loss's own derivative at a kink).
     pub fn eval(&self, eta: f64) -> (f64, f64) {
-        let (p, xd, y, loss, s) = (
-            self.p,
-            self.xd,
-            self.targets,
-            self.loss,
-            self.sample_weights,
-        );
+        let pair = match self.sample_weights {
+            Some(s) => self.loss_sums(eta, s),
+            None => self.loss_sums(eta, Unweighted),
+        };
         let m = self.rows;
-        let pair = fixed_sum2(p.len(), |rows| {
-            let mut value = 0.0;
-            let mut slope = 0.0;
-            for i in rows {
-                let q = p[i] + eta * xd[i];
-                let s = row_weight(s, i);
-                value += s * loss.value(q, y[i]);
-                slope += s * loss.derivative(q, y[i]) * xd[i];
-            }
-            (value, slope)
-        });
         let mut pair = [pair.0, pair.1];
         self.reducer.sum(&mut pair);
         let norm = self.ww + 2.0 * eta * self.wd + eta * eta * self.dd;
@@ -458,12 +455,47 @@ impl Ray<'_> {
     }
 }
 
-/// s_i of `weights`, or 1 without them: multiplying by it leaves an unweighted value's bits.
-#[inline(always)]
-fn row_weight(weights: Option<&[f64]>, i: usize) -> f64 {
-    match weights {
-        Some(s) => s[i],
-        None => 1.0,
+impl Ray<'_> {
+    /// This rank's Σ_i s_i·ℓ(q_i) and Σ_i s_i·ℓ'(q_i)·(Xd)_i at q = p + η·Xd.
+    fn loss_sums(&self, eta: f64, s: impl RowWeights) -> (f64, f64) {
+        let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
+        fixed_sum2(p.len(), |rows| {
+            let mut value = 0.0;
+            let mut slope = 0.0;
+            for i in rows {
+                let q = p[i] + eta * xd[i];
+                let s = s.at(i);
+                value += s * loss.value(q, y[i]);
+                slope += s * loss.derivative(q, y[i]) * xd[i];
+            }
+            (value, slope)
+        })
+    }
+}
+
+/// The sample weights a loop over rows multiplies by: a slice, or [`Unweighted`], whose
+/// constant 1 the compiled loop multiplies away, so that without weights the loops over rows
+/// cost what they did before there were any, and give the same bits.
+pub(super) trait RowWeights: Copy + Sync {
+    /// s_i.
+    fn at(self, i: usize) -> f64;
+}
+
+/// Every row weighs 1.
+#[derive(Clone, Copy)]
+pub(super) struct Unweighted;
+
+impl RowWeights for Unweighted {
+    #[inline(always)]
+    fn at(self, _: usize) -> f64 {
+        1.0
+    }
+}
+
+impl RowWeights for &[f64] {
+    #[inline(always)]
+    fn at(self, i: usize) -> f64 {
+        self[i]
     }
 }
 

@@ -27,10 +27,11 @@ fn argsup<E: Examples>(
     xd: &[f64],
 ) -> (f64, Vec<f64>) {
     let (y, loss) = (objective.targets(), objective.weighted_loss());
-    let c: Vec<f64> = (0..p.len())
+    // Unweighted first, then times s_i where rows have weights (s_i ≥ 0 leaves every row's
+    // choice of side as it was): the unweighted loop is then the one without weights.
+    let mut c: Vec<f64> = (0..p.len())
         .map(|i| {
-            let s = objective.sample_weight(i);
-            let (left, right) = kink_slopes(loss, y[i], s).expect("kinked loss");
+            let (left, right) = kink_slopes(loss, y[i], 1.0).expect("kinked loss");
             if on_kink(p[i], y[i]) {
                 if left * xd[i] > right * xd[i] {
                     left
@@ -44,6 +45,9 @@ fn argsup<E: Examples>(
             }
         })
         .collect();
+    if let Some(s) = objective.sample_weights() {
+        c.iter_mut().zip(s).for_each(|(c, s)| *c *= s);
+    }
     let mut loss_part = [fixed_sum(p.len(), |rows| {
         rows.map(|i| c[i] * xd[i]).sum::<f64>()
     })];
