@@ -29,7 +29,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::{dense, sparse};
 
-use super::objective::Objective;
+use super::objective::{Objective, RowWeights, Unweighted};
 use super::{Options, Progress, Solution, SolveError, Stop, Tracker};
 use crate::data::Examples;
 use crate::data::Row;
@@ -86,8 +86,10 @@ fn class(y: f64) -> usize {
 }
 
 /// The dual variables, the weights w(α) they define, and what each step needs.
-struct Dual<'o, 'a, E: Examples + 'a> {
+struct Dual<'o, 'a, E: Examples + 'a, W> {
     objective: &'o Objective<'a, E>,
+    /// s_i: the rows' sample weights, or [`Unweighted`].
+    sample_weights: W,
     /// n: the rows' features (w has one more entry, the bias, when the objective has one).
     features: usize,
     alpha: Vec<f64>,
@@ -99,14 +101,13 @@ struct Dual<'o, 'a, E: Examples + 'a> {
     boxes: [(f64, f64); 2],
 }
 
-impl<E: Examples> Dual<'_, '_, E> {
+impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
     /// (U_i, D_i): its class's box, for C_i = s_i·c_{y_i}·C (s_i > 0 for a row that steps).
+    #[inline]
     fn dual_box(&self, i: usize) -> (f64, f64) {
         let (upper, diagonal) = self.boxes[class(self.objective.targets()[i])];
-        match self.objective.sample_weights() {
-            Some(s) => (upper * s[i], diagonal / s[i]),
-            None => (upper, diagonal),
-        }
+        let s = self.sample_weights.at(i);
+        (upper * s, diagonal / s)
     }
 
     /// y_i (w·x_i) − 1 + D_i α_i: the derivative of F along α_i, `row` being x_i.
@@ -167,6 +168,20 @@ pub fn solve<E: Examples>(
     options: &Options,
     tracker: &mut Tracker<'_>,
 ) -> Result<Solution, SolveError> {
+    // Compiled once per case, so that the unweighted steps need no weight.
+    match objective.sample_weights() {
+        Some(s) => solve_weighted(objective, s, options, tracker),
+        None => solve_weighted(objective, Unweighted, options, tracker),
+    }
+}
+
+/// [`solve`] with the rows' sample weights `sample_weights`.
+fn solve_weighted<E: Examples>(
+    objective: &Objective<'_, E>,
+    sample_weights: impl RowWeights,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Result<Solution, SolveError> {
     let m = objective.n_rows();
     let c = 1.0 / (objective.lambda() * objective.total_rows() as f64);
     let weighted = objective.weighted_loss();
@@ -190,6 +205,7 @@ pub fn solve<E: Examples>(
     let live = active.len();
     let mut dual = Dual {
         objective,
+        sample_weights,
         features: rows.n_features(),
         alpha: memory::filled("dual variables", m, 0.0)?,
         w: memory::filled("weights", objective.dim(), 0.0)?,
@@ -337,7 +353,7 @@ struct Best {
 
 impl Best {
     /// The first measurement, of w = 0.
-    fn new<E: Examples>(dual: &Dual<'_, '_, E>) -> Result<Best, AllocError> {
+    fn new<E: Examples, W: RowWeights>(dual: &Dual<'_, '_, E, W>) -> Result<Best, AllocError> {
         let mut best = Best {
             w: memory::filled("weights", dual.w.len(), 0.0)?,
             value: f64::INFINITY,
@@ -349,7 +365,7 @@ impl Best {
     }
 
     /// Measures w(α): keeps it if its J is the lowest yet, and its lower bound if the highest.
-    fn measure<E: Examples>(&mut self, dual: &Dual<'_, '_, E>, steps: usize) {
+    fn measure<E: Examples, W: RowWeights>(&mut self, dual: &Dual<'_, '_, E, W>, steps: usize) {
         let (value, gap) = dual.measure();
         self.lower = self.lower.max(value - gap);
         // Not `<=`: a NaN J never replaces a finite one.
