@@ -199,9 +199,7 @@ fn solve_weighted<E: Examples>(
     let rows = objective.rows();
     let bias = f64::from(u8::from(objective.has_bias()));
     // The rows that step: those of positive sample weight.
-    let mut active: Vec<usize> = (0..m)
-        .filter(|&i| objective.sample_weight(i) > 0.0)
-        .collect();
+    let mut active: Vec<usize> = (0..m).filter(|&i| sample_weights.at(i) > 0.0).collect();
     let live = active.len();
     let mut dual = Dual {
         objective,
@@ -219,7 +217,7 @@ fn solve_weighted<E: Examples>(
                 "row {} weighs {:e}: its squared hinge's dual term is beyond f64's range, so \
                  dcd cannot step along it (give it weight 0 or a larger one)",
                 i + 1,
-                objective.sample_weight(i)
+                sample_weights.at(i)
             )));
         }
         let q = norm + bias + diagonal;

@@ -44,8 +44,6 @@ pub struct Objective<'a, E: Examples + 'a> {
     lambda: f64,
     bias: bool,
     targets: Vec<f64>,
-    /// s_i of the local rows; `None`: every row weighs 1.
-    sample_weights: Option<Vec<f64>>,
     blocks: Vec<Range<usize>>,
     reducer: &'a dyn Reducer,
     /// m: the rows of every rank.
@@ -71,7 +69,6 @@ impl<'a, E: Examples> Objective<'a, E> {
         reducer: &'a dyn Reducer,
     ) -> Self {
         let loss = loss.into();
-        let sample_weights = data.sample_weights().map(<[f64]>::to_vec);
         let data = data.rows();
         let targets = (0..data.n_rows())
             .map(|i| loss.target(data.row(i).label))
@@ -85,7 +82,6 @@ impl<'a, E: Examples> Objective<'a, E> {
             lambda,
             bias,
             targets,
-            sample_weights,
             blocks,
             reducer,
             total_rows: total[0] as usize,
@@ -149,13 +145,7 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// The local rows' sample weights s_i, if the data has them.
     pub fn sample_weights(&self) -> Option<&[f64]> {
-        self.sample_weights.as_deref()
-    }
-
-    /// s_i, the weight of local row `i`'s loss (1 without sample weights).
-    #[inline]
-    pub fn sample_weight(&self, i: usize) -> f64 {
-        self.sample_weights().map_or(1.0, |s| s[i])
+        self.data.sample_weights()
     }
 
     /// X·v, one entry per local row (v has length [`dim`](Self::dim)): the predictions when v = w,

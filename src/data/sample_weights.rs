@@ -15,7 +15,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::csr::{Examples, Row};
-use super::error::{DataError, name};
+use super::error::DataError;
 use super::stream::open_text;
 
 /// Weights that cannot be used with a set of rows.
@@ -102,7 +102,7 @@ pub fn read(path: &Path) -> Result<Vec<f64>, DataError> {
     if weights.is_empty() {
         return Err(DataError::invalid(
             path,
-            format!("{} holds no weights", name(path)),
+            "the file holds no weights: give one per line, one line per row",
         ));
     }
     Ok(weights)

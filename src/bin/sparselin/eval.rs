@@ -44,8 +44,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
     let evaluation = match &args.sample_weights {
         Some(path) => {
-            let rows = sample_weights::read(path)?;
-            let rows = SampleWeighted::new(&data, &rows).with_context(|| {
+            let row_weights = sample_weights::read(path)?;
+            let rows = SampleWeighted::new(&data, &row_weights).with_context(|| {
                 format!(
                     "{}: the weights of the rows of {}",
                     path.display(),

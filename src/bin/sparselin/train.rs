@@ -551,8 +551,8 @@ pub(crate) fn positive(flag: &str, value: f64) -> anyhow::Result<f64> {
 /// the batch solvers, and the trace of either.
 struct Progress<'a> {
     bar: ProgressBar,
+    /// The training rows (and their sample weights, if any).
     rows: &'a TrainingRows<'a>,
-    data: &'a ExampleSet,
     test: Option<&'a ExampleSet>,
     args: &'a Args,
     /// The loss and class weights the epochs' objectives are measured with.
@@ -587,7 +587,6 @@ impl<'a> Progress<'a> {
         Progress {
             bar,
             rows,
-            data,
             test,
             args,
             loss,
@@ -653,10 +652,11 @@ impl Progress<'_> {
     /// numbered differently; features the training data lack weigh 0 either way).
     fn evaluate_test(&self, weights: &[f64], bias: f64) -> Option<Evaluation> {
         self.test.map(|t| {
-            if t.feature_permutation() == self.data.feature_permutation() {
+            let data = self.rows.data;
+            if t.feature_permutation() == data.feature_permutation() {
                 self.evaluate(t, weights, bias)
             } else {
-                self.evaluate(t, &renumber(weights, self.data, t), bias)
+                self.evaluate(t, &renumber(weights, data, t), bias)
             }
         })
     }
@@ -665,7 +665,7 @@ impl Progress<'_> {
 impl Monitor for Progress<'_> {
     fn iteration(&mut self, p: &batch::Progress<'_>) {
         // The iterate is the weights of the training data's columns, then the bias.
-        let n = self.data.n_features().min(p.w.len());
+        let n = self.rows.data.n_features().min(p.w.len());
         let test = self.evaluate_test(&p.w[..n], p.w.get(n).copied().unwrap_or(0.0));
         if !self.args.quiet {
             errln!(

@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use serde_json::json;
 use sparselin::api::{Monitor, Training};
 use sparselin::batch;
-use sparselin::data::{Dataset, ExampleSet, Examples, SampleWeighted};
+use sparselin::data::{Dataset, ExampleSet, Examples, SampleWeighted, sample_weights};
 use sparselin::dist::mpi::World;
 use sparselin::dist::{Reducer, Timed};
 use sparselin::kernels::dense;
@@ -87,29 +87,25 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         crate::train::trainer(args)?
     };
     // Every rank reads the whole weight file and keeps its share's rows' weights.
-    let share_weights = match (trainer.sample_weights_given(), &args.sample_weights) {
+    let trainer = match (trainer.sample_weights_given(), &args.sample_weights) {
         (Some(all), Some(path)) => {
             let total = sparselin::dist::total_rows(world, data.n_rows());
-            if all.len() != total {
-                bail!(
-                    "{}: {} sample weights for the {total} rows of {}: give one weight per row",
+            sample_weights::check(all, total).with_context(|| {
+                format!(
+                    "{}: the weights of the rows of {}",
                     path.display(),
-                    all.len(),
                     args.data.display()
-                );
-            }
-            Some(all[first_row..first_row + data.n_rows()].to_vec())
+                )
+            })?;
+            let share = all[first_row..first_row + data.n_rows()].to_vec();
+            trainer.sample_weights(share)
         }
-        _ => None,
-    };
-    let trainer = match &share_weights {
-        Some(weights) => trainer.sample_weights(weights.clone()),
-        None => trainer,
+        _ => trainer,
     };
     let mut lines = Lines { quiet: args.quiet };
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
-    let (objective, error_rate) = match &share_weights {
+    let (objective, error_rate) = match trainer.sample_weights_given() {
         Some(weights) => {
             let rows = SampleWeighted::new(&data, weights)?;
             evaluate(&trained, &rows, data.feature_permutation(), world)?
