@@ -1,6 +1,6 @@
 //! A trained linear model w·x + b: prediction, and the model file.
 //!
-//! File format (version 1, little-endian):
+//! File format (version 2, little-endian):
 //!
 //! | bytes | content |
 //! |---|---|
@@ -10,9 +10,13 @@
 //! | 8 | feature count n (u64) |
 //! | 8 | bias b (f64) |
 //! | 4 | header length L (u32) |
-//! | L | header: JSON with the loss and the [`TrainingInfo`] |
+//! | L | header: JSON with the loss, the [`TrainingInfo`] and, in a resumable model, the [`ResumeState`]'s numbers |
 //! | 8n or 4n | the weights w_0 … w_{n−1} |
+//! | 0 or 8n | a resumable model's last iterate w_t (f64), when its weights are an average |
 //! | 4 | CRC-32 (crc32fast) of every byte before it |
+//!
+//! Version 2 added the resume state; a model without one is written as version 1 (the same
+//! bytes), so that earlier builds still read it.
 //!
 //! Files are written to a temporary name in the target directory and renamed into place, so a
 //! reader never sees a half-written model. Weights are indexed by the feature ids of the data
@@ -28,11 +32,15 @@ use sparselin_kernels::sparse;
 use crate::data::Row;
 use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
+use crate::online::Iterate;
 
 /// The first bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"SPLNMODL";
-/// The model file format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest model file format version, which this build writes for a resumable model; it
+/// reads every version from 1 on.
+pub const FORMAT_VERSION: u32 = 2;
+/// The version of a model without a resume state: version 2's bytes without it.
+const PLAIN_VERSION: u32 = 1;
 const FIXED_HEADER: usize = 8 + 4 + 4 + 8 + 8 + 4;
 
 /// How the weights are stored on disk (in memory they are always f64).
@@ -62,11 +70,72 @@ pub struct TrainingInfo {
     pub details: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Where an online run stopped (`train --save-resume`), so that a later run can go on as
+/// this one would have: step t + 1 with η_{t+1}, the average of the steps so far kept
+/// ([`crate::online::Start`]; Vowpal Wabbit's `--save_resume`, scikit-learn's `partial_fit`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResumeState {
+    /// Steps taken, t ≥ 1.
+    pub steps: u64,
+    /// The schedule's t₀.
+    pub t0: f64,
+    /// The first averaged step t_a.
+    pub average_start: u64,
+    /// The free bias's step multiplier (1 for a regularized bias).
+    pub bias_rate: f64,
+    /// The last iterate (w_t, b_t) in original feature ids, where the model's weights and
+    /// bias are the averaged iterate; `None` where they are the last iterate itself (SGD, or
+    /// t < t_a).
+    pub last: Option<Iterate>,
+}
+
+impl ResumeState {
+    /// Why these numbers cannot be a stopped run's, if they cannot: a run stops after at
+    /// least one step, with t₀ ≥ 0, t_a ≥ 1, a positive bias rate and finite iterates.
+    pub fn check(&self) -> Result<(), String> {
+        if self.steps == 0 {
+            return Err("0 steps".into());
+        }
+        if !(self.t0 >= 0.0 && self.t0.is_finite()) {
+            return Err(format!("t0 = {}", self.t0));
+        }
+        if self.average_start == 0 {
+            return Err("average start 0".into());
+        }
+        if !(self.bias_rate > 0.0 && self.bias_rate.is_finite()) {
+            return Err(format!("bias rate {}", self.bias_rate));
+        }
+        if let Some(last) = &self.last {
+            if let Some(j) = last.weights.iter().position(|w| !w.is_finite()) {
+                return Err(format!("last weight {} is {}", j + 1, last.weights[j]));
+            }
+            if !last.bias.is_finite() {
+                return Err(format!("the last bias is {}", last.bias));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The JSON header of a model file.
 #[derive(Serialize, Deserialize)]
 struct Header {
     loss: String,
     info: TrainingInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resume: Option<ResumeHeader>,
+}
+
+/// A [`ResumeState`]'s numbers in the header; the last iterate's weights follow the model's.
+#[derive(Serialize, Deserialize)]
+struct ResumeHeader {
+    steps: u64,
+    t0: f64,
+    average_start: u64,
+    bias_rate: f64,
+    /// b_t, present exactly when w_t follows the weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_bias: Option<f64>,
 }
 
 /// A linear model.
@@ -80,6 +149,8 @@ pub struct Model {
     pub loss: Loss,
     /// How it was trained.
     pub info: TrainingInfo,
+    /// Where its online run stopped, if it was saved to be resumed.
+    pub resume: Option<ResumeState>,
 }
 
 /// Why a model could not be used, read or written.
@@ -126,15 +197,7 @@ impl Model {
     /// [`crate::metrics::scores`], reads no weight past the end); a permutation gets a weight
     /// for each of its columns.
     pub fn weights_for(&self, n_features: usize, permutation: Option<&[u32]>) -> Cow<'_, [f64]> {
-        let weight = |original: usize| self.weights.get(original).copied().unwrap_or(0.0);
-        match permutation {
-            None => Cow::Borrowed(&self.weights),
-            Some(p) => Cow::Owned(
-                (0..n_features)
-                    .map(|j| p.get(j).map_or(0.0, |&original| weight(original as usize)))
-                    .collect(),
-            ),
-        }
+        weights_in_columns(&self.weights, n_features, permutation)
     }
 
     /// The `k` weights of largest magnitude, as (0-based feature id, weight), largest first
@@ -224,19 +287,35 @@ impl Model {
 
     /// The file's bytes (see the module documentation).
     pub fn to_bytes(&self, precision: Precision) -> Vec<u8> {
+        let resume = self.resume.as_ref().map(|r| ResumeHeader {
+            steps: r.steps,
+            t0: r.t0,
+            average_start: r.average_start,
+            bias_rate: r.bias_rate,
+            last_bias: r.last.as_ref().map(|last| last.bias),
+        });
+        let version = if resume.is_some() {
+            FORMAT_VERSION
+        } else {
+            PLAIN_VERSION
+        };
         let header = serde_json::to_vec(&Header {
             loss: self.loss.to_string(),
             info: self.info.clone(),
+            resume,
         })
         .expect("the header is plain data");
         let width = match precision {
             Precision::F64 => 8,
             Precision::F32 => 4,
         };
-        let mut out =
-            Vec::with_capacity(FIXED_HEADER + header.len() + width * self.weights.len() + 4);
+        let last = self.resume.as_ref().and_then(|r| r.last.as_ref());
+        let last_len = last.map_or(0, |last| 8 * last.weights.len());
+        let mut out = Vec::with_capacity(
+            FIXED_HEADER + header.len() + width * self.weights.len() + last_len + 4,
+        );
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&u32::from(precision == Precision::F32).to_le_bytes());
         out.extend_from_slice(&(self.weights.len() as u64).to_le_bytes());
         out.extend_from_slice(&self.bias.to_le_bytes());
@@ -247,6 +326,9 @@ impl Model {
                 Precision::F64 => out.extend_from_slice(&w.to_le_bytes()),
                 Precision::F32 => out.extend_from_slice(&(w as f32).to_le_bytes()),
             }
+        }
+        for &w in last.map_or(&[][..], |last| &last.weights[..]) {
+            out.extend_from_slice(&w.to_le_bytes());
         }
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
@@ -265,9 +347,10 @@ impl Model {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         let version = u32_at(8);
-        if version != FORMAT_VERSION {
+        if !(PLAIN_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(bad(format!(
-                "model format version {version}, this build reads version {FORMAT_VERSION}"
+                "model format version {version}, this build reads versions \
+                 {PLAIN_VERSION} to {FORMAT_VERSION}"
             )));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
@@ -285,22 +368,41 @@ impl Model {
         let bias = f64::from_bits(u64_at(24));
         let header_len = u32_at(32) as usize;
         let weights_at = FIXED_HEADER + header_len;
-        let expected = (n as u128) * width as u128 + weights_at as u128;
+        let header: Header = match body.get(FIXED_HEADER..weights_at) {
+            Some(header) => {
+                serde_json::from_slice(header).map_err(|e| bad(format!("bad header: {e}")))?
+            }
+            None => return Err(bad(format!("a header of {header_len} bytes past the end"))),
+        };
+        if header.resume.is_some() && version == PLAIN_VERSION {
+            return Err(bad(format!(
+                "bad header: a resume state in a version {PLAIN_VERSION} file"
+            )));
+        }
+        let has_last = header
+            .resume
+            .as_ref()
+            .is_some_and(|r| r.last_bias.is_some());
+        let last_width = if has_last { 8 } else { 0 };
+        let expected = (n as u128) * (width + last_width) as u128 + weights_at as u128;
         if expected != body.len() as u128 {
             return Err(bad(format!(
                 "{} bytes of header and weights, expected {expected} for {n} features",
                 body.len()
             )));
         }
-        let header: Header = serde_json::from_slice(&body[FIXED_HEADER..weights_at])
-            .map_err(|e| bad(format!("bad header: {e}")))?;
         let loss = header
             .loss
             .parse::<Loss>()
             .map_err(|e| bad(format!("bad header: {e}")))?;
         WeightedLoss::new(loss, header.info.class_weights)
             .map_err(|e| bad(format!("bad header: {e}")))?;
-        let stored = body[weights_at..].chunks_exact(width);
+        let weights_end = weights_at + width * n as usize;
+        let stored = body[weights_at..weights_end].chunks_exact(width);
+        let memory_error = |reason| ModelError::Memory {
+            path: path.to_path_buf(),
+            reason,
+        };
         let weights = memory::collected(
             "weights",
             stored.len(),
@@ -309,10 +411,7 @@ impl Model {
                 _ => f64::from(f32::from_le_bytes(c.try_into().unwrap())),
             }),
         )
-        .map_err(|reason| ModelError::Memory {
-            path: path.to_path_buf(),
-            reason,
-        })?;
+        .map_err(memory_error)?;
         // Training never writes a NaN or infinite weight (it is an error: `Error::Diverged`),
         // so one here was put there by something else, and every score would be NaN.
         if let Some(j) = weights.iter().position(|w| !w.is_finite()) {
@@ -321,11 +420,47 @@ impl Model {
         if !bias.is_finite() {
             return Err(bad(format!("the bias is {bias}")));
         }
+        let resume = match header.resume {
+            None => None,
+            Some(r) => {
+                let last = match r.last_bias {
+                    None => None,
+                    Some(last_bias) => {
+                        let stored = body[weights_end..].chunks_exact(8);
+                        let weights = memory::collected(
+                            "last iterate",
+                            stored.len(),
+                            stored.map(|c| f64::from_le_bytes(c.try_into().unwrap())),
+                        )
+                        .map_err(memory_error)?;
+                        Some(Iterate {
+                            weights,
+                            bias: last_bias,
+                        })
+                    }
+                };
+                let state = ResumeState {
+                    steps: r.steps,
+                    t0: r.t0,
+                    average_start: r.average_start,
+                    bias_rate: r.bias_rate,
+                    last,
+                };
+                state
+                    .check()
+                    .map_err(|e| bad(format!("bad resume state: {e}")))?;
+                Some(state)
+            }
+        };
+        if resume.is_some() && width != 8 {
+            return Err(bad("a resume state with f32 weights".into()));
+        }
         Ok(Model {
             weights,
             bias,
             loss,
             info: header.info,
+            resume,
         })
     }
 
@@ -338,6 +473,26 @@ impl Model {
     /// the bias is beyond what f32 holds: that file would store an infinity, which
     /// [`Model::load`] refuses.
     pub fn encode(&self, precision: Precision, path: &Path) -> Result<Vec<u8>, ModelError> {
+        if precision == Precision::F32 && self.resume.is_some() {
+            return Err(ModelError::Format {
+                path: path.to_path_buf(),
+                message: "a resumable model keeps its weights in f64: its average goes on \
+                          being updated"
+                    .into(),
+            });
+        }
+        if let Some(last) = self.resume.as_ref().and_then(|r| r.last.as_ref())
+            && last.weights.len() != self.weights.len()
+        {
+            return Err(ModelError::Format {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the resume state's last iterate has {} weights for {} features",
+                    last.weights.len(),
+                    self.weights.len()
+                ),
+            });
+        }
         if precision == Precision::F32 {
             let too_large = |x: f64| x.abs() > f64::from(f32::MAX);
             let what = match self.weights.iter().position(|&w| too_large(w)) {
@@ -367,9 +522,12 @@ impl Model {
     /// weights with 1-based feature ids, as in LIBSVM text.
     pub fn to_readable(&self) -> String {
         let mut out = String::new();
-        out.push_str(&format!(
-            "# sparselin model (format version {FORMAT_VERSION})\n"
-        ));
+        let version = if self.resume.is_some() {
+            FORMAT_VERSION
+        } else {
+            PLAIN_VERSION
+        };
+        out.push_str(&format!("# sparselin model (format version {version})\n"));
         out.push_str(&format!("loss {}\n", self.loss));
         out.push_str(&format!("algorithm {}\n", self.info.algorithm));
         out.push_str(&format!("lambda {:e}\n", self.info.lambda));
@@ -382,6 +540,20 @@ impl Model {
         }
         out.push_str(&format!("n_features {}\n", self.weights.len()));
         out.push_str(&format!("bias {:e}\n", self.bias));
+        if let Some(r) = &self.resume {
+            out.push_str(&format!(
+                "resume steps={} t0={:e} average_start={} bias_rate={} last_iterate={}\n",
+                r.steps,
+                r.t0,
+                r.average_start,
+                r.bias_rate,
+                if r.last.is_some() {
+                    "stored (binary model only)"
+                } else {
+                    "the weights"
+                }
+            ));
+        }
         out.push_str("# feature weight (1-based ids, non-zero weights only)\n");
         for (j, &w) in self.weights.iter().enumerate() {
             if w != 0.0 {
@@ -394,6 +566,24 @@ impl Model {
     /// Write [`Model::to_readable`] atomically.
     pub fn save_readable(&self, path: &Path) -> Result<(), ModelError> {
         write_atomically(path, self.to_readable().as_bytes())
+    }
+}
+
+/// [`Model::weights_for`] of any weights in original feature ids (a resume state's last
+/// iterate too).
+pub fn weights_in_columns<'w>(
+    weights: &'w [f64],
+    n_features: usize,
+    permutation: Option<&[u32]>,
+) -> Cow<'w, [f64]> {
+    let weight = |original: usize| weights.get(original).copied().unwrap_or(0.0);
+    match permutation {
+        None => Cow::Borrowed(weights),
+        Some(p) => Cow::Owned(
+            (0..n_features)
+                .map(|j| p.get(j).map_or(0.0, |&original| weight(original as usize)))
+                .collect(),
+        ),
     }
 }
 
@@ -434,6 +624,7 @@ mod tests {
                 class_weights: ClassWeights::UNIT,
                 details,
             },
+            resume: None,
         }
     }
 

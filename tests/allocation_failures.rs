@@ -190,6 +190,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
             class_weights: Default::default(),
             details: Default::default(),
         },
+        resume: None,
     };
     let bytes = model.to_bytes(Precision::F64);
     let path = Path::new("wide.model");

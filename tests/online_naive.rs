@@ -5,7 +5,9 @@
 
 use sparselin::data::{CsrMatrix, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
-use sparselin::online::{Algorithm, Config, ConfigError, Iterate, Sampling, Stop, fit, fit_from};
+use sparselin::online::{
+    Algorithm, Config, ConfigError, Iterate, Sampling, Snapshot, Start, Stop, fit, fit_from,
+};
 
 /// A small random sparse problem: m rows, n features, ~k non-zeros each, values in [−1, 1]
 /// scaled so ‖x‖² ≈ 1, with a dense-ish feature 0 (so x̄ is not tiny) and real labels
@@ -243,6 +245,7 @@ fn fast_learners_match_their_baselines_from_a_start() {
                         .unwrap()
                         .snapshot
                 };
+                let (start, zero) = (Start::warm(start.clone()), Start::warm(zero.clone()));
                 let (a, b) = (run(fast, Some(&start)), run(naive, Some(&start)));
                 let last = relative_difference(&a.last, &b.last);
                 assert!(last <= 1e-9, "{what}: last iterates differ by {last:e}");
@@ -260,9 +263,15 @@ fn fast_learners_match_their_baselines_from_a_start() {
     }
     let c = config(Loss::Log, 7.5, 1, true);
     let refused = |start: &Iterate, c: &Config| {
-        fit_from(&data, Algorithm::Asgd, c, Some(start), &mut ())
-            .err()
-            .unwrap()
+        fit_from(
+            &data,
+            Algorithm::Asgd,
+            c,
+            Some(&Start::warm(start.clone())),
+            &mut (),
+        )
+        .err()
+        .unwrap()
     };
     let narrow = Iterate {
         weights: vec![0.5; 39],
@@ -282,6 +291,85 @@ fn fast_learners_match_their_baselines_from_a_start() {
     assert_eq!(refused(&nan, &c), ConfigError::StartNotFinite);
     let no_offset = Config { t0: Some(0.0), ..c };
     assert_eq!(refused(&start, &no_offset), ConfigError::StartNeedsT0);
+}
+
+/// A run stopped after S steps and resumed from its iterates for T − S more ends where the
+/// run of T steps ends, to rounding (the sums are rebuilt from the iterates), for every
+/// learner, averaging start (up to S, the last step the first run may average from), bias
+/// and order; a fast learner resumes its
+/// baseline's run and the other way round. An averaging learner resumed past t_a without its
+/// average is refused.
+#[test]
+fn a_stopped_run_resumed_ends_where_the_whole_run_ends() {
+    let data = problem(150, 40, 6, 9);
+    let (whole, stopped) = (3000, 1300);
+    let pairs = [
+        (Algorithm::Sgd, Algorithm::NaiveSgd),
+        (Algorithm::Asgd, Algorithm::NaiveAsgd),
+        (Algorithm::Casgd, Algorithm::NaiveCasgd),
+    ];
+    let mut worst = 0.0f64;
+    for (fast, naive) in pairs {
+        for sampling in [
+            Sampling::Uniform,
+            Sampling::Permutation,
+            Sampling::FileOrder,
+        ] {
+            for (ta, regularize_bias) in [(1, true), (1201, false), (1300, true)] {
+                let c = Config {
+                    sampling,
+                    ..config(Loss::Log, 7.5, ta, regularize_bias)
+                };
+                let first = Config {
+                    stop: Stop::Steps(stopped),
+                    ..c
+                };
+                let rest = Config {
+                    stop: Stop::Steps(whole - stopped),
+                    ..c
+                };
+                let what = format!("{fast} {sampling} ta={ta} bias={regularize_bias}");
+                let reference = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
+                for (before, after) in [(fast, fast), (fast, naive), (naive, fast)] {
+                    let start = Start {
+                        snapshot: fit(&data, before, &first, &mut ()).unwrap().snapshot,
+                        steps: stopped,
+                    };
+                    let resumed = fit_from(&data, after, &rest, Some(&start), &mut ()).unwrap();
+                    assert_eq!(resumed.steps, whole - stopped);
+                    let got = resumed.snapshot;
+                    let last = relative_difference(&got.last, &reference.last);
+                    let output = relative_difference(got.output(), reference.output());
+                    let what = format!("{what} {before} then {after}");
+                    assert!(last <= 1e-10, "{what}: last iterates differ by {last:e}");
+                    assert!(output <= 1e-10, "{what}: outputs differ by {output:e}");
+                    assert_eq!(got.averaged.is_some(), reference.averaged.is_some());
+                    worst = worst.max(last).max(output);
+                }
+            }
+        }
+    }
+    // Seen: 2.7e-14 at most.
+    assert!(
+        worst > 0.0,
+        "resuming rebuilds the sums: some rounding is expected"
+    );
+    let c = config(Loss::Log, 7.5, 1, true);
+    let no_average = Start {
+        snapshot: Snapshot {
+            last: Iterate {
+                weights: vec![0.1; 40],
+                bias: 0.0,
+            },
+            averaged: None,
+        },
+        steps: 10,
+    };
+    let refused = fit_from(&data, Algorithm::Asgd, &c, Some(&no_average), &mut ());
+    assert_eq!(refused.err(), Some(ConfigError::StartNeedsAverage(10)));
+    // SGD has no average to need; t₀ = 0 is fine once steps were taken.
+    let sgd = Config { t0: Some(0.0), ..c };
+    assert!(fit_from(&data, Algorithm::Sgd, &sgd, Some(&no_average), &mut ()).is_ok());
 }
 
 /// A regression loss has no classes to weigh: the config is refused, not run unweighted.

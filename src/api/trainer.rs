@@ -10,7 +10,7 @@ use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::loss::{ClassWeightError, ClassWeighting, ClassWeights, WeightedLoss};
-use crate::model::{TrainingInfo, weights_to_original};
+use crate::model::{ResumeState, TrainingInfo, weights_in_columns, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
 
@@ -61,6 +61,8 @@ pub struct Trainer {
     class_weighting: Option<ClassWeighting>,
     sample_weights: Option<Vec<f64>>,
     initial_model: Option<Model>,
+    resume: Option<Model>,
+    save_resume: bool,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -128,6 +130,8 @@ impl Trainer {
             class_weighting: None,
             sample_weights: None,
             initial_model: None,
+            resume: None,
+            save_resume: false,
         }
     }
 
@@ -268,6 +272,30 @@ impl Trainer {
     /// are matched by original feature id; features the model lacks start at 0.
     pub fn initial_model(mut self, model: Model) -> Self {
         self.initial_model = Some(model);
+        self
+    }
+
+    /// Online learners: keep in the model where the run stopped ([`Model::resume`]: the step
+    /// count, the schedule, and the last iterate beside the averaged one), so that
+    /// [`Trainer::resume`] can go on from it (Vowpal Wabbit's `--save_resume`). Such a model
+    /// is saved in f64 only. Single-process runs only: the ranks of a distributed run count
+    /// their steps apart.
+    pub fn save_resume(mut self, yes: bool) -> Self {
+        self.save_resume = yes;
+        self
+    }
+
+    /// Online learners: go on from where `model`'s run stopped (a model of
+    /// [`Trainer::save_resume`]), as that run would have gone on: step t + 1 with η_{t+1}, the
+    /// average of the t steps before kept, the seed's order past its first t draws
+    /// ([`online::Start`]; scikit-learn's `partial_fit`). So E₁ epochs resumed for E₂ more end
+    /// where E₁ + E₂ epochs on the same data end, up to rounding; on new data the run goes on
+    /// learning at the step size it had reached. The model's learner (or its O(Tn) baseline's
+    /// twin), loss, λ and bias settings must be this trainer's, and its t₀, t_a and bias rate
+    /// are taken (others given are an error); epochs and steps count this run's. The new
+    /// model is resumable too. Not with [`Trainer::initial_model`], nor across ranks.
+    pub fn resume(mut self, model: Model) -> Self {
+        self.resume = Some(model);
         self
     }
 
@@ -446,10 +474,18 @@ impl Trainer {
                 },
             });
         }
-        let weights = match data.feature_permutation() {
-            Some(permutation) => weights_to_original(&run.weights, permutation),
-            None => run.weights,
+        let to_original = |weights: Vec<f64>| match data.feature_permutation() {
+            Some(permutation) => weights_to_original(&weights, permutation),
+            None => weights,
         };
+        let weights = to_original(run.weights);
+        let resume = run.resume.map(|state| ResumeState {
+            last: state.last.map(|last| online::Iterate {
+                weights: to_original(last.weights),
+                bias: last.bias,
+            }),
+            ..state
+        });
         // The attribute-efficient learners have neither λ nor a bias.
         let lao = matches!(self.learner, Learner::AttributeEfficient(_));
         let model = Model {
@@ -463,6 +499,7 @@ impl Trainer {
                 class_weights,
                 details: details.as_object().cloned().unwrap_or_default(),
             },
+            resume,
         };
         Ok(Training {
             model,
@@ -548,6 +585,8 @@ impl Trainer {
                 self.sample_weights.is_some(),
                 online || batch,
             ),
+            ("save_resume", self.save_resume, online),
+            ("resume", self.resume.is_some(), online),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),
@@ -584,6 +623,77 @@ impl Trainer {
         })
     }
 
+    /// The resume state of `model` if this trainer can go on from it with `algorithm` and
+    /// `loss` on `ranks` ranks, else an error naming what differs.
+    fn check_resumable<'m>(
+        &self,
+        model: &'m Model,
+        algorithm: online::Algorithm,
+        loss: Loss,
+        ranks: usize,
+    ) -> Result<&'m ResumeState, Error> {
+        let refuse = |why: String| Err(Error::Config(format!("cannot resume: {why}")));
+        let Some(state) = &model.resume else {
+            return refuse(
+                "the model holds no resume state (train it with save_resume, \
+                 `--save-resume`)"
+                    .into(),
+            );
+        };
+        if self.initial_model.is_some() {
+            return refuse("a run resumes or starts from an initial model, not both".into());
+        }
+        if ranks > 1 {
+            return refuse("a distributed run's ranks count their steps apart".into());
+        }
+        let trained: Option<online::Algorithm> = model.info.algorithm.parse().ok();
+        if trained.map(single_step_rule) != Some(single_step_rule(algorithm)) {
+            return refuse(format!(
+                "the model was trained by {}, this run is {algorithm}",
+                model.info.algorithm
+            ));
+        }
+        let differs = |what: &str, was: String, now: String| {
+            refuse(format!(
+                "the model was trained with {what} {was}, this run has {now}"
+            ))
+        };
+        if model.loss != loss {
+            return differs("loss", model.loss.to_string(), loss.to_string());
+        }
+        if model.info.lambda != self.lambda {
+            return differs(
+                "lambda",
+                model.info.lambda.to_string(),
+                self.lambda.to_string(),
+            );
+        }
+        if model.info.regularize_bias != self.regularize_bias {
+            let name = |regularized| if regularized { "regularized" } else { "free" };
+            let (was, now) = (model.info.regularize_bias, self.regularize_bias);
+            return differs("a bias", name(was).into(), name(now).into());
+        }
+        let given = [
+            ("t0", self.t0.map(|t0| t0 != state.t0), state.t0.to_string()),
+            (
+                "average start",
+                self.average_start.map(|ta| ta != state.average_start),
+                state.average_start.to_string(),
+            ),
+            (
+                "bias rate",
+                self.bias_rate.map(|rate| rate != state.bias_rate),
+                state.bias_rate.to_string(),
+            ),
+        ];
+        if let Some((what, _, was)) = given.into_iter().find(|(_, other, _)| *other == Some(true)) {
+            return refuse(format!(
+                "the model's run had {what} {was}, which a resumed run keeps"
+            ));
+        }
+        Ok(state)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn train_online<M: Monitor, E: Examples>(
         &self,
@@ -595,8 +705,6 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
         let loss = weighted.loss();
-        let start = self.initial_iterate(data.n_features(), permutation);
-        let start = start.as_ref();
         let mut config = online::Config {
             loss,
             class_weights: weighted.class_weights(),
@@ -609,8 +717,21 @@ impl Trainer {
             seed: self.seed,
             stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
         };
-        let parallel = algorithm.has_hogwild();
         let ranks = reducer.size();
+        let start = match &self.resume {
+            Some(model) => {
+                let state = self.check_resumable(model, algorithm, loss, ranks)?;
+                (config.t0, config.average_start) = (Some(state.t0), state.average_start);
+                config.bias_rate = state.bias_rate;
+                Some(resumed_start(model, state, data.n_features(), permutation))
+            }
+            None => self
+                .initial_iterate(data.n_features(), permutation)
+                .map(online::Start::warm),
+        };
+        let start = start.as_ref();
+        let resumed_at = self.resume.as_ref().and(start).map(|start| start.steps);
+        let parallel = algorithm.has_hogwild();
         let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
         if averaging == Some(Averaging::End) {
             // Every rank a whole run on its share, averaged once below, all with the whole
@@ -672,15 +793,30 @@ impl Trainer {
             "epochs": fit.steps as f64 / data.n_rows() as f64,
             "averaged": snapshot.averaged.is_some(),
         });
-        if start.is_some() {
+        if let Some(t) = resumed_at {
+            details["resumed_at"] = json!(t);
+        } else if start.is_some() {
             details["initial_model"] = json!(true);
         }
+        if self.save_resume && ranks > 1 {
+            return Err(Error::Config(
+                "save_resume needs a single-process run: the ranks count their steps apart".into(),
+            ));
+        }
+        let resume = (self.save_resume || resumed_at.is_some()).then(|| ResumeState {
+            steps: resumed_at.unwrap_or(0) + fit.steps,
+            t0: fit.schedule.t0,
+            average_start: fit.schedule.average_start,
+            bias_rate: fit.schedule.bias_rate,
+            last: snapshot.averaged.is_some().then(|| snapshot.last.clone()),
+        });
         let output = snapshot.output();
         let run = Run {
             weights: output.weights.clone(),
             bias: output.bias,
             seconds: fit.seconds,
             examples: fit.steps,
+            resume,
         };
         Ok((run, details))
     }
@@ -790,6 +926,7 @@ impl Trainer {
             bias: solution.w[n],
             seconds,
             examples: (passes * objective.total_rows() as f64).round() as u64,
+            resume: None,
         };
         Ok((run, details))
     }
@@ -881,8 +1018,50 @@ impl Trainer {
             bias: 0.0,
             seconds,
             examples: fit.examples,
+            resume: None,
         };
         Ok((run, details))
+    }
+}
+
+/// The learner a fast online algorithm or its O(Tn) baseline runs: the two take the same
+/// steps, so either may resume the other's run.
+fn single_step_rule(algorithm: online::Algorithm) -> online::Algorithm {
+    use online::Algorithm::*;
+    match algorithm {
+        Sgd | NaiveSgd => Sgd,
+        Asgd | NaiveAsgd => Asgd,
+        Casgd | NaiveCasgd => Casgd,
+    }
+}
+
+/// Where a run over `n` features (columns numbered by `permutation`) resumes `model`'s:
+/// its iterates in the data's columns, features it lacks at 0.
+fn resumed_start(
+    model: &Model,
+    state: &ResumeState,
+    n: usize,
+    permutation: Option<&[u32]>,
+) -> online::Start {
+    let columns = |weights: &[f64], bias: f64| {
+        let mut weights = weights_in_columns(weights, n, permutation).into_owned();
+        weights.resize(n, 0.0);
+        online::Iterate { weights, bias }
+    };
+    let output = columns(&model.weights, model.bias);
+    let snapshot = match &state.last {
+        Some(last) => online::Snapshot {
+            last: columns(&last.weights, last.bias),
+            averaged: Some(output),
+        },
+        None => online::Snapshot {
+            last: output,
+            averaged: None,
+        },
+    };
+    online::Start {
+        snapshot,
+        steps: state.steps,
     }
 }
 
@@ -892,6 +1071,8 @@ struct Run {
     bias: f64,
     seconds: f64,
     examples: u64,
+    /// An online run's resume state, in the data's column numbering.
+    resume: Option<ResumeState>,
 }
 
 /// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0

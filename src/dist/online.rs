@@ -60,7 +60,7 @@ use crate::data::Examples;
 use crate::loss::Loss;
 use crate::memory::AllocError;
 use crate::online::{
-    self, Algorithm, Config, ConfigError, Fit, Iterate, Observer, RowNorms, Snapshot, Stop,
+    self, Algorithm, Config, ConfigError, Fit, Observer, RowNorms, Snapshot, Start, Stop,
 };
 
 /// When the ranks' online models are averaged.
@@ -245,12 +245,13 @@ pub fn fit<E: Examples>(
     fit_from(data, algorithm, config, None, options, reducer, observer)
 }
 
-/// [`fit`] with every rank starting from the iterate `start` ([`online::fit_from`]).
+/// [`fit`] with every rank starting from `start` ([`online::fit_from`]; a resumed start's
+/// step count is taken as each rank's own).
 pub fn fit_from<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
-    start: Option<&Iterate>,
+    start: Option<&Start>,
     options: &Options,
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
@@ -424,10 +425,10 @@ mod tests {
     #[test]
     fn every_rank_starts_from_the_given_iterate() {
         let data = problem(0..90);
-        let start = Iterate {
+        let start = Start::warm(Iterate {
             weights: (0..30).map(|j| (j * 5 % 7) as f64 * 0.1 - 0.3).collect(),
             bias: 0.2,
-        };
+        });
         for algorithm in Algorithm::ALL {
             let c = config(Loss::Log, 1e-2, 1, true);
             let single = online::fit_from(&data, algorithm, &c, Some(&start), &mut ()).unwrap();

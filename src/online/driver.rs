@@ -9,7 +9,8 @@ use rand_core::{Rng, SeedableRng};
 use super::casgd::mean_example;
 use super::lookahead::prefetch_upcoming;
 use super::{
-    Asgd, Casgd, Iterate, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd, Snapshot,
+    Asgd, Casgd, Iterate, Learner, Naive, NaiveKind, RunningHarmonic, Sampler, Sampling, Schedule,
+    Sgd, Snapshot,
 };
 
 use crate::data::Examples;
@@ -190,6 +191,9 @@ pub enum ConfigError {
     /// A starting point with t₀ = 0: at step 0 the sums are −λt₀·w, which holds no w then.
     #[error("a start from given weights needs t0 > 0 (the sums hold −λ·t0·w at step 0)")]
     StartNeedsT0,
+    /// A resumed averaging learner past t_a without the average of its steps so far.
+    #[error("resuming an averaging learner after {0} steps needs their averaged iterate")]
+    StartNeedsAverage(u64),
 }
 
 impl Config {
@@ -321,7 +325,7 @@ pub struct Fit {
     pub snapshot: Snapshot,
     /// The schedule used (t₀ resolved).
     pub schedule: Schedule,
-    /// Steps taken (T).
+    /// Steps taken by this run, T (a resumed run's iterates are after [`Start::steps`] + T).
     pub steps: u64,
     /// Wall-clock seconds spent in the steps and the final O(n) recovery (set-up and
     /// observers excluded).
@@ -330,9 +334,9 @@ pub struct Fit {
 
 /// The state at the end of an epoch (every m steps, and after the last step).
 pub struct EpochEnd<'a> {
-    /// Epochs completed, fractional for a last partial one.
+    /// Epochs of this run completed, fractional for a last partial one.
     pub epochs: f64,
-    /// Steps taken so far.
+    /// Steps this run has taken so far.
     pub steps: u64,
     /// Training seconds so far (observers excluded).
     pub seconds: f64,
@@ -372,14 +376,44 @@ pub fn fit<E: Examples>(
     fit_mixing(data, algorithm, config, None, observer, None)
 }
 
-/// [`fit`] from the iterate `start` instead of from zero (a warm start, as scikit-learn's
-/// `coef_init`): the learner is restarted there at step 0 ([`Learner::restart`]), so that the
-/// schedule and the average begin anew, as they do in scikit-learn. `None` is [`fit`].
+/// Where a run begins other than at zero: the iterates after `steps` steps.
+///
+/// With `steps` = 0 the learner begins its schedule and its average anew at `snapshot.last`
+/// (a warm start, scikit-learn's `coef_init`; [`Start::warm`]). With `steps` = t > 0 it goes
+/// on from a run stopped after t steps as that run would have gone on: step t + 1 with
+/// η_{t+1}, the running average of the earlier steps kept, the sampler's stream past its
+/// first t draws (a resumed run, Vowpal Wabbit's `--save_resume` and scikit-learn's
+/// `partial_fit`). Its config then needs the stopped run's t₀, t_a and bias rate; the result
+/// equals the uninterrupted run's up to rounding (the sums are rebuilt from the iterates).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Start {
+    /// The iterates to begin at: the last one, and the averaged one where the learner
+    /// averages and `steps` ≥ t_a.
+    pub snapshot: Snapshot,
+    /// Steps taken to reach them (0 for a warm start).
+    pub steps: u64,
+}
+
+impl Start {
+    /// A warm start at `iterate`: step 0, nothing averaged yet.
+    pub fn warm(iterate: Iterate) -> Start {
+        Start {
+            snapshot: Snapshot {
+                last: iterate,
+                averaged: None,
+            },
+            steps: 0,
+        }
+    }
+}
+
+/// [`fit`] from `start` instead of from zero (the learner is restarted there,
+/// [`Learner::restart`]); `None` is [`fit`]. [`Fit::steps`] counts the steps of this run only.
 pub fn fit_from<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
-    start: Option<&Iterate>,
+    start: Option<&Start>,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
     fit_mixing(data, algorithm, config, start, observer, None)
@@ -408,13 +442,14 @@ pub fn fit_mixing<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
-    start: Option<&Iterate>,
+    start: Option<&Start>,
     observer: &mut dyn Observer,
     mixing: Option<Mixing<'_>>,
 ) -> Result<Fit, ConfigError> {
-    let (schedule, steps) = plan(data, algorithm, config)?;
+    let first_step = start.map_or(0, |start| start.steps);
+    let (schedule, steps) = plan(data, algorithm, config, first_step)?;
     if let Some(start) = start {
-        check_start(start, data.n_features(), &schedule)?;
+        check_start(start, algorithm, data.n_features(), &schedule)?;
     }
     let (n, loss, reg) = (
         data.n_features(),
@@ -454,12 +489,14 @@ pub fn fit_mixing<E: Examples>(
     }?)
 }
 
-/// Checks `config` against `data` and resolves it: the schedule (t₀ defaulted) and T.
-/// Shared with the parallel learners of [`super::hogwild`].
+/// Checks `config` against `data` for a run that begins after `first_step` steps, and
+/// resolves it: the schedule (t₀ defaulted) and the steps T it takes. Shared with the
+/// parallel learners of [`super::hogwild`].
 pub(crate) fn plan<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
+    first_step: u64,
 ) -> Result<(Schedule, u64), ConfigError> {
     let m = data.n_rows();
     config.weighted_loss()?;
@@ -491,11 +528,11 @@ pub(crate) fn plan<E: Examples>(
     if steps == 0 {
         return Err(ConfigError::NoSteps);
     }
-    let averaged = algorithm.averages();
-    if averaged && !(1..=steps).contains(&config.average_start) {
+    let last_step = first_step.saturating_add(steps);
+    if algorithm.averages() && !(1..=last_step).contains(&config.average_start) {
         return Err(ConfigError::AverageStart {
             start: config.average_start,
-            steps,
+            steps: last_step,
         });
     }
     let schedule = Schedule {
@@ -507,34 +544,39 @@ pub(crate) fn plan<E: Examples>(
     Ok((schedule, steps))
 }
 
-/// Whether `start` can start a run over `features` features with `schedule`: as wide, finite,
-/// and t₀ > 0 (shared with [`super::hogwild`]).
+/// Whether `start` can start `algorithm` over `features` features with `schedule`: iterates as
+/// wide and finite, the averaged one there where the learner has averaged, and t + t₀ > 0
+/// (shared with [`super::hogwild`]).
 pub(crate) fn check_start(
-    start: &Iterate,
+    start: &Start,
+    algorithm: Algorithm,
     features: usize,
     schedule: &Schedule,
 ) -> Result<(), ConfigError> {
-    if start.weights.len() != features {
-        return Err(ConfigError::StartWidth {
-            got: start.weights.len(),
-            features,
-        });
+    let averaged = RunningHarmonic::new(schedule).count(start.steps) > 0 && algorithm.averages();
+    let snapshot = &start.snapshot;
+    let iterates = [
+        Some(&snapshot.last),
+        snapshot.averaged.as_ref().filter(|_| averaged),
+    ];
+    for iterate in iterates.into_iter().flatten() {
+        if iterate.weights.len() != features {
+            return Err(ConfigError::StartWidth {
+                got: iterate.weights.len(),
+                features,
+            });
+        }
+        if !(iterate.bias.is_finite() && iterate.weights.iter().all(|w| w.is_finite())) {
+            return Err(ConfigError::StartNotFinite);
+        }
     }
-    if !(start.bias.is_finite() && start.weights.iter().all(|w| w.is_finite())) {
-        return Err(ConfigError::StartNotFinite);
+    if averaged && snapshot.averaged.is_none() {
+        return Err(ConfigError::StartNeedsAverage(start.steps));
     }
-    if schedule.t0 <= 0.0 {
+    if schedule.divisor(start.steps) <= 0.0 {
         return Err(ConfigError::StartNeedsT0);
     }
     Ok(())
-}
-
-/// The snapshot a run restarts from at step 0 to begin at `start`: no averaged iterate yet.
-pub(crate) fn starting_snapshot(start: &Iterate) -> Snapshot {
-    Snapshot {
-        last: start.clone(),
-        averaged: None,
-    }
 }
 
 /// A validated run.
@@ -548,7 +590,7 @@ struct Run<'a, 'm> {
     /// Mixes per epoch (1 without mixing).
     per_epoch: u64,
     /// Where the iterates start (zero if `None`).
-    start: Option<&'a Iterate>,
+    start: Option<&'a Start>,
 }
 
 impl Run<'_, '_> {
@@ -560,23 +602,27 @@ impl Run<'_, '_> {
         mut learner: L,
         observer: &mut dyn Observer,
     ) -> Result<Fit, AllocError> {
+        let first = self.start.map_or(0, |start| start.steps);
         if let Some(start) = self.start {
-            learner.restart(&starting_snapshot(start), 0);
+            learner.restart(&start.snapshot, first);
         }
         let rows = data.rows();
         let data = &rows;
         let m = data.n_rows() as u64;
         let loss = self.loss;
         let mut sampler = Sampler::new(self.config.sampling, data.n_rows(), self.config.seed);
+        sampler.skip(first);
         let wants_epochs = observer.wants_epochs();
         let (mut loss_sum, mut loss_count) = (0.0, 0u64);
         let mut seconds = 0.0;
-        let mut t = 0u64;
+        // Steps are numbered on from the start's: this run takes steps first + 1 ..= last.
+        let mut t = first;
+        let last = first + self.steps;
         let mut interval = 0u64;
-        while t < self.steps {
+        while t < last {
             let start = Instant::now();
             interval += 1;
-            let interval_end = (interval * m).div_ceil(self.per_epoch).min(self.steps);
+            let interval_end = first + (interval * m).div_ceil(self.per_epoch).min(self.steps);
             while t < interval_end {
                 t += 1;
                 let i = sampler.next();
@@ -589,13 +635,13 @@ impl Run<'_, '_> {
                     loss_sum += s * loss.value(p, y);
                     loss_count += 1;
                 }
-                if t % PROGRESS_INTERVAL == 0 {
-                    observer.progress(t, loss_sum / loss_count.max(1) as f64);
+                if (t - first) % PROGRESS_INTERVAL == 0 {
+                    observer.progress(t - first, loss_sum / loss_count.max(1) as f64);
                     (loss_sum, loss_count) = (0.0, 0);
                 }
             }
             let mixed = match self.mix.as_deref_mut() {
-                Some(mix) if t < self.steps => {
+                Some(mix) if t < last => {
                     let mut snapshot = learner.snapshot(t)?;
                     mix(&mut snapshot);
                     learner.restart(&snapshot, t);
@@ -604,14 +650,14 @@ impl Run<'_, '_> {
                 _ => None,
             };
             seconds += start.elapsed().as_secs_f64();
-            if wants_epochs && t < self.steps && interval % self.per_epoch == 0 {
+            if wants_epochs && t < last && interval % self.per_epoch == 0 {
                 let snapshot = match mixed {
                     Some(snapshot) => snapshot,
                     None => learner.snapshot(t)?,
                 };
                 observer.epoch_end(&EpochEnd {
-                    epochs: t as f64 / m as f64,
-                    steps: t,
+                    epochs: (t - first) as f64 / m as f64,
+                    steps: t - first,
                     seconds,
                     snapshot: &snapshot,
                 });
@@ -625,8 +671,8 @@ impl Run<'_, '_> {
         seconds += start.elapsed().as_secs_f64();
         if wants_epochs {
             observer.epoch_end(&EpochEnd {
-                epochs: t as f64 / m as f64,
-                steps: t,
+                epochs: self.steps as f64 / m as f64,
+                steps: self.steps,
                 seconds,
                 snapshot: &snapshot,
             });
@@ -634,7 +680,7 @@ impl Run<'_, '_> {
         Ok(Fit {
             snapshot,
             schedule: self.schedule,
-            steps: t,
+            steps: self.steps,
             seconds,
         })
     }

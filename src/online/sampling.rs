@@ -161,6 +161,16 @@ impl Sampler {
         current
     }
 
+    /// Pass over the next `draws` indices: afterwards [`Sampler::next`] gives what it would
+    /// have given after as many calls. A resumed run ([`crate::online::Start`]) continues
+    /// its stream this way, so that stopping and resuming visits the rows an uninterrupted
+    /// run visits. O(draws).
+    pub fn skip(&mut self, draws: u64) {
+        for _ in 0..draws {
+            self.next();
+        }
+    }
+
     #[inline(always)]
     fn draw(&mut self) -> usize {
         match self.kind {
@@ -243,6 +253,21 @@ mod tests {
                 }
                 assert_eq!(s.next(), expected[t]);
             }
+        }
+    }
+
+    #[test]
+    fn skipping_draws_continues_the_stream() {
+        for kind in [
+            Sampling::Uniform,
+            Sampling::Permutation,
+            Sampling::FileOrder,
+        ] {
+            let whole = take(kind, 13, 5, 100);
+            let mut s = Sampler::new(kind, 13, 5);
+            s.skip(37);
+            let rest: Vec<usize> = (0..63).map(|_| s.next()).collect();
+            assert_eq!(rest, whole[37..], "{kind}");
         }
     }
 

@@ -88,10 +88,10 @@ use self::scalars::{A, B, LiveScalars, Z, sum};
 use self::sums::{Final, HotSplit, Storage, Sums};
 use self::worker::{Context, Rule, WorkerState, work};
 use super::casgd::{Centering, CenteringSums};
-use super::driver::{check_start, plan, starting_snapshot};
+use super::driver::{check_start, plan};
 use super::{
-    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Iterate, Learner,
-    Observer, RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
+    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, EpochEnd, Fit, Learner, Observer,
+    RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot, Start,
 };
 use crate::data::Examples;
 use crate::loss::WeightedLoss;
@@ -154,19 +154,22 @@ pub fn fit<E: Examples>(
     fit_from(data, algorithm, config, None, options, observer)
 }
 
-/// [`fit`] from the iterate `start` instead of from zero, as [`crate::online::fit_from`]
-/// (with one thread the result is identical to it).
+/// [`fit`] from `start` instead of from zero, as [`crate::online::fit_from`] (with one
+/// thread the result is identical to it). A resumed run's workers skip their share of the
+/// stopped run's draws: ⌊t/threads⌋ each (all t with one thread, and for the one shared
+/// permutation order).
 pub fn fit_from<E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &Config,
-    start: Option<&Iterate>,
+    start: Option<&Start>,
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
     // Every worker reads rows through one view, built here once.
     let trained = train(&data.rows(), algorithm, config, start, options, observer)?;
-    let (schedule, steps, mut seconds) = (trained.schedule, trained.steps, trained.seconds);
+    let (schedule, mut seconds) = (trained.schedule, trained.seconds);
+    let steps = trained.steps - trained.first;
     let start = Instant::now();
     let snapshot = trained.into_snapshot()?;
     seconds += start.elapsed().as_secs_f64();
@@ -197,6 +200,9 @@ struct Trained<'a> {
     storage: Storage,
     live: LiveScalars,
     states: Vec<WorkerState>,
+    /// The step the run began after (0 unless resumed) and the steps taken up to now: steps
+    /// first + 1 ..= steps.
+    first: u64,
     steps: u64,
     seconds: f64,
 }
@@ -206,15 +212,18 @@ fn train<'a, E: Examples>(
     data: &E,
     algorithm: Algorithm,
     config: &'a Config,
-    start: Option<&Iterate>,
+    start: Option<&Start>,
     options: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Trained<'a>, ConfigError> {
     let (mut run, steps) = Trained::prepare(data, algorithm, config, start, options)?;
-    let (schedule, rule, threads) = (run.schedule, run.rule, options.threads);
+    let (schedule, rule, threads, first) = (run.schedule, run.rule, options.threads, run.first);
     let m = data.n_rows() as u64;
-    let mut epoch_sampler =
-        shares_one_order(config).then(|| Sampler::new(config.sampling, data.n_rows(), config.seed));
+    let mut epoch_sampler = shares_one_order(config).then(|| {
+        let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
+        sampler.skip(first);
+        sampler
+    });
     let mut order: Vec<u32> = Vec::new();
     let cores = core_affinity::get_core_ids().filter(|cores| options.pin && cores.len() >= threads);
     let counter = AtomicU64::new(0);
@@ -240,6 +249,7 @@ fn train<'a, E: Examples>(
             threads,
             order: &order,
             first_step: run.steps,
+            run_start: first,
         };
         run_epoch(
             &ctx,
@@ -260,12 +270,12 @@ fn train<'a, E: Examples>(
             loss_sum += std::mem::take(&mut state.loss_sum);
             loss_count += std::mem::take(&mut state.loss_count);
         }
-        observer.progress(run.steps, loss_sum / loss_count.max(1) as f64);
+        observer.progress(run.steps - first, loss_sum / loss_count.max(1) as f64);
         if observer.wants_epochs() && run.steps < steps {
             let snapshot = run.snapshot()?;
             observer.epoch_end(&EpochEnd {
-                epochs: run.steps as f64 / m as f64,
-                steps: run.steps,
+                epochs: (run.steps - first) as f64 / m as f64,
+                steps: run.steps - first,
                 seconds: run.seconds,
                 snapshot: &snapshot,
             });
@@ -340,7 +350,7 @@ fn spawn<E: Examples, S: Sums + Send>(
         while finished.load(Relaxed) < workers {
             std::thread::park_timeout(STEPS_REPORT_INTERVAL);
             if finished.load(Relaxed) < workers {
-                observer.steps(ctx.counter.load(Relaxed).min(ctx.limit));
+                observer.steps(ctx.counter.load(Relaxed).min(ctx.limit) - ctx.run_start);
             }
         }
     });
@@ -375,12 +385,13 @@ fn shares_one_order(config: &Config) -> bool {
 }
 
 impl<'a> Trained<'a> {
-    /// The run before its first step, at `start` if given, and its number of steps T.
+    /// The run before its first step, at `start` if given, and the step it ends after
+    /// (T, or a resumed run's t + T).
     fn prepare<E: Examples>(
         data: &E,
         algorithm: Algorithm,
         config: &'a Config,
-        start: Option<&Iterate>,
+        start: Option<&Start>,
         options: &Options,
     ) -> Result<(Trained<'a>, u64), ConfigError> {
         let rule = match algorithm {
@@ -393,15 +404,19 @@ impl<'a> Trained<'a> {
         if threads == 0 {
             return Err(ConfigError::Threads);
         }
-        let (schedule, steps) = plan(data, algorithm, config)?;
+        let first = start.map_or(0, |start| start.steps);
+        let (schedule, steps) = plan(data, algorithm, config, first)?;
         if let Some(start) = start {
-            check_start(start, data.n_features(), &schedule)?;
+            check_start(start, algorithm, data.n_features(), &schedule)?;
         }
         let shared = shares_one_order(config);
         let states = (0..threads)
             .map(|j| {
                 let sampler = (!shared).then(|| {
-                    Sampler::for_thread(config.sampling, data.n_rows(), config.seed, j, threads)
+                    let (m, seed) = (data.n_rows(), config.seed);
+                    let mut sampler = Sampler::for_thread(config.sampling, m, seed, j, threads);
+                    sampler.skip(first / threads as u64);
+                    sampler
                 });
                 WorkerState::new(sampler, &schedule)
             })
@@ -417,38 +432,39 @@ impl<'a> Trained<'a> {
             storage: Storage::new(data.n_features(), rule != Rule::Sgd, threads)?,
             live: LiveScalars::new(options.scalars, threads),
             states,
-            steps: 0,
+            first,
+            steps: first,
             seconds: 0.0,
         };
         if let Some(start) = start {
             run.start_at(start)?;
         }
-        Ok((run, steps))
+        Ok((run, first + steps))
     }
 }
 
 impl Trained<'_> {
     /// Puts the run at `start` before its first step: the sums, the live scalars and worker
-    /// 0's shares become those of the single-threaded learner restarted there at step 0
+    /// 0's shares become those of the single-threaded learner restarted there
     /// ([`Learner::restart`]), so that one worker takes that learner's steps bit for bit. An
     /// error when the learner's sums cannot be allocated.
-    fn start_at(&mut self, start: &Iterate) -> Result<(), AllocError> {
-        let (loss, schedule) = (self.loss, self.schedule);
-        let (n, snapshot) = (start.weights.len(), starting_snapshot(start));
+    fn start_at(&mut self, start: &Start) -> Result<(), AllocError> {
+        let (loss, schedule, t) = (self.loss, self.schedule, start.steps);
+        let (n, snapshot) = (start.snapshot.last.weights.len(), &start.snapshot);
         let bias = BiasTerm::new(self.config.regularize_bias);
-        let h = RunningHarmonic::at_step(&schedule, 0);
+        let h = RunningHarmonic::at_step(&schedule, t);
         let (sums, bias, centering_sums) = match self.rule {
             Rule::Sgd => {
                 let mut learner =
                     Sgd::from_sums(loss, schedule, memory::zeroed("weights", n)?, bias);
-                learner.restart(&snapshot, 0);
+                learner.restart(snapshot, t);
                 let (v, bias) = learner.into_sums();
                 (Final::Single(v), bias, None)
             }
             Rule::Asgd => {
                 let vu = memory::zeroed("weights", n)?;
                 let mut learner = Asgd::from_sums(loss, schedule, vu, bias, h);
-                learner.restart(&snapshot, 0);
+                learner.restart(snapshot, t);
                 let (vu, bias) = learner.into_sums();
                 (Final::Pairs(vu), bias, None)
             }
@@ -460,16 +476,16 @@ impl Trained<'_> {
                 let vu = memory::zeroed("weights", n)?;
                 let sums = CenteringSums::default();
                 let mut learner = Casgd::from_sums(loss, schedule, centering, vu, sums, bias, h);
-                learner.restart(&snapshot, 0);
+                learner.restart(snapshot, t);
                 let (centering, vu, sums, bias) = learner.into_sums();
                 self.centering = Some(centering);
                 (Final::Pairs(vu), bias, Some(sums))
             }
         };
         self.storage.load(sums);
-        let (mut a, mut a_bar, b) = match bias {
-            BiasTerm::Regularized { a, a_bar } => (a, a_bar, 0.0),
-            BiasTerm::Free { b, .. } => (0.0, 0.0, b),
+        let (mut a, mut a_bar, b, b_bar) = match bias {
+            BiasTerm::Regularized { a, a_bar } => (a, a_bar, 0.0, 0.0),
+            BiasTerm::Free { b, b_bar } => (0.0, 0.0, b, b_bar),
         };
         let (mut z, mut zeta) = (0.0, 0.0);
         if let Some(sums) = centering_sums {
@@ -482,8 +498,11 @@ impl Trained<'_> {
                 state.own[k] = if j == 0 { value } else { 0.0 };
             }
         }
-        self.states[0].a_bar = a_bar;
-        self.states[0].zeta = zeta;
+        // Worker 0 carries the free bias's average of the steps before, and goes on from h'_t.
+        let first = &mut self.states[0];
+        (first.a_bar, first.zeta) = (a_bar, zeta);
+        (first.b_bar, first.averaged) = (b_bar, h.count(t));
+        (first.h, first.next_t) = (h, t + 1);
         Ok(())
     }
 
@@ -578,7 +597,7 @@ mod tests {
     use super::*;
     use crate::data::{CsrMatrix, ValueVec};
     use crate::loss::Loss;
-    use crate::online::{Stop, harmonic};
+    use crate::online::{Iterate, Stop, harmonic};
 
     /// 600 rows over 40 features, 6 entries each, two of them from the 4 most frequent
     /// features (so that workers do race on them).
@@ -613,13 +632,32 @@ mod tests {
     /// Before any step a run started at w₀ recovers w₀ (to rounding), whatever the rule,
     /// the bias, the number of workers (shared sums from 2 on) and the scalars' sharing: the
     /// sums, the live scalars and the workers' shares all start where the single-threaded
-    /// learner's restart puts them.
+    /// learner's restart puts them. So does a run resumed after 50 steps, its averaged iterate
+    /// (and with a free bias, worker 0's share of the bias's average) included.
     #[test]
     fn a_run_started_at_an_iterate_recovers_it_before_its_first_step() {
         let data = data();
-        let start = Iterate {
-            weights: (0..40).map(|j| (j as f64 * 0.7).sin()).collect(),
-            bias: -0.6,
+        let iterate = |phase: f64, bias: f64| Iterate {
+            weights: (0..40).map(|j| (j as f64 * 0.7 + phase).sin()).collect(),
+            bias,
+        };
+        let warm = Start::warm(iterate(0.0, -0.6));
+        let resumed = Start {
+            snapshot: Snapshot {
+                last: iterate(1.0, 0.3),
+                averaged: Some(iterate(2.0, -0.2)),
+            },
+            steps: 50,
+        };
+        let close = |got: &Iterate, want: &Iterate, what: &str| {
+            assert!(
+                (got.bias - want.bias).abs() <= 1e-12,
+                "{what}: {}",
+                got.bias
+            );
+            for (w, w0) in got.weights.iter().zip(&want.weights) {
+                assert!((w - w0).abs() <= 1e-12, "{what}: {w} vs {w0}");
+            }
         };
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             for regularize_bias in [true, false] {
@@ -644,18 +682,19 @@ mod tests {
                         scalars,
                         ..Options::new(threads)
                     };
-                    let prepared =
-                        Trained::prepare(&data, algorithm, &config, Some(&start), &options);
-                    let snapshot = prepared.unwrap().0.snapshot().unwrap();
-                    let what = format!("{algorithm} bias={regularize_bias} {threads} {scalars:?}");
-                    let got = &snapshot.last;
-                    assert!(
-                        (got.bias - start.bias).abs() <= 1e-12,
-                        "{what}: {}",
-                        got.bias
-                    );
-                    for (w, w0) in got.weights.iter().zip(&start.weights) {
-                        assert!((w - w0).abs() <= 1e-12, "{what}: {w} vs {w0}");
+                    for start in [&warm, &resumed] {
+                        let prepared =
+                            Trained::prepare(&data, algorithm, &config, Some(start), &options);
+                        let snapshot = prepared.unwrap().0.snapshot().unwrap();
+                        let what = format!(
+                            "{algorithm} bias={regularize_bias} {threads} {scalars:?} at {}",
+                            start.steps
+                        );
+                        close(&snapshot.last, &start.snapshot.last, &what);
+                        if algorithm.averages() && start.steps > 0 {
+                            let want = start.snapshot.averaged.as_ref().unwrap();
+                            close(snapshot.averaged.as_ref().unwrap(), want, &what);
+                        }
                     }
                 }
             }

@@ -71,6 +71,8 @@ pub(super) struct Context<'a, E> {
     pub order: &'a [u32],
     /// Steps taken before this epoch.
     pub first_step: u64,
+    /// Steps taken before the run began (0 unless it resumed a stopped run).
+    pub run_start: u64,
 }
 
 /// A worker's private state, kept across epochs.
