@@ -125,6 +125,18 @@ typedef struct SlTrainConfig {
    * The number of doubles at `sample_weights`: the training data's row count.
    */
   uint64_t n_sample_weights;
+  /**
+   * Online learners: non-zero keeps in the model where the run stopped, so that a later
+   * call can resume it (Vowpal Wabbit's `--save_resume`; saved with f64 weights only).
+   */
+  uint8_t save_resume;
+  /**
+   * Online learners: a model handle saved with `save_resume` whose run this one goes on
+   * from, at the step size and with the average it had reached (scikit-learn's
+   * `partial_fit`); its learner, loss, λ and bias setting must be this config's (`epochs`
+   * and `steps` count this call's). Copied; NULL starts a new run.
+   */
+  const struct SlModel *resume;
 } SlTrainConfig;
 
 #ifdef __cplusplus
@@ -210,8 +222,8 @@ struct SlTrainConfig sl_train_config_default(void);
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
- * weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
+ * NULL or NUL-terminated, whose initial and resumed models are NULL or live model handles
+ * and whose sample weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
  * write.
  */
 enum SlStatus sl_train(const struct SlDataset *data,
@@ -255,8 +267,8 @@ enum SlStatus sl_predict_probabilities(const struct SlModel *model,
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
- * NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
- * weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
+ * NULL or NUL-terminated, whose initial and resumed models are NULL or live model handles
+ * and whose sample weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
  * doubles.
  */
 enum SlStatus sl_cross_validate(const struct SlDataset *data,

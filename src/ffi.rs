@@ -102,6 +102,14 @@ pub struct SlTrainConfig {
     pub sample_weights: *const f64,
     /// The number of doubles at `sample_weights`: the training data's row count.
     pub n_sample_weights: u64,
+    /// Online learners: non-zero keeps in the model where the run stopped, so that a later
+    /// call can resume it (Vowpal Wabbit's `--save_resume`; saved with f64 weights only).
+    pub save_resume: u8,
+    /// Online learners: a model handle saved with `save_resume` whose run this one goes on
+    /// from, at the step size and with the average it had reached (scikit-learn's
+    /// `partial_fit`); its learner, loss, λ and bias setting must be this config's (`epochs`
+    /// and `steps` count this call's). Copied; NULL starts a new run.
+    pub resume: *const SlModel,
 }
 
 thread_local! {
@@ -378,14 +386,16 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         initial_model: std::ptr::null(),
         sample_weights: std::ptr::null(),
         n_sample_weights: 0,
+        save_resume: 0,
+        resume: std::ptr::null(),
     }
 }
 
 /// The [`Trainer`] a C configuration describes.
 ///
 /// # Safety
-/// The strings in `c` are NULL or NUL-terminated; its initial model is NULL or a live model
-/// handle; its sample weights are NULL with a count of 0 or `n_sample_weights` readable
+/// The strings in `c` are NULL or NUL-terminated; its initial and resumed models are NULL or
+/// live model handles; its sample weights are NULL with a count of 0 or `n_sample_weights` readable
 /// doubles.
 unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     let config = |e: String| Failure(SlStatus::Config, e);
@@ -428,6 +438,13 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     if let Some(model) = unsafe { c.initial_model.as_ref() } {
         t = t.initial_model(model.0.clone());
     }
+    if c.save_resume != 0 {
+        t = t.save_resume(true);
+    }
+    // SAFETY: forwarded from this function's contract.
+    if let Some(model) = unsafe { c.resume.as_ref() } {
+        t = t.resume(model.0.clone());
+    }
     if !c.sample_weights.is_null() || c.n_sample_weights > 0 {
         let n = usize::try_from(c.n_sample_weights).unwrap_or(usize::MAX);
         // SAFETY: forwarded from this function's contract.
@@ -441,8 +458,8 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
-/// weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
+/// NULL or NUL-terminated, whose initial and resumed models are NULL or live model handles
+/// and whose sample weights are NULL or `n_sample_weights` readable doubles; `out` is valid for one pointer
 /// write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_train(
@@ -534,8 +551,8 @@ pub unsafe extern "C" fn sl_predict_probabilities(
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
-/// NULL or NUL-terminated, whose initial model is NULL or a live model handle and whose sample
-/// weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
+/// NULL or NUL-terminated, whose initial and resumed models are NULL or live model handles
+/// and whose sample weights are NULL or `n_sample_weights` readable doubles; `out` holds `out_len` writable
 /// doubles.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_cross_validate(
@@ -838,6 +855,60 @@ mod tests {
         unsafe {
             sl_model_free(model);
             sl_model_free(resumed);
+            sl_dataset_free(data);
+        }
+    }
+
+    /// A run saved to resume and resumed through the config ends where the Trainer's whole
+    /// run ends; resuming a model without a resume state is a configuration error.
+    #[test]
+    fn a_run_saved_to_resume_is_resumed_from_the_config() {
+        let data = toy();
+        let mut config = sl_train_config_default();
+        config.lambda = 1e-2;
+        config.epochs = 3;
+        config.save_resume = 1;
+        let mut stopped = std::ptr::null_mut();
+        // SAFETY: live handles and an out-pointer.
+        assert_eq!(
+            unsafe { sl_train(data, &config, &mut stopped) },
+            SlStatus::Ok
+        );
+        config.save_resume = 0;
+        config.epochs = 2;
+        config.resume = stopped;
+        let mut resumed = std::ptr::null_mut();
+        // SAFETY: live handles and an out-pointer.
+        assert_eq!(
+            unsafe { sl_train(data, &config, &mut resumed) },
+            SlStatus::Ok
+        );
+        // SAFETY: live handles from above.
+        let (r, d) = unsafe { (&(*resumed).0, &(*data).0) };
+        let whole = Trainer::new(Learner::ASGD).lambda(1e-2).epochs(5);
+        let whole = whole.train(d).unwrap();
+        for (a, b) in r.weights.iter().zip(&whole.weights) {
+            assert!((a - b).abs() <= 1e-12, "{a} vs {b}");
+        }
+        assert_eq!(r.info.details["resumed_at"], 12);
+        assert_eq!(r.resume.as_ref().unwrap().steps, 20);
+        // A model without a resume state cannot be resumed.
+        let mut plain = std::ptr::null_mut();
+        config.resume = std::ptr::null();
+        // SAFETY: as above.
+        assert_eq!(unsafe { sl_train(data, &config, &mut plain) }, SlStatus::Ok);
+        config.resume = plain;
+        let mut refused = std::ptr::null_mut();
+        // SAFETY: as above.
+        let status = unsafe { sl_train(data, &config, &mut refused) };
+        assert_eq!(status, SlStatus::Config);
+        assert!(last_error().contains("no resume state"), "{}", last_error());
+        assert!(refused.is_null());
+        // SAFETY: live handles, released once.
+        unsafe {
+            sl_model_free(stopped);
+            sl_model_free(resumed);
+            sl_model_free(plain);
             sl_dataset_free(data);
         }
     }

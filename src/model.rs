@@ -699,6 +699,75 @@ mod tests {
         assert_eq!(back.bias, m.bias);
     }
 
+    fn resumable(last: bool) -> Model {
+        Model {
+            resume: Some(ResumeState {
+                steps: 4321,
+                t0: 1.0 / 3.0,
+                average_start: 7,
+                bias_rate: 0.01,
+                last: last.then(|| Iterate {
+                    weights: vec![0.25, -1e-300, 2.0, 0.0],
+                    bias: 0.125,
+                }),
+            }),
+            ..model()
+        }
+    }
+
+    /// The bytes with their checksum recomputed (a damaged file that passes it).
+    fn with_crc(mut bytes: Vec<u8>) -> Vec<u8> {
+        bytes.truncate(bytes.len() - 4);
+        let crc = crc32fast::hash(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn a_resume_state_round_trips_in_version_2_and_a_plain_model_stays_version_1() {
+        let path = Path::new("r.model");
+        let version = |bytes: &[u8]| u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let plain = model().to_bytes(Precision::F64);
+        assert_eq!(version(&plain), 1);
+        for last in [true, false] {
+            let m = resumable(last);
+            let bytes = m.encode(Precision::F64, path).unwrap();
+            assert_eq!(version(&bytes), 2);
+            assert_eq!(Model::from_bytes(&bytes, path).unwrap(), m);
+            let readable = m.to_readable();
+            assert!(readable.starts_with("# sparselin model (format version 2)\n"));
+            assert!(readable.contains("resume steps=4321 t0=3.333333333333333e-1 average_start=7"));
+        }
+        let err = |bytes: Vec<u8>| Model::from_bytes(&bytes, path).unwrap_err().to_string();
+        // The last iterate cut off, or claimed by a version 1 file.
+        let bytes = resumable(true).to_bytes(Precision::F64);
+        let mut cut = bytes.clone();
+        cut.drain(bytes.len() - 4 - 8..bytes.len() - 4);
+        assert!(err(with_crc(cut)).contains("expected"));
+        let mut old = bytes.clone();
+        old[8] = 1;
+        assert!(err(with_crc(old)).ends_with("a resume state in a version 1 file"));
+        // Numbers no stopped run has.
+        let mut zero = resumable(true);
+        zero.resume.as_mut().unwrap().steps = 0;
+        assert!(err(zero.to_bytes(Precision::F64)).ends_with("bad resume state: 0 steps"));
+        let mut nan = resumable(true);
+        let last = nan.resume.as_mut().unwrap().last.as_mut().unwrap();
+        last.weights[1] = f64::NAN;
+        assert!(err(nan.to_bytes(Precision::F64)).ends_with("last weight 2 is NaN"));
+        // Saved in f64 only, and as wide as the model.
+        let e = resumable(false).encode(Precision::F32, path).unwrap_err();
+        assert!(e.to_string().contains("keeps its weights in f64"), "{e}");
+        let mut narrow = resumable(true);
+        let last = narrow.resume.as_mut().unwrap().last.as_mut().unwrap();
+        last.weights.pop();
+        let e = narrow.encode(Precision::F64, path).unwrap_err();
+        assert!(
+            e.to_string().ends_with("has 3 weights for 4 features"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn only_a_log_loss_model_gives_probabilities() {
         let mut m = model();

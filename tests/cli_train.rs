@@ -198,6 +198,159 @@ fn a_model_trained_on_a_renumbered_dataset_is_written_in_original_ids() {
     }
 }
 
+/// A run saved with `--save-resume` and resumed goes on as the whole run would have: two
+/// epochs on the text resumed for three on the renumbered dataset (the same rows, columns
+/// permuted) score as five epochs on the text, the algorithm and settings coming from the
+/// model; the resumed model resumes again; what cannot be resumed is refused.
+#[test]
+fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 200, 12);
+    let convert = sparselin(&["convert", &p("train.svm"), &p("ds"), "--renumber"]);
+    assert!(convert.status.success(), "{}", text(&convert));
+    let train = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["train", "--threads", "1", "--json", "--quiet"];
+        all.extend(args);
+        let out = sparselin(&all);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let settings = [
+        "--algo",
+        "casgd",
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-2",
+        "--sampling",
+        "permutation",
+        "--average-start",
+        "150",
+    ];
+    let [
+        text_data,
+        ds,
+        whole_model,
+        stopped,
+        resumed_model,
+        again_model,
+        readable,
+        output,
+    ] = [
+        "train.svm",
+        "ds",
+        "whole.model",
+        "s.model",
+        "r.model",
+        "a.model",
+        "a.txt",
+        "x.model",
+    ]
+    .map(p);
+    train(
+        &[
+            &settings[..],
+            &[&text_data, "--epochs", "5", "-o", &whole_model],
+        ]
+        .concat(),
+    );
+    let first = [&text_data, "--epochs", "2", "--save-resume", "-o", &stopped];
+    train(&[&settings[..], &first[..]].concat());
+    let resumed = train(&[
+        &ds,
+        "--resume",
+        &stopped,
+        "--epochs",
+        "3",
+        "-o",
+        &resumed_model,
+    ]);
+    assert_eq!(resumed["algorithm"], "casgd");
+    assert_eq!(resumed["details"]["resumed_at"], 400);
+    assert_eq!(resumed["details"]["steps"], 600);
+    assert_eq!(resumed["details"]["average_start"], 150);
+    let scores = |model: &str| -> Vec<f64> {
+        let out = sparselin(&["predict", "--scores", model, &text_data]);
+        assert!(out.status.success(), "{}", text(&out));
+        let lines = String::from_utf8(out.stdout).unwrap();
+        lines.lines().map(|l| l.parse().unwrap()).collect()
+    };
+    // Up to rounding: renumbering reorders each dot's sum (see the test above).
+    let reference = scores(&whole_model);
+    for (a, b) in scores(&resumed_model).iter().zip(&reference) {
+        assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
+    }
+    // A resumed model resumes again; the summary and the text form say from where.
+    let again = train(&[
+        &ds,
+        "--resume",
+        &resumed_model,
+        "--steps",
+        "7",
+        "-o",
+        &again_model,
+    ]);
+    assert_eq!(again["details"]["resumed_at"], 1000);
+    let once_more = [
+        "train",
+        &ds,
+        "--resume",
+        &again_model,
+        "--steps",
+        "1",
+        "-o",
+        &output,
+    ];
+    let out = sparselin(&once_more);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("resumed after step 1007"),
+        "{}",
+        text(&out)
+    );
+    let out = sparselin(&[&once_more[..], &["--readable", &readable]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    let readable = std::fs::read_to_string(&readable).unwrap();
+    assert!(readable.contains("resume steps=1008 "), "{readable}");
+    std::fs::remove_file(&output).unwrap();
+    let missing = p("missing.model");
+    for (args, message) in [
+        (
+            vec!["--resume", &whole_model],
+            "the model holds no resume state",
+        ),
+        (
+            vec!["--resume", &stopped, "--lambda", "1e-3"],
+            "lambda 0.01, this run has 0.001",
+        ),
+        (
+            vec!["--resume", &stopped, "--average-start", "1"],
+            "average start 150, which a resumed run keeps",
+        ),
+        (
+            vec!["--resume", &stopped, "--algo", "dcd"],
+            "--resume does not apply to --algo dcd",
+        ),
+        (
+            vec!["--save-resume", "--weights", "f32"],
+            "keeps f64 weights",
+        ),
+        (
+            vec!["--resume", &stopped, "--cv", "3"],
+            "cannot be used with",
+        ),
+        (vec!["--resume", &missing], "missing.model"),
+    ] {
+        let mut all = vec!["train", &ds, "-o", &output];
+        all.extend(&args);
+        let out = sparselin(&all);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(message), "{args:?}: {}", text(&out));
+        assert!(!Path::new(&output).exists(), "{args:?}");
+    }
+}
+
 #[test]
 fn train_reports_of_renumbered_and_of_wider_data_what_eval_reports() {
     let dir = tempfile::tempdir().unwrap();

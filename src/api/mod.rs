@@ -504,6 +504,99 @@ mod tests {
         assert!(err(both).contains("not both"));
     }
 
+    /// An online run saved with its resume state and resumed ends where the whole run ends,
+    /// on one thread (Hogwild's single worker) and through the baseline; the resumed model
+    /// is resumable too; what cannot be resumed is refused with its reason.
+    #[test]
+    fn an_online_run_resumes_where_it_stopped() {
+        let data = toy(150);
+        let asgd = Trainer::new(Learner::ASGD)
+            .loss(Loss::Log)
+            .lambda(1e-3)
+            .sampling(Sampling::Permutation);
+        let whole = asgd.clone().epochs(3).train(&data).unwrap();
+        assert!(whole.resume.is_none());
+        let stopped = asgd
+            .clone()
+            .epochs(2)
+            .save_resume(true)
+            .train(&data)
+            .unwrap();
+        let state = stopped.resume.as_ref().unwrap();
+        assert_eq!((state.steps, state.average_start), (300, 1));
+        assert_eq!(
+            state.last.as_ref().unwrap().weights.len(),
+            whole.weights.len()
+        );
+        // Through the file, as `train --resume` reads it.
+        let path = std::path::Path::new("stopped.model");
+        let stopped = Model::from_bytes(&stopped.to_bytes(Precision::F64), path).unwrap();
+        for (learner, threads) in [(Learner::ASGD, None), (Learner::ASGD, Some(1))] {
+            let mut trainer = Trainer::new(learner)
+                .loss(Loss::Log)
+                .lambda(1e-3)
+                .sampling(Sampling::Permutation)
+                .epochs(1)
+                .resume(stopped.clone());
+            if let Some(threads) = threads {
+                trainer = trainer.threads(threads);
+            }
+            let resumed = trainer.train(&data).unwrap();
+            let apart = resumed.weights.iter().zip(&whole.weights);
+            let apart = apart.fold((resumed.bias - whole.bias).abs(), |d, (a, b)| {
+                d.max((a - b).abs())
+            });
+            assert!(apart <= 1e-12, "{threads:?}: {apart:e}");
+            assert_eq!(resumed.info.details["resumed_at"], 300);
+            assert_eq!(resumed.info.details["steps"], 150);
+            assert_eq!(resumed.resume.as_ref().unwrap().steps, 450);
+        }
+        let baseline = Trainer::new("naive-asgd".parse().unwrap())
+            .loss(Loss::Log)
+            .lambda(1e-3)
+            .sampling(Sampling::Permutation)
+            .epochs(1)
+            .resume(stopped.clone());
+        let resumed = baseline.clone().train(&data).unwrap();
+        for (a, b) in resumed.weights.iter().zip(&whole.weights) {
+            assert!((a - b).abs() <= 1e-12, "naive-asgd: {a} vs {b}");
+        }
+        // Refusals, each with its reason.
+        let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
+        let e = err(baseline.clone().resume(whole.clone()));
+        assert!(e.contains("holds no resume state"), "{e}");
+        let e = err(baseline.clone().lambda(1e-2));
+        assert!(e.contains("lambda 0.001, this run has 0.01"), "{e}");
+        let e = err(baseline.clone().loss(Loss::Hinge));
+        assert!(e.contains("loss log, this run has hinge"), "{e}");
+        let e = err(baseline.clone().regularize_bias(false));
+        assert!(e.contains("a bias regularized, this run has free"), "{e}");
+        let e = err(baseline.clone().t0(5.0));
+        assert!(e.contains("which a resumed run keeps"), "{e}");
+        let e = err(baseline.clone().initial_model(whole.clone()));
+        assert!(e.contains("not both"), "{e}");
+        let sgd = Trainer::new(Learner::Online(online::Algorithm::Sgd)).resume(stopped.clone());
+        let e = err(sgd.loss(Loss::Log).lambda(1e-3));
+        assert!(e.contains("trained by asgd, this run is sgd"), "{e}");
+        let e = err(Trainer::new("lbfgs".parse().unwrap()).resume(stopped));
+        assert!(e.contains("resume does not apply to lbfgs"), "{e}");
+        let e = err(Trainer::new("dcd".parse().unwrap()).save_resume(true));
+        assert!(e.contains("save_resume does not apply to dcd"), "{e}");
+        // The ranks of a distributed run count their steps apart: neither is offered there.
+        let refusals = crate::dist::threads::run(2, |r| {
+            let err = |t: Trainer| t.train_across(&data, r, &mut ()).unwrap_err().to_string();
+            let save = err(asgd.clone().threads(1).save_resume(true));
+            (save, err(baseline.clone()))
+        });
+        for (save, resume) in refusals {
+            assert!(
+                save.contains("save_resume needs a single-process run"),
+                "{save}"
+            );
+            assert!(resume.contains("ranks count their steps apart"), "{resume}");
+        }
+    }
+
     /// Counts the batch iterations it is shown.
     struct Iterations(u64);
 

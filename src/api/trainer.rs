@@ -718,6 +718,11 @@ impl Trainer {
             stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
         };
         let ranks = reducer.size();
+        if self.save_resume && ranks > 1 {
+            return Err(Error::Config(
+                "save_resume needs a single-process run: the ranks count their steps apart".into(),
+            ));
+        }
         let start = match &self.resume {
             Some(model) => {
                 let state = self.check_resumable(model, algorithm, loss, ranks)?;
@@ -797,11 +802,6 @@ impl Trainer {
             details["resumed_at"] = json!(t);
         } else if start.is_some() {
             details["initial_model"] = json!(true);
-        }
-        if self.save_resume && ranks > 1 {
-            return Err(Error::Config(
-                "save_resume needs a single-process run: the ranks count their steps apart".into(),
-            ));
         }
         let resume = (self.save_resume || resumed_at.is_some()).then(|| ResumeState {
             steps: resumed_at.unwrap_or(0) + fit.steps,

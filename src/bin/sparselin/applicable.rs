@@ -90,6 +90,8 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),
     ("initial_model", Users::Startable),
+    ("save_resume", Users::Online),
+    ("resume", Users::Online),
     ("tol", Users::Batch),
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),

@@ -123,6 +123,20 @@ pub struct Args {
     /// Vowpal Wabbit's `-i`).
     #[arg(long, value_name = "MODEL", conflicts_with = "warm_start_epochs")]
     pub initial_model: Option<PathBuf>,
+    /// Online learners: also keep in the model where the run stopped (its step count, step
+    /// schedule and last iterate), so that --resume can go on from it (Vowpal Wabbit's
+    /// `--save_resume`). Such a model is saved with f64 weights.
+    #[arg(long)]
+    pub save_resume: bool,
+    /// Online learners: go on from where MODEL's run stopped (a model saved with
+    /// --save-resume), as that run would have: the next step's size, the average of the steps
+    /// before kept, the sampling order drawn on (scikit-learn's `partial_fit`). --epochs and
+    /// --steps count this run's. The algorithm, loss, λ, bias setting, t0, average start and
+    /// bias rate are the model's unless given, and must then agree with it; so are the
+    /// sampling and seed, which may differ. The new model is resumable too.
+    #[arg(long, value_name = "MODEL",
+          conflicts_with_all = ["initial_model", "warm_start_epochs", "cv", "lambda_grid"])]
+    pub resume: Option<PathBuf>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd once the
     /// duality gap ≤ tol·J (either a certificate that J is within a factor 1 + tol of its
     /// minimum).
@@ -266,6 +280,9 @@ pub struct Args {
     /// The ids of the flags given on the command line (see [`crate::applicable`]).
     #[arg(skip)]
     pub given: Vec<String>,
+    /// The model of --resume, read once ([`with_resumed_settings`]).
+    #[arg(skip)]
+    pub resumed: Option<Model>,
 }
 
 impl Algo {
@@ -291,8 +308,60 @@ impl Algo {
     }
 }
 
+/// `args` with the model of --resume read, and the settings of its run that were not given
+/// taken from it: the algorithm, loss, λ, bias setting, average start, sampling and seed (t₀
+/// and the bias rate the library takes from its resume state). Given ones are left for the
+/// library to compare with the model's (a sampling or seed given differently draws another
+/// order, which is allowed).
+pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
+    anyhow::ensure!(
+        args.weights == WeightType::F64 || !(args.save_resume || args.resume.is_some()),
+        "a resumable model (--save-resume, --resume) keeps f64 weights: --weights f32 does not \
+         apply"
+    );
+    let Some(path) = &args.resume else {
+        return Ok(args);
+    };
+    let model = Model::load(path)?;
+    let given = |id: &str| args.given.iter().any(|g| g == id);
+    if !given("algo")
+        && let Ok(algo) = <Algo as clap::ValueEnum>::from_str(&model.info.algorithm, false)
+    {
+        args.algo = algo;
+    }
+    if !given("loss") {
+        args.loss = model.loss;
+    }
+    if !given("lambda") {
+        args.lambda = model.info.lambda;
+    }
+    if !given("free_bias") {
+        args.free_bias = !model.info.regularize_bias;
+    }
+    if let Some(state) = &model.resume
+        && !given("average_start")
+    {
+        args.average_start = state.average_start;
+    }
+    // The order the run drew its rows in, so that a resumed run draws on in it.
+    let detail = |key: &str| model.info.details.get(key);
+    if !given("sampling")
+        && let Some(sampling) = detail("sampling").and_then(|s| s.as_str()?.parse().ok())
+    {
+        args.sampling = sampling;
+    }
+    if !given("seed")
+        && let Some(seed) = detail("seed").and_then(|s| s.as_u64())
+    {
+        args.seed = seed;
+    }
+    args.resumed = Some(model);
+    Ok(args)
+}
+
 /// Train, save, report.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let args = with_resumed_settings(args)?;
     let launched = launcher_size();
     #[cfg(feature = "mpi")]
     if let Some(ranks) = args.ranks {
@@ -431,6 +500,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             let trainer = match &args.initial_model {
                 Some(path) => trainer.initial_model(Model::load(path)?),
                 None => trainer,
+            };
+            let trainer = match &args.resumed {
+                Some(model) => trainer.resume(model.clone()),
+                None => trainer.save_resume(args.save_resume),
             };
             let trainer = with_weights(trainer, args)?
                 .loss(args.loss)
@@ -926,7 +999,7 @@ fn report(
     } else {
         let weights = &model.info.class_weights;
         outln!(
-            "{} ({}, λ = {:e}{}{}): {} examples in {:.3} s ({:.0}/s)",
+            "{} ({}, λ = {:e}{}{}{}): {} examples in {:.3} s ({:.0}/s)",
             model.info.algorithm,
             model.loss,
             model.info.lambda,
@@ -937,6 +1010,10 @@ fn report(
             },
             match &args.sample_weights {
                 Some(path) => format!(", sample weights {}", path.display()),
+                None => String::new(),
+            },
+            match model.info.details.get("resumed_at") {
+                Some(t) => format!("; resumed after step {t}"),
                 None => String::new(),
             },
             trained.examples,
