@@ -77,6 +77,10 @@ pub struct TrainingInfo {
 pub struct ResumeState {
     /// Steps taken, t ≥ 1.
     pub steps: u64,
+    /// Rows of the data the last of those steps were drawn from: a resumed run on as many
+    /// rows draws on in the order the run drew them in (its own rows again), one on other
+    /// data begins the order anew ([`crate::online::Start::drawn`]).
+    pub rows: u64,
     /// The schedule's t₀.
     pub t0: f64,
     /// The first averaged step t_a.
@@ -95,6 +99,9 @@ impl ResumeState {
     pub fn check(&self) -> Result<(), String> {
         if self.steps == 0 {
             return Err("0 steps".into());
+        }
+        if self.rows == 0 {
+            return Err("0 rows".into());
         }
         if !(self.t0 >= 0.0 && self.t0.is_finite()) {
             return Err(format!("t0 = {}", self.t0));
@@ -130,6 +137,7 @@ struct Header {
 #[derive(Serialize, Deserialize)]
 struct ResumeHeader {
     steps: u64,
+    rows: u64,
     t0: f64,
     average_start: u64,
     bias_rate: f64,
@@ -289,6 +297,7 @@ impl Model {
     pub fn to_bytes(&self, precision: Precision) -> Vec<u8> {
         let resume = self.resume.as_ref().map(|r| ResumeHeader {
             steps: r.steps,
+            rows: r.rows,
             t0: r.t0,
             average_start: r.average_start,
             bias_rate: r.bias_rate,
@@ -441,6 +450,7 @@ impl Model {
                 };
                 let state = ResumeState {
                     steps: r.steps,
+                    rows: r.rows,
                     t0: r.t0,
                     average_start: r.average_start,
                     bias_rate: r.bias_rate,
@@ -542,8 +552,9 @@ impl Model {
         out.push_str(&format!("bias {:e}\n", self.bias));
         if let Some(r) = &self.resume {
             out.push_str(&format!(
-                "resume steps={} t0={:e} average_start={} bias_rate={} last_iterate={}\n",
+                "resume steps={} rows={} t0={:e} average_start={} bias_rate={} last_iterate={}\n",
                 r.steps,
+                r.rows,
                 r.t0,
                 r.average_start,
                 r.bias_rate,
@@ -703,6 +714,7 @@ mod tests {
         Model {
             resume: Some(ResumeState {
                 steps: 4321,
+                rows: 17,
                 t0: 1.0 / 3.0,
                 average_start: 7,
                 bias_rate: 0.01,
@@ -736,7 +748,8 @@ mod tests {
             assert_eq!(Model::from_bytes(&bytes, path).unwrap(), m);
             let readable = m.to_readable();
             assert!(readable.starts_with("# sparselin model (format version 2)\n"));
-            assert!(readable.contains("resume steps=4321 t0=3.333333333333333e-1 average_start=7"));
+            let line = "resume steps=4321 rows=17 t0=3.333333333333333e-1 average_start=7";
+            assert!(readable.contains(line), "{readable}");
         }
         let err = |bytes: Vec<u8>| Model::from_bytes(&bytes, path).unwrap_err().to_string();
         // The last iterate cut off, or claimed by a version 1 file.

@@ -224,6 +224,7 @@ fn one_thread_resumed_is_the_single_threaded_learner_resumed() {
             let start = Start {
                 snapshot: stopped.snapshot,
                 steps: stopped.steps,
+                drawn: stopped.steps,
             };
             let expected = online::fit_from(&data, algorithm, &rest, Some(&start), &mut ());
             let expected = expected.unwrap();

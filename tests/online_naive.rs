@@ -334,6 +334,7 @@ fn a_stopped_run_resumed_ends_where_the_whole_run_ends() {
                     let start = Start {
                         snapshot: fit(&data, before, &first, &mut ()).unwrap().snapshot,
                         steps: stopped,
+                        drawn: stopped,
                     };
                     let resumed = fit_from(&data, after, &rest, Some(&start), &mut ()).unwrap();
                     assert_eq!(resumed.steps, whole - stopped);
@@ -364,6 +365,7 @@ fn a_stopped_run_resumed_ends_where_the_whole_run_ends() {
             averaged: None,
         },
         steps: 10,
+        drawn: 10,
     };
     let refused = fit_from(&data, Algorithm::Asgd, &c, Some(&no_average), &mut ());
     assert_eq!(refused.err(), Some(ConfigError::StartNeedsAverage(10)));

@@ -561,6 +561,60 @@ mod tests {
         for (a, b) in resumed.weights.iter().zip(&whole.weights) {
             assert!((a - b).abs() <= 1e-12, "naive-asgd: {a} vs {b}");
         }
+        // New data (140 rows) in file order: the order begins anew at the first row, where the
+        // stopped run's 300 draws would have put it at row 20.
+        let file_order = |epochs| {
+            Trainer::new(Learner::ASGD)
+                .loss(Loss::Log)
+                .lambda(1e-3)
+                .sampling(Sampling::FileOrder)
+                .epochs(epochs)
+        };
+        let stopped = file_order(2).save_resume(true).train(&data).unwrap();
+        let state = stopped.resume.as_ref().unwrap();
+        assert_eq!(state.rows, 150);
+        let new_data = toy(140);
+        let resumed = file_order(1)
+            .resume(stopped.clone())
+            .train(&new_data)
+            .unwrap();
+        let config = online::Config {
+            loss: Loss::Log,
+            class_weights: Default::default(),
+            lambda: 1e-3,
+            t0: Some(state.t0),
+            average_start: 1,
+            regularize_bias: true,
+            bias_rate: 1.0,
+            sampling: Sampling::FileOrder,
+            seed: 1,
+            stop: Stop::Epochs(1),
+        };
+        let snapshot = online::Snapshot {
+            last: state.last.clone().unwrap(),
+            averaged: Some(online::Iterate {
+                weights: stopped.weights.clone(),
+                bias: stopped.bias,
+            }),
+        };
+        let from = |drawn| {
+            let start = online::Start {
+                snapshot: snapshot.clone(),
+                steps: 300,
+                drawn,
+            };
+            let fit = online::fit_from(
+                &new_data,
+                online::Algorithm::Asgd,
+                &config,
+                Some(&start),
+                &mut (),
+            );
+            fit.unwrap().snapshot.averaged.unwrap().weights
+        };
+        assert_eq!(resumed.weights, from(0));
+        assert_ne!(resumed.weights, from(300));
+        assert_eq!(resumed.resume.as_ref().unwrap().rows, 140);
         // Refusals, each with its reason.
         let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
         let e = err(baseline.clone().resume(whole.clone()));

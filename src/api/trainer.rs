@@ -287,10 +287,11 @@ impl Trainer {
 
     /// Online learners: go on from where `model`'s run stopped (a model of
     /// [`Trainer::save_resume`]), as that run would have gone on: step t + 1 with η_{t+1}, the
-    /// average of the t steps before kept, the seed's order past its first t draws
-    /// ([`online::Start`]; scikit-learn's `partial_fit`). So E₁ epochs resumed for E₂ more end
-    /// where E₁ + E₂ epochs on the same data end, up to rounding; on new data the run goes on
-    /// learning at the step size it had reached. The model's learner (or its O(Tn) baseline's
+    /// average of the t steps before kept ([`online::Start`]; scikit-learn's `partial_fit`).
+    /// On data of as many rows as the run's (its own rows again) the sampling order goes on
+    /// past the run's t draws, so E₁ epochs resumed for E₂ more end where E₁ + E₂ epochs end,
+    /// up to rounding; on other data the order begins anew (in file order, at the first row)
+    /// and the run goes on learning at the step size it had reached. The model's learner (or its O(Tn) baseline's
     /// twin), loss, λ and bias settings must be this trainer's, and its t₀, t_a and bias rate
     /// are taken (others given are an error); epochs and steps count this run's. The new
     /// model is resumable too. Not with [`Trainer::initial_model`], nor across ranks.
@@ -728,7 +729,8 @@ impl Trainer {
                 let state = self.check_resumable(model, algorithm, loss, ranks)?;
                 (config.t0, config.average_start) = (Some(state.t0), state.average_start);
                 config.bias_rate = state.bias_rate;
-                Some(resumed_start(model, state, data.n_features(), permutation))
+                let shape = (data.n_rows(), data.n_features());
+                Some(resumed_start(model, state, shape, permutation))
             }
             None => self
                 .initial_iterate(data.n_features(), permutation)
@@ -805,6 +807,7 @@ impl Trainer {
         }
         let resume = (self.save_resume || resumed_at.is_some()).then(|| ResumeState {
             steps: resumed_at.unwrap_or(0) + fit.steps,
+            rows: data.n_rows() as u64,
             t0: fit.schedule.t0,
             average_start: fit.schedule.average_start,
             bias_rate: fit.schedule.bias_rate,
@@ -1035,12 +1038,12 @@ fn single_step_rule(algorithm: online::Algorithm) -> online::Algorithm {
     }
 }
 
-/// Where a run over `n` features (columns numbered by `permutation`) resumes `model`'s:
-/// its iterates in the data's columns, features it lacks at 0.
+/// Where a run over m rows of `n` features (columns numbered by `permutation`) resumes
+/// `model`'s: its iterates in the data's columns, features it lacks at 0.
 fn resumed_start(
     model: &Model,
     state: &ResumeState,
-    n: usize,
+    (m, n): (usize, usize),
     permutation: Option<&[u32]>,
 ) -> online::Start {
     let columns = |weights: &[f64], bias: f64| {
@@ -1059,9 +1062,12 @@ fn resumed_start(
             averaged: None,
         },
     };
+    // Its own rows again (as many of them): on in their order; other data: a new order.
+    let same_rows = state.rows == m as u64;
     online::Start {
         snapshot,
         steps: state.steps,
+        drawn: if same_rows { state.steps } else { 0 },
     }
 }
 

@@ -381,10 +381,12 @@ pub fn fit<E: Examples>(
 /// With `steps` = 0 the learner begins its schedule and its average anew at `snapshot.last`
 /// (a warm start, scikit-learn's `coef_init`; [`Start::warm`]). With `steps` = t > 0 it goes
 /// on from a run stopped after t steps as that run would have gone on: step t + 1 with
-/// η_{t+1}, the running average of the earlier steps kept, the sampler's stream past its
-/// first t draws (a resumed run, Vowpal Wabbit's `--save_resume` and scikit-learn's
-/// `partial_fit`). Its config then needs the stopped run's t₀, t_a and bias rate; the result
-/// equals the uninterrupted run's up to rounding (the sums are rebuilt from the iterates).
+/// η_{t+1}, the running average of the earlier steps kept (a resumed run, Vowpal Wabbit's
+/// `--save_resume` and scikit-learn's `partial_fit`). Its config then needs the stopped run's
+/// t₀, t_a and bias rate. On the stopped run's own rows, with `drawn` = t, the resumed run
+/// draws on in the sampler's stream and ends where the uninterrupted run ends, up to
+/// rounding (the sums are rebuilt from the iterates); on new data `drawn` = 0 begins the
+/// stream anew (in file order, at the first row).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Start {
     /// The iterates to begin at: the last one, and the averaged one where the learner
@@ -392,6 +394,9 @@ pub struct Start {
     pub snapshot: Snapshot,
     /// Steps taken to reach them (0 for a warm start).
     pub steps: u64,
+    /// Indices of the sampler's stream to pass over before the first step: those the stopped
+    /// run drew, to go on in its order over the same rows; 0 to begin the order anew.
+    pub drawn: u64,
 }
 
 impl Start {
@@ -403,6 +408,7 @@ impl Start {
                 averaged: None,
             },
             steps: 0,
+            drawn: 0,
         }
     }
 }
@@ -602,7 +608,9 @@ impl Run<'_, '_> {
         mut learner: L,
         observer: &mut dyn Observer,
     ) -> Result<Fit, AllocError> {
-        let first = self.start.map_or(0, |start| start.steps);
+        let (first, drawn) = self
+            .start
+            .map_or((0, 0), |start| (start.steps, start.drawn));
         if let Some(start) = self.start {
             learner.restart(&start.snapshot, first);
         }
@@ -611,7 +619,7 @@ impl Run<'_, '_> {
         let m = data.n_rows() as u64;
         let loss = self.loss;
         let mut sampler = Sampler::new(self.config.sampling, data.n_rows(), self.config.seed);
-        sampler.skip(first);
+        sampler.skip(drawn);
         let wants_epochs = observer.wants_epochs();
         let (mut loss_sum, mut loss_count) = (0.0, 0u64);
         let mut seconds = 0.0;

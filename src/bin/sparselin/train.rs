@@ -130,8 +130,9 @@ pub struct Args {
     pub save_resume: bool,
     /// Online learners: go on from where MODEL's run stopped (a model saved with
     /// --save-resume), as that run would have: the next step's size, the average of the steps
-    /// before kept, the sampling order drawn on (scikit-learn's `partial_fit`). --epochs and
-    /// --steps count this run's. The algorithm, loss, λ, bias setting, t0, average start and
+    /// before kept (scikit-learn's `partial_fit`); on data of as many rows as the run's, the
+    /// sampling order drawn on, on other data begun anew. --epochs and --steps count this
+    /// run's. The algorithm, loss, λ, bias setting, t0, average start and
     /// bias rate are the model's unless given, and must then agree with it; so are the
     /// sampling and seed, which may differ. The new model is resumable too.
     #[arg(long, value_name = "MODEL",

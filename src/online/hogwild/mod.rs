@@ -155,9 +155,9 @@ pub fn fit<E: Examples>(
 }
 
 /// [`fit`] from `start` instead of from zero, as [`crate::online::fit_from`] (with one
-/// thread the result is identical to it). A resumed run's workers skip their share of the
-/// stopped run's draws: ⌊t/threads⌋ each (all t with one thread, and for the one shared
-/// permutation order).
+/// thread the result is identical to it). A resumed run's workers pass over their share of
+/// the draws [`Start::drawn`]: ⌊drawn/threads⌋ each (all of them with one thread, and in the
+/// one permutation order the workers share).
 pub fn fit_from<E: Examples>(
     data: &E,
     algorithm: Algorithm,
@@ -219,9 +219,10 @@ fn train<'a, E: Examples>(
     let (mut run, steps) = Trained::prepare(data, algorithm, config, start, options)?;
     let (schedule, rule, threads, first) = (run.schedule, run.rule, options.threads, run.first);
     let m = data.n_rows() as u64;
+    let drawn = start.map_or(0, |start| start.drawn);
     let mut epoch_sampler = shares_one_order(config).then(|| {
         let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
-        sampler.skip(first);
+        sampler.skip(drawn);
         sampler
     });
     let mut order: Vec<u32> = Vec::new();
@@ -404,7 +405,7 @@ impl<'a> Trained<'a> {
         if threads == 0 {
             return Err(ConfigError::Threads);
         }
-        let first = start.map_or(0, |start| start.steps);
+        let (first, drawn) = start.map_or((0, 0), |start| (start.steps, start.drawn));
         let (schedule, steps) = plan(data, algorithm, config, first)?;
         if let Some(start) = start {
             check_start(start, algorithm, data.n_features(), &schedule)?;
@@ -415,7 +416,7 @@ impl<'a> Trained<'a> {
                 let sampler = (!shared).then(|| {
                     let (m, seed) = (data.n_rows(), config.seed);
                     let mut sampler = Sampler::for_thread(config.sampling, m, seed, j, threads);
-                    sampler.skip(first / threads as u64);
+                    sampler.skip(drawn / threads as u64);
                     sampler
                 });
                 WorkerState::new(sampler, &schedule)
@@ -648,6 +649,7 @@ mod tests {
                 averaged: Some(iterate(2.0, -0.2)),
             },
             steps: 50,
+            drawn: 50,
         };
         let close = |got: &Iterate, want: &Iterate, what: &str| {
             assert!(
