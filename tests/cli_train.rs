@@ -312,7 +312,20 @@ fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
     let out = sparselin(&[&once_more[..], &["--readable", &readable]].concat());
     assert!(out.status.success(), "{}", text(&out));
     let readable = std::fs::read_to_string(&readable).unwrap();
-    assert!(readable.contains("resume steps=1008 "), "{readable}");
+    assert!(
+        readable.contains("resume steps=1008 rows=200 "),
+        "{readable}"
+    );
+    let show = sparselin(&["show", &again_model]);
+    assert!(show.status.success(), "{}", text(&show));
+    assert!(
+        text(&show).contains("resumable        after step 1007 over 200 rows"),
+        "{}",
+        text(&show)
+    );
+    let show = sparselin(&["show", &whole_model, "--json"]);
+    let show: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert!(show["resume"].is_null(), "{show}");
     std::fs::remove_file(&output).unwrap();
     let missing = p("missing.model");
     for (args, message) in [

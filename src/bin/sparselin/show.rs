@@ -60,6 +60,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "l1_norm": l1,
             "l2_norm": l2,
             "bias": model.bias,
+            "resume": model.resume.as_ref().map(|r| json!({
+                "steps": r.steps,
+                "rows": r.rows,
+                "t0": r.t0,
+                "average_start": r.average_start,
+                "bias_rate": r.bias_rate,
+                "last_iterate_stored": r.last.is_some(),
+            })),
             "largest": largest,
         });
         outln!("{}", serde_json::to_string_pretty(&summary)?)?;
@@ -86,6 +94,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         decimal(l2, 6)
     )?;
     outln!("bias             {}", decimal(model.bias, 6))?;
+    if let Some(r) = &model.resume {
+        outln!(
+            "resumable        after step {} over {} rows (t0 {}, average start {}, bias rate {})",
+            r.steps,
+            r.rows,
+            r.t0,
+            r.average_start,
+            r.bias_rate
+        )?;
+    }
     if !top.is_empty() {
         let name_column = if names.is_empty() { "" } else { "  name" };
         outln!("largest weights  (1-based feature id: weight{name_column})")?;
