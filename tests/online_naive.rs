@@ -369,6 +369,12 @@ fn a_stopped_run_resumed_ends_where_the_whole_run_ends() {
     };
     let refused = fit_from(&data, Algorithm::Asgd, &c, Some(&no_average), &mut ());
     assert_eq!(refused.err(), Some(ConfigError::StartNeedsAverage(10)));
+    let overflowing = Start {
+        steps: u64::MAX - 5,
+        ..no_average.clone()
+    };
+    let refused = fit_from(&data, Algorithm::Sgd, &c, Some(&overflowing), &mut ());
+    assert!(matches!(refused, Err(ConfigError::StepCount { .. })));
     // SGD has no average to need; t₀ = 0 is fine once steps were taken.
     let sgd = Config { t0: Some(0.0), ..c };
     assert!(fit_from(&data, Algorithm::Sgd, &sgd, Some(&no_average), &mut ()).is_ok());

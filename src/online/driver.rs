@@ -191,6 +191,14 @@ pub enum ConfigError {
     /// A starting point with t₀ = 0: at step 0 the sums are −λt₀·w, which holds no w then.
     #[error("a start from given weights needs t0 > 0 (the sums hold −λ·t0·w at step 0)")]
     StartNeedsT0,
+    /// A resumed run whose last step would be past the step counter's range.
+    #[error("{steps} steps after step {first_step} pass the step counter's range (2^64 − 1)")]
+    StepCount {
+        /// The steps taken before.
+        first_step: u64,
+        /// The steps asked for.
+        steps: u64,
+    },
     /// A resumed averaging learner past t_a without the average of its steps so far.
     #[error("resuming an averaging learner after {0} steps needs their averaged iterate")]
     StartNeedsAverage(u64),
@@ -534,7 +542,9 @@ pub(crate) fn plan<E: Examples>(
     if steps == 0 {
         return Err(ConfigError::NoSteps);
     }
-    let last_step = first_step.saturating_add(steps);
+    let Some(last_step) = first_step.checked_add(steps) else {
+        return Err(ConfigError::StepCount { first_step, steps });
+    };
     if algorithm.averages() && !(1..=last_step).contains(&config.average_start) {
         return Err(ConfigError::AverageStart {
             start: config.average_start,
