@@ -617,6 +617,19 @@ mod tests {
         assert_eq!(resumed.resume.as_ref().unwrap().rows, 140);
         // Refusals, each with its reason.
         let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
+        let mut wide = stopped.clone();
+        wide.weights.push(0.5);
+        let last = &mut wide.resume.as_mut().unwrap().last.as_mut().unwrap().weights;
+        last.push(0.25);
+        let features = stopped.weights.len();
+        let e = err(file_order(1).resume(wide));
+        assert!(
+            e.contains(&format!(
+                "has {} features, the data {features}",
+                features + 1
+            )),
+            "{e}"
+        );
         let e = err(baseline.clone().resume(whole.clone()));
         assert!(e.contains("holds no resume state"), "{e}");
         let e = err(baseline.clone().lambda(1e-2));

@@ -291,10 +291,11 @@ impl Trainer {
     /// On data of as many rows as the run's (its own rows again) the sampling order goes on
     /// past the run's t draws, so E₁ epochs resumed for E₂ more end where E₁ + E₂ epochs end,
     /// up to rounding; on other data the order begins anew (in file order, at the first row)
-    /// and the run goes on learning at the step size it had reached. The model's learner (or its O(Tn) baseline's
-    /// twin), loss, λ and bias settings must be this trainer's, and its t₀, t_a and bias rate
-    /// are taken (others given are an error); epochs and steps count this run's. The new
-    /// model is resumable too. Not with [`Trainer::initial_model`], nor across ranks.
+    /// and the run goes on learning at the step size it had reached. The model's learner (or
+    /// its O(Tn) baseline's twin), loss, λ and bias settings must be this trainer's, and its
+    /// t₀, t_a and bias rate are taken (others given are an error); the data needs at least
+    /// its features (more start at 0); epochs and steps count this run's. The new model is
+    /// resumable too. Not with [`Trainer::initial_model`], nor across ranks.
     pub fn resume(mut self, model: Model) -> Self {
         self.resume = Some(model);
         self
@@ -625,13 +626,13 @@ impl Trainer {
     }
 
     /// The resume state of `model` if this trainer can go on from it with `algorithm` and
-    /// `loss` on `ranks` ranks, else an error naming what differs.
+    /// `loss` on `ranks` ranks over `features` features, else an error naming what differs.
     fn check_resumable<'m>(
         &self,
         model: &'m Model,
         algorithm: online::Algorithm,
         loss: Loss,
-        ranks: usize,
+        (ranks, features): (usize, usize),
     ) -> Result<&'m ResumeState, Error> {
         let refuse = |why: String| Err(Error::Config(format!("cannot resume: {why}")));
         let Some(state) = &model.resume else {
@@ -646,6 +647,15 @@ impl Trainer {
         }
         if ranks > 1 {
             return refuse("a distributed run's ranks count their steps apart".into());
+        }
+        if model.n_features() > features {
+            // Its weights beyond them would be dropped, and its run with them.
+            return refuse(format!(
+                "the model has {} features, the data {features}: read it with at least the \
+                 model's (`--features {}`)",
+                model.n_features(),
+                model.n_features()
+            ));
         }
         let trained: Option<online::Algorithm> = model.info.algorithm.parse().ok();
         if trained.map(single_step_rule) != Some(single_step_rule(algorithm)) {
@@ -726,7 +736,8 @@ impl Trainer {
         }
         let start = match &self.resume {
             Some(model) => {
-                let state = self.check_resumable(model, algorithm, loss, ranks)?;
+                let shape = (ranks, data.n_features());
+                let state = self.check_resumable(model, algorithm, loss, shape)?;
                 (config.t0, config.average_start) = (Some(state.t0), state.average_start);
                 config.bias_rate = state.bias_rate;
                 let shape = (data.n_rows(), data.n_features());
