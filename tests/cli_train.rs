@@ -353,6 +353,7 @@ fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
             vec!["--resume", &stopped, "--cv", "3"],
             "cannot be used with",
         ),
+        (vec!["--save-resume", "--cv", "3"], "cannot be used with"),
         (vec!["--resume", &missing], "missing.model"),
     ] {
         let mut all = vec!["train", &ds, "-o", &output];

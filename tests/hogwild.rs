@@ -192,6 +192,13 @@ fn one_thread_is_the_single_threaded_learner_with_sample_weights() {
     }
 }
 
+/// max |a − b| relative to b's largest entry, the bias included.
+fn apart(a: &Iterate, b: &Iterate) -> f64 {
+    let scale = b.weights.iter().fold(b.bias.abs(), |s, w| s.max(w.abs()));
+    let diff = a.weights.iter().zip(&b.weights).map(|(x, y)| (x - y).abs());
+    diff.fold((a.bias - b.bias).abs(), f64::max) / scale
+}
+
 /// Resuming a stopped run: one worker takes the single-threaded learner's resumed steps bit
 /// for bit, and both end where the uninterrupted run ends (to rounding). Two workers resume
 /// at the step size and average the run had reached: ten racing steps move the averaged
@@ -200,11 +207,6 @@ fn one_thread_is_the_single_threaded_learner_with_sample_weights() {
 fn one_thread_resumed_is_the_single_threaded_learner_resumed() {
     let _slot = training_slot();
     let data = train_set("reuters_grain");
-    let apart = |a: &Iterate, b: &Iterate| {
-        let scale = b.weights.iter().fold(b.bias.abs(), |s, w| s.max(w.abs()));
-        let diff = a.weights.iter().zip(&b.weights).map(|(x, y)| (x - y).abs());
-        diff.fold((a.bias - b.bias).abs(), f64::max) / scale
-    };
     for (loss, regularized, sampling) in VARIED_RUNS {
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = config(loss, 1e-3, regularized, sampling, 3);
@@ -277,12 +279,6 @@ fn one_thread_resumed_is_the_single_threaded_learner_resumed() {
 fn one_thread_from_a_start_is_the_single_threaded_learner_from_it() {
     let _slot = training_slot();
     let data = train_set("reuters_grain");
-    // max |a − b| relative to b's largest entry, the bias included.
-    let apart = |a: &Iterate, b: &Iterate| {
-        let scale = b.weights.iter().fold(b.bias.abs(), |s, w| s.max(w.abs()));
-        let diff = a.weights.iter().zip(&b.weights).map(|(x, y)| (x - y).abs());
-        diff.fold((a.bias - b.bias).abs(), f64::max) / scale
-    };
     for (loss, regularized, sampling) in VARIED_RUNS {
         for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
             let config = config(loss, 1e-3, regularized, sampling, 2);

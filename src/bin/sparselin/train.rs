@@ -224,7 +224,8 @@ pub struct Args {
     /// train K models with these settings, each on all folds but one, and print each one's
     /// metrics on the fold it did not see, and their mean. Writes no model.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(2..),
-          conflicts_with_all = ["output", "readable", "weights", "test", "trace", "plot"])]
+          conflicts_with_all = ["output", "readable", "weights", "test", "trace", "plot",
+                                "save_resume"])]
     pub cv: Option<u64>,
     /// Also write the model as text here.
     #[arg(long)]
