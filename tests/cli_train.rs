@@ -353,7 +353,6 @@ fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
             vec!["--resume", &stopped, "--cv", "3"],
             "cannot be used with",
         ),
-        (vec!["--save-resume", "--cv", "3"], "cannot be used with"),
         (vec!["--resume", &missing], "missing.model"),
     ] {
         let mut all = vec!["train", &ds, "-o", &output];
@@ -363,6 +362,11 @@ fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
         assert!(text(&out).contains(message), "{args:?}: {}", text(&out));
         assert!(!Path::new(&output).exists(), "{args:?}");
     }
+    // Cross-validation writes no model, so none to resume.
+    let out = sparselin(&["train", &ds, "--save-resume", "--cv", "3"]);
+    assert!(!out.status.success());
+    let message = "'--save-resume' cannot be used with '--cv <K>'";
+    assert!(text(&out).contains(message), "{}", text(&out));
 }
 
 #[test]
