@@ -328,9 +328,16 @@ fn a_run_saved_to_resume_goes_on_where_it_stopped_on_renumbered_data() {
     assert!(show["resume"].is_null(), "{show}");
     std::fs::remove_file(&output).unwrap();
     let missing = p("missing.model");
+    let batch_model = p("lbfgs.model");
+    let args = [&ds, "--algo", "lbfgs", "--loss", "log", "-o", &batch_model];
+    train(&args);
     for (args, message) in [
         (
             vec!["--resume", &whole_model],
+            "the model holds no resume state",
+        ),
+        (
+            vec!["--resume", &batch_model],
             "the model holds no resume state",
         ),
         (

@@ -326,36 +326,38 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
     };
     let model = Model::load(path)?;
     let given = |id: &str| args.given.iter().any(|g| g == id);
-    if !given("algo")
-        && let Ok(algo) = <Algo as clap::ValueEnum>::from_str(&model.info.algorithm, false)
-    {
-        args.algo = algo;
-    }
-    if !given("loss") {
-        args.loss = model.loss;
-    }
-    if !given("lambda") {
-        args.lambda = model.info.lambda;
-    }
-    if !given("free_bias") {
-        args.free_bias = !model.info.regularize_bias;
-    }
-    if let Some(state) = &model.resume
-        && !given("average_start")
-    {
-        args.average_start = state.average_start;
-    }
-    // The order the run drew its rows in, so that a resumed run draws on in it.
-    let detail = |key: &str| model.info.details.get(key);
-    if !given("sampling")
-        && let Some(sampling) = detail("sampling").and_then(|s| s.as_str()?.parse().ok())
-    {
-        args.sampling = sampling;
-    }
-    if !given("seed")
-        && let Some(seed) = detail("seed").and_then(|s| s.as_u64())
-    {
-        args.seed = seed;
+    // Only a resumable model's settings are a run's to go on with; of any other model the
+    // library says that it holds no resume state.
+    if let Some(state) = &model.resume {
+        if !given("algo")
+            && let Ok(algo) = <Algo as clap::ValueEnum>::from_str(&model.info.algorithm, false)
+        {
+            args.algo = algo;
+        }
+        if !given("loss") {
+            args.loss = model.loss;
+        }
+        if !given("lambda") {
+            args.lambda = model.info.lambda;
+        }
+        if !given("free_bias") {
+            args.free_bias = !model.info.regularize_bias;
+        }
+        if !given("average_start") {
+            args.average_start = state.average_start;
+        }
+        // The order the run drew its rows in, so that a resumed run draws on in it.
+        let detail = |key: &str| model.info.details.get(key);
+        if !given("sampling")
+            && let Some(sampling) = detail("sampling").and_then(|s| s.as_str()?.parse().ok())
+        {
+            args.sampling = sampling;
+        }
+        if !given("seed")
+            && let Some(seed) = detail("seed").and_then(|s| s.as_u64())
+        {
+            args.seed = seed;
+        }
     }
     args.resumed = Some(model);
     Ok(args)
