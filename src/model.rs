@@ -293,6 +293,16 @@ impl Model {
             .then(|| crate::loss::logistic(score))
     }
 
+    /// The version its file has: [`FORMAT_VERSION`] with a resume state, the version before
+    /// it without one (whose readers then read it too).
+    fn format_version(&self) -> u32 {
+        if self.resume.is_some() {
+            FORMAT_VERSION
+        } else {
+            PLAIN_VERSION
+        }
+    }
+
     /// The file's bytes (see the module documentation).
     pub fn to_bytes(&self, precision: Precision) -> Vec<u8> {
         let resume = self.resume.as_ref().map(|r| ResumeHeader {
@@ -303,11 +313,6 @@ impl Model {
             bias_rate: r.bias_rate,
             last_bias: r.last.as_ref().map(|last| last.bias),
         });
-        let version = if resume.is_some() {
-            FORMAT_VERSION
-        } else {
-            PLAIN_VERSION
-        };
         let header = serde_json::to_vec(&Header {
             loss: self.loss.to_string(),
             info: self.info.clone(),
@@ -324,7 +329,7 @@ impl Model {
             FIXED_HEADER + header.len() + width * self.weights.len() + last_len + 4,
         );
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&version.to_le_bytes());
+        out.extend_from_slice(&self.format_version().to_le_bytes());
         out.extend_from_slice(&u32::from(precision == Precision::F32).to_le_bytes());
         out.extend_from_slice(&(self.weights.len() as u64).to_le_bytes());
         out.extend_from_slice(&self.bias.to_le_bytes());
@@ -387,6 +392,9 @@ impl Model {
             return Err(bad(format!(
                 "bad header: a resume state in a version {PLAIN_VERSION} file"
             )));
+        }
+        if header.resume.is_some() && width != 8 {
+            return Err(bad("a resume state with f32 weights".into()));
         }
         let has_last = header
             .resume
@@ -462,9 +470,6 @@ impl Model {
                 Some(state)
             }
         };
-        if resume.is_some() && width != 8 {
-            return Err(bad("a resume state with f32 weights".into()));
-        }
         Ok(Model {
             weights,
             bias,
@@ -532,11 +537,7 @@ impl Model {
     /// weights with 1-based feature ids, as in LIBSVM text.
     pub fn to_readable(&self) -> String {
         let mut out = String::new();
-        let version = if self.resume.is_some() {
-            FORMAT_VERSION
-        } else {
-            PLAIN_VERSION
-        };
+        let version = self.format_version();
         out.push_str(&format!("# sparselin model (format version {version})\n"));
         out.push_str(&format!("loss {}\n", self.loss));
         out.push_str(&format!("algorithm {}\n", self.info.algorithm));

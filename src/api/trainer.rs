@@ -615,14 +615,8 @@ impl Trainer {
     /// The initial model's weights and bias over `n` features of data whose columns
     /// `permutation` renumbered (features the model lacks start at 0), if there is one.
     fn initial_iterate(&self, n: usize, permutation: Option<&[u32]>) -> Option<online::Iterate> {
-        self.initial_model.as_ref().map(|model| {
-            let mut weights = model.weights_for(n, permutation).into_owned();
-            weights.resize(n, 0.0);
-            online::Iterate {
-                weights,
-                bias: model.bias,
-            }
-        })
+        (self.initial_model.as_ref())
+            .map(|model| iterate_in_columns(&model.weights, model.bias, n, permutation))
     }
 
     /// The resume state of `model` if this trainer can go on from it with `algorithm` and
@@ -816,17 +810,22 @@ impl Trainer {
         } else if start.is_some() {
             details["initial_model"] = json!(true);
         }
+        // The output moves into the run, and the last iterate beside an average into the
+        // resume state: neither is copied.
+        let (output, last) = match snapshot.averaged {
+            Some(averaged) => (averaged, Some(snapshot.last)),
+            None => (snapshot.last, None),
+        };
         let resume = (self.save_resume || resumed_at.is_some()).then(|| ResumeState {
             steps: resumed_at.unwrap_or(0) + fit.steps,
             rows: data.n_rows() as u64,
             t0: fit.schedule.t0,
             average_start: fit.schedule.average_start,
             bias_rate: fit.schedule.bias_rate,
-            last: snapshot.averaged.is_some().then(|| snapshot.last.clone()),
+            last,
         });
-        let output = snapshot.output();
         let run = Run {
-            weights: output.weights.clone(),
+            weights: output.weights,
             bias: output.bias,
             seconds: fit.seconds,
             examples: fit.steps,
@@ -1057,11 +1056,7 @@ fn resumed_start(
     (m, n): (usize, usize),
     permutation: Option<&[u32]>,
 ) -> online::Start {
-    let columns = |weights: &[f64], bias: f64| {
-        let mut weights = weights_in_columns(weights, n, permutation).into_owned();
-        weights.resize(n, 0.0);
-        online::Iterate { weights, bias }
-    };
+    let columns = |weights: &[f64], bias| iterate_in_columns(weights, bias, n, permutation);
     let output = columns(&model.weights, model.bias);
     let snapshot = match &state.last {
         Some(last) => online::Snapshot {
@@ -1080,6 +1075,19 @@ fn resumed_start(
         steps: state.steps,
         drawn: if same_rows { state.steps } else { 0 },
     }
+}
+
+/// Weights in original feature ids, and a bias, as an iterate over data of `n` columns
+/// numbered by `permutation` (features the weights lack at 0, [`weights_in_columns`]).
+fn iterate_in_columns(
+    weights: &[f64],
+    bias: f64,
+    n: usize,
+    permutation: Option<&[u32]>,
+) -> online::Iterate {
+    let mut weights = weights_in_columns(weights, n, permutation).into_owned();
+    weights.resize(n, 0.0);
+    online::Iterate { weights, bias }
 }
 
 /// What one family's run hands back before the weights are mapped to original ids.
