@@ -28,6 +28,7 @@
 //! ```
 
 mod cross_validation;
+mod one_vs_rest;
 mod trainer;
 
 use std::fmt;
@@ -45,9 +46,10 @@ use crate::online;
 
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
-pub use crate::model::{Model, Precision};
+pub use crate::model::{Model, OneVsRest, Precision, SavedModel};
 pub use cross_validation::{CrossValidation, Fold};
-pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, Trainer, Training};
+pub use one_vs_rest::{class_probabilities, class_scores, evaluate_one_vs_rest, predict_classes};
+pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.
 #[derive(Debug, thiserror::Error)]

@@ -5,12 +5,12 @@ use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
-use crate::data::SampleWeighted;
+use crate::data::{ClassVsRest, SampleWeighted};
 use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
 use crate::lao::{self, LaoConfig, SmoothedInsensitive};
 use crate::loss::{ClassWeightError, ClassWeighting, ClassWeights, WeightedLoss};
-use crate::model::{ResumeState, TrainingInfo, weights_in_columns, weights_to_original};
+use crate::model::{OneVsRest, ResumeState, TrainingInfo, weights_in_columns, weights_to_original};
 use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
 
@@ -80,6 +80,10 @@ pub const MAX_THREADS: usize = 1024;
 pub trait Monitor: online::Observer + Send {
     /// After each iteration of a batch solver.
     fn iteration(&mut self, _progress: &batch::Progress) {}
+
+    /// Before one-vs-rest training ([`Trainer::train_one_vs_rest`]) trains class `class`,
+    /// the `index`-th (from 0) of `classes`.
+    fn class_start(&mut self, _class: f64, _index: usize, _classes: usize) {}
 }
 
 impl Monitor for () {}
@@ -94,6 +98,17 @@ pub struct Training {
     pub seconds: f64,
     /// Examples processed: steps (online), rows × passes over the data (batch), examples
     /// (attribute-efficient).
+    pub examples: u64,
+}
+
+/// A finished one-vs-rest training: the classifier and what its classes' runs cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneVsRestTraining {
+    /// One model per class, in original feature ids.
+    pub classifier: OneVsRest,
+    /// Seconds of training, summed over the classes (as [`Training::seconds`]).
+    pub seconds: f64,
+    /// Examples processed, summed over the classes (as [`Training::examples`]).
     pub examples: u64,
 }
 
@@ -410,6 +425,77 @@ impl Trainer {
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<Training, Error> {
+        self.check_settings()?;
+        let weighted = self.weighted_loss_across(data, reducer)?;
+        let permutation = data.feature_permutation();
+        let (run, details) = match self.learner {
+            Learner::AttributeEfficient(algo) if reducer.size() > 1 => {
+                return Err(Error::Config(format!("{algo} has no distributed version")));
+            }
+            Learner::AttributeEfficient(algo) => self.train_lao(algo, weighted.loss(), data)?,
+            _ => self.run_learner(data, permutation, weighted, reducer, monitor)?,
+        };
+        self.finish(run, details, weighted, permutation, reducer)
+    }
+
+    /// One binary model per class of `data`, each trained with these settings on the class
+    /// against the rest ([`ClassVsRest`]): liblinear's multiclass `-s 0..3`, scikit-learn's
+    /// `OneVsRestClassifier`. The classes are the labels' distinct values, which must be whole
+    /// numbers, at least two; `monitor` is told each class as its training starts. For a
+    /// classification loss of an online learner or batch solver, on one process, without
+    /// class weights, an initial model or a resume state (each refused).
+    pub fn train_one_vs_rest<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        monitor: &mut M,
+    ) -> Result<OneVsRestTraining, Error> {
+        self.check_settings()?;
+        let loss = self.training_loss();
+        if let Learner::AttributeEfficient(algo) = self.learner {
+            return Err(Error::Config(format!(
+                "{algo} is a regression: one-vs-rest trains the online learners and batch solvers"
+            )));
+        }
+        if !loss.is_classification() {
+            return Err(Error::Config(format!(
+                "one-vs-rest trains a classifier per class, and {loss} loss is a regression"
+            )));
+        }
+        let refused = [
+            (self.class_weighting.is_some(), "class weights"),
+            (self.initial_model.is_some(), "an initial model"),
+            (self.resume.is_some(), "a resumed run"),
+            (self.save_resume, "a resume state"),
+        ];
+        if let Some((_, what)) = refused.iter().find(|(set, _)| *set) {
+            return Err(Error::Config(format!(
+                "one-vs-rest training does not take {what}"
+            )));
+        }
+        let classes = class_labels(data)?;
+        let weighted = WeightedLoss::from(loss);
+        let permutation = data.feature_permutation();
+        let (mut models, mut seconds, mut examples) = (Vec::new(), 0.0, 0);
+        for (k, &class) in classes.iter().enumerate() {
+            monitor.class_start(class, k, classes.len());
+            let rows = ClassVsRest::new(data, class);
+            let (run, details) = self.run_learner(&rows, permutation, weighted, &Local, monitor)?;
+            let training = self.finish(run, details, weighted, permutation, &Local)?;
+            models.push(training.model);
+            seconds += training.seconds;
+            examples += training.examples;
+        }
+        let classifier = OneVsRest::new(classes, models).map_err(Error::Config)?;
+        Ok(OneVsRestTraining {
+            classifier,
+            seconds,
+            examples,
+        })
+    }
+
+    /// The settings' own checks, before any data is read: those the learner does not use,
+    /// and values out of range.
+    fn check_settings(&self) -> Result<(), Error> {
         self.refuse_settings_that_do_not_apply()?;
         if let Some(threads) = self.threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
             return Err(Error::Config(format!(
@@ -421,41 +507,61 @@ impl Trainer {
                 "averages per epoch must be at least 1".into(),
             ));
         }
-        let loss = self.training_loss();
-        if let Loss::EpsilonInsensitive(eps) = loss
+        if let Loss::EpsilonInsensitive(eps) = self.training_loss()
             && !(eps >= 0.0 && eps.is_finite())
         {
             return Err(Error::Config(format!(
                 "the ε of the ε-insensitive loss must be a non-negative number, got {eps}"
             )));
         }
-        let weighted = self.weighted_loss_across(data, reducer)?;
-        let class_weights = weighted.class_weights();
+        Ok(())
+    }
+
+    /// The online learner or batch solver run on `data`'s rows, weighed by the sample
+    /// weights if any.
+    fn run_learner<M: Monitor, E: Examples>(
+        &self,
+        data: &E,
+        permutation: Option<&[u32]>,
+        weighted: WeightedLoss,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<(Run, serde_json::Value), Error> {
         let rows = match &self.sample_weights {
             Some(weights) => {
                 Some(SampleWeighted::new(data, weights).map_err(|e| Error::Config(e.to_string()))?)
             }
             None => None,
         };
-        let permutation = data.feature_permutation();
-        let (run, mut details) = match (self.learner, &rows) {
+        match (self.learner, &rows) {
             (Learner::Online(algorithm), None) => {
-                self.train_online(algorithm, weighted, data, permutation, reducer, monitor)?
+                self.train_online(algorithm, weighted, data, permutation, reducer, monitor)
             }
             (Learner::Online(algorithm), Some(rows)) => {
-                self.train_online(algorithm, weighted, rows, permutation, reducer, monitor)?
+                self.train_online(algorithm, weighted, rows, permutation, reducer, monitor)
             }
             (Learner::Batch(algorithm), None) => {
-                self.train_batch(algorithm, weighted, data, permutation, reducer, monitor)?
+                self.train_batch(algorithm, weighted, data, permutation, reducer, monitor)
             }
             (Learner::Batch(algorithm), Some(rows)) => {
-                self.train_batch(algorithm, weighted, rows, permutation, reducer, monitor)?
+                self.train_batch(algorithm, weighted, rows, permutation, reducer, monitor)
             }
-            (Learner::AttributeEfficient(algo), _) if reducer.size() > 1 => {
-                return Err(Error::Config(format!("{algo} has no distributed version")));
+            (Learner::AttributeEfficient(algo), _) => {
+                unreachable!("{algo} is trained by train_lao")
             }
-            (Learner::AttributeEfficient(algo), _) => self.train_lao(algo, loss, data)?,
-        };
+        }
+    }
+
+    /// The model of a finished run, in original feature ids, with what it was trained with;
+    /// an error if it diverged.
+    fn finish(
+        &self,
+        run: Run,
+        mut details: serde_json::Value,
+        weighted: WeightedLoss,
+        permutation: Option<&[u32]>,
+        reducer: &dyn Reducer,
+    ) -> Result<Training, Error> {
         if let Some(weights) = &self.sample_weights {
             // Over every rank's rows (one sum, which every rank makes).
             let zero = weights.iter().filter(|&&s| s == 0.0).count();
@@ -476,7 +582,7 @@ impl Trainer {
                 },
             });
         }
-        let to_original = |weights: Vec<f64>| match data.feature_permutation() {
+        let to_original = |weights: Vec<f64>| match permutation {
             Some(permutation) => weights_to_original(&weights, permutation),
             None => weights,
         };
@@ -493,12 +599,12 @@ impl Trainer {
         let model = Model {
             weights,
             bias: run.bias,
-            loss,
+            loss: weighted.loss(),
             info: TrainingInfo {
                 algorithm: self.learner.to_string(),
                 lambda: if lao { 0.0 } else { self.lambda },
                 regularize_bias: self.regularize_bias && !lao,
-                class_weights,
+                class_weights: weighted.class_weights(),
                 details: details.as_object().cloned().unwrap_or_default(),
             },
             resume,
@@ -1100,6 +1206,33 @@ struct Run {
     resume: Option<ResumeState>,
 }
 
+/// The classes of one-vs-rest training: the distinct labels of `data`, increasing. An error
+/// unless they are whole numbers (real-valued labels are a regression's) and at least two.
+fn class_labels(data: &ExampleSet) -> Result<Vec<f64>, Error> {
+    let mut classes = crate::metrics::labels(data);
+    if let Some(y) = classes
+        .iter()
+        .find(|y| !(y.is_finite() && y.fract() == 0.0))
+    {
+        return Err(Error::Config(format!(
+            "one-vs-rest takes class numbers as labels, and {y} is not a whole number (a \
+             real-valued label calls for a regression loss)"
+        )));
+    }
+    classes.sort_unstable_by(f64::total_cmp);
+    // -0 sorts just before 0, which it equals: one class.
+    classes.dedup();
+    if classes.len() < 2 {
+        return Err(Error::Config(format!(
+            "one-vs-rest needs at least two classes, and every label is {}",
+            classes
+                .first()
+                .map_or("absent (no rows)".into(), |c| c.to_string())
+        )));
+    }
+    Ok(classes)
+}
+
 /// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0
 /// as +1 and any other as −1, so that ±1 and 0/1 labels both work. An error unless both
 /// classes occur (counted over all ranks) and the labels take at most two values (on each
@@ -1127,7 +1260,8 @@ fn count_two_classes(
         });
         return Err(Error::Config(format!(
             "{loss} loss is binary classification, but the labels take more than two values \
-             ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1)"
+             ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1), or train a model \
+             per class (Trainer::train_one_vs_rest)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

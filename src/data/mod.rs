@@ -10,8 +10,10 @@
 //! * [`dataset`] — a directory of shards with a manifest (per-column arrays in raw files,
 //!   [`columns`]); [`writer`] builds one atomically.
 //! * [`sample_weights`] — per-row weights of the loss, paired with a set of rows.
+//! * [`class_vs_rest`] — a multiclass set seen as one class against the others.
 
 pub mod chunk;
+pub mod class_vs_rest;
 pub mod columns;
 pub mod convert;
 pub mod csr;
@@ -28,6 +30,7 @@ pub mod stream;
 pub mod synth;
 pub mod writer;
 
+pub use class_vs_rest::ClassVsRest;
 pub use csr::{CsrError, CsrMatrix, Examples, Row, ValueVec};
 pub use dataset::{Dataset, DatasetExamples, DatasetRows, Manifest};
 pub use error::DataError;

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use sparselin::api;
 use sparselin::data::{Examples, SampleWeighted, sample_weights};
-use sparselin::metrics::{Evaluation, evaluate};
-use sparselin::model::Model;
+use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate};
+use sparselin::model::SavedModel;
 
 use crate::input::{TextArgs, read_examples, refuse_multiclass};
 use crate::number::decimal;
@@ -31,27 +32,46 @@ pub struct Args {
 
 /// Evaluate and print.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let model = Model::load(&args.model)?;
+    let model = SavedModel::load(&args.model)?;
     let data = read_examples(&args.data, None, args.text)?;
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",
         sparselin::data::error::name(&args.data)
     );
-    refuse_multiclass(model.loss, &data, &args.data, "labels")?;
-    let weights = model.weights_for(data.n_features(), data.feature_permutation());
-    let loss = model.weighted_loss()?;
-    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
-    let evaluation = match &args.sample_weights {
+    let row_weights = match &args.sample_weights {
         Some(path) => {
             let row_weights = sample_weights::read(path)?;
-            let rows = SampleWeighted::new(&data, &row_weights).with_context(|| {
+            SampleWeighted::new(&data, &row_weights).with_context(|| {
                 format!(
                     "{}: the weights of the rows of {}",
                     path.display(),
                     args.data.display()
                 )
             })?;
+            Some(row_weights)
+        }
+        None => None,
+    };
+    let model = match model {
+        SavedModel::Single(model) => model,
+        SavedModel::OneVsRest(classifier) => {
+            let evaluation = api::evaluate_one_vs_rest(&classifier, &data, row_weights.as_deref())?;
+            if args.json {
+                outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;
+            } else {
+                outln!("{}", describe_classes(&evaluation).trim_end_matches('\n'))?;
+            }
+            return Ok(());
+        }
+    };
+    refuse_multiclass(model.loss, &data, &args.data, "labels")?;
+    let weights = model.weights_for(data.n_features(), data.feature_permutation());
+    let loss = model.weighted_loss()?;
+    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
+    let evaluation = match &row_weights {
+        Some(row_weights) => {
+            let rows = SampleWeighted::new(&data, row_weights)?;
             evaluate(loss, lambda, regularize_bias, &weights, model.bias, &rows)
         }
         None => evaluate(loss, lambda, regularize_bias, &weights, model.bias, &data),
@@ -67,6 +87,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A one-vs-rest classifier's metrics as `name value` lines, then a line per class: its
+/// rows, precision, recall and F1, and its model's objective on the class against the rest.
+fn describe_classes(e: &MulticlassEvaluation) -> String {
+    let mut out = format!("rows {}\nerror_rate {}\n", e.rows, decimal(e.error_rate, 6));
+    if let Some(f1) = e.macro_f1 {
+        out.push_str(&format!("macro_f1 {}\n", decimal(f1, 6)));
+    }
+    if e.unknown_labels > 0 {
+        out.push_str(&format!("unknown_labels {}\n", e.unknown_labels));
+    }
+    for c in &e.classes {
+        let metric = |name: &str, value: Option<f64>| match value {
+            Some(v) => format!(" {name} {}", decimal(v, 6)),
+            None => format!(" {name} -"),
+        };
+        out.push_str(&format!(
+            "class {} rows {} predicted {}{}{}{} objective {}\n",
+            c.class,
+            c.rows,
+            c.predicted,
+            metric("precision", c.precision),
+            metric("recall", c.recall),
+            metric("f1", c.f1),
+            decimal(c.one_vs_rest.objective, 10)
+        ));
+    }
+    out
 }
 
 /// The metrics as `name value` lines.

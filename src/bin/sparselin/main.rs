@@ -42,6 +42,7 @@ mod trace;
 mod train;
 #[cfg(feature = "mpi")]
 mod train_mpi;
+mod train_one_vs_rest;
 mod verify;
 
 use std::io;

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
+use sparselin::api;
 use sparselin::data::Examples;
 use sparselin::loss::logistic;
 use sparselin::metrics;
-use sparselin::model::Model;
+use sparselin::model::SavedModel;
 use sparselin::output::{OutputFile, would_replace};
 
 use crate::input::{TextArgs, read_examples};
@@ -23,12 +24,14 @@ pub struct Args {
     data: PathBuf,
     #[command(flatten)]
     text: TextArgs,
-    /// Print raw scores w·x + b instead of labels (classification) or values (regression).
+    /// Print raw scores w·x + b instead of labels (classification) or values (regression);
+    /// for a one-vs-rest classifier, each class's score on one line, in the classes' order.
     #[arg(long, conflicts_with = "probabilities")]
     scores: bool,
     /// Print P(label = +1) = 1/(1 + e^(−score)) instead of labels: for models trained with
     /// `--loss log` only, the one loss whose scores are log-odds (as liblinear's `-b 1` and
-    /// scikit-learn's `predict_proba`).
+    /// scikit-learn's `predict_proba`); for a one-vs-rest classifier, each class's, in the
+    /// classes' order (each class's logistic probability, normalized to sum to 1).
     #[arg(long)]
     probabilities: bool,
     /// Write the lines to this file instead of standard output (as liblinear's
@@ -48,19 +51,22 @@ enum Output {
 
 /// Print one line per row.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let model = Model::load(&args.model)?;
+    let model = SavedModel::load(&args.model)?;
     let output = match (args.scores, args.probabilities) {
         (true, _) => Output::Scores,
         (_, true) => Output::Probabilities,
         _ => Output::Predictions,
     };
-    if matches!(output, Output::Probabilities) && !model.loss.gives_probabilities() {
+    let loss = match &model {
+        SavedModel::Single(model) => model.loss,
+        SavedModel::OneVsRest(classifier) => classifier.models()[0].loss,
+    };
+    if matches!(output, Output::Probabilities) && !loss.gives_probabilities() {
         bail!(
             "{}: --probabilities needs a model trained with --loss log, and this one was \
-             trained with {} loss, whose scores are not log-odds (use --scores for the raw \
+             trained with {loss} loss, whose scores are not log-odds (use --scores for the raw \
              scores)",
             args.model.display(),
-            model.loss
         );
     }
     if let Some(path) = &args.output {
@@ -75,14 +81,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let data = read_examples(&args.data, None, args.text)?;
-    let weights = model.weights_for(data.n_features(), data.feature_permutation());
-    let lines = metrics::scores(&weights, model.bias, &data)
-        .into_iter()
-        .map(|score| match output {
-            Output::Predictions => model.prediction(score),
-            Output::Scores => score,
-            Output::Probabilities => logistic(score),
-        });
+    let lines: Box<dyn Iterator<Item = String>> = match &model {
+        SavedModel::Single(model) => {
+            let weights = model.weights_for(data.n_features(), data.feature_permutation());
+            let scores = metrics::scores(&weights, model.bias, &data);
+            Box::new(scores.into_iter().map(move |score| {
+                match output {
+                    Output::Predictions => model.prediction(score),
+                    Output::Scores => score,
+                    Output::Probabilities => logistic(score),
+                }
+                .to_string()
+            }))
+        }
+        // A line per row: its class, or each class's score or probability in the order of
+        // the classes (which `sparselin show` lists).
+        SavedModel::OneVsRest(classifier) => match output {
+            Output::Predictions => Box::new(
+                api::predict_classes(classifier, &data)
+                    .into_iter()
+                    .map(|class| class.to_string()),
+            ),
+            Output::Scores => {
+                let scores = api::class_scores(classifier, &data);
+                Box::new((0..data.n_rows()).map(move |i| joined(scores.iter().map(|c| c[i]))))
+            }
+            Output::Probabilities => Box::new(
+                api::class_probabilities(classifier, &data)
+                    .expect("a log-loss classifier gives probabilities")
+                    .into_iter()
+                    .map(|row| joined(row.into_iter())),
+            ),
+        },
+    };
     match &args.output {
         None => {
             let mut out = BufWriter::new(std::io::stdout().lock());
@@ -98,10 +129,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// One value per line.
-fn write_lines(out: &mut impl Write, values: impl Iterator<Item = f64>) -> std::io::Result<()> {
-    for value in values {
-        writeln!(out, "{value}")?;
+/// Values separated by spaces.
+fn joined(values: impl Iterator<Item = f64>) -> String {
+    values.map(|v| v.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// One line each.
+fn write_lines(out: &mut impl Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
+    for line in lines {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

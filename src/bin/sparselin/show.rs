@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use sparselin::data::stream::open_text;
 use sparselin::kernels::dense;
-use sparselin::model::Model;
+use sparselin::model::{Model, OneVsRest, SavedModel};
 
 use crate::number::decimal;
 
@@ -32,21 +32,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let model = Model::load(&args.model)?;
+    let model = match SavedModel::load(&args.model)? {
+        SavedModel::Single(model) => model,
+        SavedModel::OneVsRest(classifier) => return show_classes(&args, &classifier),
+    };
     let top = model.largest_weights(args.top);
     let names = match &args.names {
         Some(path) => read_names(path, &top.iter().map(|&(j, _)| j + 1).collect())?,
         None => HashMap::new(),
     };
-    let nonzero = model.weights.iter().filter(|&&w| w != 0.0).count();
-    let l1: f64 = model.weights.iter().map(|w| w.abs()).sum();
-    let l2 = dense::norm2(&model.weights).sqrt();
+    let Summary { nonzero, l1, l2 } = Summary::of(&model);
     let info = &model.info;
     if args.json {
-        let largest: Vec<_> = top
-            .iter()
-            .map(|&(j, w)| json!({ "feature": j + 1, "weight": w, "name": names.get(&(j + 1)) }))
-            .collect();
+        let largest = largest_json(&top, &names);
         let summary = json!({
             "model": args.model,
             "loss": model.loss.to_string(),
@@ -104,13 +102,134 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             r.bias_rate
         )?;
     }
-    if !top.is_empty() {
-        let name_column = if names.is_empty() { "" } else { "  name" };
-        outln!("largest weights  (1-based feature id: weight{name_column})")?;
-        for (j, w) in top {
-            let name = names.get(&(j + 1)).map_or("", String::as_str);
-            outln!("{:>10}: {:>14}  {name}", j + 1, decimal(w, 6))?;
+    print_largest(&top, &names, "")
+}
+
+/// A one-vs-rest classifier: its classes and shared settings, then each class's model as
+/// [`run`] shows one (its training details, size, norms, bias and largest weights).
+fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
+    let tops: Vec<_> = (classifier.models().iter())
+        .map(|model| model.largest_weights(args.top))
+        .collect();
+    let names = match &args.names {
+        Some(path) => {
+            let wanted = tops.iter().flatten().map(|&(j, _)| j + 1).collect();
+            read_names(path, &wanted)?
         }
+        None => HashMap::new(),
+    };
+    let first = &classifier.models()[0];
+    let info = &first.info;
+    let summaries: Vec<_> = (classifier.classes().iter())
+        .zip(classifier.models())
+        .zip(&tops)
+        .map(|((&class, model), top)| (class, Summary::of(model), model, top))
+        .collect();
+    if args.json {
+        let classes: Vec<_> = summaries
+            .iter()
+            .map(|(class, summary, model, top)| {
+                json!({
+                    "class": class,
+                    "details": model.info.details,
+                    "nonzero_weights": summary.nonzero,
+                    "l1_norm": summary.l1,
+                    "l2_norm": summary.l2,
+                    "bias": model.bias,
+                    "largest": largest_json(top, &names),
+                })
+            })
+            .collect();
+        let summary = json!({
+            "model": args.model,
+            "one_vs_rest": true,
+            "loss": first.loss.to_string(),
+            "algorithm": info.algorithm,
+            "lambda": info.lambda,
+            "regularize_bias": info.regularize_bias,
+            "features": classifier.n_features(),
+            "classes": classes,
+        });
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
+        return Ok(());
+    }
+    outln!("model            {}", args.model.display())?;
+    outln!(
+        "one-vs-rest      {} classes: {}",
+        classifier.classes().len(),
+        (classifier.classes().iter())
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )?;
+    outln!("loss             {}", first.loss)?;
+    outln!("algorithm        {}", info.algorithm)?;
+    outln!("lambda           {:e}", info.lambda)?;
+    outln!("regularize_bias  {}", info.regularize_bias)?;
+    outln!("features         {}", classifier.n_features())?;
+    // The details every class shares (the settings) once; each class's own (its iterations,
+    // its stop) under it.
+    let shared = |key: &String, value: &serde_json::Value| {
+        (classifier.models().iter()).all(|m| m.info.details.get(key) == Some(value))
+    };
+    for (key, value) in info.details.iter().filter(|(k, v)| shared(k, v)) {
+        outln!("{key:<16} {value}")?;
+    }
+    for (class, summary, model, top) in summaries {
+        outln!("class {class}")?;
+        for (key, value) in (model.info.details.iter()).filter(|(k, v)| !shared(k, v)) {
+            outln!("  {key:<16} {value}")?;
+        }
+        outln!("  non-zero         {}", summary.nonzero)?;
+        outln!(
+            "  norms            |w|_1 {}, |w|_2 {}",
+            decimal(summary.l1, 6),
+            decimal(summary.l2, 6)
+        )?;
+        outln!("  bias             {}", decimal(model.bias, 6))?;
+        print_largest(top, &names, "  ")?;
+    }
+    Ok(())
+}
+
+/// A model's count of non-zero weights and its norms.
+struct Summary {
+    nonzero: usize,
+    l1: f64,
+    l2: f64,
+}
+
+impl Summary {
+    fn of(model: &Model) -> Summary {
+        Summary {
+            nonzero: model.weights.iter().filter(|&&w| w != 0.0).count(),
+            l1: model.weights.iter().map(|w| w.abs()).sum(),
+            l2: dense::norm2(&model.weights).sqrt(),
+        }
+    }
+}
+
+/// The largest weights as JSON objects: 1-based feature id, weight, and name if known.
+fn largest_json(top: &[(usize, f64)], names: &HashMap<usize, String>) -> Vec<serde_json::Value> {
+    top.iter()
+        .map(|&(j, w)| json!({ "feature": j + 1, "weight": w, "name": names.get(&(j + 1)) }))
+        .collect()
+}
+
+/// The largest weights as lines of `id: weight  name`, under a heading, each `indent`ed.
+fn print_largest(
+    top: &[(usize, f64)],
+    names: &HashMap<usize, String>,
+    indent: &str,
+) -> anyhow::Result<()> {
+    if top.is_empty() {
+        return Ok(());
+    }
+    let name_column = if names.is_empty() { "" } else { "  name" };
+    outln!("{indent}largest weights  (1-based feature id: weight{name_column})")?;
+    for &(j, w) in top {
+        let name = names.get(&(j + 1)).map_or("", String::as_str);
+        outln!("{indent}{:>10}: {:>14}  {name}", j + 1, decimal(w, 6))?;
     }
     Ok(())
 }

@@ -408,12 +408,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     // The attribute-efficient learners are regressions, whatever --loss says.
-    let classifies = !matches!(args.algo.learner(), Learner::AttributeEfficient(_));
+    let classifies = !matches!(args.algo.learner(), Learner::AttributeEfficient(_))
+        && args.loss.is_classification();
+    let trainer = trainer(&args)?;
+    let rows = weighted_rows(&args, &trainer, data)?;
+    if classifies && metrics::more_than_two_values(&metrics::labels(data)).is_some() {
+        return crate::train_one_vs_rest::run(&args, &trainer, data, test.as_ref());
+    }
     if let (Some(test), Some(path), true) = (&test, &args.test, classifies) {
         refuse_multiclass(args.loss, test, path, "test labels")?;
     }
-    let trainer = trainer(&args)?;
-    let rows = weighted_rows(&args, &trainer, data)?;
     // The weights the epochs' objectives need; without --class-weight there is nothing to
     // compute (and the classes are counted once, by the training).
     let loss = match args.class_weight {
@@ -1045,7 +1049,9 @@ fn report(
 
 /// A batch solver's stop other than `converged` (online learners stop after their steps and
 /// record none).
-fn unconverged_stop(details: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+pub(crate) fn unconverged_stop(
+    details: &serde_json::Map<String, serde_json::Value>,
+) -> Option<&str> {
     details
         .get("stop")
         .and_then(|stop| stop.as_str())

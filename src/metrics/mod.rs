@@ -1,8 +1,13 @@
 //! How good a linear model is on a data set: the objective F(w, b) of MATH.md §1, and the
-//! usual test metrics (error rate, AUC, precision, recall and F1, log loss, RMSE).
+//! usual test metrics (error rate, AUC, precision, recall and F1, log loss, RMSE), and those
+//! of a multiclass classifier ([`MulticlassEvaluation`]).
 //!
 //! Scores are computed row-parallel (rayon) into a vector and every sum is taken serially in
 //! row order, so results do not depend on the thread count.
+
+mod classes;
+
+pub use classes::{ClassMetrics, MulticlassEvaluation, evaluate_classes};
 
 use rayon::prelude::*;
 use sparselin_kernels::{Values, dense, sparse};

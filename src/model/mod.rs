@@ -16,7 +16,8 @@
 //! | 4 | CRC-32 (crc32fast) of every byte before it |
 //!
 //! Version 2 added the resume state; a model without one is written as version 1 (the same
-//! bytes), so that earlier builds still read it.
+//! bytes), so that earlier builds still read it. Version 3 is a one-vs-rest classifier, a file
+//! of such files ([`one_vs_rest`]); [`SavedModel::load`] reads any version.
 //!
 //! Files are written to a temporary name in the target directory and renamed into place, so a
 //! reader never sees a half-written model. Weights are indexed by the feature ids of the data
@@ -33,6 +34,10 @@ use crate::data::Row;
 use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
 use crate::online::Iterate;
+
+pub mod one_vs_rest;
+
+pub use one_vs_rest::{ONE_VS_REST_VERSION, OneVsRest, SavedModel};
 
 /// The first bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"SPLNMODL";
@@ -361,10 +366,17 @@ impl Model {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         let version = u32_at(8);
+        if version == ONE_VS_REST_VERSION {
+            return Err(bad(format!(
+                "holds a one-vs-rest classifier of {} classes, not one model: read it with \
+                 OneVsRest::load or SavedModel::load",
+                u32_at(12)
+            )));
+        }
         if !(PLAIN_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(bad(format!(
                 "model format version {version}, this build reads versions \
-                 {PLAIN_VERSION} to {FORMAT_VERSION}"
+                 {PLAIN_VERSION} to {ONE_VS_REST_VERSION}"
             )));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);

@@ -1,0 +1,102 @@
+//! Scoring, predicting and evaluating with a one-vs-rest classifier ([`OneVsRest`]), the
+//! multiclass counterparts of [`super::scores`], [`super::predict`] and the binary metrics.
+
+use super::{ExampleSet, Examples, OneVsRest};
+use crate::data::{ClassVsRest, SampleWeighted};
+use crate::metrics::{self, MulticlassEvaluation};
+
+/// Every row's score under each class's model: `scores[k][i]` is class k's w·x_i + b.
+pub fn class_scores(classifier: &OneVsRest, data: &ExampleSet) -> Vec<Vec<f64>> {
+    classifier
+        .models()
+        .iter()
+        .map(|model| super::scores(model, data))
+        .collect()
+}
+
+/// The class each row is predicted to be ([`OneVsRest::prediction`]), in row order.
+pub fn predict_classes(classifier: &OneVsRest, data: &ExampleSet) -> Vec<f64> {
+    let scores = class_scores(classifier, data);
+    by_row(&scores, data.n_rows())
+        .map(|row| classifier.prediction(&row))
+        .collect()
+}
+
+/// Each row's probability of each class ([`OneVsRest::probabilities`]), rows in order, the
+/// classes' in the classifier's order; `None` unless its models were trained with log loss.
+pub fn class_probabilities(classifier: &OneVsRest, data: &ExampleSet) -> Option<Vec<Vec<f64>>> {
+    if !classifier.models()[0].loss.gives_probabilities() {
+        return None;
+    }
+    let scores = class_scores(classifier, data);
+    by_row(&scores, data.n_rows())
+        .map(|row| classifier.probabilities(&row))
+        .collect()
+}
+
+/// The classifier's metrics on `data`: error rate, each class's precision, recall and F1,
+/// and each class's model evaluated on its class against the rest (the objective it
+/// minimized, weighing the rows by `sample_weights` if given, one per row).
+pub fn evaluate_one_vs_rest(
+    classifier: &OneVsRest,
+    data: &ExampleSet,
+    sample_weights: Option<&[f64]>,
+) -> Result<MulticlassEvaluation, super::Error> {
+    let weighted = match sample_weights {
+        Some(weights) => Some(
+            SampleWeighted::new(data, weights).map_err(|e| super::Error::Config(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let scores = class_scores(classifier, data);
+    let labels = metrics::labels(data);
+    let mut one_vs_rest = Vec::with_capacity(scores.len());
+    for ((&class, model), p) in (classifier.classes().iter())
+        .zip(classifier.models())
+        .zip(&scores)
+    {
+        let y: Vec<f64> = labels
+            .iter()
+            .map(|&label| if label == class { 1.0 } else { -1.0 })
+            .collect();
+        let weights = model.weights_for(data.n_features(), data.feature_permutation());
+        let info = &model.info;
+        let mut e = metrics::evaluate_scores(
+            model.loss,
+            info.lambda,
+            info.regularize_bias,
+            &weights,
+            model.bias,
+            p,
+            &y,
+        );
+        if let Some(rows) = &weighted {
+            // The weighted objective, as training minimized it.
+            let view = ClassVsRest::new(rows, class);
+            let w = metrics::evaluate(
+                model.loss,
+                info.lambda,
+                info.regularize_bias,
+                &weights,
+                model.bias,
+                &view,
+            );
+            (e.objective, e.mean_loss) = (w.objective, w.mean_loss);
+        }
+        one_vs_rest.push(e);
+    }
+    let predictions: Vec<f64> = by_row(&scores, data.n_rows())
+        .map(|row| classifier.prediction(&row))
+        .collect();
+    Ok(metrics::evaluate_classes(
+        classifier.classes(),
+        &predictions,
+        &labels,
+        one_vs_rest,
+    ))
+}
+
+/// Per-class score columns read row by row: row i's score under each class.
+fn by_row(scores: &[Vec<f64>], rows: usize) -> impl Iterator<Item = Vec<f64>> + '_ {
+    (0..rows).map(move |i| scores.iter().map(|column| column[i]).collect())
+}

@@ -1,0 +1,165 @@
+//! `sparselin train` on data of more than two classes: one model per class against the rest
+//! ([`Trainer::train_one_vs_rest`]), saved as one classifier file, and its summary.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde_json::json;
+use sparselin::api::{self, Monitor, OneVsRest, Trainer};
+use sparselin::data::{ExampleSet, Examples};
+use sparselin::metrics::MulticlassEvaluation;
+use sparselin::model::Precision;
+use sparselin::online::Observer;
+
+use crate::number::decimal;
+use crate::train::{Args, WeightType, eval_tail, unconverged_stop};
+
+/// Train, save and report a one-vs-rest classifier on `data` (read, and its outputs checked,
+/// by [`crate::train::run`]).
+pub fn run(
+    args: &Args,
+    trainer: &Trainer,
+    data: &ExampleSet,
+    test: Option<&ExampleSet>,
+) -> anyhow::Result<()> {
+    let refused = [
+        (args.readable.is_some(), "--readable"),
+        (args.trace.is_some(), "--trace"),
+        (args.plot.is_some(), "--plot"),
+        (args.class_weight.is_some(), "--class-weight"),
+        (args.initial_model.is_some(), "--initial-model"),
+        (args.save_resume, "--save-resume"),
+        (args.resumed.is_some(), "--resume"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        anyhow::bail!(
+            "{}: the labels take more than two values, so this trains one model per class \
+             (one-vs-rest), which {flag} does not apply to",
+            args.data.display()
+        );
+    }
+    let mut monitor = ClassProgress { quiet: args.quiet };
+    let cpu = cpu_time::ProcessTime::try_now().ok();
+    let training = trainer
+        .train_one_vs_rest(data, &mut monitor)
+        .with_context(|| format!("training on {}", args.data.display()))?;
+    let cpu_seconds = cpu
+        .and_then(|start| start.try_elapsed().ok())
+        .map(|d| d.as_secs_f64());
+    let precision = match args.weights {
+        WeightType::F64 => Precision::F64,
+        WeightType::F32 => Precision::F32,
+    };
+    // The summary describes the classifier as written (in f32, its weights rounded).
+    let name = args.output.as_deref().unwrap_or(Path::new("(model)"));
+    let bytes = training.classifier.encode(precision, name)?;
+    let classifier = OneVsRest::from_bytes(&bytes, name)?;
+    if let Some(path) = &args.output {
+        classifier.save(path, precision)?;
+    }
+    for (class, model) in classifier.classes().iter().zip(classifier.models()) {
+        if let Some(stop) = unconverged_stop(&model.info.details) {
+            errln!(
+                "sparselin: warning: class {class}: {} stopped before converging ({stop} after \
+                 {} iterations); its model is the best iterate found",
+                model.info.algorithm,
+                model.info.details["iterations"]
+            );
+        }
+    }
+    let weights = trainer.sample_weights_given();
+    let train = api::evaluate_one_vs_rest(&classifier, data, weights)?;
+    let test = match test {
+        Some(test) => Some(api::evaluate_one_vs_rest(&classifier, test, None)?),
+        None => None,
+    };
+    let model = &classifier.models()[0];
+    let per_second = training.examples as f64 / training.seconds.max(1e-12);
+    if args.json {
+        let summary = json!({
+            "algorithm": model.info.algorithm,
+            "loss": model.loss.to_string(),
+            "lambda": model.info.lambda,
+            "regularize_bias": model.info.regularize_bias,
+            "classes": classifier.classes(),
+            "sample_weights": args.sample_weights,
+            "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
+            "rows": data.n_rows(),
+            "features": data.n_features(),
+            "nnz": data.nnz(),
+            "seconds": training.seconds,
+            "cpu_seconds": cpu_seconds,
+            "examples_per_second": per_second,
+            "train": train,
+            "test": test,
+            "model": args.output,
+        });
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
+        return Ok(());
+    }
+    outln!(
+        "{} ({}, λ = {:e}{}), one-vs-rest over {} classes: {} examples in {:.3} s ({:.0}/s)",
+        model.info.algorithm,
+        model.loss,
+        model.info.lambda,
+        match &args.sample_weights {
+            Some(path) => format!(", sample weights {}", path.display()),
+            None => String::new(),
+        },
+        classifier.classes().len(),
+        training.examples,
+        training.seconds,
+        per_second
+    )?;
+    for class in &train.classes {
+        let e = &class.one_vs_rest;
+        outln!(
+            "class {}: {} rows, train objective {}{}",
+            class.class,
+            class.rows,
+            decimal(e.objective, 10),
+            eval_tail(e)
+        )?;
+    }
+    outln!("train {}", headline(&train))?;
+    if let Some(test) = &test {
+        outln!("test {}", headline(test))?;
+    }
+    if let Some(path) = &args.output {
+        outln!("model written to {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// "error 0.01234, macro F1 0.9812" (and the rows of labels no class has, if any).
+pub fn headline(e: &MulticlassEvaluation) -> String {
+    let mut line = format!("error {:.5}", e.error_rate);
+    if let Some(f1) = e.macro_f1 {
+        line.push_str(&format!(", macro F1 {f1:.5}"));
+    }
+    if e.unknown_labels > 0 {
+        line.push_str(&format!(
+            ", {} rows of labels no class has",
+            e.unknown_labels
+        ));
+    }
+    line
+}
+
+/// Names each class on standard error as its training starts.
+struct ClassProgress {
+    quiet: bool,
+}
+
+impl Observer for ClassProgress {}
+
+impl Monitor for ClassProgress {
+    fn class_start(&mut self, class: f64, index: usize, classes: usize) {
+        if !self.quiet {
+            errln!(
+                "class {class} against the rest ({} of {classes})",
+                index + 1
+            );
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Metrics of a multiclass classifier's predictions: error rate, and precision, recall and F1
+//! of each class with their macro average (scikit-learn's `classification_report`).
+
+use serde::Serialize;
+
+use super::Evaluation;
+
+/// How a one-vs-rest classifier does on one data set.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MulticlassEvaluation {
+    /// Rows evaluated.
+    pub rows: usize,
+    /// Fraction of rows predicted another class than their label (a label that is none of
+    /// the classifier's classes is always an error).
+    pub error_rate: f64,
+    /// The mean of the classes' F1 over the classes present or predicted.
+    pub macro_f1: Option<f64>,
+    /// Rows whose label is none of the classifier's classes.
+    pub unknown_labels: usize,
+    /// Each class, in the classifier's order.
+    pub classes: Vec<ClassMetrics>,
+}
+
+/// One class of a [`MulticlassEvaluation`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassMetrics {
+    /// The class label.
+    pub class: f64,
+    /// Rows of this label.
+    pub rows: usize,
+    /// Rows predicted to be of this class.
+    pub predicted: usize,
+    /// Of the rows predicted this class, the fraction that are (absent when none is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// Of the rows of this class, the fraction predicted so (absent when there are none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall: Option<f64>,
+    /// Harmonic mean of precision and recall, 2TP/(2TP + FP + FN): 0 when either is
+    /// absent or 0; absent when the class is neither present nor predicted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1: Option<f64>,
+    /// The binary metrics of this class's model on the class against the rest: its
+    /// objective, AUC, … (as `sparselin eval` reports for a binary model).
+    pub one_vs_rest: Evaluation,
+}
+
+/// The error rate, per-class metrics and macro F1 of `predictions` against `labels`, for a
+/// classifier of `classes`; `one_vs_rest[k]` is class k's binary evaluation.
+pub fn evaluate_classes(
+    classes: &[f64],
+    predictions: &[f64],
+    labels: &[f64],
+    one_vs_rest: Vec<Evaluation>,
+) -> MulticlassEvaluation {
+    assert_eq!(predictions.len(), labels.len(), "one prediction per label");
+    assert_eq!(one_vs_rest.len(), classes.len(), "one evaluation per class");
+    let index = |y: f64| classes.iter().position(|&c| c == y);
+    let k = classes.len();
+    let (mut actual, mut predicted, mut right) = (vec![0; k], vec![0; k], vec![0; k]);
+    let (mut wrong, mut unknown) = (0, 0);
+    for (&p, &y) in predictions.iter().zip(labels) {
+        let guess = index(p);
+        if let Some(g) = guess {
+            predicted[g] += 1;
+        }
+        match index(y) {
+            Some(c) => {
+                actual[c] += 1;
+                if guess == Some(c) {
+                    right[c] += 1;
+                } else {
+                    wrong += 1;
+                }
+            }
+            None => {
+                unknown += 1;
+                wrong += 1;
+            }
+        }
+    }
+    let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+    let per_class: Vec<ClassMetrics> = (classes.iter().zip(one_vs_rest).enumerate())
+        .map(|(c, (&class, one_vs_rest))| {
+            let precision = ratio(right[c], predicted[c]);
+            let recall = ratio(right[c], actual[c]);
+            // 2TP/(2TP + FP + FN): 0 for a class present and never predicted, or predicted
+            // and never present (as scikit-learn counts it).
+            let f1 = ratio(2 * right[c], predicted[c] + actual[c]);
+            ClassMetrics {
+                class,
+                rows: actual[c],
+                predicted: predicted[c],
+                precision,
+                recall,
+                f1,
+                one_vs_rest,
+            }
+        })
+        .collect();
+    let f1s: Vec<f64> = per_class.iter().filter_map(|c| c.f1).collect();
+    MulticlassEvaluation {
+        rows: labels.len(),
+        error_rate: wrong as f64 / labels.len().max(1) as f64,
+        macro_f1: (!f1s.is_empty()).then(|| f1s.iter().sum::<f64>() / f1s.len() as f64),
+        unknown_labels: unknown,
+        classes: per_class,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blank() -> Evaluation {
+        super::super::evaluate_scores(crate::loss::Loss::Hinge, 0.0, false, &[], 0.0, &[], &[])
+    }
+
+    #[test]
+    fn counts_errors_per_class_metrics_and_unknown_labels() {
+        let classes = [1.0, 2.0, 3.0];
+        // labels:      1    1    2    2    3    7 (unknown)
+        // predictions: 1    2    2    2    1    3
+        let labels = [1.0, 1.0, 2.0, 2.0, 3.0, 7.0];
+        let predictions = [1.0, 2.0, 2.0, 2.0, 1.0, 3.0];
+        let e = evaluate_classes(&classes, &predictions, &labels, vec![blank(); 3]);
+        assert_eq!((e.rows, e.unknown_labels), (6, 1));
+        assert_eq!(e.error_rate, 3.0 / 6.0);
+        let c: Vec<_> = e.classes.iter().map(|c| (c.rows, c.predicted)).collect();
+        assert_eq!(c, [(2, 2), (2, 3), (1, 1)]);
+        assert_eq!(e.classes[0].precision, Some(0.5));
+        assert_eq!(e.classes[0].recall, Some(0.5));
+        assert_eq!(e.classes[1].precision, Some(2.0 / 3.0));
+        assert_eq!(e.classes[1].recall, Some(1.0));
+        assert_eq!(e.classes[1].f1, Some(0.8));
+        // Class 3: predicted once (wrongly, for the unknown label), its one row missed.
+        assert_eq!(e.classes[2].f1, Some(0.0));
+        let macro_f1 = (0.5 + 0.8 + 0.0) / 3.0;
+        assert!((e.macro_f1.unwrap() - macro_f1).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_class_present_and_never_predicted_scores_f1_0() {
+        let e = evaluate_classes(&[1.0, 2.0], &[1.0, 1.0], &[1.0, 2.0], vec![blank(); 2]);
+        assert_eq!(
+            (e.classes[1].precision, e.classes[1].recall),
+            (None, Some(0.0))
+        );
+        assert_eq!(e.classes[1].f1, Some(0.0));
+        assert_eq!(e.macro_f1, Some((2.0 / 3.0 + 0.0) / 2.0));
+    }
+
+    #[test]
+    fn a_class_neither_present_nor_predicted_has_no_f1_and_no_part_in_the_mean() {
+        let e = evaluate_classes(&[1.0, 2.0, 3.0], &[1.0, 2.0], &[1.0, 2.0], vec![blank(); 3]);
+        assert_eq!(e.error_rate, 0.0);
+        assert_eq!(e.classes[0].f1, Some(1.0));
+        assert_eq!(e.classes[2].f1, None);
+        assert_eq!((e.classes[2].precision, e.classes[2].recall), (None, None));
+        assert_eq!(e.macro_f1, Some(1.0));
+    }
+}

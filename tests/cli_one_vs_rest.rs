@@ -1,0 +1,266 @@
+//! `sparselin train / predict / eval / show` on data of more than two classes: one model per
+//! class against the rest, end to end.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "{o:?}");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn assert_clean_failure(out: &Output, message: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(err.contains(message), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Four classes (−1, 0, 2, 7), each around its own pair of features out of six, with a noise
+/// feature; `odd` relabels every 50th row as class 9, which the training data never has.
+fn write_classes(path: &Path, rows: usize, odd: bool) {
+    let classes = [2, -1, 7, 0];
+    let mut text = String::new();
+    for i in 0..rows {
+        let k = (i * 7 + i / 5) % 4;
+        let jitter = ((i * 37) % 11) as f64 / 11.0 - 0.5;
+        let label = if odd && i % 50 == 0 { 9 } else { classes[k] };
+        // Entries may come in any order in LIBSVM text: they are sorted.
+        text.push_str(&format!(
+            "{label} {}:{} {}:{} {}:0.2\n",
+            k + 1,
+            1.0 + 0.5 * jitter,
+            (k + 1) % 6 + 1,
+            0.3 - jitter,
+            7 + i % 9
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn lines(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+#[test]
+fn a_classifier_of_four_classes_trains_predicts_evaluates_and_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 400, false);
+    write_classes(Path::new(&p("test.svm")), 200, true);
+    let (train, test, model) = (p("train.svm"), p("test.svm"), p("c.model"));
+    let out = sparselin(&[
+        "train", &train, "--algo", "sublbfgs", "--lambda", "1e-3", "--test", &test, "-o", &model,
+    ]);
+    let summary = stdout(&out);
+    assert!(summary.contains("one-vs-rest over 4 classes"), "{summary}");
+    assert!(
+        summary.contains("class 7: 80 rows, train objective"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(", 4 rows of labels no class has"),
+        "{summary}"
+    );
+    let progress = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        progress.contains("class -1 against the rest (1 of 4)"),
+        "{progress}"
+    );
+
+    // Predictions are classes; scores are a column per class, in the classes' order, and
+    // the prediction is the class of the highest.
+    let predicted = stdout(&sparselin(&["predict", &model, &test]));
+    let scores = stdout(&sparselin(&["predict", &model, &test, "--scores"]));
+    let classes = [-1.0, 0.0, 2.0, 7.0];
+    for (class, row) in lines(&predicted).iter().zip(lines(&scores)) {
+        let row: Vec<f64> = row.split(' ').map(|s| s.parse().unwrap()).collect();
+        assert_eq!(row.len(), 4);
+        let best = (0..4).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
+        assert_eq!(class.parse::<f64>().unwrap(), classes[best]);
+    }
+    // The error rate counts the predictions that are not the label (class 9 always is).
+    let labels: Vec<f64> = std::fs::read_to_string(&test)
+        .unwrap()
+        .lines()
+        .map(|line| line.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let wrong = lines(&predicted)
+        .iter()
+        .zip(&labels)
+        .filter(|(p, y)| p.parse::<f64>().unwrap() != **y)
+        .count();
+    let eval: serde_json::Value =
+        serde_json::from_str(&stdout(&sparselin(&["eval", &model, &test, "--json"]))).unwrap();
+    assert_eq!(eval["error_rate"], wrong as f64 / 200.0);
+    assert_eq!(eval["unknown_labels"], 4);
+    assert_eq!(eval["classes"].as_array().unwrap().len(), 4);
+    assert!((4..20).contains(&wrong), "{wrong} of 200 wrong");
+    let text = stdout(&sparselin(&["eval", &model, &test]));
+    assert!(text.starts_with("rows 200\nerror_rate "), "{text}");
+    assert!(text.contains("\nclass 2 rows "), "{text}");
+    // Hinge scores are no probabilities.
+    let out = sparselin(&["predict", &model, &test, "--probabilities"]);
+    assert_clean_failure(
+        &out,
+        "--probabilities needs a model trained with --loss log",
+    );
+
+    // A class whose solver stops early is named in a warning, as a binary model is.
+    let early = p("early.model");
+    let out = sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "sublbfgs",
+        "--max-iter",
+        "2",
+        "--quiet",
+        "-o",
+        &early,
+    ]);
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warned.contains("warning: class 2: sublbfgs stopped before converging"),
+        "{warned}"
+    );
+
+    let show = stdout(&sparselin(&["show", &model, "--top", "2"]));
+    assert!(
+        show.contains("one-vs-rest      4 classes: -1 0 2 7"),
+        "{show}"
+    );
+    assert!(show.contains("class 7\n"), "{show}");
+    let show: serde_json::Value =
+        serde_json::from_str(&stdout(&sparselin(&["show", &model, "--json"]))).unwrap();
+    assert_eq!(show["classes"][3]["class"], 7.0);
+    assert_eq!(show["features"], 15);
+}
+
+#[test]
+fn log_loss_gives_each_class_a_probability_and_f32_weights_are_rounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 300, false);
+    let (train, model) = (p("train.svm"), p("c.model"));
+    let out = sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-3",
+        "--weights",
+        "f32",
+        "-o",
+        &model,
+        "--json",
+        "--quiet",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["classes"], serde_json::json!([-1.0, 0.0, 2.0, 7.0]));
+    assert!(summary["train"]["error_rate"].as_f64().unwrap() < 0.05);
+    let probabilities = stdout(&sparselin(&["predict", &model, &train, "--probabilities"]));
+    for row in lines(&probabilities) {
+        let p: Vec<f64> = row.split(' ').map(|s| s.parse().unwrap()).collect();
+        assert_eq!(p.len(), 4);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{row}");
+    }
+    // The summary describes the model as written: its f32 weights score the same error.
+    let eval: serde_json::Value =
+        serde_json::from_str(&stdout(&sparselin(&["eval", &model, &train, "--json"]))).unwrap();
+    assert_eq!(eval["error_rate"], summary["train"]["error_rate"]);
+    assert_eq!(
+        eval["classes"][1]["one_vs_rest"]["objective"],
+        summary["train"]["classes"][1]["one_vs_rest"]["objective"]
+    );
+}
+
+#[test]
+fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 300, false);
+    let (train, data) = (p("train.svm"), p("data"));
+    stdout(&sparselin(&[
+        "convert",
+        &train,
+        &data,
+        "--renumber",
+        "--quiet",
+    ]));
+    let args = [
+        "--algo",
+        "asgd",
+        "--threads",
+        "1",
+        "--epochs",
+        "3",
+        "--quiet",
+    ];
+    let (text_model, data_model) = (p("text.model"), p("data.model"));
+    let from_text = [&["train", &train, "-o", &text_model][..], &args].concat();
+    let from_data = [&["train", &data, "-o", &data_model][..], &args].concat();
+    stdout(&sparselin(&from_text));
+    stdout(&sparselin(&from_data));
+    let scores = |model: &str| stdout(&sparselin(&["predict", model, &train, "--scores"]));
+    let (text, renumbered) = (scores(&text_model), scores(&data_model));
+    for (a, b) in lines(&text).iter().zip(lines(&renumbered)) {
+        let (a, b): (Vec<f64>, Vec<f64>) = (
+            a.split(' ').map(|s| s.parse().unwrap()).collect(),
+            b.split(' ').map(|s| s.parse().unwrap()).collect(),
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "{a:?} vs {b:?}");
+        }
+    }
+}
+
+#[test]
+fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 60, false);
+    let (train, model, readable, trace) = (p("train.svm"), p("c.model"), p("c.txt"), p("t.csv"));
+    let refused = [
+        (&["--readable", &readable][..], "--readable"),
+        (&["--trace", &trace][..], "--trace"),
+        (&["--class-weight", "balanced"][..], "--class-weight"),
+        (&["--save-resume"][..], "--save-resume"),
+    ];
+    for (flags, named) in refused {
+        let args = [&["train", &train, "-o", &model][..], flags].concat();
+        let out = sparselin(&args);
+        assert_clean_failure(
+            &out,
+            &format!("one-vs-rest), which {named} does not apply to"),
+        );
+        assert!(!Path::new(&model).exists(), "{named}");
+    }
+    // A one-vs-rest model is no binary model to resume or start from.
+    stdout(&sparselin(&["train", &train, "-o", &model, "--quiet"]));
+    for flag in ["--resume", "--initial-model"] {
+        let out = sparselin(&["train", &train, flag, &model, "-o", &p("next.model")]);
+        assert_clean_failure(&out, "holds a one-vs-rest classifier of 4 classes");
+    }
+    // Sample weights must be one per row, as for a binary model.
+    std::fs::write(p("w.txt"), "1\n2\n").unwrap();
+    let out = sparselin(&[
+        "train",
+        &train,
+        "--sample-weights",
+        &p("w.txt"),
+        "-o",
+        &p("w.model"),
+    ]);
+    assert_clean_failure(&out, "w.txt: the weights of the training rows");
+}
