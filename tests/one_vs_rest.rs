@@ -280,3 +280,38 @@ fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folde
         );
     }
 }
+
+#[test]
+fn the_classifier_is_the_same_whatever_the_classes_run_on() {
+    let data = set(four_classes(240));
+    let asgd = || Trainer::new(Learner::ASGD).lambda(1e-3).epochs(2);
+    let sublbfgs = || {
+        Trainer::new(Learner::Batch(Algorithm::SubLbfgs))
+            .lambda(1e-3)
+            .max_iterations(40)
+    };
+    // One thread in all (one class at a time), or 2, 3 or 4 classes at once, each on one;
+    // a batch solver also on 8 threads, 2 for each class.
+    let runs = [
+        (
+            asgd(),
+            vec![asgd().threads(1), asgd().threads(2), asgd().threads(4)],
+        ),
+        (
+            sublbfgs().threads(1),
+            vec![sublbfgs(), sublbfgs().threads(3), sublbfgs().threads(8)],
+        ),
+    ];
+    for (reference, others) in runs {
+        let expected = reference
+            .train_one_vs_rest(&data, &mut ())
+            .unwrap()
+            .classifier;
+        for other in others {
+            let got = other.train_one_vs_rest(&data, &mut ()).unwrap().classifier;
+            for (a, b) in expected.models().iter().zip(got.models()) {
+                assert_eq!((&a.weights, a.bias), (&b.weights, b.bias), "{other:?}");
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! [`Trainer`]: one learner of any family with its settings, run on a dataset; what the
 //! `sparselin train` command line and the C ABI build their models with.
 
+use rayon::prelude::*;
 use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
@@ -106,7 +107,8 @@ pub struct Training {
 pub struct OneVsRestTraining {
     /// One model per class, in original feature ids.
     pub classifier: OneVsRest,
-    /// Seconds of training, summed over the classes (as [`Training::seconds`]).
+    /// Wall-clock seconds of training every class (classes train at once where threads
+    /// allow: [`Trainer::train_one_vs_rest`]).
     pub seconds: f64,
     /// Examples processed, summed over the classes (as [`Training::examples`]).
     pub examples: u64,
@@ -441,9 +443,17 @@ impl Trainer {
     /// One binary model per class of `data`, each trained with these settings on the class
     /// against the rest ([`ClassVsRest`]): liblinear's multiclass `-s 0..3`, scikit-learn's
     /// `OneVsRestClassifier`. The classes are the labels' distinct values, which must be whole
-    /// numbers, at least two; `monitor` is told each class as its training starts. For a
-    /// classification loss of an online learner or batch solver, on one process, without
-    /// class weights, an initial model or a resume state (each refused).
+    /// numbers, at least two. For a classification loss of an online learner or batch solver,
+    /// on one process, without class weights, an initial model or a resume state (each
+    /// refused).
+    ///
+    /// Classes train at once on the threads set ([`Trainer::threads`]; every core if not),
+    /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
+    /// each. An online learner without a thread count trains each class on one thread, so
+    /// that the classifier is the same bit for bit on any machine; batch solvers give the
+    /// same result on any number of threads. `monitor` is told each class as its training
+    /// starts; it follows a class's progress only where one class trains at a time (a
+    /// budget of 1 thread).
     pub fn train_one_vs_rest<M: Monitor>(
         &self,
         data: &ExampleSet,
@@ -473,17 +483,42 @@ impl Trainer {
             )));
         }
         let classes = class_labels(data)?;
-        let weighted = WeightedLoss::from(loss);
-        let permutation = data.feature_permutation();
-        let (mut models, mut seconds, mut examples) = (Vec::new(), 0.0, 0);
-        for (k, &class) in classes.iter().enumerate() {
-            monitor.class_start(class, k, classes.len());
-            let rows = ClassVsRest::new(data, class);
-            let (run, details) = self.run_learner(&rows, permutation, weighted, &Local, monitor)?;
-            let training = self.finish(run, details, weighted, permutation, &Local)?;
-            models.push(training.model);
-            seconds += training.seconds;
+        let (at_once, per_class) = self.class_parallelism(classes.len());
+        let trainer = match per_class {
+            Some(threads) => self.clone().threads(threads),
+            None => self.clone(),
+        };
+        let started = std::time::Instant::now();
+        let trainings: Vec<Result<Training, Error>> = if at_once == 1 {
+            let mut trainings = Vec::with_capacity(classes.len());
+            for (k, &class) in classes.iter().enumerate() {
+                monitor.class_start(class, k, classes.len());
+                trainings.push(trainer.train_class(data, class, monitor));
+            }
+            trainings
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(at_once)
+                .build()
+                .map_err(|e| Error::Config(format!("cannot start {at_once} threads: {e}")))?;
+            let monitor = std::sync::Mutex::new(monitor);
+            pool.install(|| {
+                (classes.par_iter().enumerate())
+                    .map(|(k, &class)| {
+                        if let Ok(mut monitor) = monitor.lock() {
+                            monitor.class_start(class, k, classes.len());
+                        }
+                        trainer.train_class(data, class, &mut ())
+                    })
+                    .collect()
+            })
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        let (mut models, mut examples) = (Vec::with_capacity(classes.len()), 0);
+        for training in trainings {
+            let training = training?;
             examples += training.examples;
+            models.push(training.model);
         }
         let classifier = OneVsRest::new(classes, models).map_err(Error::Config)?;
         Ok(OneVsRestTraining {
@@ -491,6 +526,38 @@ impl Trainer {
             seconds,
             examples,
         })
+    }
+
+    /// How one-vs-rest spends the threads: (classes trained at once, threads per class, where
+    /// set). The budget is the threads set, else every core; at most one class per thread
+    /// runs at once, each with an equal share. An online learner without a thread count
+    /// stays on one thread per class (its result then is the single-threaded one, bit for
+    /// bit); batch solvers give the same result on any number.
+    fn class_parallelism(&self, classes: usize) -> (usize, Option<usize>) {
+        let online = matches!(self.learner, Learner::Online(_));
+        let budget = self
+            .threads
+            .unwrap_or_else(rayon::current_num_threads)
+            .max(1);
+        let at_once = budget.min(classes);
+        match (online, self.threads) {
+            (true, None) => (at_once, None),
+            _ => (at_once, Some(budget / at_once)),
+        }
+    }
+
+    /// Class `class` of `data` against the rest, trained with these settings.
+    fn train_class<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        class: f64,
+        monitor: &mut M,
+    ) -> Result<Training, Error> {
+        let weighted = WeightedLoss::from(self.training_loss());
+        let permutation = data.feature_permutation();
+        let rows = ClassVsRest::new(data, class);
+        let (run, details) = self.run_learner(&rows, permutation, weighted, &Local, monitor)?;
+        self.finish(run, details, weighted, permutation, &Local)
     }
 
     /// The settings' own checks, before any data is read: those the learner does not use,
@@ -1260,8 +1327,9 @@ fn count_two_classes(
         });
         return Err(Error::Config(format!(
             "{loss} loss is binary classification, but the labels take more than two values \
-             ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1), or train a model \
-             per class (Trainer::train_one_vs_rest)"
+             ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1); one-vs-rest \
+             training learns more classes (Trainer::train_one_vs_rest, or `sparselin train` \
+             without --cv and --ranks)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

@@ -368,8 +368,8 @@ impl Model {
         let version = u32_at(8);
         if version == ONE_VS_REST_VERSION {
             return Err(bad(format!(
-                "holds a one-vs-rest classifier of {} classes, not one model: read it with \
-                 OneVsRest::load or SavedModel::load",
+                "holds a one-vs-rest classifier of {} classes, not one model (sparselin \
+                 predict, eval and show read it; from Rust, SavedModel::load)",
                 u32_at(12)
             )));
         }
