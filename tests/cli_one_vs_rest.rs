@@ -264,3 +264,44 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
     ]);
     assert_clean_failure(&out, "w.txt: the weights of the training rows");
 }
+
+#[test]
+fn cross_validation_reports_each_fold_and_picks_the_lambda_of_lowest_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 200, false);
+    let train = p("train.svm");
+    let out = stdout(&sparselin(&["train", &train, "--algo", "dcd", "--cv", "4"]));
+    let lines = lines(&out);
+    assert!(
+        lines[0].ends_with(
+            "4-fold cross-validation of 200 rows, one-vs-rest, folds stratified by class"
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("fold 1: trained on 150 rows, held out 50: error "),
+        "{out}"
+    );
+    assert!(lines[5].starts_with("mean over the folds: error "), "{out}");
+    let out = stdout(&sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "dcd",
+        "--cv",
+        "4",
+        "--lambda-grid",
+        "1e2,1e-3",
+        "--json",
+    ]));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // λ = 100 shrinks every weight towards 0: a worse classifier.
+    assert_eq!(report["best_lambda"], 1e-3);
+    assert_eq!(report["one_vs_rest"], true);
+    let errors: Vec<f64> = (report["grid"].as_array().unwrap().iter())
+        .map(|g| g["mean"]["error_rate"].as_f64().unwrap())
+        .collect();
+    assert!(errors[0] > 0.1 && errors[1] < 0.05, "{errors:?}");
+    assert_eq!(report["grid"][1]["folds"].as_array().unwrap().len(), 4);
+}

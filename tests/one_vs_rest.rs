@@ -315,3 +315,50 @@ fn the_classifier_is_the_same_whatever_the_classes_run_on() {
         }
     }
 }
+
+#[test]
+fn cross_validation_deals_each_class_evenly_and_scores_every_row_once() {
+    let data = set(four_classes(240));
+    let labels = metrics::labels(&data);
+    let trainer = Trainer::new(Learner::Batch(Algorithm::Dcd)).lambda(1e-3);
+    let folds = 4;
+    let validation = trainer
+        .cross_validate_one_vs_rest(&data, folds, |_, _| {})
+        .unwrap();
+    assert_eq!(validation.folds.len(), folds);
+    let mut wrong_in_folds = 0.0;
+    for fold in &validation.folds {
+        assert_eq!(fold.train_rows + fold.held_out.rows, 240);
+        for class in &fold.held_out.classes {
+            let all = labels.iter().filter(|&&y| y == class.class).count();
+            let share = all as f64 / folds as f64;
+            assert!(
+                (class.rows as f64 - share).abs() < 1.0,
+                "{} of {all}",
+                class.rows
+            );
+        }
+        wrong_in_folds += fold.held_out.error_rate * fold.held_out.rows as f64;
+    }
+    let predictions = &validation.held_out_predictions;
+    let wrong = predictions
+        .iter()
+        .zip(&labels)
+        .filter(|(p, y)| p != y)
+        .count();
+    assert_eq!(wrong as f64, wrong_in_folds.round());
+    assert!(validation.mean_error_rate() < 0.05);
+    assert!(validation.mean_macro_f1().unwrap() > 0.95);
+    // The seed deals the folds: the same seed, the same result.
+    let again = trainer.cross_validate_one_vs_rest(&data, folds, |_, _| {});
+    assert_eq!(again.unwrap(), validation);
+    // A class of one row is in no fold's training but its own: there, an error.
+    let (mut labels, o, i, v) = four_classes(240);
+    labels[5] = 11.0;
+    let odd = set((labels, o, i, v));
+    let validation = trainer.cross_validate_one_vs_rest(&odd, folds, |_, _| {});
+    let unknown: usize = (validation.unwrap().folds.iter())
+        .map(|f| f.held_out.unknown_labels)
+        .sum();
+    assert_eq!(unknown, 1);
+}

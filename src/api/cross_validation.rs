@@ -9,7 +9,7 @@ use sparselin_kernels::Values;
 
 use super::{Error, ExampleSet, Examples, Trainer};
 use crate::data::{CsrMatrix, Row, ValueVec, sample_weights};
-use crate::metrics::{self, Evaluation};
+use crate::metrics::{self, Evaluation, MulticlassEvaluation};
 use crate::online::sampling::shuffle;
 
 /// One fold: a model trained on the other folds, evaluated on this one.
@@ -32,6 +32,41 @@ pub struct CrossValidation {
     /// probabilities).
     #[serde(skip)]
     pub held_out_scores: Vec<f64>,
+}
+
+/// One fold of a one-vs-rest cross-validation: a classifier trained on the other folds,
+/// evaluated on this one.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClassesFold {
+    /// Rows the classifier was trained on (those of the other folds).
+    pub train_rows: usize,
+    /// The classifier's metrics on the fold's own rows, which it never saw.
+    pub held_out: MulticlassEvaluation,
+}
+
+/// The folds of a one-vs-rest cross-validation, in fold order, and every row's held-out class.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClassesCrossValidation {
+    /// Fold i holds the rows dealt to it (see [`Trainer::cross_validate_one_vs_rest`]).
+    pub folds: Vec<ClassesFold>,
+    /// Row i's class as predicted by the classifier of the fold that held it out.
+    #[serde(skip)]
+    pub held_out_predictions: Vec<f64>,
+}
+
+impl ClassesCrossValidation {
+    /// The held-out error rate averaged over the folds, unweighted (as
+    /// [`CrossValidation::mean`]).
+    pub fn mean_error_rate(&self) -> f64 {
+        let total: f64 = self.folds.iter().map(|f| f.held_out.error_rate).sum();
+        total / self.folds.len() as f64
+    }
+
+    /// The held-out macro F1 averaged over the folds; `None` if a fold has none.
+    pub fn mean_macro_f1(&self) -> Option<f64> {
+        let values: Option<Vec<f64>> = self.folds.iter().map(|f| f.held_out.macro_f1).collect();
+        values.map(|v| v.iter().sum::<f64>() / v.len() as f64)
+    }
 }
 
 impl CrossValidation {
@@ -88,6 +123,91 @@ impl Trainer {
         folds: usize,
         mut done: impl FnMut(usize, &Fold),
     ) -> Result<CrossValidation, Error> {
+        let strata = match self.training_loss().is_classification() {
+            true => Strata::Sign,
+            false => Strata::None,
+        };
+        let mut results = Vec::with_capacity(folds);
+        let mut held_out_scores = vec![0.0; data.n_rows()];
+        self.for_each_fold(data, folds, strata, |fold, trainer, split| {
+            let model = trainer.train(&ExampleSet::Matrix(split.train))?;
+            // The copies keep the data's own column numbering, and so does the model.
+            let scores = metrics::scores(&model.weights, model.bias, &split.held_out);
+            for (&i, &score) in split.held_out_rows.iter().zip(&scores) {
+                held_out_scores[i] = score;
+            }
+            let held_out = metrics::evaluate_scores(
+                model
+                    .weighted_loss()
+                    .map_err(|e| Error::Config(e.to_string()))?,
+                model.info.lambda,
+                model.info.regularize_bias,
+                &model.weights,
+                model.bias,
+                &scores,
+                split.held_out.labels(),
+            );
+            let result = Fold {
+                train_rows: split.train_rows,
+                held_out,
+            };
+            done(fold, &result);
+            results.push(result);
+            Ok(())
+        })?;
+        Ok(CrossValidation {
+            folds: results,
+            held_out_scores,
+        })
+    }
+
+    /// k-fold cross-validation of one-vs-rest training ([`Trainer::train_one_vs_rest`]) on
+    /// data of more than two classes, as [`Trainer::cross_validate`] does for one model: the
+    /// rows dealt to the folds class by class (each label its own stratum), a classifier
+    /// trained on all folds but one and evaluated on that one, `done(i, fold)` called as each
+    /// fold i (from 0) finishes. A class whose rows all fall in one fold is unknown to that
+    /// fold's classifier, and its rows count as errors.
+    pub fn cross_validate_one_vs_rest(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        mut done: impl FnMut(usize, &ClassesFold),
+    ) -> Result<ClassesCrossValidation, Error> {
+        let mut results = Vec::with_capacity(folds);
+        let mut held_out_predictions = vec![0.0; data.n_rows()];
+        self.for_each_fold(data, folds, Strata::Label, |fold, trainer, split| {
+            let train = ExampleSet::Matrix(split.train);
+            let held_out = ExampleSet::Matrix(split.held_out);
+            let classifier = trainer.train_one_vs_rest(&train, &mut ())?.classifier;
+            let predictions = super::predict_classes(&classifier, &held_out);
+            for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {
+                held_out_predictions[i] = class;
+            }
+            let result = ClassesFold {
+                train_rows: split.train_rows,
+                held_out: super::evaluate_one_vs_rest(&classifier, &held_out, None)?,
+            };
+            done(fold, &result);
+            results.push(result);
+            Ok(())
+        })?;
+        Ok(ClassesCrossValidation {
+            folds: results,
+            held_out_predictions,
+        })
+    }
+
+    /// Deal `data`'s rows into `folds` folds by `strata`, then call `each(fold, trainer,
+    /// split)` for each fold in order with the fold's rows copied out and a trainer whose
+    /// sample weights, if any, are its training rows'. An error in a fold is returned as
+    /// [`Error::Fold`], naming it.
+    fn for_each_fold(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        strata: Strata,
+        mut each: impl FnMut(usize, &Trainer, Split) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let m = data.n_rows();
         if folds < 2 || folds > m {
             return Err(Error::Config(format!(
@@ -97,11 +217,8 @@ impl Trainer {
         if let Some(weights) = self.sample_weights_given() {
             sample_weights::check(weights, m).map_err(|e| Error::Config(e.to_string()))?;
         }
-        let stratify = self.training_loss().is_classification();
-        let fold_of = deal(data, stratify, folds, self.seed_used());
+        let fold_of = deal(data, strata, folds, self.seed_used());
         let rows = data.rows();
-        let mut results = Vec::with_capacity(folds);
-        let mut held_out_scores = vec![0.0; m];
         for fold in 0..folds {
             let (mut train, mut held_out) = (RowCopy::new(), RowCopy::new());
             let mut held_out_rows = Vec::with_capacity(m / folds + 1);
@@ -126,65 +243,72 @@ impl Trainer {
                 }
                 None => self,
             };
-            let (train_rows, train, held_out) = (
-                train.labels.len(),
-                train.finish(data.n_features())?,
-                held_out.finish(data.n_features())?,
-            );
-            let model = trainer
-                .train(&ExampleSet::Matrix(train))
-                .map_err(|error| Error::Fold {
-                    fold: fold + 1,
-                    folds,
-                    error: Box::new(error),
-                })?;
-            // The copies keep the data's own column numbering, and so does the model.
-            let scores = metrics::scores(&model.weights, model.bias, &held_out);
-            for (&i, &score) in held_out_rows.iter().zip(&scores) {
-                held_out_scores[i] = score;
-            }
-            let held_out = metrics::evaluate_scores(
-                model
-                    .weighted_loss()
-                    .map_err(|e| Error::Config(e.to_string()))?,
-                model.info.lambda,
-                model.info.regularize_bias,
-                &model.weights,
-                model.bias,
-                &scores,
-                held_out.labels(),
-            );
-            let result = Fold {
-                train_rows,
-                held_out,
+            let split = Split {
+                train_rows: train.labels.len(),
+                train: train.finish(data.n_features())?,
+                held_out: held_out.finish(data.n_features())?,
+                held_out_rows,
             };
-            done(fold, &result);
-            results.push(result);
+            each(fold, trainer, split).map_err(|error| Error::Fold {
+                fold: fold + 1,
+                folds,
+                error: Box::new(error),
+            })?;
         }
-        Ok(CrossValidation {
-            folds: results,
-            held_out_scores,
-        })
+        Ok(())
     }
 }
 
-/// The fold of every row: the rows shuffled (each class on its own when `stratify`, the
-/// classes one after the other) and dealt to folds 0, 1, …, k − 1, 0, 1, … in that order.
-fn deal(data: &ExampleSet, stratify: bool, folds: usize, seed: u64) -> Vec<usize> {
+/// One fold's rows, copied out of the data.
+struct Split {
+    /// How many rows the model is trained on.
+    train_rows: usize,
+    /// The other folds' rows.
+    train: CsrMatrix,
+    /// The fold's own rows.
+    held_out: CsrMatrix,
+    /// The data's index of each held-out row.
+    held_out_rows: Vec<usize>,
+}
+
+/// What the folds are dealt by: every class in about its overall proportion in each fold.
+#[derive(Clone, Copy)]
+enum Strata {
+    /// The rows as one stratum (regression).
+    None,
+    /// Label > 0 and the rest (binary classification).
+    Sign,
+    /// Each label value (one-vs-rest).
+    Label,
+}
+
+/// The fold of every row: the rows shuffled (each stratum on its own, the strata one after
+/// the other) and dealt to folds 0, 1, …, k − 1, 0, 1, … in that order.
+fn deal(data: &ExampleSet, strata: Strata, folds: usize, seed: u64) -> Vec<usize> {
     let labels = metrics::labels(data);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let classes: Vec<Vec<usize>> = if stratify {
-        let positive = |i: &usize| labels[*i] > 0.0;
-        let (plus, minus) = (0..labels.len()).partition(positive);
-        vec![plus, minus]
-    } else {
-        vec![(0..labels.len()).collect()]
+    let groups: Vec<Vec<usize>> = match strata {
+        Strata::None => vec![(0..labels.len()).collect()],
+        Strata::Sign => {
+            let positive = |i: &usize| labels[*i] > 0.0;
+            let (plus, minus) = (0..labels.len()).partition(positive);
+            vec![plus, minus]
+        }
+        Strata::Label => {
+            let mut by_label: Vec<usize> = (0..labels.len()).collect();
+            // Stable: each label's rows in row order, the labels increasing.
+            by_label.sort_by(|&a, &b| labels[a].total_cmp(&labels[b]));
+            by_label
+                .chunk_by(|&a, &b| labels[a] == labels[b])
+                .map(<[usize]>::to_vec)
+                .collect()
+        }
     };
     let mut fold_of = vec![0; labels.len()];
     let mut dealt = 0;
-    for mut class in classes {
-        shuffle(&mut rng, &mut class);
-        for i in class {
+    for mut group in groups {
+        shuffle(&mut rng, &mut group);
+        for i in group {
             fold_of[i] = dealt % folds;
             dealt += 1;
         }
@@ -260,12 +384,12 @@ mod tests {
     fn folds_are_stratified_balanced_and_the_seeds() {
         let set = data(100);
         let labels = metrics::labels(&set);
-        for stratify in [true, false] {
-            let fold_of = deal(&set, stratify, 7, 3);
-            assert_eq!(fold_of, deal(&set, stratify, 7, 3), "same seed, same folds");
+        for strata in [Strata::Sign, Strata::Label, Strata::None] {
+            let fold_of = deal(&set, strata, 7, 3);
+            assert_eq!(fold_of, deal(&set, strata, 7, 3), "same seed, same folds");
             assert_ne!(
                 fold_of,
-                deal(&set, stratify, 7, 4),
+                deal(&set, strata, 7, 4),
                 "another seed, other folds"
             );
             let count = |keep: &dyn Fn(usize) -> bool| -> Vec<usize> {
@@ -280,13 +404,13 @@ mod tests {
                 spread(count(&|_| true)) <= 1,
                 "fold sizes differ by one at most"
             );
-            if stratify {
+            if !matches!(strata, Strata::None) {
                 assert!(spread(count(&|i| labels[i] > 0.0)) <= 1);
                 assert!(spread(count(&|i| labels[i] <= 0.0)) <= 1);
             }
         }
         // Unstratified, the 34 positives fall where the shuffle puts them.
-        let fold_of = deal(&set, false, 7, 3);
+        let fold_of = deal(&set, Strata::None, 7, 3);
         let positives: Vec<usize> = (0..7)
             .map(|f| {
                 (0..100)
@@ -309,7 +433,7 @@ mod tests {
             .cross_validate_each(&set, 4, |i, fold| seen.push((i, fold.clone())))
             .unwrap();
         assert_eq!(seen.len(), 4);
-        let fold_of = deal(&set, true, 4, 5);
+        let fold_of = deal(&set, Strata::Sign, 4, 5);
         let rows = set.rows();
         for (f, fold) in validation.folds.iter().enumerate() {
             assert_eq!(seen[f], (f, fold.clone()));

@@ -47,7 +47,7 @@ use crate::online;
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
 pub use crate::model::{Model, OneVsRest, Precision, SavedModel};
-pub use cross_validation::{CrossValidation, Fold};
+pub use cross_validation::{ClassesCrossValidation, ClassesFold, CrossValidation, Fold};
 pub use one_vs_rest::{class_probabilities, class_scores, evaluate_one_vs_rest, predict_classes};
 pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training};
 

@@ -1329,7 +1329,7 @@ fn count_two_classes(
             "{loss} loss is binary classification, but the labels take more than two values \
              ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1); one-vs-rest \
              training learns more classes (Trainer::train_one_vs_rest, or `sparselin train` \
-             without --cv and --ranks)"
+             on one process)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

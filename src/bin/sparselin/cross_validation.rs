@@ -5,8 +5,10 @@
 use anyhow::Context;
 use serde_json::json;
 
-use sparselin::api::{Examples, Fold, Learner, Trainer};
-use sparselin::metrics::Evaluation;
+use sparselin::api::{
+    ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, Trainer,
+};
+use sparselin::metrics::{self, Evaluation};
 
 use crate::input::read_examples;
 use crate::number::decimal;
@@ -26,6 +28,9 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<f64>>>()?;
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
+    let one_vs_rest = loss.is_classification()
+        && !matches!(learner, Learner::AttributeEfficient(_))
+        && metrics::more_than_two_values(&metrics::labels(&data)).is_some();
     let header = format!(
         "{learner} ({loss}{}{}{}): {folds}-fold cross-validation of {} rows{}",
         match (learner, grid.is_empty()) {
@@ -41,20 +46,15 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             .map(|path| format!(", sample weights {}", path.display()))
             .unwrap_or_default(),
         data.n_rows(),
-        if loss.is_classification() {
-            ", folds stratified by class"
-        } else {
-            ""
+        match (one_vs_rest, loss.is_classification()) {
+            (true, _) => ", one-vs-rest, folds stratified by class",
+            (false, true) => ", folds stratified by class",
+            (false, false) => "",
         }
     );
     // Lines go out as folds finish; the header only once the first has, so that settings
     // the library refuses print nothing.
     let mut lines = Lines::new(!args.json, header);
-    let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &Fold)| {
-        trainer
-            .cross_validate_each(&data, folds, each)
-            .with_context(|| format!("cross-validating on {}", args.data.display()))
-    };
     let mut report = json!({
         "algorithm": learner.to_string(),
         "loss": loss.to_string(),
@@ -63,8 +63,41 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "class_weights": args.class_weight.map(|w| w.to_string()),
         "sample_weights": args.sample_weights,
     });
+    if one_vs_rest {
+        let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &ClassesFold)| {
+            trainer
+                .cross_validate_one_vs_rest(&data, folds, each)
+                .with_context(|| format!("cross-validating on {}", args.data.display()))
+        };
+        report["one_vs_rest"] = json!(true);
+        classes_report(args, &trainer, &grid, validate, &mut lines, &mut report)?;
+    } else {
+        binary_report(args, &trainer, &grid, &data, folds, &mut lines, &mut report)?;
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    }
+    Ok(())
+}
+
+/// Cross-validate one model per fold (at `--lambda` or over the grid), into `lines` and
+/// `report`.
+fn binary_report(
+    args: &Args,
+    trainer: &Trainer,
+    grid: &[f64],
+    data: &ExampleSet,
+    folds: usize,
+    lines: &mut Lines,
+    report: &mut serde_json::Value,
+) -> anyhow::Result<()> {
+    let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &Fold)| {
+        trainer
+            .cross_validate_each(data, folds, each)
+            .with_context(|| format!("cross-validating on {}", args.data.display()))
+    };
     if grid.is_empty() {
-        let validation = validate(&trainer, &mut |i, fold| {
+        let validation = validate(trainer, &mut |i, fold| {
             lines.print(format!(
                 "fold {}: trained on {} rows, held out {}: {}",
                 i + 1,
@@ -75,13 +108,13 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         })?;
         let mean = validation.mean();
         lines.print(format!("mean over the folds: {}", summary(&mean)));
-        lines.result?;
+        lines.written()?;
         report["lambda"] = json!(args.lambda);
         report["folds"] = json!(validation.folds);
         report["mean"] = json!(mean);
     } else {
         let mut results = Vec::with_capacity(grid.len());
-        for &lambda in &grid {
+        for &lambda in grid {
             let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
             let mean = validation.mean();
             lines.print(format!("λ = {lambda:e}: {}", summary(&mean)));
@@ -96,17 +129,78 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             })
             .context("an empty --lambda-grid")?;
         lines.print(format!("best: λ = {best:e}"));
-        lines.result?;
+        lines.written()?;
         report["best_lambda"] = json!(best);
         report["grid"] = results
             .iter()
             .map(|(lambda, folds, mean)| json!({"lambda": lambda, "folds": folds, "mean": mean}))
             .collect();
     }
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    }
     Ok(())
+}
+
+/// Cross-validate a one-vs-rest classifier per fold (at `--lambda` or over the grid), into
+/// `lines` and `report`; the grid's best λ is the one of lowest mean held-out error.
+fn classes_report(
+    args: &Args,
+    trainer: &Trainer,
+    grid: &[f64],
+    validate: impl Fn(
+        &Trainer,
+        &mut dyn FnMut(usize, &ClassesFold),
+    ) -> anyhow::Result<ClassesCrossValidation>,
+    lines: &mut Lines,
+    report: &mut serde_json::Value,
+) -> anyhow::Result<()> {
+    let mean = |v: &ClassesCrossValidation| json!({"error_rate": v.mean_error_rate(), "macro_f1": v.mean_macro_f1()});
+    if grid.is_empty() {
+        let validation = validate(trainer, &mut |i, fold| {
+            lines.print(format!(
+                "fold {}: trained on {} rows, held out {}: {}",
+                i + 1,
+                fold.train_rows,
+                fold.held_out.rows,
+                crate::train_one_vs_rest::headline(&fold.held_out)
+            ));
+        })?;
+        lines.print(format!("mean over the folds: {}", mean_line(&validation)));
+        lines.written()?;
+        report["lambda"] = json!(args.lambda);
+        report["folds"] = json!(validation.folds);
+        report["mean"] = mean(&validation);
+        return Ok(());
+    }
+    let mut results = Vec::with_capacity(grid.len());
+    for &lambda in grid {
+        let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
+        lines.print(format!("λ = {lambda:e}: {}", mean_line(&validation)));
+        results.push((lambda, validation));
+    }
+    // Lowest held-out error; of equals, the larger λ, the simpler model.
+    let (best, _) = results
+        .iter()
+        .min_by(|a, b| {
+            let (a_error, b_error) = (a.1.mean_error_rate(), b.1.mean_error_rate());
+            a_error.total_cmp(&b_error).then(b.0.total_cmp(&a.0))
+        })
+        .context("an empty --lambda-grid")?;
+    lines.print(format!("best: λ = {best:e}"));
+    lines.written()?;
+    report["best_lambda"] = json!(best);
+    report["grid"] = results
+        .iter()
+        .map(|(lambda, v)| json!({"lambda": lambda, "folds": v.folds, "mean": mean(v)}))
+        .collect();
+    Ok(())
+}
+
+/// "error 0.01234, macro F1 0.98765" averaged over the folds.
+fn mean_line(v: &ClassesCrossValidation) -> String {
+    let mut line = format!("error {:.5}", v.mean_error_rate());
+    if let Some(f1) = v.mean_macro_f1() {
+        line.push_str(&format!(", macro F1 {f1:.5}"));
+    }
+    line
 }
 
 /// Text lines printed as they come (when `enabled`), after a header; the first failure to
@@ -124,6 +218,11 @@ impl Lines {
             header: Some(header),
             result: Ok(()),
         }
+    }
+
+    /// The first failure to write, if any (taken: asked again, `Ok`).
+    fn written(&mut self) -> anyhow::Result<()> {
+        std::mem::replace(&mut self.result, Ok(()))
     }
 
     fn print(&mut self, line: String) {
