@@ -41,6 +41,11 @@ typedef enum SlStatus {
 } SlStatus;
 
 /**
+ * A one-vs-rest classifier: a linear model per class.
+ */
+typedef struct SlClassifier SlClassifier;
+
+/**
  * Training data: a dataset directory, a LIBSVM file, or arrays given in memory.
  */
 typedef struct SlDataset SlDataset;
@@ -341,6 +346,88 @@ enum SlStatus sl_model_score_row(const struct SlModel *model,
  * `model` is NULL or a live model handle, not used afterwards.
  */
 void sl_model_free(struct SlModel *model);
+
+/**
+ * Train one model per class of `data` as `config` says (NULL: [`sl_train_config_default`])
+ * into `*out`: liblinear's multiclass training, one class against the rest
+ * ([`Trainer::train_one_vs_rest`]). The labels must be whole numbers, at least two of them;
+ * the config's class weights, initial model and resume settings must be unset.
+ *
+ * # Safety
+ * As [`sl_train`], with `out` valid for one pointer write.
+ */
+enum SlStatus sl_train_one_vs_rest(const struct SlDataset *data,
+                                   const struct SlTrainConfig *config,
+                                   struct SlClassifier **out);
+
+/**
+ * Number of classes of a classifier (0 for NULL).
+ *
+ * # Safety
+ * `classifier` is NULL or a live classifier handle.
+ */
+size_t sl_classifier_class_count(const struct SlClassifier *classifier);
+
+/**
+ * Copy the class labels, increasing, into `out[0..classes]` (`out_len` ≥ classes): the
+ * order of [`sl_classifier_scores`]'s columns.
+ *
+ * # Safety
+ * `classifier` is a live handle; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_classifier_classes(const struct SlClassifier *classifier,
+                                    double *out,
+                                    size_t out_len);
+
+/**
+ * Write each row's predicted class (the class of highest score) into `out[0..rows]`
+ * (`out_len` ≥ rows).
+ *
+ * # Safety
+ * `classifier` and `data` are live handles; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_classifier_predict(const struct SlClassifier *classifier,
+                                    const struct SlDataset *data,
+                                    double *out,
+                                    size_t out_len);
+
+/**
+ * Write every row's score under each class's model, row by row, into
+ * `out[0..rows × classes]` (`out_len` ≥ rows × classes): `out[i × classes + k]` is row i's
+ * w·x + b of class k, in the order of [`sl_classifier_classes`].
+ *
+ * # Safety
+ * `classifier` and `data` are live handles; `out` holds `out_len` writable doubles.
+ */
+enum SlStatus sl_classifier_scores(const struct SlClassifier *classifier,
+                                   const struct SlDataset *data,
+                                   double *out,
+                                   size_t out_len);
+
+/**
+ * Save a classifier file atomically (f64 weights).
+ *
+ * # Safety
+ * `classifier` is a live handle; `path` is a NUL-terminated string.
+ */
+enum SlStatus sl_classifier_save(const struct SlClassifier *classifier, const char *path);
+
+/**
+ * Load a classifier file (written by [`sl_classifier_save`] or `sparselin train` on data of
+ * more than two classes) into `*out`.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `out` is valid for one pointer write.
+ */
+enum SlStatus sl_classifier_load(const char *path, struct SlClassifier **out);
+
+/**
+ * Release a classifier (NULL is ignored).
+ *
+ * # Safety
+ * `classifier` is NULL or a live classifier handle, not used afterwards.
+ */
+void sl_classifier_free(struct SlClassifier *classifier);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,7 +5,7 @@
 //!
 //! * Every function that can fail returns an [`SlStatus`]; on failure a message naming the
 //!   cause is kept per thread and returned by [`sl_last_error`].
-//! * Handles ([`SlDataset`], [`SlModel`]) are created by `sl_*` functions, written through an
+//! * Handles ([`SlDataset`], [`SlModel`], [`SlClassifier`]) are created by `sl_*` functions, written through an
 //!   out-pointer, and released with the matching `*_free`, which accepts NULL.
 //! * Arrays passed in are only read during the call (the data is copied); output arrays are
 //!   owned by the caller, with their length passed alongside.
@@ -28,7 +28,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use crate::api::{
-    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, Precision, Trainer,
+    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, Precision,
+    Trainer,
 };
 use crate::data::ValueVec;
 
@@ -56,6 +57,9 @@ pub struct SlDataset(ExampleSet);
 
 /// A trained linear model.
 pub struct SlModel(Model);
+
+/// A one-vs-rest classifier: a linear model per class.
+pub struct SlClassifier(OneVsRest);
 
 /// Training settings. Start from [`sl_train_config_default`] and change fields. The counts
 /// and limits documented with "0: default" (and the NULL strings) take the learner's
@@ -500,7 +504,7 @@ pub unsafe extern "C" fn sl_predict(
         let model = unsafe { handle(model, "model") }?;
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(data, out, out_len, |data| {
+            fill_rows(data, 1, out, out_len, |data| {
                 Ok(if raw != 0 {
                     api::scores(&model.0, data)
                 } else {
@@ -529,7 +533,7 @@ pub unsafe extern "C" fn sl_predict_probabilities(
         let model = unsafe { handle(model, "model") }?;
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(data, out, out_len, |data| {
+            fill_rows(data, 1, out, out_len, |data| {
                 api::probabilities(&model.0, data).ok_or_else(|| {
                     invalid(format!(
                         "the model was trained with {} loss, whose scores are not log-odds: \
@@ -571,7 +575,7 @@ pub unsafe extern "C" fn sl_cross_validate(
         let trainer = unsafe { trainer(&config) }?;
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(data, out, out_len, |data| {
+            fill_rows(data, 1, out, out_len, |data| {
                 Ok(trainer.cross_validate(data, folds)?.held_out_scores)
             })
         }
@@ -585,6 +589,7 @@ pub unsafe extern "C" fn sl_cross_validate(
 /// `data` is NULL or a live handle; `out` holds `out_len` writable doubles.
 unsafe fn fill_rows(
     data: *const SlDataset,
+    per_row: usize,
     out: *mut f64,
     out_len: usize,
     values: impl FnOnce(&ExampleSet) -> Result<Vec<f64>, Failure>,
@@ -592,20 +597,25 @@ unsafe fn fill_rows(
     // SAFETY: forwarded from this function's contract.
     let data = unsafe { handle(data, "dataset") }?;
     let rows = data.0.n_rows();
-    if rows > 0 && out.is_null() {
+    let needed = rows.saturating_mul(per_row);
+    if needed > 0 && out.is_null() {
         return Err(invalid(format!(
             "the output buffer is NULL, and the dataset has {rows} rows"
         )));
     }
-    if out_len < rows {
-        return Err(invalid(format!(
-            "the output buffer holds {out_len} values, the dataset has {rows} rows"
-        )));
+    if out_len < needed {
+        return Err(invalid(match per_row {
+            1 => format!("the output buffer holds {out_len} values, the dataset has {rows} rows"),
+            _ => format!(
+                "the output buffer holds {out_len} values, the dataset's {rows} rows need \
+                 {per_row} each"
+            ),
+        }));
     }
     let values = values(&data.0)?;
-    if rows > 0 {
-        // SAFETY: non-null, and the caller promises out_len ≥ rows writable doubles.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, rows) };
+    if needed > 0 {
+        // SAFETY: non-null, and the caller promises out_len ≥ needed writable doubles.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, needed) };
         out.copy_from_slice(&values);
     }
     Ok(())
@@ -744,6 +754,177 @@ pub unsafe extern "C" fn sl_model_free(model: *mut SlModel) {
     if !model.is_null() {
         // SAFETY: a handle made by `put` (Box::into_raw), released once, as promised.
         drop(unsafe { Box::from_raw(model) });
+    }
+}
+
+/// Train one model per class of `data` as `config` says (NULL: [`sl_train_config_default`])
+/// into `*out`: liblinear's multiclass training, one class against the rest
+/// ([`Trainer::train_one_vs_rest`]). The labels must be whole numbers, at least two of them;
+/// the config's class weights, initial model and resume settings must be unset.
+///
+/// # Safety
+/// As [`sl_train`], with `out` valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_train_one_vs_rest(
+    data: *const SlDataset,
+    config: *const SlTrainConfig,
+    out: *mut *mut SlClassifier,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let data = unsafe { handle(data, "dataset") }?;
+        // SAFETY: forwarded from this function's contract.
+        let config = unsafe { config.as_ref() }
+            .copied()
+            .unwrap_or_else(|| sl_train_config_default());
+        // SAFETY: forwarded from this function's contract.
+        let trainer = unsafe { trainer(&config) }?;
+        let classifier = trainer.train_one_vs_rest(&data.0, &mut ())?.classifier;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlClassifier(classifier)) }
+    })
+}
+
+/// Number of classes of a classifier (0 for NULL).
+///
+/// # Safety
+/// `classifier` is NULL or a live classifier handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_class_count(classifier: *const SlClassifier) -> usize {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { classifier.as_ref() }.map_or(0, |c| c.0.classes().len())
+}
+
+/// Copy the class labels, increasing, into `out[0..classes]` (`out_len` ≥ classes): the
+/// order of [`sl_classifier_scores`]'s columns.
+///
+/// # Safety
+/// `classifier` is a live handle; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_classes(
+    classifier: *const SlClassifier,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let classes = unsafe { handle(classifier, "classifier") }?.0.classes();
+        if out.is_null() || out_len < classes.len() {
+            return Err(invalid(format!(
+                "the output buffer holds {} values, the classifier has {} classes",
+                if out.is_null() { 0 } else { out_len },
+                classes.len()
+            )));
+        }
+        // SAFETY: non-null, and the caller promises out_len ≥ classes writable doubles.
+        unsafe { std::slice::from_raw_parts_mut(out, classes.len()) }.copy_from_slice(classes);
+        Ok(())
+    })
+}
+
+/// Write each row's predicted class (the class of highest score) into `out[0..rows]`
+/// (`out_len` ≥ rows).
+///
+/// # Safety
+/// `classifier` and `data` are live handles; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_predict(
+    classifier: *const SlClassifier,
+    data: *const SlDataset,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let classifier = unsafe { handle(classifier, "classifier") }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            fill_rows(data, 1, out, out_len, |data| {
+                Ok(api::predict_classes(&classifier.0, data))
+            })
+        }
+    })
+}
+
+/// Write every row's score under each class's model, row by row, into
+/// `out[0..rows × classes]` (`out_len` ≥ rows × classes): `out[i × classes + k]` is row i's
+/// w·x + b of class k, in the order of [`sl_classifier_classes`].
+///
+/// # Safety
+/// `classifier` and `data` are live handles; `out` holds `out_len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_scores(
+    classifier: *const SlClassifier,
+    data: *const SlDataset,
+    out: *mut f64,
+    out_len: usize,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let classifier = unsafe { handle(classifier, "classifier") }?;
+        let classes = classifier.0.classes().len();
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            fill_rows(data, classes, out, out_len, |data| {
+                let columns = api::class_scores(&classifier.0, data);
+                let rows = data.n_rows();
+                Ok((0..rows * classes)
+                    .map(|at| columns[at % classes][at / classes])
+                    .collect())
+            })
+        }
+    })
+}
+
+/// Save a classifier file atomically (f64 weights).
+///
+/// # Safety
+/// `classifier` is a live handle; `path` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_save(
+    classifier: *const SlClassifier,
+    path: *const c_char,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let classifier = unsafe { handle(classifier, "classifier") }?;
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        classifier
+            .0
+            .save(Path::new(path), Precision::F64)
+            .map_err(|e| Error::from(e).into())
+    })
+}
+
+/// Load a classifier file (written by [`sl_classifier_save`] or `sparselin train` on data of
+/// more than two classes) into `*out`.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_load(
+    path: *const c_char,
+    out: *mut *mut SlClassifier,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        let classifier = OneVsRest::load(Path::new(path)).map_err(Error::from)?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, SlClassifier(classifier)) }
+    })
+}
+
+/// Release a classifier (NULL is ignored).
+///
+/// # Safety
+/// `classifier` is NULL or a live classifier handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_classifier_free(classifier: *mut SlClassifier) {
+    if !classifier.is_null() {
+        // SAFETY: a handle made by `put` (Box::into_raw), released once, as promised.
+        drop(unsafe { Box::from_raw(classifier) });
     }
 }
 

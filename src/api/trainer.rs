@@ -1328,8 +1328,8 @@ fn count_two_classes(
         return Err(Error::Config(format!(
             "{loss} loss is binary classification, but the labels take more than two values \
              ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1); one-vs-rest \
-             training learns more classes (Trainer::train_one_vs_rest, or `sparselin train` \
-             on one process)"
+             training learns more classes (Trainer::train_one_vs_rest, sl_train_one_vs_rest \
+             from C, or `sparselin train` on one process)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

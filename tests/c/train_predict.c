@@ -11,6 +11,9 @@
  *    checks the loaded model's scores are identical.
  * 3. Checks that bad input comes back as a status and a message: a missing file, CSR arrays
  *    with an out-of-range index, an unknown learner, a too-short output buffer.
+ * 4. Trains a one-vs-rest classifier on three classes from CSR arrays, checks its classes,
+ *    predictions and per-class scores, and that it saves and loads (to MODEL_PATH.ovr) while
+ *    neither file kind loads as the other.
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -132,6 +135,60 @@ static void errors(void) {
   sl_model_free(NULL);
 }
 
+static void multiclass(const char *binary_model_path, const char *path) {
+  /* Nine rows, three per class (labels 1, 2, 3), class c around feature c - 1. */
+  const double labels[] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
+  const uint64_t offsets[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18};
+  const uint32_t indices[] = {0, 3, 1, 3, 2, 3, 0, 3, 1, 3, 2, 3, 0, 3, 1, 3, 2, 3};
+  const double values[] = {1.0, 0.1, 1.2, 0.2, 0.9, 0.3, 1.1, 0.2, 0.8, 0.1,
+                           1.3, 0.2, 0.7, 0.3, 1.0, 0.3, 1.2, 0.1};
+  SlDataset *data = NULL;
+  CHECK(sl_dataset_from_csr(9, 4, 18, labels, offsets, indices, values, &data) == SL_STATUS_OK,
+        "three classes from CSR arrays");
+  SlTrainConfig config = sl_train_config_default();
+  config.learner = "sublbfgs";
+  config.lambda = 1e-2;
+  SlModel *model = NULL;
+  CHECK(sl_train(data, &config, &model) == SL_STATUS_CONFIG, "sl_train refuses three classes");
+  CHECK(strstr(sl_last_error(), "sl_train_one_vs_rest") != NULL, "and names the way");
+  SlClassifier *classifier = NULL;
+  CHECK(sl_train_one_vs_rest(data, &config, &classifier) == SL_STATUS_OK, "one-vs-rest");
+  CHECK(sl_classifier_class_count(classifier) == 3, "three classes");
+  double classes[3], predicted[9], scores[27], loaded_predicted[9];
+  CHECK(sl_classifier_classes(classifier, classes, 3) == SL_STATUS_OK &&
+            classes[0] == 1 && classes[1] == 2 && classes[2] == 3,
+        "the classes, increasing");
+  CHECK(sl_classifier_classes(classifier, classes, 2) == SL_STATUS_INVALID_ARGUMENT,
+        "a too-short class buffer");
+  CHECK(sl_classifier_predict(classifier, data, predicted, 9) == SL_STATUS_OK, "predict");
+  CHECK(sl_classifier_scores(classifier, data, scores, 26) == SL_STATUS_INVALID_ARGUMENT,
+        "a score buffer short of rows x classes");
+  CHECK(strstr(sl_last_error(), "need 3 each") != NULL, "the message says why");
+  CHECK(sl_classifier_scores(classifier, data, scores, 27) == SL_STATUS_OK, "scores");
+  for (int i = 0; i < 9; i++) {
+    CHECK(predicted[i] == labels[i], "each row predicted its class");
+    int best = 0;
+    for (int k = 1; k < 3; k++)
+      if (scores[3 * i + k] > scores[3 * i + best]) best = k;
+    CHECK(classes[best] == predicted[i], "the prediction is the class of highest score");
+  }
+  CHECK(sl_classifier_save(classifier, path) == SL_STATUS_OK, "save the classifier");
+  SlClassifier *loaded = NULL;
+  CHECK(sl_classifier_load(path, &loaded) == SL_STATUS_OK, "load the classifier");
+  CHECK(sl_classifier_predict(loaded, data, loaded_predicted, 9) == SL_STATUS_OK &&
+            memcmp(predicted, loaded_predicted, sizeof predicted) == 0,
+        "the loaded classifier predicts the same");
+  CHECK(sl_model_load(path, &model) == SL_STATUS_MODEL, "a classifier is no model");
+  CHECK(strstr(sl_last_error(), "one-vs-rest classifier of 3 classes") != NULL, "it says so");
+  SlClassifier *not_one = NULL;
+  CHECK(sl_classifier_load(binary_model_path, &not_one) == SL_STATUS_MODEL,
+        "a model is no classifier");
+  sl_classifier_free(loaded);
+  sl_classifier_free(classifier);
+  sl_classifier_free(NULL);
+  sl_dataset_free(data);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s DATA.svm MODEL_PATH\n", argv[0]);
@@ -169,6 +226,10 @@ int main(int argc, char **argv) {
   sl_model_free(loaded);
   sl_model_free(model);
   sl_dataset_free(data);
+
+  char classifier_path[4096];
+  snprintf(classifier_path, sizeof classifier_path, "%s.ovr", argv[2]);
+  multiclass(argv[2], classifier_path);
   if (failures > 0) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;
