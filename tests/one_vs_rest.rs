@@ -291,12 +291,15 @@ fn the_classifier_is_the_same_whatever_the_classes_run_on() {
             .max_iterations(40)
     };
     // One thread in all (one class at a time), or 2, 3 or 4 classes at once, each on one;
-    // a batch solver also on 8 threads, 2 for each class.
+    // a batch solver also on 8 threads, 2 for each class; an online learner without Hogwild
+    // workers on one thread per class, whatever the budget.
+    let naive = || Trainer::new(Learner::Online(online::Algorithm::NaiveSgd)).epochs(2);
     let runs = [
         (
             asgd(),
             vec![asgd().threads(1), asgd().threads(2), asgd().threads(4)],
         ),
+        (naive(), vec![naive().threads(3), naive().threads(8)]),
         (
             sublbfgs().threads(1),
             vec![sublbfgs(), sublbfgs().threads(3), sublbfgs().threads(8)],

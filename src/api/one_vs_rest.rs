@@ -1,6 +1,8 @@
 //! Scoring, predicting and evaluating with a one-vs-rest classifier ([`OneVsRest`]), the
 //! multiclass counterparts of [`super::scores`], [`super::predict`] and the binary metrics.
 
+use rayon::prelude::*;
+
 use super::{ExampleSet, Examples, OneVsRest};
 use crate::data::{ClassVsRest, SampleWeighted};
 use crate::metrics::{self, MulticlassEvaluation};
@@ -14,11 +16,29 @@ pub fn class_scores(classifier: &OneVsRest, data: &ExampleSet) -> Vec<Vec<f64>> 
         .collect()
 }
 
-/// The class each row is predicted to be ([`OneVsRest::prediction`]), in row order.
+/// The class each row is predicted to be ([`OneVsRest::prediction`]), in row order. Each
+/// row is read once and scored by every class's model, so memory stays one value per row
+/// whatever the number of classes.
 pub fn predict_classes(classifier: &OneVsRest, data: &ExampleSet) -> Vec<f64> {
-    let scores = class_scores(classifier, data);
-    by_row(&scores, data.n_rows())
-        .map(|row| classifier.prediction(&row))
+    let weights: Vec<_> = (classifier.models().iter())
+        .map(|model| model.weights_for(data.n_features(), data.feature_permutation()))
+        .collect();
+    let rows = data.rows();
+    (0..rows.n_rows())
+        .into_par_iter()
+        .map_init(
+            || Vec::with_capacity(weights.len()),
+            |scores, i| {
+                let row = rows.row(i);
+                row.prefetch_following();
+                scores.clear();
+                scores.extend(
+                    (weights.iter().zip(classifier.models()))
+                        .map(|(w, model)| metrics::row_score(w, model.bias, &row)),
+                );
+                classifier.prediction(scores)
+            },
+        )
         .collect()
 }
 

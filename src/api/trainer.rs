@@ -532,16 +532,17 @@ impl Trainer {
     /// set). The budget is the threads set, else every core; at most one class per thread
     /// runs at once, each with an equal share. An online learner without a thread count
     /// stays on one thread per class (its result then is the single-threaded one, bit for
-    /// bit); batch solvers give the same result on any number.
+    /// bit), and so does one without Hogwild workers; batch solvers give the same result on
+    /// any number.
     fn class_parallelism(&self, classes: usize) -> (usize, Option<usize>) {
-        let online = matches!(self.learner, Learner::Online(_));
         let budget = self
             .threads
             .unwrap_or_else(rayon::current_num_threads)
             .max(1);
         let at_once = budget.min(classes);
-        match (online, self.threads) {
-            (true, None) => (at_once, None),
+        match (self.learner, self.threads) {
+            (Learner::Online(_), None) => (at_once, None),
+            (Learner::Online(a), Some(_)) if !a.has_hogwild() => (at_once, Some(1)),
             _ => (at_once, Some(budget / at_once)),
         }
     }

@@ -25,9 +25,14 @@ pub fn scores<E: Examples>(weights: &[f64], bias: f64, data: &E) -> Vec<f64> {
         .map(|i| {
             let row = data.row(i);
             row.prefetch_following();
-            known_features_dot(weights, &row) + bias
+            row_score(weights, bias, &row)
         })
         .collect()
+}
+
+/// w·x + b of one row, features beyond `weights` weighing 0 (as [`scores`] scores each row).
+pub(crate) fn row_score(weights: &[f64], bias: f64, row: &Row<'_>) -> f64 {
+    known_features_dot(weights, row) + bias
 }
 
 /// w·x over the features `weights` holds (a row's bound, proven once for its dataset, usually
