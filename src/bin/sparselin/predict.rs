@@ -1,6 +1,7 @@
 //! `sparselin predict MODEL DATA [-o FILE]`: one prediction (or score, or probability) per
 //! row, on stdout or into a file written whole or not at all.
 
+use std::fmt::Display;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
@@ -81,39 +82,41 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let data = read_examples(&args.data, None, args.text)?;
-    let lines: Box<dyn Iterator<Item = String>> = match &model {
+    match &model {
         SavedModel::Single(model) => {
             let weights = model.weights_for(data.n_features(), data.feature_permutation());
             let scores = metrics::scores(&weights, model.bias, &data);
-            Box::new(scores.into_iter().map(move |score| {
-                match output {
+            emit(
+                &args,
+                scores.into_iter().map(|score| match output {
                     Output::Predictions => model.prediction(score),
                     Output::Scores => score,
                     Output::Probabilities => logistic(score),
-                }
-                .to_string()
-            }))
+                }),
+            )
         }
         // A line per row: its class, or each class's score or probability in the order of
         // the classes (which `sparselin show` lists).
         SavedModel::OneVsRest(classifier) => match output {
-            Output::Predictions => Box::new(
-                api::predict_classes(classifier, &data)
-                    .into_iter()
-                    .map(|class| class.to_string()),
-            ),
+            Output::Predictions => emit(&args, api::predict_classes(classifier, &data).into_iter()),
             Output::Scores => {
                 let scores = api::class_scores(classifier, &data);
-                Box::new((0..data.n_rows()).map(move |i| joined(scores.iter().map(|c| c[i]))))
+                emit(
+                    &args,
+                    (0..data.n_rows()).map(|i| joined(scores.iter().map(|c| c[i]))),
+                )
             }
-            Output::Probabilities => Box::new(
-                api::class_probabilities(classifier, &data)
-                    .expect("a log-loss classifier gives probabilities")
-                    .into_iter()
-                    .map(|row| joined(row.into_iter())),
-            ),
+            Output::Probabilities => {
+                let rows = api::class_probabilities(classifier, &data)
+                    .expect("a log-loss classifier gives probabilities");
+                emit(&args, rows.into_iter().map(|row| joined(row.into_iter())))
+            }
         },
-    };
+    }
+}
+
+/// Write `lines` to standard output or, with `-o`, to the file (whole or not at all).
+fn emit(args: &Args, lines: impl Iterator<Item = impl Display>) -> anyhow::Result<()> {
     match &args.output {
         None => {
             let mut out = BufWriter::new(std::io::stdout().lock());
@@ -135,7 +138,10 @@ fn joined(values: impl Iterator<Item = f64>) -> String {
 }
 
 /// One line each.
-fn write_lines(out: &mut impl Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
+fn write_lines(
+    out: &mut impl Write,
+    lines: impl Iterator<Item = impl Display>,
+) -> std::io::Result<()> {
     for line in lines {
         writeln!(out, "{line}")?;
     }

@@ -55,7 +55,8 @@ pub fn run(
     let bytes = training.classifier.encode(precision, name)?;
     let classifier = OneVsRest::from_bytes(&bytes, name)?;
     if let Some(path) = &args.output {
-        classifier.save(path, precision)?;
+        sparselin::output::write_file(path, &bytes)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     for (class, model) in classifier.classes().iter().zip(classifier.models()) {
         if let Some(stop) = unconverged_stop(&model.info.details) {
