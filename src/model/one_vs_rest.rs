@@ -127,7 +127,16 @@ impl OneVsRest {
             .iter()
             .map(|&s| self.models[0].probability(s))
             .collect::<Option<_>>()?;
-        let total: f64 = p.iter().sum();
+        let mut total: f64 = p.iter().sum();
+        if total == 0.0 {
+            // Every σ(s) underflowed (all scores below about −745), where σ(s) = e^s to
+            // within rounding: their ratios are e^(s_k − max s).
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            p.iter_mut()
+                .zip(scores)
+                .for_each(|(x, &s)| *x = (s - max).exp());
+            total = p.iter().sum();
+        }
         p.iter_mut().for_each(|x| *x /= total);
         Some(p)
     }
@@ -199,7 +208,8 @@ impl OneVsRest {
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        let mut models = Vec::with_capacity(k);
+        // Not sized by the count read: a count no file holds must not allocate.
+        let mut models = Vec::new();
         for &class in &classes {
             let what = format!("class {class}'s model");
             let len = u64::from_le_bytes(take(8, &what)?.try_into().unwrap());
@@ -350,6 +360,12 @@ mod tests {
         let sigma = |s: f64| 1.0 / (1.0 + (-s).exp());
         let total = sigma(2.0) + sigma(-1.0) + sigma(0.0);
         assert!((p[0] - sigma(2.0) / total).abs() < 1e-15);
+        // Where every σ underflows, their ratios e^(s_k − s_j) still hold.
+        let p = classifier.probabilities(&[-800.0, -801.0, -900.0]).unwrap();
+        let e = (-1.0f64).exp();
+        assert!((p[0] - 1.0 / (1.0 + e)).abs() < 1e-15, "{p:?}");
+        assert!((p[1] - e / (1.0 + e)).abs() < 1e-15, "{p:?}");
+        assert!(p[2] > 0.0 && p[2] < 1e-40, "{p:?}");
     }
 
     #[test]
