@@ -120,14 +120,7 @@ fn binary_report(
             lines.print(format!("λ = {lambda:e}: {}", summary(&mean)));
             results.push((lambda, validation.folds, mean));
         }
-        // Lowest held-out error (RMSE); of equals, the larger λ, the simpler model.
-        let (best, _, _) = results
-            .iter()
-            .min_by(|a, b| {
-                let (a_score, b_score) = (headline_metric(&a.2), headline_metric(&b.2));
-                a_score.total_cmp(&b_score).then(b.0.total_cmp(&a.0))
-            })
-            .context("an empty --lambda-grid")?;
+        let best = best_lambda(results.iter().map(|r| (r.0, headline_metric(&r.2))))?;
         lines.print(format!("best: λ = {best:e}"));
         lines.written()?;
         report["best_lambda"] = json!(best);
@@ -176,14 +169,7 @@ fn classes_report(
         lines.print(format!("λ = {lambda:e}: {}", mean_line(&validation)));
         results.push((lambda, validation));
     }
-    // Lowest held-out error; of equals, the larger λ, the simpler model.
-    let (best, _) = results
-        .iter()
-        .min_by(|a, b| {
-            let (a_error, b_error) = (a.1.mean_error_rate(), b.1.mean_error_rate());
-            a_error.total_cmp(&b_error).then(b.0.total_cmp(&a.0))
-        })
-        .context("an empty --lambda-grid")?;
+    let best = best_lambda(results.iter().map(|(l, v)| (*l, v.mean_error_rate())))?;
     lines.print(format!("best: λ = {best:e}"));
     lines.written()?;
     report["best_lambda"] = json!(best);
@@ -192,6 +178,15 @@ fn classes_report(
         .map(|(lambda, v)| json!({"lambda": lambda, "folds": v.folds, "mean": mean(v)}))
         .collect();
     Ok(())
+}
+
+/// The λ of the lowest held-out score (error, or RMSE for regression) of `(λ, score)`
+/// pairs; of equals, the larger λ, the simpler model.
+fn best_lambda(scores: impl Iterator<Item = (f64, f64)>) -> anyhow::Result<f64> {
+    scores
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(b.0.total_cmp(&a.0)))
+        .map(|(lambda, _)| lambda)
+        .context("an empty --lambda-grid")
 }
 
 /// "error 0.01234, macro F1 0.98765" averaged over the folds.
