@@ -234,7 +234,6 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
     let refused = [
         (&["--readable", &readable][..], "--readable"),
         (&["--trace", &trace][..], "--trace"),
-        (&["--class-weight", "balanced"][..], "--class-weight"),
         (&["--save-resume"][..], "--save-resume"),
     ];
     for (flags, named) in refused {
@@ -246,6 +245,12 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
         );
         assert!(!Path::new(&model).exists(), "{named}");
     }
+    // Classes are weighed 'balanced' only: a weight of +1 and −1 means nothing here.
+    let out = sparselin(&["train", &train, "--class-weight", "+1=2", "-o", &model]);
+    assert_clean_failure(&out, "weighs the classes 'balanced' only");
+    assert!(!Path::new(&model).exists());
+    let out = sparselin(&["train", &train, "--class-weight", "balanced", "-o", &model]);
+    assert!(stdout(&out).contains("class weights balanced"), "{out:?}");
     // A one-vs-rest model is no binary model to resume or start from.
     stdout(&sparselin(&["train", &train, "-o", &model, "--quiet"]));
     for flag in ["--resume", "--initial-model"] {

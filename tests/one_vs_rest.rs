@@ -8,7 +8,7 @@ use sparselin::api::{self, ExampleSet, Examples, Learner, Loss, Trainer, ValueVe
 use sparselin::batch::Algorithm;
 use sparselin::data::libsvm::{ParseOptions, ValueType};
 use sparselin::data::{ClassVsRest, open_examples};
-use sparselin::loss::ClassWeighting;
+use sparselin::loss::{ClassWeighting, ClassWeights};
 use sparselin::metrics;
 use sparselin::online;
 
@@ -94,6 +94,48 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
 }
 
 #[test]
+fn balanced_weights_weigh_each_class_s_rows_m_over_k_m_k_and_the_rest_1() {
+    let raw = four_classes(240);
+    let data = set(raw.clone());
+    let online = Trainer::new(Learner::Online(online::Algorithm::Asgd)).threads(1);
+    let batch = Trainer::new(Learner::Batch(Algorithm::SubLbfgs)).max_iterations(50);
+    for trainer in [online, batch] {
+        let trainer = trainer.lambda(1e-3);
+        let balanced = trainer.clone().class_weights(ClassWeighting::Balanced);
+        let classifier = balanced
+            .train_one_vs_rest(&data, &mut ())
+            .unwrap()
+            .classifier;
+        for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
+            let rows = raw.0.iter().filter(|&&y| y == class).count();
+            let weights = ClassWeights::new(240.0 / (4.0 * rows as f64), 1.0).unwrap();
+            assert_eq!(model.info.class_weights, weights);
+            let labels = raw.0.iter().map(|&y| if y == class { 1.0 } else { -1.0 });
+            let copy = set((
+                labels.collect(),
+                raw.1.clone(),
+                raw.2.clone(),
+                raw.3.clone(),
+            ));
+            let binary = trainer
+                .clone()
+                .class_weights(ClassWeighting::Fixed(weights));
+            let binary = binary.train(&copy).unwrap();
+            assert_eq!((&model.weights, model.bias), (&binary.weights, binary.bias));
+        }
+        // The evaluation's objective is the weighted one training minimized.
+        let evaluation = api::evaluate_one_vs_rest(&classifier, &data, None).unwrap();
+        for (c, model) in evaluation.classes.iter().zip(classifier.models()) {
+            let view = ClassVsRest::new(&data, c.class);
+            let weights = model.weights_for(data.n_features(), None);
+            let loss = model.weighted_loss().unwrap();
+            let direct = metrics::objective(loss, 1e-3, true, &weights, model.bias, &view);
+            assert_eq!(c.one_vs_rest.objective, direct);
+        }
+    }
+}
+
+#[test]
 fn the_classifier_predicts_the_class_of_highest_score_and_learns_the_classes() {
     let data = set(four_classes(400));
     let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))
@@ -153,8 +195,9 @@ fn what_one_vs_rest_does_not_take_is_refused() {
     assert!(refusal(asgd().loss(Loss::Squared)).contains("squared loss is a regression"));
     let aerr = Trainer::new(Learner::AttributeEfficient(sparselin::lao::Algo::Aerr));
     assert!(refusal(aerr).contains("aerr is a regression"));
-    let weighted = asgd().class_weights(ClassWeighting::Balanced);
-    assert!(refusal(weighted).contains("does not take class weights"));
+    let fixed = ClassWeights::new(2.0, 1.0).unwrap();
+    let weighted = asgd().class_weights(ClassWeighting::Fixed(fixed));
+    assert!(refusal(weighted).contains("weighs the classes 'balanced' only"));
     assert!(refusal(asgd().save_resume(true)).contains("does not take a resume state"));
     let binary = Trainer::new(Learner::ASGD).threads(1).train(&set({
         let (labels, o, i, v) = four_classes(40);
@@ -256,6 +299,19 @@ const LIBLINEAR_LOG_OPTIMA: [f64; 5] = [
     0.4124081308196106,
 ];
 
+/// The same with balanced class weights, each class's rows weighing m/(5·m_k) in its
+/// problem and the others 1 (liblinear's `-wi` scales class i's C in class i's problem):
+///
+///   liblinear-train -q -s 0 -c 0.21150592216582065 -B 1 -e 1e-10 -w1 0.4809766022380468
+///       -w2 0.857298277425204 -w3 4.612682926829268 -w4 2.364 -w5 0.8971537001897533 groups.svm
+const LIBLINEAR_BALANCED_LOG_OPTIMA: [f64; 5] = [
+    0.38010135567336956,
+    0.40703863494966047,
+    0.3386827721912503,
+    0.4153935863477874,
+    0.3915032843228784,
+];
+
 #[test]
 fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folders() {
     let dir = tempfile::tempdir().unwrap();
@@ -269,8 +325,19 @@ fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folde
         .unwrap()
         .classifier;
     assert_eq!(classifier.classes(), [1.0, 2.0, 3.0, 4.0, 5.0]);
-    let evaluation = api::evaluate_one_vs_rest(&classifier, &data, None).unwrap();
-    for (c, optimum) in evaluation.classes.iter().zip(LIBLINEAR_LOG_OPTIMA) {
+    assert_near_optima(&classifier, &data, LIBLINEAR_LOG_OPTIMA);
+    let balanced = trainer.class_weights(ClassWeighting::Balanced);
+    let classifier = balanced
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    assert_near_optima(&classifier, &data, LIBLINEAR_BALANCED_LOG_OPTIMA);
+}
+
+/// Each class's objective within 1e-8 (relative) of liblinear's optimum for it.
+fn assert_near_optima(classifier: &api::OneVsRest, data: &ExampleSet, optima: [f64; 5]) {
+    let evaluation = api::evaluate_one_vs_rest(classifier, data, None).unwrap();
+    for (c, optimum) in evaluation.classes.iter().zip(optima) {
         let objective = c.one_vs_rest.objective;
         let relative = (objective - optimum) / optimum;
         assert!(

@@ -56,7 +56,8 @@ pub fn class_probabilities(classifier: &OneVsRest, data: &ExampleSet) -> Option<
 
 /// The classifier's metrics on `data`: error rate, each class's precision, recall and F1,
 /// and each class's model evaluated on its class against the rest (the objective it
-/// minimized, weighing the rows by `sample_weights` if given, one per row).
+/// minimized: its class weights, and the rows weighed by `sample_weights` if given, one per
+/// row).
 pub fn evaluate_one_vs_rest(
     classifier: &OneVsRest,
     data: &ExampleSet,
@@ -81,8 +82,12 @@ pub fn evaluate_one_vs_rest(
             .collect();
         let weights = model.weights_for(data.n_features(), data.feature_permutation());
         let info = &model.info;
+        // The loss with the class weights training minimized.
+        let loss = model
+            .weighted_loss()
+            .map_err(|e| super::Error::Config(e.to_string()))?;
         let mut e = metrics::evaluate_scores(
-            model.loss,
+            loss,
             info.lambda,
             info.regularize_bias,
             &weights,
@@ -94,7 +99,7 @@ pub fn evaluate_one_vs_rest(
             // The weighted objective, as training minimized it.
             let view = ClassVsRest::new(rows, class);
             let w = metrics::evaluate(
-                model.loss,
+                loss,
                 info.lambda,
                 info.regularize_bias,
                 &weights,

@@ -444,8 +444,9 @@ impl Trainer {
     /// against the rest ([`ClassVsRest`]): liblinear's multiclass `-s 0..3`, scikit-learn's
     /// `OneVsRestClassifier`. The classes are the labels' distinct values, which must be whole
     /// numbers, at least two. For a classification loss of an online learner or batch solver,
-    /// on one process, without class weights, an initial model or a resume state (each
-    /// refused).
+    /// on one process, without an initial model or a resume state (each refused). Class
+    /// weights may be [`ClassWeighting::Balanced`]: class k's rows then weigh m/(K·m_k) in
+    /// its problem and the other rows 1, as liblinear (`-wi`) and scikit-learn weigh them.
     ///
     /// Classes train at once on the threads set ([`Trainer::threads`]; every core if not),
     /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
@@ -471,8 +472,13 @@ impl Trainer {
                 "one-vs-rest trains a classifier per class, and {loss} loss is a regression"
             )));
         }
+        if let Some(ClassWeighting::Fixed(weights)) = self.class_weighting {
+            return Err(Error::Config(format!(
+                "one-vs-rest weighs the classes 'balanced' only, not {weights} (weights of \
+                 the classes +1 and −1)"
+            )));
+        }
         let refused = [
-            (self.class_weighting.is_some(), "class weights"),
             (self.initial_model.is_some(), "an initial model"),
             (self.resume.is_some(), "a resumed run"),
             (self.save_resume, "a resume state"),
@@ -483,6 +489,7 @@ impl Trainer {
             )));
         }
         let classes = class_labels(data)?;
+        let weights = self.one_vs_rest_weights(data, &classes)?;
         let (at_once, per_class) = self.class_parallelism(classes.len());
         let trainer = match per_class {
             Some(threads) => self.clone().threads(threads),
@@ -493,7 +500,7 @@ impl Trainer {
             let mut trainings = Vec::with_capacity(classes.len());
             for (k, &class) in classes.iter().enumerate() {
                 monitor.class_start(class, k, classes.len());
-                trainings.push(trainer.train_class(data, class, monitor));
+                trainings.push(trainer.train_class(data, class, weights[k], monitor));
             }
             trainings
         } else {
@@ -508,7 +515,7 @@ impl Trainer {
                         if let Ok(mut monitor) = monitor.lock() {
                             monitor.class_start(class, k, classes.len());
                         }
-                        trainer.train_class(data, class, &mut ())
+                        trainer.train_class(data, class, weights[k], &mut ())
                     })
                     .collect()
             })
@@ -547,14 +554,39 @@ impl Trainer {
         }
     }
 
-    /// Class `class` of `data` against the rest, trained with these settings.
+    /// Each class's weights against the rest: unit, or with balanced weights (scikit-learn's
+    /// m/(K·m_k) for m_k of m rows in class k of K) the class's own for its rows, and 1 for
+    /// the rest, as liblinear and scikit-learn weigh a one-vs-rest problem.
+    fn one_vs_rest_weights(
+        &self,
+        data: &ExampleSet,
+        classes: &[f64],
+    ) -> Result<Vec<ClassWeights>, Error> {
+        if self.class_weighting.is_none() {
+            return Ok(vec![ClassWeights::UNIT; classes.len()]);
+        }
+        let labels = crate::metrics::labels(data);
+        let m = labels.len() as f64;
+        (classes.iter())
+            .map(|&class| {
+                let rows = labels.iter().filter(|&&y| y == class).count() as f64;
+                ClassWeights::new(m / (classes.len() as f64 * rows), 1.0)
+                    .map_err(|e| Error::Config(e.to_string()))
+            })
+            .collect()
+    }
+
+    /// Class `class` of `data` against the rest, trained with these settings and the class
+    /// weights `weights`.
     fn train_class<M: Monitor>(
         &self,
         data: &ExampleSet,
         class: f64,
+        weights: ClassWeights,
         monitor: &mut M,
     ) -> Result<Training, Error> {
-        let weighted = WeightedLoss::from(self.training_loss());
+        let weighted = WeightedLoss::new(self.training_loss(), weights)
+            .map_err(|e| Error::Config(e.to_string()))?;
         let permutation = data.feature_permutation();
         let rows = ClassVsRest::new(data, class);
         let (run, details) = self.run_learner(&rows, permutation, weighted, &Local, monitor)?;

@@ -26,7 +26,6 @@ pub fn run(
         (args.readable.is_some(), "--readable"),
         (args.trace.is_some(), "--trace"),
         (args.plot.is_some(), "--plot"),
-        (args.class_weight.is_some(), "--class-weight"),
         (args.initial_model.is_some(), "--initial-model"),
         (args.save_resume, "--save-resume"),
         (args.resumed.is_some(), "--resume"),
@@ -83,6 +82,9 @@ pub fn run(
             "lambda": model.info.lambda,
             "regularize_bias": model.info.regularize_bias,
             "classes": classifier.classes(),
+            "class_weights": (classifier.models().iter())
+                .map(|m| m.info.class_weights)
+                .collect::<Vec<_>>(),
             "sample_weights": args.sample_weights,
             "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
             "rows": data.n_rows(),
@@ -99,10 +101,14 @@ pub fn run(
         return Ok(());
     }
     outln!(
-        "{} ({}, λ = {:e}{}), one-vs-rest over {} classes: {} examples in {:.3} s ({:.0}/s)",
+        "{} ({}, λ = {:e}{}{}), one-vs-rest over {} classes: {} examples in {:.3} s ({:.0}/s)",
         model.info.algorithm,
         model.loss,
         model.info.lambda,
+        match args.class_weight {
+            Some(weighting) => format!(", class weights {weighting}"),
+            None => String::new(),
+        },
         match &args.sample_weights {
             Some(path) => format!(", sample weights {}", path.display()),
             None => String::new(),
