@@ -251,6 +251,12 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
     assert!(!Path::new(&model).exists());
     let out = sparselin(&["train", &train, "--class-weight", "balanced", "-o", &model]);
     assert!(stdout(&out).contains("class weights balanced"), "{out:?}");
+    // Class 2 has 24 of the 60 rows: 60/(4·24) for its own, 1 for the others.
+    let show = stdout(&sparselin(&["show", &model]));
+    assert!(
+        show.contains("class 2\n  class_weights    +1=0.625,-1=1\n"),
+        "{show}"
+    );
     // A one-vs-rest model is no binary model to resume or start from.
     stdout(&sparselin(&["train", &train, "-o", &model, "--quiet"]));
     for flag in ["--resume", "--initial-model"] {

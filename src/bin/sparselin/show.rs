@@ -131,6 +131,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
             .map(|(class, summary, model, top)| {
                 json!({
                     "class": class,
+                    "class_weights": model.info.class_weights,
                     "details": model.info.details,
                     "nonzero_weights": summary.nonzero,
                     "l1_norm": summary.l1,
@@ -177,6 +178,9 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
     }
     for (class, summary, model, top) in summaries {
         outln!("class {class}")?;
+        if !model.info.class_weights.is_unit() {
+            outln!("  class_weights    {}", model.info.class_weights)?;
+        }
         for (key, value) in (model.info.details.iter()).filter(|(k, v)| !shared(k, v)) {
             outln!("  {key:<16} {value}")?;
         }
