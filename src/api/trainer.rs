@@ -566,11 +566,15 @@ impl Trainer {
             return Ok(vec![ClassWeights::UNIT; classes.len()]);
         }
         let labels = crate::metrics::labels(data);
-        let m = labels.len() as f64;
-        (classes.iter())
-            .map(|&class| {
-                let rows = labels.iter().filter(|&&y| y == class).count() as f64;
-                ClassWeights::new(m / (classes.len() as f64 * rows), 1.0)
+        let mut rows = vec![0u64; classes.len()];
+        for y in labels {
+            // `classes` holds every label, increasing.
+            rows[classes.partition_point(|&c| c < y)] += 1;
+        }
+        let (m, k) = (data.n_rows() as f64, classes.len() as f64);
+        (rows.iter())
+            .map(|&rows| {
+                ClassWeights::new(m / (k * rows as f64), 1.0)
                     .map_err(|e| Error::Config(e.to_string()))
             })
             .collect()

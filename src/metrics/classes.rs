@@ -46,7 +46,8 @@ pub struct ClassMetrics {
 }
 
 /// The error rate, per-class metrics and macro F1 of `predictions` against `labels`, for a
-/// classifier of `classes`; `one_vs_rest[k]` is class k's binary evaluation.
+/// classifier of `classes` (increasing, as a classifier holds them); `one_vs_rest[k]` is
+/// class k's binary evaluation.
 pub fn evaluate_classes(
     classes: &[f64],
     predictions: &[f64],
@@ -55,7 +56,12 @@ pub fn evaluate_classes(
 ) -> MulticlassEvaluation {
     assert_eq!(predictions.len(), labels.len(), "one prediction per label");
     assert_eq!(one_vs_rest.len(), classes.len(), "one evaluation per class");
-    let index = |y: f64| classes.iter().position(|&c| c == y);
+    debug_assert!(classes.windows(2).all(|pair| pair[0] < pair[1]));
+    // O(log K) per row, for classifiers of many classes.
+    let index = |y: f64| {
+        let at = classes.partition_point(|&c| c < y);
+        (classes.get(at) == Some(&y)).then_some(at)
+    };
     let k = classes.len();
     let (mut actual, mut predicted, mut right) = (vec![0; k], vec![0; k], vec![0; k]);
     let (mut wrong, mut unknown) = (0, 0);
