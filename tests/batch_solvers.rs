@@ -1,28 +1,13 @@
 //! Batch solvers against known optima (MATH.md §7): the slides' toy problem, and liblinear's
 //! optima on real data (`../shared/data`, found through `SPARSELIN_DATA` or the usual places).
 
-use std::path::PathBuf;
+mod real_data;
 
+use real_data::data_dir;
 use sparselin::batch::{self, Algorithm, Objective, Options, Stop, Tracker, lbfgs, sublbfgs};
 use sparselin::data::libsvm::{ParseOptions, ValueType, read_file};
 use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss, WeightedLoss};
-
-fn data_dir() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("SPARSELIN_DATA").map(PathBuf::from),
-        Some(manifest.join("shared/data")),
-        Some(manifest.join("../shared/data")),
-        Some(manifest.join("../../shared/data")),
-        Some(PathBuf::from("/work/shared/data")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("heart_scale").is_dir())
-        .expect("real data not found: set SPARSELIN_DATA to the shared data directory")
-}
 
 fn load(name: &str, n_features: usize) -> CsrMatrix {
     let path = data_dir().join(name);

@@ -6,25 +6,14 @@
 //! failing job exits non-zero and writes no model.
 #![cfg(feature = "mpi")]
 
+mod real_data;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sparselin");
+use real_data::data_dir;
 
-fn data_dir() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [
-        std::env::var_os("SPARSELIN_DATA").map(PathBuf::from),
-        Some(manifest.join("shared/data")),
-        Some(manifest.join("../shared/data")),
-        Some(manifest.join("../../shared/data")),
-        Some(PathBuf::from("/work/shared/data")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("heart_scale").is_dir())
-    .expect("real data not found: set SPARSELIN_DATA to the shared data directory")
-}
+const BIN: &str = env!("CARGO_BIN_EXE_sparselin");
 
 /// heart_scale (270 rows) as a dataset of `rows_per_shard`-row shards.
 fn dataset(dir: &Path, rows_per_shard: usize) -> PathBuf {

@@ -2,8 +2,9 @@
 //! of the class against the rest, and on real data the classifier reaches liblinear's
 //! multiclass optima.
 
-use std::path::PathBuf;
+mod real_data;
 
+use real_data::data_dir;
 use sparselin::api::{self, ExampleSet, Examples, Learner, Loss, Trainer, ValueVec};
 use sparselin::batch::Algorithm;
 use sparselin::data::libsvm::{ParseOptions, ValueType};
@@ -235,22 +236,6 @@ fn what_one_vs_rest_does_not_take_is_refused() {
     // The binary trainer names one-vs-rest when the labels have more than two values.
     let error = asgd().train(&data).unwrap_err().to_string();
     assert!(error.contains("Trainer::train_one_vs_rest"), "{error}");
-}
-
-fn data_dir() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("SPARSELIN_DATA").map(PathBuf::from),
-        Some(manifest.join("shared/data")),
-        Some(manifest.join("../shared/data")),
-        Some(manifest.join("../../shared/data")),
-        Some(PathBuf::from("/work/shared/data")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("heart_scale").is_dir())
-        .expect("real data not found: set SPARSELIN_DATA to the shared data directory")
 }
 
 /// spamassassin's training rows labelled by their corpus folder: 1 easy-ham-1, 2 easy-ham-2,

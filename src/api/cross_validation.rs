@@ -179,13 +179,14 @@ impl Trainer {
             let train = ExampleSet::Matrix(split.train);
             let held_out = ExampleSet::Matrix(split.held_out);
             let classifier = trainer.train_one_vs_rest(&train, &mut ())?.classifier;
-            let predictions = super::predict_classes(&classifier, &held_out);
+            let (evaluation, predictions) =
+                super::one_vs_rest::evaluate_and_predict(&classifier, &held_out, None)?;
             for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {
                 held_out_predictions[i] = class;
             }
             let result = ClassesFold {
                 train_rows: split.train_rows,
-                held_out: super::evaluate_one_vs_rest(&classifier, &held_out, None)?,
+                held_out: evaluation,
             };
             done(fold, &result);
             results.push(result);

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::{ExampleSet, Examples, OneVsRest};
-use crate::data::{ClassVsRest, SampleWeighted};
+use crate::data::sample_weights;
 use crate::metrics::{self, MulticlassEvaluation};
 
 /// Every row's score under each class's model: `scores[k][i]` is class k's w·x_i + b.
@@ -63,12 +63,19 @@ pub fn evaluate_one_vs_rest(
     data: &ExampleSet,
     sample_weights: Option<&[f64]>,
 ) -> Result<MulticlassEvaluation, super::Error> {
-    let weighted = match sample_weights {
-        Some(weights) => Some(
-            SampleWeighted::new(data, weights).map_err(|e| super::Error::Config(e.to_string()))?,
-        ),
-        None => None,
-    };
+    Ok(evaluate_and_predict(classifier, data, sample_weights)?.0)
+}
+
+/// [`evaluate_one_vs_rest`], and the class predicted for each row on the way.
+pub(super) fn evaluate_and_predict(
+    classifier: &OneVsRest,
+    data: &ExampleSet,
+    sample_weights: Option<&[f64]>,
+) -> Result<(MulticlassEvaluation, Vec<f64>), super::Error> {
+    let config = |e: String| super::Error::Config(e);
+    if let Some(weights) = sample_weights {
+        sample_weights::check(weights, data.n_rows()).map_err(|e| config(e.to_string()))?;
+    }
     let scores = class_scores(classifier, data);
     let labels = metrics::labels(data);
     let mut one_vs_rest = Vec::with_capacity(scores.len());
@@ -81,12 +88,10 @@ pub fn evaluate_one_vs_rest(
             .map(|&label| if label == class { 1.0 } else { -1.0 })
             .collect();
         let weights = model.weights_for(data.n_features(), data.feature_permutation());
-        let info = &model.info;
         // The loss with the class weights training minimized.
-        let loss = model
-            .weighted_loss()
-            .map_err(|e| super::Error::Config(e.to_string()))?;
-        let mut e = metrics::evaluate_scores(
+        let loss = model.weighted_loss().map_err(|e| config(e.to_string()))?;
+        let info = &model.info;
+        one_vs_rest.push(metrics::evaluate_weighted_scores(
             loss,
             info.lambda,
             info.regularize_bias,
@@ -94,31 +99,15 @@ pub fn evaluate_one_vs_rest(
             model.bias,
             p,
             &y,
-        );
-        if let Some(rows) = &weighted {
-            // The weighted objective, as training minimized it.
-            let view = ClassVsRest::new(rows, class);
-            let w = metrics::evaluate(
-                loss,
-                info.lambda,
-                info.regularize_bias,
-                &weights,
-                model.bias,
-                &view,
-            );
-            (e.objective, e.mean_loss) = (w.objective, w.mean_loss);
-        }
-        one_vs_rest.push(e);
+            sample_weights,
+        ));
     }
     let predictions: Vec<f64> = by_row(&scores, data.n_rows())
         .map(|row| classifier.prediction(&row))
         .collect();
-    Ok(metrics::evaluate_classes(
-        classifier.classes(),
-        &predictions,
-        &labels,
-        one_vs_rest,
-    ))
+    let evaluation =
+        metrics::evaluate_classes(classifier.classes(), &predictions, &labels, one_vs_rest);
+    Ok((evaluation, predictions))
 }
 
 /// Per-class score columns read row by row: row i's score under each class.

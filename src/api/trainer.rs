@@ -488,8 +488,8 @@ impl Trainer {
                 "one-vs-rest training does not take {what}"
             )));
         }
-        let classes = class_labels(data)?;
-        let weights = self.one_vs_rest_weights(data, &classes)?;
+        let (classes, rows) = class_labels(data)?;
+        let weights = self.one_vs_rest_weights(&rows)?;
         let (at_once, per_class) = self.class_parallelism(classes.len());
         let trainer = match per_class {
             Some(threads) => self.clone().threads(threads),
@@ -557,21 +557,12 @@ impl Trainer {
     /// Each class's weights against the rest: unit, or with balanced weights (scikit-learn's
     /// m/(K·m_k) for m_k of m rows in class k of K) the class's own for its rows, and 1 for
     /// the rest, as liblinear and scikit-learn weigh a one-vs-rest problem.
-    fn one_vs_rest_weights(
-        &self,
-        data: &ExampleSet,
-        classes: &[f64],
-    ) -> Result<Vec<ClassWeights>, Error> {
+    /// `rows[k]` is the number of rows of class k.
+    fn one_vs_rest_weights(&self, rows: &[u64]) -> Result<Vec<ClassWeights>, Error> {
         if self.class_weighting.is_none() {
-            return Ok(vec![ClassWeights::UNIT; classes.len()]);
+            return Ok(vec![ClassWeights::UNIT; rows.len()]);
         }
-        let labels = crate::metrics::labels(data);
-        let mut rows = vec![0u64; classes.len()];
-        for y in labels {
-            // `classes` holds every label, increasing.
-            rows[classes.partition_point(|&c| c < y)] += 1;
-        }
-        let (m, k) = (data.n_rows() as f64, classes.len() as f64);
+        let (m, k) = (rows.iter().sum::<u64>() as f64, rows.len() as f64);
         (rows.iter())
             .map(|&rows| {
                 ClassWeights::new(m / (k * rows as f64), 1.0)
@@ -1310,22 +1301,23 @@ struct Run {
     resume: Option<ResumeState>,
 }
 
-/// The classes of one-vs-rest training: the distinct labels of `data`, increasing. An error
-/// unless they are whole numbers (real-valued labels are a regression's) and at least two.
-fn class_labels(data: &ExampleSet) -> Result<Vec<f64>, Error> {
-    let mut classes = crate::metrics::labels(data);
-    if let Some(y) = classes
-        .iter()
-        .find(|y| !(y.is_finite() && y.fract() == 0.0))
-    {
+/// The classes of one-vs-rest training: the distinct labels of `data`, increasing, and the
+/// number of rows of each. An error unless they are whole numbers (real-valued labels are a
+/// regression's) and at least two.
+fn class_labels(data: &ExampleSet) -> Result<(Vec<f64>, Vec<u64>), Error> {
+    let mut labels = crate::metrics::labels(data);
+    if let Some(y) = labels.iter().find(|y| !(y.is_finite() && y.fract() == 0.0)) {
         return Err(Error::Config(format!(
             "one-vs-rest takes class numbers as labels, and {y} is not a whole number (a \
              real-valued label calls for a regression loss)"
         )));
     }
-    classes.sort_unstable_by(f64::total_cmp);
+    labels.sort_unstable_by(f64::total_cmp);
     // -0 sorts just before 0, which it equals: one class.
-    classes.dedup();
+    let (classes, rows): (Vec<f64>, Vec<u64>) = labels
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u64))
+        .unzip();
     if classes.len() < 2 {
         return Err(Error::Config(format!(
             "one-vs-rest needs at least two classes, and every label is {}",
@@ -1334,7 +1326,7 @@ fn class_labels(data: &ExampleSet) -> Result<Vec<f64>, Error> {
                 .map_or("absent (no rows)".into(), |c| c.to_string())
         )));
     }
-    Ok(classes)
+    Ok((classes, rows))
 }
 
 /// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0

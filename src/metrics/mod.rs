@@ -284,8 +284,24 @@ pub fn evaluate_scores(
     p: &[f64],
     y: &[f64],
 ) -> Evaluation {
+    evaluate_weighted_scores(loss, lambda, regularize_bias, weights, bias, p, y, None)
+}
+
+/// [`evaluate_scores`] with row i's loss weighed by `sample_weights[i]`, if given (as
+/// [`evaluate`] weighs a set's rows): for scores already computed.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_weighted_scores(
+    loss: impl Into<WeightedLoss>,
+    lambda: f64,
+    regularize_bias: bool,
+    weights: &[f64],
+    bias: f64,
+    p: &[f64],
+    y: &[f64],
+    sample_weights: Option<&[f64]>,
+) -> Evaluation {
     let penalty = penalty(lambda, weights, regularize_bias.then_some(bias));
-    evaluation(loss.into(), penalty, p, y, None)
+    evaluation(loss.into(), penalty, p, y, sample_weights)
 }
 
 /// The metrics of scores `p` against labels `y`, the objective's regularization term being

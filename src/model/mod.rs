@@ -538,11 +538,7 @@ impl Model {
 
     /// Read a model file, checking magic, version, size and checksum.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
-        let bytes = fs::read(path).map_err(|reason| ModelError::Io {
-            path: path.to_path_buf(),
-            reason,
-        })?;
-        Model::from_bytes(&bytes, path)
+        Model::from_bytes(&read(path)?, path)
     }
 
     /// A human-readable text form: settings, then `feature weight` lines for the non-zero
@@ -619,6 +615,14 @@ pub fn weights_to_original(weights: &[f64], permutation: &[u32]) -> Vec<f64> {
         out[original as usize] = weights[j];
     }
     out
+}
+
+/// The bytes of the file at `path`.
+fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
+    fs::read(path).map_err(|reason| ModelError::Io {
+        path: path.to_path_buf(),
+        reason,
+    })
 }
 
 /// Write `bytes` to `path` through [`crate::output::OutputFile`] (whole or not at all).

@@ -13,10 +13,9 @@
 //!
 //! Builds that read versions 1 and 2 only refuse it by its version, never misread it.
 
-use std::fs;
 use std::path::Path;
 
-use super::{MAGIC, Model, ModelError, Precision, write_atomically};
+use super::{MAGIC, Model, ModelError, Precision, read, write_atomically};
 
 /// The file format version of a one-vs-rest classifier.
 pub const ONE_VS_REST_VERSION: u32 = 3;
@@ -257,13 +256,6 @@ impl SavedModel {
             Model::from_bytes(&bytes, path).map(SavedModel::Single)
         }
     }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
-    fs::read(path).map_err(|reason| ModelError::Io {
-        path: path.to_path_buf(),
-        reason,
-    })
 }
 
 /// A class's model's error, saying which class it is.

@@ -8,11 +8,11 @@ use serde_json::json;
 use sparselin::api::{
     ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, Trainer,
 };
-use sparselin::metrics::{self, Evaluation};
+use sparselin::metrics::Evaluation;
 
 use crate::input::read_examples;
 use crate::number::decimal;
-use crate::train::{Args, eval_tail, positive, trainer, weighted_rows};
+use crate::train::{Args, eval_tail, positive, trainer, trains_one_vs_rest, weighted_rows};
 
 /// Cross-validate the settings of `args` over `folds` folds: at `--lambda`, printing every
 /// fold, or at each λ of `--lambda-grid`, printing each λ's mean and the best λ.
@@ -28,9 +28,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<f64>>>()?;
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
-    let one_vs_rest = loss.is_classification()
-        && !matches!(learner, Learner::AttributeEfficient(_))
-        && metrics::more_than_two_values(&metrics::labels(&data)).is_some();
+    let one_vs_rest = trains_one_vs_rest(args, &data);
     let header = format!(
         "{learner} ({loss}{}{}{}): {folds}-fold cross-validation of {} rows{}",
         match (learner, grid.is_empty()) {

@@ -407,15 +407,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
-    // The attribute-efficient learners are regressions, whatever --loss says.
-    let classifies = !matches!(args.algo.learner(), Learner::AttributeEfficient(_))
-        && args.loss.is_classification();
     let trainer = trainer(&args)?;
     let rows = weighted_rows(&args, &trainer, data)?;
-    if classifies && metrics::more_than_two_values(&metrics::labels(data)).is_some() {
+    if trains_one_vs_rest(&args, data) {
         return crate::train_one_vs_rest::run(&args, &trainer, data, test.as_ref());
     }
-    if let (Some(test), Some(path), true) = (&test, &args.test, classifies) {
+    if let (Some(test), Some(path), true) = (&test, &args.test, classifies(&args)) {
         refuse_multiclass(args.loss, test, path, "test labels")?;
     }
     // The weights the epochs' objectives need; without --class-weight there is nothing to
@@ -947,16 +944,7 @@ fn report(
     cpu_seconds: Option<f64>,
 ) -> anyhow::Result<()> {
     let model = &trained.model;
-    if let Some(stop) = unconverged_stop(&model.info.details) {
-        // What liblinear's "reaching max number of iterations" and scikit-learn's
-        // ConvergenceWarning tell: the model is the best iterate, not a certified optimum.
-        errln!(
-            "sparselin: warning: {} stopped before converging ({stop} after {} iterations); \
-             the model is the best iterate found",
-            model.info.algorithm,
-            model.info.details["iterations"]
-        );
-    }
+    warn_if_unconverged(model, "");
     // The model is in original feature ids; the data may be renumbered, or wider.
     let loss = model.weighted_loss()?;
     let settings = (model.info.lambda, model.info.regularize_bias);
@@ -1047,11 +1035,35 @@ fn report(
     Ok(())
 }
 
+/// Whether a run of `args` classifies: a classification loss, and a learner other than the
+/// attribute-efficient ones (regressions, whatever --loss says).
+fn classifies(args: &Args) -> bool {
+    !matches!(args.algo.learner(), Learner::AttributeEfficient(_)) && args.loss.is_classification()
+}
+
+/// Whether a run of `args` on `data` trains one model per class: it classifies, and the
+/// labels take more than two values.
+pub(crate) fn trains_one_vs_rest(args: &Args, data: &ExampleSet) -> bool {
+    classifies(args) && metrics::more_than_two_values(&metrics::labels(data)).is_some()
+}
+
+/// Warn, `whose` (e.g. "class 3: ") first, when a batch solver stopped before converging:
+/// what liblinear's "reaching max number of iterations" and scikit-learn's
+/// ConvergenceWarning tell, the model being the best iterate, not a certified optimum.
+pub(crate) fn warn_if_unconverged(model: &Model, whose: &str) {
+    if let Some(stop) = unconverged_stop(&model.info.details) {
+        errln!(
+            "sparselin: warning: {whose}{} stopped before converging ({stop} after {} \
+             iterations); the model is the best iterate found",
+            model.info.algorithm,
+            model.info.details["iterations"]
+        );
+    }
+}
+
 /// A batch solver's stop other than `converged` (online learners stop after their steps and
 /// record none).
-pub(crate) fn unconverged_stop(
-    details: &serde_json::Map<String, serde_json::Value>,
-) -> Option<&str> {
+fn unconverged_stop(details: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
     details
         .get("stop")
         .and_then(|stop| stop.as_str())

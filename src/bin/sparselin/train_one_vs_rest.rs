@@ -12,7 +12,7 @@ use sparselin::model::Precision;
 use sparselin::online::Observer;
 
 use crate::number::decimal;
-use crate::train::{Args, WeightType, eval_tail, unconverged_stop};
+use crate::train::{Args, WeightType, eval_tail, warn_if_unconverged};
 
 /// Train, save and report a one-vs-rest classifier on `data` (read, and its outputs checked,
 /// by [`crate::train::run`]).
@@ -49,23 +49,19 @@ pub fn run(
         WeightType::F64 => Precision::F64,
         WeightType::F32 => Precision::F32,
     };
-    // The summary describes the classifier as written (in f32, its weights rounded).
     let name = args.output.as_deref().unwrap_or(Path::new("(model)"));
     let bytes = training.classifier.encode(precision, name)?;
-    let classifier = OneVsRest::from_bytes(&bytes, name)?;
+    // The summary describes the classifier as written: in f32, its weights rounded.
+    let classifier = match precision {
+        Precision::F64 => training.classifier,
+        Precision::F32 => OneVsRest::from_bytes(&bytes, name)?,
+    };
     if let Some(path) = &args.output {
         sparselin::output::write_file(path, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     for (class, model) in classifier.classes().iter().zip(classifier.models()) {
-        if let Some(stop) = unconverged_stop(&model.info.details) {
-            errln!(
-                "sparselin: warning: class {class}: {} stopped before converging ({stop} after \
-                 {} iterations); its model is the best iterate found",
-                model.info.algorithm,
-                model.info.details["iterations"]
-            );
-        }
+        warn_if_unconverged(model, &format!("class {class}: "));
     }
     let weights = trainer.sample_weights_given();
     let train = api::evaluate_one_vs_rest(&classifier, data, weights)?;
