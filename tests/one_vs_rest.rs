@@ -33,6 +33,18 @@ fn set((labels, offsets, indices, values): (Vec<f64>, Vec<u64>, Vec<u32>, Vec<f6
     api::from_csr(labels, offsets, indices, ValueVec::F64(values), 15).unwrap()
 }
 
+/// A copy of the rows of `raw` labelled +1 where the label is `class` and −1 elsewhere: the
+/// binary problem written out, which the one-vs-rest view must equal.
+fn relabelled_copy(raw: &(Vec<f64>, Vec<u64>, Vec<u32>, Vec<f64>), class: f64) -> ExampleSet {
+    let labels = raw.0.iter().map(|&y| if y == class { 1.0 } else { -1.0 });
+    set((
+        labels.collect(),
+        raw.1.clone(),
+        raw.2.clone(),
+        raw.3.clone(),
+    ))
+}
+
 /// The learners one-vs-rest runs, with the settings that make each deterministic (one
 /// Hogwild worker).
 fn trainers() -> Vec<Trainer> {
@@ -74,13 +86,7 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
             let classifier = &trained.classifier;
             assert_eq!(classifier.classes(), [-1.0, 0.0, 2.0, 7.0]);
             for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
-                let labels = raw.0.iter().map(|&y| if y == class { 1.0 } else { -1.0 });
-                let copy = set((
-                    labels.collect(),
-                    raw.1.clone(),
-                    raw.2.clone(),
-                    raw.3.clone(),
-                ));
+                let copy = relabelled_copy(&raw, class);
                 let binary = trainer.train(&copy).unwrap();
                 let what = format!(
                     "{} (weighted: {weighted}), class {class}",
@@ -111,13 +117,7 @@ fn balanced_weights_weigh_each_class_s_rows_m_over_k_m_k_and_the_rest_1() {
             let rows = raw.0.iter().filter(|&&y| y == class).count();
             let weights = ClassWeights::new(240.0 / (4.0 * rows as f64), 1.0).unwrap();
             assert_eq!(model.info.class_weights, weights);
-            let labels = raw.0.iter().map(|&y| if y == class { 1.0 } else { -1.0 });
-            let copy = set((
-                labels.collect(),
-                raw.1.clone(),
-                raw.2.clone(),
-                raw.3.clone(),
-            ));
+            let copy = relabelled_copy(&raw, class);
             let binary = trainer
                 .clone()
                 .class_weights(ClassWeighting::Fixed(weights));
