@@ -111,7 +111,8 @@ typedef struct SlTrainConfig {
   double radius;
   /**
    * Online and batch learners with a classification loss: the classes' loss weights as on
-   * the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
+   * the command line (`+1=5,-1=1`; for one-vs-rest by class label, `3=2,7=0.5`; or
+   * `balanced`); NULL means unweighted.
    */
   const char *class_weights;
   /**
@@ -351,7 +352,8 @@ void sl_model_free(struct SlModel *model);
  * Train one model per class of `data` as `config` says (NULL: [`sl_train_config_default`])
  * into `*out`: liblinear's multiclass training, one class against the rest
  * ([`Trainer::train_one_vs_rest`]). The labels must be whole numbers, at least two of them;
- * the config's class weights, initial model and resume settings must be unset.
+ * class weights, if any, name classes by label (`3=2,7=0.5`) or are `balanced`; the config's
+ * initial model and resume settings must be unset.
  *
  * # Safety
  * As [`sl_train`], with `out` valid for one pointer write.

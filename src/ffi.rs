@@ -94,7 +94,8 @@ pub struct SlTrainConfig {
     /// Attribute-efficient learners: radius of the weight ball (0: default, 1).
     pub radius: f64,
     /// Online and batch learners with a classification loss: the classes' loss weights as on
-    /// the command line (`+1=5,-1=1`, or `balanced`); NULL means unweighted.
+    /// the command line (`+1=5,-1=1`; for one-vs-rest by class label, `3=2,7=0.5`; or
+    /// `balanced`); NULL means unweighted.
     pub class_weights: *const c_char,
     /// Online learners and batch solvers but dcd: a model handle to start from (its weights
     /// and bias, matched by feature id; copied, so the handle may be freed after the call);
@@ -760,7 +761,8 @@ pub unsafe extern "C" fn sl_model_free(model: *mut SlModel) {
 /// Train one model per class of `data` as `config` says (NULL: [`sl_train_config_default`])
 /// into `*out`: liblinear's multiclass training, one class against the rest
 /// ([`Trainer::train_one_vs_rest`]). The labels must be whole numbers, at least two of them;
-/// the config's class weights, initial model and resume settings must be unset.
+/// class weights, if any, name classes by label (`3=2,7=0.5`) or are `balanced`; the config's
+/// initial model and resume settings must be unset.
 ///
 /// # Safety
 /// As [`sl_train`], with `out` valid for one pointer write.

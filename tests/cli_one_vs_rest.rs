@@ -245,9 +245,12 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
         );
         assert!(!Path::new(&model).exists(), "{named}");
     }
-    // Classes are weighed 'balanced' only: a weight of +1 and −1 means nothing here.
+    // Weights name the classes by label: +1 is no class of these.
     let out = sparselin(&["train", &train, "--class-weight", "+1=2", "-o", &model]);
-    assert_clean_failure(&out, "weighs the classes 'balanced' only");
+    assert_clean_failure(
+        &out,
+        "names the label 1, which is not a class of the data (-1, 0, 2, 7)",
+    );
     assert!(!Path::new(&model).exists());
     let out = sparselin(&["train", &train, "--class-weight", "balanced", "-o", &model]);
     assert!(stdout(&out).contains("class weights balanced"), "{out:?}");
@@ -257,6 +260,23 @@ fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
         show.contains("class 2\n  class_weights    +1=0.625,-1=1\n"),
         "{show}"
     );
+    // By label, as liblinear's -w7 3 -w-1 0.5: the classes not named are unweighted.
+    let args = [
+        "train",
+        &train,
+        "--class-weight",
+        "7=3,-1=0.5",
+        "-o",
+        &model,
+    ];
+    assert!(stdout(&sparselin(&args)).contains("class weights 7=3,-1=0.5"));
+    let show = stdout(&sparselin(&["show", &model]));
+    assert!(
+        show.contains("class 7\n  class_weights    +1=3,-1=1\n"),
+        "{show}"
+    );
+    assert!(show.contains("class -1\n  class_weights    +1=0.5,-1=1\n"));
+    assert_eq!(show.matches("class_weights").count(), 2, "{show}");
     // A one-vs-rest model is no binary model to resume or start from.
     stdout(&sparselin(&["train", &train, "-o", &model, "--quiet"]));
     for flag in ["--resume", "--initial-model"] {

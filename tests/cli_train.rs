@@ -819,7 +819,11 @@ fn class_weights_train_weighted_objectives_and_are_refused_where_they_cannot_app
     refused(&["--class-weight", "+1=-2"], "a positive finite number");
     refused(
         &["--class-weight", "2=1"],
-        "the classes are +1 (or 1) and -1 (or 0)",
+        "names the label 2, which is not a class of the data (+1 or 1, -1 or 0)",
+    );
+    refused(
+        &["--class-weight", "-1=2,0=3"],
+        "class of label 0 is weighted twice",
     );
 }
 

@@ -101,21 +101,34 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
 }
 
 #[test]
-fn balanced_weights_weigh_each_class_s_rows_m_over_k_m_k_and_the_rest_1() {
+fn class_weights_weigh_each_class_s_rows_in_its_problem_and_the_rest_1() {
     let raw = four_classes(240);
     let data = set(raw.clone());
     let online = Trainer::new(Learner::Online(online::Algorithm::Asgd)).threads(1);
     let batch = Trainer::new(Learner::Batch(Algorithm::SubLbfgs)).max_iterations(50);
-    for trainer in [online, batch] {
+    // Balanced: m/(K·m_k) for class k; by label: the weight named, 1 for a class not named.
+    let balanced = |class: f64| {
+        let rows = raw.0.iter().filter(|&&y| y == class).count();
+        240.0 / (4.0 * rows as f64)
+    };
+    let by_label = |class: f64| match class {
+        7.0 => 3.0,
+        -1.0 => 0.25,
+        _ => 1.0,
+    };
+    let weightings: [(ClassWeighting, &dyn Fn(f64) -> f64); 2] = [
+        (ClassWeighting::Balanced, &balanced),
+        ("7=3,-1=0.25".parse().unwrap(), &by_label),
+    ];
+    for (trainer, (weighting, own_weight)) in [online, batch].into_iter().zip(weightings) {
         let trainer = trainer.lambda(1e-3);
-        let balanced = trainer.clone().class_weights(ClassWeighting::Balanced);
-        let classifier = balanced
+        let weighted = trainer.clone().class_weights(weighting);
+        let classifier = weighted
             .train_one_vs_rest(&data, &mut ())
             .unwrap()
             .classifier;
         for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
-            let rows = raw.0.iter().filter(|&&y| y == class).count();
-            let weights = ClassWeights::new(240.0 / (4.0 * rows as f64), 1.0).unwrap();
+            let weights = ClassWeights::new(own_weight(class), 1.0).unwrap();
             assert_eq!(model.info.class_weights, weights);
             let copy = relabelled_copy(&raw, class);
             let binary = trainer
@@ -198,7 +211,13 @@ fn what_one_vs_rest_does_not_take_is_refused() {
     assert!(refusal(aerr).contains("aerr is a regression"));
     let fixed = ClassWeights::new(2.0, 1.0).unwrap();
     let weighted = asgd().class_weights(ClassWeighting::Fixed(fixed));
-    assert!(refusal(weighted).contains("weighs the classes 'balanced' only"));
+    assert!(refusal(weighted).contains("weighs each class by its label"));
+    let unknown = asgd().class_weights("7=2,3=2".parse().unwrap());
+    let message = refusal(unknown);
+    assert!(
+        message.contains("label 3") && message.contains("(-1, 0, 2, 7)"),
+        "{message}"
+    );
     assert!(refusal(asgd().save_resume(true)).contains("does not take a resume state"));
     let binary = Trainer::new(Learner::ASGD).threads(1).train(&set({
         let (labels, o, i, v) = four_classes(40);
@@ -297,6 +316,18 @@ const LIBLINEAR_BALANCED_LOG_OPTIMA: [f64; 5] = [
     0.3915032843228784,
 ];
 
+/// The same with class 3's rows weighing 4 in its problem and class 5's 0.5, the other
+/// classes' optima unchanged:
+///
+///   liblinear-train -q -s 0 -c 0.21150592216582065 -B 1 -e 1e-10 -w3 4 -w5 0.5 groups.svm
+const LIBLINEAR_BY_LABEL_LOG_OPTIMA: [f64; 5] = [
+    LIBLINEAR_LOG_OPTIMA[0],
+    LIBLINEAR_LOG_OPTIMA[1],
+    0.3190407635455526,
+    LIBLINEAR_LOG_OPTIMA[3],
+    0.2891874645977333,
+];
+
 #[test]
 fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folders() {
     let dir = tempfile::tempdir().unwrap();
@@ -311,12 +342,17 @@ fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folde
         .classifier;
     assert_eq!(classifier.classes(), [1.0, 2.0, 3.0, 4.0, 5.0]);
     assert_near_optima(&classifier, &data, LIBLINEAR_LOG_OPTIMA);
-    let balanced = trainer.class_weights(ClassWeighting::Balanced);
-    let classifier = balanced
-        .train_one_vs_rest(&data, &mut ())
-        .unwrap()
-        .classifier;
-    assert_near_optima(&classifier, &data, LIBLINEAR_BALANCED_LOG_OPTIMA);
+    for (weighting, optima) in [
+        ("balanced", LIBLINEAR_BALANCED_LOG_OPTIMA),
+        ("3=4,5=0.5", LIBLINEAR_BY_LABEL_LOG_OPTIMA),
+    ] {
+        let weighted = trainer.clone().class_weights(weighting.parse().unwrap());
+        let classifier = weighted
+            .train_one_vs_rest(&data, &mut ())
+            .unwrap()
+            .classifier;
+        assert_near_optima(&classifier, &data, optima);
+    }
 }
 
 /// Each class's objective within 1e-8 (relative) of liblinear's optimum for it.
@@ -416,4 +452,14 @@ fn cross_validation_deals_each_class_evenly_and_scores_every_row_once() {
         .map(|f| f.held_out.unknown_labels)
         .sum();
     assert_eq!(unknown, 1);
+    // A weight for that class weighs it where it trains; a weight for no class is refused.
+    let weighted = trainer.clone().class_weights("11=5".parse().unwrap());
+    assert!(
+        weighted
+            .cross_validate_one_vs_rest(&odd, folds, |_, _| {})
+            .is_ok()
+    );
+    let weighted = trainer.class_weights("12=5".parse().unwrap());
+    let error = weighted.cross_validate_one_vs_rest(&odd, folds, |_, _| {});
+    assert!(error.unwrap_err().to_string().contains("label 12"));
 }

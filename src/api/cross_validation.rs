@@ -173,12 +173,15 @@ impl Trainer {
         folds: usize,
         mut done: impl FnMut(usize, &ClassesFold),
     ) -> Result<ClassesCrossValidation, Error> {
+        // Class weights name classes of the data; a fold's training rows may lack one.
+        let (classes, rows) = super::trainer::class_labels(data)?;
+        self.one_vs_rest_weights(&classes, &rows, false)?;
         let mut results = Vec::with_capacity(folds);
         let mut held_out_predictions = vec![0.0; data.n_rows()];
         self.for_each_fold(data, folds, Strata::Label, |fold, trainer, split| {
             let train = ExampleSet::Matrix(split.train);
             let held_out = ExampleSet::Matrix(split.held_out);
-            let classifier = trainer.train_one_vs_rest(&train, &mut ())?.classifier;
+            let classifier = trainer.train_classes(&train, &mut (), true)?.classifier;
             let (evaluation, predictions) =
                 super::one_vs_rest::evaluate_and_predict(&classifier, &held_out, None)?;
             for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {

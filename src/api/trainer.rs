@@ -445,8 +445,9 @@ impl Trainer {
     /// `OneVsRestClassifier`. The classes are the labels' distinct values, which must be whole
     /// numbers, at least two. For a classification loss of an online learner or batch solver,
     /// on one process, without an initial model or a resume state (each refused). Class
-    /// weights may be [`ClassWeighting::Balanced`]: class k's rows then weigh m/(K·m_k) in
-    /// its problem and the other rows 1, as liblinear (`-wi`) and scikit-learn weigh them.
+    /// weights are given by label or balanced ([`ClassWeighting::one_vs_rest`]): class k's
+    /// rows weigh c_k in its problem (the weight named for its label, or m/(K·m_k)) and the
+    /// other rows 1, as liblinear (`-wi`) and scikit-learn weigh them.
     ///
     /// Classes train at once on the threads set ([`Trainer::threads`]; every core if not),
     /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
@@ -460,6 +461,18 @@ impl Trainer {
         data: &ExampleSet,
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
+        self.train_classes(data, monitor, false)
+    }
+
+    /// [`Trainer::train_one_vs_rest`], with class weights named for labels that are not
+    /// classes of `data` skipped if `absent_ok` (as a fold of cross-validation may lack a
+    /// class), else refused.
+    pub(super) fn train_classes<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        monitor: &mut M,
+        absent_ok: bool,
+    ) -> Result<OneVsRestTraining, Error> {
         self.check_settings()?;
         let loss = self.training_loss();
         if let Learner::AttributeEfficient(algo) = self.learner {
@@ -470,12 +483,6 @@ impl Trainer {
         if !loss.is_classification() {
             return Err(Error::Config(format!(
                 "one-vs-rest trains a classifier per class, and {loss} loss is a regression"
-            )));
-        }
-        if let Some(ClassWeighting::Fixed(weights)) = self.class_weighting {
-            return Err(Error::Config(format!(
-                "one-vs-rest weighs the classes 'balanced' only, not {weights} (weights of \
-                 the classes +1 and −1)"
             )));
         }
         let refused = [
@@ -489,7 +496,7 @@ impl Trainer {
             )));
         }
         let (classes, rows) = class_labels(data)?;
-        let weights = self.one_vs_rest_weights(&rows)?;
+        let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
         let (at_once, per_class) = self.class_parallelism(classes.len());
         let trainer = match per_class {
             Some(threads) => self.clone().threads(threads),
@@ -554,21 +561,19 @@ impl Trainer {
         }
     }
 
-    /// Each class's weights against the rest: unit, or with balanced weights (scikit-learn's
-    /// m/(K·m_k) for m_k of m rows in class k of K) the class's own for its rows, and 1 for
-    /// the rest, as liblinear and scikit-learn weigh a one-vs-rest problem.
-    /// `rows[k]` is the number of rows of class k.
-    fn one_vs_rest_weights(&self, rows: &[u64]) -> Result<Vec<ClassWeights>, Error> {
-        if self.class_weighting.is_none() {
-            return Ok(vec![ClassWeights::UNIT; rows.len()]);
+    /// Each class's weights against the rest ([`ClassWeighting::one_vs_rest`]; unit without
+    /// class weights) for the classes `classes` with `rows[k]` rows of class k.
+    pub(super) fn one_vs_rest_weights(
+        &self,
+        classes: &[f64],
+        rows: &[u64],
+        absent_ok: bool,
+    ) -> Result<Vec<ClassWeights>, Error> {
+        match &self.class_weighting {
+            None => Ok(vec![ClassWeights::UNIT; rows.len()]),
+            Some(weighting) => (weighting.one_vs_rest(classes, rows, absent_ok))
+                .map_err(|e| Error::Config(e.to_string())),
         }
-        let (m, k) = (rows.iter().sum::<u64>() as f64, rows.len() as f64);
-        (rows.iter())
-            .map(|&rows| {
-                ClassWeights::new(m / (k * rows as f64), 1.0)
-                    .map_err(|e| Error::Config(e.to_string()))
-            })
-            .collect()
     }
 
     /// Class `class` of `data` against the rest, trained with these settings and the class
@@ -731,12 +736,11 @@ impl Trainer {
         } else {
             None
         };
-        let class_weights = match (self.class_weighting, classes) {
+        let class_weights = match (&self.class_weighting, classes) {
             (None, _) => Ok(ClassWeights::UNIT),
             (Some(_), None) => Err(ClassWeightError::Regression(loss)),
-            (Some(ClassWeighting::Fixed(weights)), Some(_)) => Ok(weights),
-            (Some(ClassWeighting::Balanced), Some((positives, negatives))) => {
-                ClassWeights::balanced(positives, negatives)
+            (Some(weighting), Some((positives, negatives))) => {
+                weighting.binary(positives, negatives)
             }
         };
         class_weights
@@ -1304,7 +1308,7 @@ struct Run {
 /// The classes of one-vs-rest training: the distinct labels of `data`, increasing, and the
 /// number of rows of each. An error unless they are whole numbers (real-valued labels are a
 /// regression's) and at least two.
-fn class_labels(data: &ExampleSet) -> Result<(Vec<f64>, Vec<u64>), Error> {
+pub(super) fn class_labels(data: &ExampleSet) -> Result<(Vec<f64>, Vec<u64>), Error> {
     let mut labels = crate::metrics::labels(data);
     if let Some(y) = labels.iter().find(|y| !(y.is_finite() && y.fract() == 0.0)) {
         return Err(Error::Config(format!(

@@ -46,6 +46,23 @@ pub enum ClassWeightError {
     /// Weights other than (1, 1) for a regression loss, whose labels have no class.
     #[error("class weights apply to the classification losses, not to {0} loss")]
     Regression(Loss),
+    /// A weight for a label that is not a class of the data.
+    #[error("a class weight names the label {label}, which is not a class of the data ({classes})")]
+    UnknownClass {
+        /// The label named.
+        label: f64,
+        /// The data's classes, as the message shows them.
+        classes: String,
+    },
+    /// Two weights for one class (as −1 and 0 of binary data).
+    #[error("the class of label {0} is weighted twice")]
+    WeightedTwice(f64),
+    /// Weights of the classes +1 and −1 for a one-vs-rest classifier, whose classes are labels.
+    #[error(
+        "one-vs-rest weighs each class by its label (e.g. 3=2,7=0.5) or 'balanced', not by \
+         {0} (weights of the classes +1 and −1)"
+    )]
+    NotPerClass(ClassWeights),
 }
 
 impl ClassWeights {
@@ -100,14 +117,104 @@ impl fmt::Display for ClassWeights {
     }
 }
 
-/// How a trainer weighs the classes: given weights, or weights balanced on the training data.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How a trainer weighs the classes: given weights, weights by label, or weights balanced on
+/// the training data.
+#[derive(Clone, Debug, PartialEq)]
 pub enum ClassWeighting {
-    /// These weights.
+    /// These weights of the classes +1 and −1.
     Fixed(ClassWeights),
+    /// (label, weight) pairs, each label named once, as liblinear's `-wi` and scikit-learn's
+    /// `class_weight={label: weight}` give them; a class not named weighs 1. On binary data
+    /// the label 1 names the class +1, and −1 or 0 the class −1 ([`ClassWeighting::binary`]);
+    /// one-vs-rest weighs the named class's rows in its own problem
+    /// ([`ClassWeighting::one_vs_rest`]).
+    ByLabel(Vec<(f64, f64)>),
     /// [`ClassWeights::balanced`] on the rows trained on (each fold's own in cross-validation,
     /// as scikit-learn computes them).
     Balanced,
+}
+
+impl ClassWeighting {
+    /// The weights of the classes +1 and −1 of binary data with `positives` and `negatives`
+    /// rows of each.
+    pub fn binary(&self, positives: u64, negatives: u64) -> Result<ClassWeights, ClassWeightError> {
+        match self {
+            ClassWeighting::Fixed(weights) => Ok(*weights),
+            ClassWeighting::Balanced => ClassWeights::balanced(positives, negatives),
+            ClassWeighting::ByLabel(pairs) => {
+                let (mut positive, mut negative) = (None, None);
+                for &(label, weight) in pairs {
+                    let slot = if label == 1.0 {
+                        &mut positive
+                    } else if label == -1.0 || label == 0.0 {
+                        &mut negative
+                    } else {
+                        return Err(ClassWeightError::UnknownClass {
+                            label,
+                            classes: "+1 or 1, -1 or 0".into(),
+                        });
+                    };
+                    if slot.replace(weight).is_some() {
+                        return Err(ClassWeightError::WeightedTwice(label));
+                    }
+                }
+                ClassWeights::new(positive.unwrap_or(1.0), negative.unwrap_or(1.0))
+            }
+        }
+    }
+
+    /// Each class's weights in its problem against the rest, for the classes `classes`
+    /// (ascending) with `rows[k]` rows of class k: (c_k, 1), c_k the weight named for the
+    /// class's label (1 if none), or scikit-learn's balanced m/(K·m_k) for m_k of m rows in
+    /// class k of K. liblinear and scikit-learn weigh a one-vs-rest problem so: the class at
+    /// its own weight, the rest at 1. Labels named that are not classes are refused, unless
+    /// `absent_ok` (a cross-validation fold may lack a class of the data).
+    pub fn one_vs_rest(
+        &self,
+        classes: &[f64],
+        rows: &[u64],
+        absent_ok: bool,
+    ) -> Result<Vec<ClassWeights>, ClassWeightError> {
+        match self {
+            ClassWeighting::Fixed(weights) => Err(ClassWeightError::NotPerClass(*weights)),
+            ClassWeighting::Balanced => {
+                let (m, k) = (rows.iter().sum::<u64>() as f64, rows.len() as f64);
+                (rows.iter())
+                    .map(|&rows| ClassWeights::new(m / (k * rows as f64), 1.0))
+                    .collect()
+            }
+            ClassWeighting::ByLabel(pairs) => {
+                let mut weights = vec![ClassWeights::UNIT; classes.len()];
+                for &(label, weight) in pairs {
+                    let own = ClassWeights::new(weight, 1.0)?;
+                    match classes.iter().position(|&class| class == label) {
+                        Some(k) => weights[k] = own,
+                        None if absent_ok => {}
+                        None => {
+                            return Err(ClassWeightError::UnknownClass {
+                                label,
+                                classes: class_list(classes),
+                            });
+                        }
+                    }
+                }
+                Ok(weights)
+            }
+        }
+    }
+}
+
+/// The classes as an error names them: all of a few, the first and last of many.
+fn class_list(classes: &[f64]) -> String {
+    let names: Vec<String> = classes.iter().map(f64::to_string).collect();
+    match names.len() {
+        0..=12 => names.join(", "),
+        n => format!(
+            "{}, …, {} ({n} classes)",
+            names[..6].join(", "),
+            names[n - 1]
+        ),
+    }
 }
 
 impl fmt::Display for ClassWeighting {
@@ -115,6 +222,13 @@ impl fmt::Display for ClassWeighting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClassWeighting::Fixed(weights) => weights.fmt(f),
+            ClassWeighting::ByLabel(pairs) => {
+                for (i, (label, weight)) in pairs.iter().enumerate() {
+                    let comma = if i > 0 { "," } else { "" };
+                    write!(f, "{comma}{label}={weight}")?;
+                }
+                Ok(())
+            }
             ClassWeighting::Balanced => f.write_str("balanced"),
         }
     }
@@ -123,38 +237,34 @@ impl fmt::Display for ClassWeighting {
 impl FromStr for ClassWeighting {
     type Err = String;
 
-    /// `balanced`, or `LABEL=W` pairs separated by commas, LABEL being `+1` or `1` for the
-    /// class +1 and `-1` or `0` for the class −1; a class not named keeps weight 1.
+    /// `balanced`, or `LABEL=W` pairs separated by commas, each label a whole number named
+    /// once (`+1=5,-1=0.5`, `3=2,7=0.5`); what a label names depends on the data
+    /// ([`ClassWeighting::ByLabel`]).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s == "balanced" {
             return Ok(ClassWeighting::Balanced);
         }
-        let (mut positive, mut negative) = (None, None);
+        let mut pairs: Vec<(f64, f64)> = Vec::new();
         for pair in s.split(',') {
             let (label, weight) = pair.split_once('=').ok_or_else(|| {
-                format!("'{pair}' is not LABEL=WEIGHT (e.g. +1=5,-1=1) nor 'balanced'")
+                format!("'{pair}' is not LABEL=WEIGHT (e.g. +1=5,-1=1 or 3=2) nor 'balanced'")
             })?;
-            let slot = match label.trim() {
-                "+1" | "1" => &mut positive,
-                "-1" | "0" => &mut negative,
-                other => {
-                    return Err(format!(
-                        "unknown class '{other}': the classes are +1 (or 1) and -1 (or 0)"
-                    ));
-                }
-            };
-            if slot.is_some() {
-                return Err(format!("class '{}' is weighted twice", label.trim()));
+            let label = label.trim();
+            let class = (label.parse::<f64>().ok())
+                .filter(|c| c.is_finite() && c.fract() == 0.0)
+                // -0 is the class 0.
+                .map(|c| c + 0.0)
+                .ok_or_else(|| format!("class '{label}' is not a whole number"))?;
+            if pairs.iter().any(|&(named, _)| named == class) {
+                return Err(format!("class '{label}' is weighted twice"));
             }
-            let weight = weight
-                .trim()
-                .parse::<f64>()
-                .map_err(|_| format!("weight '{weight}' is not a number"))?;
-            *slot = Some(weight);
+            let weight = weight.trim();
+            let weight = (weight.parse::<f64>())
+                .map_err(|_| format!("weight '{weight}' is not a number"))
+                .and_then(|w| ClassWeights::new(w, 1.0).map_err(|e| e.to_string()))?;
+            pairs.push((class, weight.positive));
         }
-        ClassWeights::new(positive.unwrap_or(1.0), negative.unwrap_or(1.0))
-            .map(ClassWeighting::Fixed)
-            .map_err(|e| e.to_string())
+        Ok(ClassWeighting::ByLabel(pairs))
     }
 }
 
@@ -294,21 +404,87 @@ mod tests {
 
     #[test]
     fn weightings_parse_like_their_documentation() {
-        let fixed = |p, n| Ok(ClassWeighting::Fixed(ClassWeights::new(p, n).unwrap()));
+        let labels = |pairs: &[(f64, f64)]| Ok(ClassWeighting::ByLabel(pairs.to_vec()));
         assert_eq!("balanced".parse(), Ok(ClassWeighting::Balanced));
-        assert_eq!("+1=5,-1=0.5".parse(), fixed(5.0, 0.5));
-        assert_eq!("1=3".parse(), fixed(3.0, 1.0));
-        assert_eq!("0=2, 1=4".parse(), fixed(4.0, 2.0));
-        for bad in ["", "2=1", "+1=x", "+1=5,1=2", "+1=-3", "+1=0", "weird"] {
+        assert_eq!("+1=5,-1=0.5".parse(), labels(&[(1.0, 5.0), (-1.0, 0.5)]));
+        assert_eq!("1=3".parse(), labels(&[(1.0, 3.0)]));
+        assert_eq!("0=2, 1=4".parse(), labels(&[(0.0, 2.0), (1.0, 4.0)]));
+        assert_eq!("3=2,-0=0.25".parse(), labels(&[(3.0, 2.0), (0.0, 0.25)]));
+        for bad in [
+            "", "+1=x", "+1=5,1=2", "0=1,-0=2", "+1=-3", "+1=0", "1.5=2", "x=1", "weird",
+        ] {
             assert!(bad.parse::<ClassWeighting>().is_err(), "{bad}");
         }
     }
 
     #[test]
+    fn labels_name_the_binary_classes_as_the_labels_of_binary_data_do() {
+        let weights = |spec: &str| spec.parse::<ClassWeighting>().unwrap().binary(1, 3);
+        let fixed = |p, n| Ok(ClassWeights::new(p, n).unwrap());
+        assert_eq!(weights("+1=5,-1=0.5"), fixed(5.0, 0.5));
+        assert_eq!(weights("1=3"), fixed(3.0, 1.0));
+        assert_eq!(weights("0=2, 1=4"), fixed(4.0, 2.0));
+        assert_eq!(weights("-1=2"), fixed(1.0, 2.0));
+        assert_eq!(weights("balanced"), fixed(2.0, 4.0 / 6.0));
+        assert_eq!(
+            weights("-1=2,0=3"),
+            Err(ClassWeightError::WeightedTwice(0.0))
+        );
+        assert!(matches!(
+            weights("2=1"),
+            Err(ClassWeightError::UnknownClass { label, .. }) if label == 2.0
+        ));
+        let given = ClassWeights::new(7.0, 0.5).unwrap();
+        assert_eq!(ClassWeighting::Fixed(given).binary(1, 3), Ok(given));
+    }
+
+    #[test]
+    fn one_vs_rest_weighs_each_named_class_in_its_own_problem() {
+        let (classes, rows) = ([-2.0, 0.0, 3.0, 7.0], [10, 20, 30, 40]);
+        let weighting: ClassWeighting = "7=0.5,-2=4".parse().unwrap();
+        let own = |c| ClassWeights::new(c, 1.0).unwrap();
+        let expected = vec![own(4.0), own(1.0), own(1.0), own(0.5)];
+        assert_eq!(weighting.one_vs_rest(&classes, &rows, false), Ok(expected));
+        let balanced = ClassWeighting::Balanced.one_vs_rest(&classes, &rows, false);
+        let expected: Vec<_> = rows
+            .iter()
+            .map(|&r| own(100.0 / (4.0 * r as f64)))
+            .collect();
+        assert_eq!(balanced, Ok(expected));
+        // A label that is no class: refused, but where a fold may lack it, skipped.
+        let absent: ClassWeighting = "5=2,3=3".parse().unwrap();
+        let message = absent
+            .one_vs_rest(&classes, &rows, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("label 5") && message.contains("-2, 0, 3, 7"),
+            "{message}"
+        );
+        let skipped = absent.one_vs_rest(&classes, &rows, true).unwrap();
+        assert_eq!(skipped, vec![own(1.0), own(1.0), own(3.0), own(1.0)]);
+        let fixed = ClassWeighting::Fixed(ClassWeights::new(2.0, 1.0).unwrap());
+        assert!(matches!(
+            fixed.one_vs_rest(&classes, &rows, false),
+            Err(ClassWeightError::NotPerClass(_))
+        ));
+        let many: Vec<f64> = (0..40).map(f64::from).collect();
+        let message = absent.one_vs_rest(&many[6..], &[1; 34], false).unwrap_err();
+        assert!(
+            message
+                .to_string()
+                .contains("6, 7, 8, 9, 10, 11, …, 39 (34 classes)")
+        );
+    }
+
+    #[test]
     fn display_round_trips_through_the_parser() {
         let w = ClassWeights::new(2.5, 0.125).unwrap();
-        assert_eq!(w.to_string().parse(), Ok(ClassWeighting::Fixed(w)));
-        for weighting in [ClassWeighting::Fixed(w), ClassWeighting::Balanced] {
+        let parsed: ClassWeighting = w.to_string().parse().unwrap();
+        assert_eq!(parsed.binary(1, 1), Ok(w));
+        for spec in ["balanced", "1=2.5,-1=0.125", "3=2,0=0.5,-4=8"] {
+            let weighting: ClassWeighting = spec.parse().unwrap();
+            assert_eq!(weighting.to_string(), spec);
             assert_eq!(weighting.to_string().parse(), Ok(weighting));
         }
     }

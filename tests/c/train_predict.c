@@ -172,6 +172,20 @@ static void multiclass(const char *binary_model_path, const char *path) {
       if (scores[3 * i + k] > scores[3 * i + best]) best = k;
     CHECK(classes[best] == predicted[i], "the prediction is the class of highest score");
   }
+  /* Class weights name classes by label, as liblinear's -w2 3 does. */
+  SlClassifier *weighted = NULL;
+  config.class_weights = "4=2";
+  CHECK(sl_train_one_vs_rest(data, &config, &weighted) == SL_STATUS_CONFIG,
+        "a weight for a label no row has");
+  CHECK(strstr(sl_last_error(), "label 4") != NULL, "names the label");
+  config.class_weights = "2=3";
+  double weighted_scores[27];
+  CHECK(sl_train_one_vs_rest(data, &config, &weighted) == SL_STATUS_OK &&
+            sl_classifier_scores(weighted, data, weighted_scores, 27) == SL_STATUS_OK,
+        "one-vs-rest with class 2 weighted");
+  CHECK(weighted_scores[0] == scores[0] && weighted_scores[1] != scores[1],
+        "class 2's model changes, class 1's does not");
+  sl_classifier_free(weighted);
   CHECK(sl_classifier_save(classifier, path) == SL_STATUS_OK, "save the classifier");
   SlClassifier *loaded = NULL;
   CHECK(sl_classifier_load(path, &loaded) == SL_STATUS_OK, "load the classifier");

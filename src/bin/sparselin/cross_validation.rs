@@ -37,6 +37,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             _ => format!(", λ = {:e}", args.lambda),
         },
         args.class_weight
+            .as_ref()
             .map(|w| format!(", class weights {w}"))
             .unwrap_or_default(),
         args.sample_weights
@@ -58,7 +59,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "loss": loss.to_string(),
         "rows": data.n_rows(),
         "seed": args.seed,
-        "class_weights": args.class_weight.map(|w| w.to_string()),
+        "class_weights": args.class_weight.as_ref().map(|w| w.to_string()),
         "sample_weights": args.sample_weights,
     });
     if one_vs_rest {

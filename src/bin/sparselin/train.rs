@@ -85,10 +85,13 @@ pub struct Args {
     #[arg(long, default_value = "hinge")]
     pub loss: Loss,
     /// Classification losses: weigh each class's loss in the objective, as liblinear's
-    /// `-w1 W -w-1 W` and scikit-learn's `class_weight` do: `+1=W,-1=W` (a class not named
-    /// weighs 1; `1` and `0` name the classes of 0/1 labels too), or `balanced` (c_y =
-    /// m/(2m_y), so that each class weighs half; in --cv computed on each fold's training rows).
-    #[arg(long, value_name = "+1=W,-1=W|balanced")]
+    /// `-w1 W -w-1 W` and scikit-learn's `class_weight` do: `LABEL=W` pairs, e.g. `+1=W,-1=W`
+    /// (a class not named weighs 1; `1` and `0` name the classes of 0/1 labels too), or
+    /// `balanced` (c_y = m/(2m_y), so that each class weighs half; in --cv computed on each
+    /// fold's training rows). One-vs-rest: `3=W,7=W` weighs class 3's rows W in its problem
+    /// against the rest, the others 1 (liblinear's `-w3 W`); `balanced` weighs class k's rows
+    /// m/(K·m_k) in its problem.
+    #[arg(long, value_name = "LABEL=W,...|balanced", allow_hyphen_values = true)]
     pub class_weight: Option<ClassWeighting>,
     /// Weigh each row's loss by a weight of its own: FILE (gzip ok) holds one non-negative
     /// number per line, the weight of the training row of the same line (liblinear's `-W`, scikit-learn's
@@ -606,8 +609,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
 
 /// `trainer` with --class-weight and --sample-weights (the file read), if given.
 fn with_weights(trainer: Trainer, args: &Args) -> anyhow::Result<Trainer> {
-    let trainer = match args.class_weight {
-        Some(weighting) => trainer.class_weights(weighting),
+    let trainer = match &args.class_weight {
+        Some(weighting) => trainer.class_weights(weighting.clone()),
         None => trainer,
     };
     Ok(match &args.sample_weights {

@@ -101,7 +101,7 @@ pub fn run(
         model.info.algorithm,
         model.loss,
         model.info.lambda,
-        match args.class_weight {
+        match &args.class_weight {
             Some(weighting) => format!(", class weights {weighting}"),
             None => String::new(),
         },
