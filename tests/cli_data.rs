@@ -169,3 +169,63 @@ fn info_counts_minus_zero_as_zero_and_averages_huge_labels() {
         "{stdout}"
     );
 }
+
+/// `gen --classes K` writes labels 1..K, which `train` learns one class against the rest.
+#[test]
+fn gen_classes_writes_a_multiclass_corpus_that_trains_one_vs_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let rows = [
+        "--train-rows",
+        "2000",
+        "--test-rows",
+        "300",
+        "--features",
+        "100",
+    ];
+    let out = sparselin(
+        &[
+            &["gen", &p("c"), "--classes", "4", "--noise", "0"][..],
+            &rows,
+        ]
+        .concat(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("100 features, 4 classes"),
+        "{out:?}"
+    );
+    let (train, test) = (p("c/train"), p("c/test"));
+    let args = [
+        "train", &train, "--test", &test, "--algo", "dcd", "--lambda", "1e-4",
+    ];
+    let out = sparselin(&[&args[..], &["-o", &p("c.model"), "--json"]].concat());
+    assert!(out.status.success(), "{out:?}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let classes: Vec<f64> = (summary["train"]["classes"].as_array().unwrap().iter())
+        .map(|c| c["class"].as_f64().unwrap())
+        .collect();
+    assert_eq!(classes, [1.0, 2.0, 3.0, 4.0]);
+    // Noise-free labels of planted linear models: learnable to a low test error.
+    let error = summary["test"]["error_rate"].as_f64().unwrap();
+    assert!(error < 0.25, "test error {error}");
+    for (extra, message) in [
+        (&["--classes", "2"][..], "2 is not in 3..=1000"),
+        (
+            &["--classes", "3", "--preset", "small-regression"][..],
+            "is a regression",
+        ),
+        (
+            &["--classes", "3", "--task", "regression"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let out = sparselin(&[&["gen", &p("never")][..], extra].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(message),
+            "{extra:?}: {stderr}"
+        );
+        assert!(!dir.path().join("never").exists());
+    }
+}

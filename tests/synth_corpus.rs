@@ -2,7 +2,7 @@
 //! dataset outputs agree.
 
 use sparselin::data::convert::{ConvertOptions, convert};
-use sparselin::data::synth::{CorpusSpec, Generator, Split, Task, generate};
+use sparselin::data::synth::{CorpusSpec, GenRow, Generator, Split, Task, generate};
 use sparselin::data::{Dataset, Examples};
 
 #[test]
@@ -95,17 +95,93 @@ fn rows_are_normalized_zipf_shaped_and_labels_follow_the_plant() {
     assert!(reg.row(0, Split::Train).label.fract() != 0.0);
 }
 
+#[test]
+fn classes_are_the_planted_models_argmax_about_balanced_with_the_noise_asked() {
+    let (k, rows, n) = (6usize, 6000u64, 1000usize);
+    let noise = 0.1;
+    let spec = CorpusSpec {
+        train_rows: rows,
+        task: Task::Classes(k as u32),
+        label_noise: noise,
+        ..CorpusSpec::preset("small").unwrap()
+    };
+    let g = Generator::new(&spec);
+    assert_eq!((g.planted().len(), g.biases().len()), (k * n, k));
+    // The first planted model is the binary task's: the same seed, the same w*.
+    let binary = Generator::new(&CorpusSpec::preset("small").unwrap());
+    assert_eq!(&g.planted()[..n], binary.planted());
+    // The label of the highest planted score w*_c·x + b_c, from 1.
+    let argmax = |g: &Generator, r: &GenRow| {
+        let score = |c: usize| -> f64 {
+            let w = &g.planted()[c * n..][..n];
+            let dot: f64 = (r.indices.iter().zip(&r.values))
+                .map(|(&j, &v)| w[j as usize] * f64::from(v))
+                .sum();
+            dot + g.biases()[c]
+        };
+        (0..k)
+            .max_by(|&a, &b| score(a).total_cmp(&score(b)))
+            .unwrap()
+            + 1
+    };
+    let (mut counts, mut agree) = (vec![0u64; k], 0u64);
+    for i in 0..rows {
+        let r = g.row(i, Split::Train);
+        assert_eq!(r.indices, binary.row(i, Split::Train).indices);
+        let label = r.label as usize;
+        assert!(
+            (1..=k).contains(&label) && r.label.fract() == 0.0,
+            "{}",
+            r.label
+        );
+        counts[label - 1] += 1;
+        agree += u64::from(label == argmax(&g, &r));
+    }
+    // 10% of labels replaced by another class: about 90% agree.
+    let share = agree as f64 / rows as f64;
+    assert!((share - (1.0 - noise)).abs() < 0.02, "agreement {share}");
+    for (c, &count) in counts.iter().enumerate() {
+        let share = count as f64 / rows as f64;
+        assert!(
+            (0.5 / k as f64..1.5 / k as f64).contains(&share),
+            "class {}: {share}",
+            c + 1
+        );
+    }
+    // Without noise every label is the argmax.
+    let exact = Generator::new(&CorpusSpec {
+        label_noise: 0.0,
+        ..spec
+    });
+    for i in 0..500 {
+        let r = exact.row(i, Split::Test);
+        assert_eq!(r.label as usize, argmax(&exact, &r), "row {i}");
+    }
+}
+
 /// gen's binary shards and `convert` of gen's text are the same dataset, byte for byte
 /// (manifest, shards and column arrays), for both splits and both tasks: the generator stores
 /// exactly the entries its text holds (no explicit zeros, no duplicates, values that read
 /// back bit for bit).
 #[test]
 fn text_output_converts_to_the_same_dataset() {
-    for preset in ["small", "small-regression"] {
+    let classes = CorpusSpec {
+        task: Task::Classes(5),
+        ..CorpusSpec::preset("small").unwrap()
+    };
+    let specs = [
+        ("small", CorpusSpec::preset("small").unwrap()),
+        (
+            "small-regression",
+            CorpusSpec::preset("small-regression").unwrap(),
+        ),
+        ("small, 5 classes", classes),
+    ];
+    for (preset, spec) in specs {
         let spec = CorpusSpec {
             train_rows: 700,
             test_rows: 50,
-            ..CorpusSpec::preset(preset).unwrap()
+            ..spec
         };
         let tmp = tempfile::tempdir().unwrap();
         let prefix = tmp.path().join("corpus");

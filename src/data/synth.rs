@@ -6,7 +6,8 @@
 //! p_j — tf-idf-like values — and the row is L2-normalized. Labels come from a planted linear
 //! model w* (standard normal weights): classification y = sign(w*·x + b) with each label
 //! flipped with probability `label_noise` (b centers the margins so classes are balanced);
-//! regression y = w*·x + σ·ε.
+//! regression y = w*·x + σ·ε; K classes y = argmax_k (w*_k·x + b_k), one planted model per
+//! class, each label replaced by another class with probability `label_noise`.
 //!
 //! Every row has its own generator, seeded from (seed, split, row index) with
 //! `rand_xoshiro`, so the corpus is identical whatever the thread count or shard size, and
@@ -26,13 +27,26 @@ use super::shard::{ShardParts, ValueKind};
 use super::writer::{DatasetWriter, FinishOptions};
 use crate::output::OutputFile;
 
-/// Classification (±1 labels) or regression (real labels).
+/// Classification (±1 labels), regression (real labels) or classification into more classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Task {
     /// Labels ±1 from the sign of the planted margin, with flips.
     Classification,
     /// Labels are the planted margin plus Gaussian noise.
     Regression,
+    /// Labels 1..=K (K ≥ 3) of the class of highest planted margin, each replaced by another
+    /// class, drawn uniformly, with probability `label_noise`: data for one-vs-rest training.
+    Classes(u32),
+}
+
+impl Task {
+    /// The planted models the task needs: one per class for [`Task::Classes`], else one.
+    fn models(self) -> usize {
+        match self {
+            Task::Classes(k) => k as usize,
+            _ => 1,
+        }
+    }
 }
 
 /// Everything that determines a corpus.
@@ -50,7 +64,8 @@ pub struct CorpusSpec {
     pub zipf_exponent: f64,
     /// Classification or regression.
     pub task: Task,
-    /// Classification: probability of flipping a label. Regression: noise std-dev σ.
+    /// Classification: probability of flipping a label (of replacing it with another class).
+    /// Regression: noise std-dev σ.
     pub label_noise: f64,
     /// Seed of every random draw.
     pub seed: u64,
@@ -110,14 +125,16 @@ pub enum Split {
     Test,
 }
 
-/// Precomputed tables of a spec: Zipf CDF, idf weights, planted model.
+/// Precomputed tables of a spec: Zipf CDF, idf weights, planted models.
 #[derive(Clone, Debug)]
 pub struct Generator {
     spec: CorpusSpec,
     cdf: Vec<f64>,
     idf: Vec<f64>,
+    /// One model of `cdf.len()` weights per class of [`Task::Classes`], else one, in a row.
     planted: Vec<f64>,
-    bias: f64,
+    /// Each planted model's bias.
+    biases: Vec<f64>,
 }
 
 /// A uniform draw in [0, 1).
@@ -173,20 +190,25 @@ impl Generator {
             .map(|w| (1.0 + 1.0 / (spec.mean_nnz * w / total)).ln())
             .collect();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(&[spec.seed, 0x0070_6c61_6e74_6564]));
-        let planted = (0..n).map(|_| normal(&mut rng)).collect();
+        let models = spec.task.models();
+        let planted = (0..models * n).map(|_| normal(&mut rng)).collect();
         let mut generator = Generator {
             spec: spec.clone(),
             cdf,
             idf,
             planted,
-            bias: 0.0,
+            biases: vec![0.0; models],
         };
-        // Center the margins on a fixed sample so the two classes are about balanced.
-        let mut margins: Vec<f64> = (0..1001u64)
-            .map(|i| generator.margin_of(&generator.features(u64::MAX - i, Split::Train)))
+        // Center each model's margins on a fixed sample, so that the two classes are about
+        // balanced (and no class of many wins most rows for a bias of its own).
+        let sample: Vec<GenRow> = (0..1001u64)
+            .map(|i| generator.features(u64::MAX - i, Split::Train).0)
             .collect();
-        margins.sort_by(f64::total_cmp);
-        generator.bias = -margins[500];
+        for k in 0..models {
+            let mut margins: Vec<f64> = sample.iter().map(|r| generator.margin(r, k)).collect();
+            margins.sort_by(f64::total_cmp);
+            generator.biases[k] = -margins[500];
+        }
         generator
     }
 
@@ -195,9 +217,15 @@ impl Generator {
         &self.spec
     }
 
-    /// The planted weights w*.
+    /// The planted weights w*: for [`Task::Classes`] the K models w*_1 … w*_K one after the
+    /// other, each of one weight per feature.
     pub fn planted(&self) -> &[f64] {
         &self.planted
+    }
+
+    /// The planted models' biases: b, or b_1 … b_K for [`Task::Classes`].
+    pub fn biases(&self) -> &[f64] {
+        &self.biases
     }
 
     fn rng(&self, row: u64, split: Split) -> Xoshiro256PlusPlus {
@@ -239,30 +267,41 @@ impl Generator {
         (out, rng)
     }
 
-    fn margin_of(&self, row: &(GenRow, Xoshiro256PlusPlus)) -> f64 {
-        let r = &row.0;
-        r.indices
-            .iter()
-            .zip(&r.values)
-            .map(|(&j, &v)| self.planted[j as usize] * f64::from(v))
+    /// w*_k·x of planted model `k`, without its bias.
+    fn margin(&self, row: &GenRow, k: usize) -> f64 {
+        let planted = &self.planted[k * self.cdf.len()..][..self.cdf.len()];
+        (row.indices.iter().zip(&row.values))
+            .map(|(&j, &v)| planted[j as usize] * f64::from(v))
             .sum()
     }
 
     /// Row `row` of `split`, label included.
     pub fn row(&self, row: u64, split: Split) -> GenRow {
-        let drawn = self.features(row, split);
-        let margin = self.margin_of(&drawn) + self.bias;
-        let (mut out, mut rng) = drawn;
+        let (mut out, mut rng) = self.features(row, split);
+        let noise = self.spec.label_noise;
         out.label = match self.spec.task {
             Task::Classification => {
+                let margin = self.margin(&out, 0) + self.biases[0];
                 let y = if margin >= 0.0 { 1.0 } else { -1.0 };
-                if uniform(&mut rng) < self.spec.label_noise {
-                    -y
-                } else {
-                    y
-                }
+                if uniform(&mut rng) < noise { -y } else { y }
             }
-            Task::Regression => margin + self.spec.label_noise * normal(&mut rng),
+            Task::Regression => self.margin(&out, 0) + self.biases[0] + noise * normal(&mut rng),
+            Task::Classes(classes) => {
+                let scores = (0..classes as usize).map(|k| self.margin(&out, k) + self.biases[k]);
+                // The first class of the highest score.
+                let (best, _) = scores
+                    .enumerate()
+                    .fold((0, f64::NEG_INFINITY), |best, (k, s)| {
+                        if s > best.1 { (k, s) } else { best }
+                    });
+                let class = if uniform(&mut rng) < noise {
+                    let others = f64::from(classes - 1);
+                    (best + 1 + (uniform(&mut rng) * others) as usize) % classes as usize
+                } else {
+                    best
+                };
+                (class + 1) as f64
+            }
         };
         out
     }

@@ -45,6 +45,16 @@ pub struct Args {
     /// Override the task.
     #[arg(long, value_enum)]
     task: Option<TaskArg>,
+    /// Classification into K ≥ 3 classes labelled 1..K, each row's the class of highest
+    /// margin among K planted models (--noise replaces a label by another class): data for
+    /// one-vs-rest training. Without it, classification labels are ±1.
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = clap::value_parser!(u32).range(3..=1000),
+        conflicts_with = "task"
+    )]
+    classes: Option<u32>,
     /// Override the label noise (flip probability, or regression noise std-dev).
     #[arg(long)]
     noise: Option<f64>,
@@ -86,6 +96,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             TaskArg::Regression => Task::Regression,
         };
     }
+    if let Some(classes) = args.classes {
+        anyhow::ensure!(
+            spec.task == Task::Classification,
+            "--classes is a classification task, and preset '{}' is a regression",
+            args.preset
+        );
+        spec.task = Task::Classes(classes);
+    }
     anyhow::ensure!(
         spec.n_features >= 1 && spec.n_features <= u32::MAX as usize,
         "--features must be between 1 and 2^32 − 1"
@@ -97,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     // NaN fails both checks: it would make every label NaN.
     match spec.task {
-        Task::Classification => anyhow::ensure!(
+        Task::Classification | Task::Classes(_) => anyhow::ensure!(
             (0.0..=1.0).contains(&spec.label_noise),
             "--noise is a label flip probability for classification: it must be between 0 and 1, \
              not {}",
@@ -175,11 +193,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     errln!(
-        "{}: {} train + {} test rows, {} features, in {:.1} s",
+        "{}: {} train + {} test rows, {} features{}, in {:.1} s",
         args.out.display(),
         spec.train_rows,
         spec.test_rows,
         spec.n_features,
+        match spec.task {
+            Task::Classes(classes) => format!(", {classes} classes"),
+            _ => String::new(),
+        },
         start.elapsed().as_secs_f64()
     );
     Ok(())
