@@ -64,6 +64,9 @@ pub struct Trainer {
     initial_model: Option<Model>,
     resume: Option<Model>,
     save_resume: bool,
+    /// Whether Hogwild workers are pinned to cores ([`hogwild::Options::pin`]): not where
+    /// several runs share the process, as one-vs-rest's classes do.
+    pin_workers: bool,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -149,6 +152,7 @@ impl Trainer {
             initial_model: None,
             resume: None,
             save_resume: false,
+            pin_workers: true,
         }
     }
 
@@ -497,11 +501,7 @@ impl Trainer {
         }
         let (classes, rows) = class_labels(data)?;
         let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
-        let (at_once, per_class) = self.class_parallelism(classes.len());
-        let trainer = match per_class {
-            Some(threads) => self.clone().threads(threads),
-            None => self.clone(),
-        };
+        let (at_once, trainer) = self.class_trainer(classes.len());
         let started = std::time::Instant::now();
         let trainings: Vec<Result<Training, Error>> = if at_once == 1 {
             let mut trainings = Vec::with_capacity(classes.len());
@@ -542,23 +542,30 @@ impl Trainer {
         })
     }
 
-    /// How one-vs-rest spends the threads: (classes trained at once, threads per class, where
-    /// set). The budget is the threads set, else every core; at most one class per thread
-    /// runs at once, each with an equal share. An online learner without a thread count
-    /// stays on one thread per class (its result then is the single-threaded one, bit for
-    /// bit), and so does one without Hogwild workers; batch solvers give the same result on
-    /// any number.
-    fn class_parallelism(&self, classes: usize) -> (usize, Option<usize>) {
+    /// How one-vs-rest spends the threads: (classes trained at once, the trainer of each).
+    /// The budget is the threads set, else every core; at most one class per thread runs at
+    /// once, each with an equal share. An online learner without a thread count stays on one
+    /// thread per class (its result then is the single-threaded one, bit for bit), and so
+    /// does one without Hogwild workers; batch solvers give the same result on any number.
+    /// Classes at once leave their workers unpinned: each would pin its own to the same
+    /// first cores.
+    fn class_trainer(&self, classes: usize) -> (usize, Trainer) {
         let budget = self
             .threads
             .unwrap_or_else(rayon::current_num_threads)
             .max(1);
         let at_once = budget.min(classes);
-        match (self.learner, self.threads) {
-            (Learner::Online(_), None) => (at_once, None),
-            (Learner::Online(a), Some(_)) if !a.has_hogwild() => (at_once, Some(1)),
-            _ => (at_once, Some(budget / at_once)),
-        }
+        let per_class = match (self.learner, self.threads) {
+            (Learner::Online(_), None) => None,
+            (Learner::Online(a), Some(_)) if !a.has_hogwild() => Some(1),
+            _ => Some(budget / at_once),
+        };
+        let mut trainer = match per_class {
+            Some(threads) => self.clone().threads(threads),
+            None => self.clone(),
+        };
+        trainer.pin_workers = at_once == 1;
+        (at_once, trainer)
     }
 
     /// Each class's weights against the rest ([`ClassWeighting::one_vs_rest`]; unit without
@@ -977,6 +984,7 @@ impl Trainer {
                 let options = hogwild::Options {
                     scalars: self.scalars.unwrap_or_default(),
                     hot_features: self.hot_features,
+                    pin: self.pin_workers,
                     ..hogwild::Options::new(threads)
                 };
                 hogwild::fit_from(data, algorithm, &config, start, &options, monitor)?
@@ -1373,4 +1381,29 @@ fn count_two_classes(
         )));
     }
     Ok((positive as u64, negative as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_at_once_share_the_threads_and_leave_their_workers_unpinned() {
+        let plan = |trainer: Trainer, classes| {
+            let (at_once, each) = trainer.class_trainer(classes);
+            (at_once, each.threads, each.pin_workers)
+        };
+        let asgd = || Trainer::new(Learner::ASGD);
+        assert_eq!(plan(asgd().threads(8), 5), (5, Some(1), false));
+        assert_eq!(plan(asgd().threads(8), 2), (2, Some(4), false));
+        assert_eq!(plan(asgd().threads(1), 5), (1, Some(1), true));
+        assert_eq!(plan(asgd().threads(4), 1), (1, Some(4), true));
+        let naive = Trainer::new(Learner::Online(online::Algorithm::NaiveAsgd)).threads(4);
+        assert_eq!(plan(naive, 3), (3, Some(1), false));
+        let dcd = Trainer::new(Learner::Batch(batch::Algorithm::Dcd)).threads(6);
+        assert_eq!(plan(dcd, 4), (4, Some(1), false));
+        let (at_once, each) = asgd().class_trainer(3);
+        assert_eq!(at_once, rayon::current_num_threads().clamp(1, 3));
+        assert_eq!((each.threads, each.pin_workers), (None, at_once == 1));
+    }
 }

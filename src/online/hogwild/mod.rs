@@ -35,8 +35,9 @@
 //!   sampling: there one permutation per epoch, worker 0's stream, is drawn before the epoch
 //!   and step t visits its t-th row, so every row comes once per epoch whichever worker
 //!   claims the step. Each worker runs in a `crossbeam` scope
-//!   and is pinned to core j with `core_affinity` when the OS reports at least as many cores as
-//!   workers. Workers join at every epoch end (m steps), where the observer may take a snapshot.
+//!   and, where there are several, is pinned to core j with `core_affinity` when the OS reports
+//!   at least as many cores as workers ([`Options::pin`]). Workers join at every epoch end
+//!   (m steps), where the observer may take a snapshot.
 //! * **Recovery.** After the last step the sums are read back once and handed to the
 //!   single-threaded learner's own O(n) recovery ([`crate::online::Sgd`] etc.): the sparse
 //!   identities (Lemma 1, w̄ = −(h'v − u)/(λ(T − t_a + 1)), CASGD's centering) are applied to
@@ -104,7 +105,10 @@ pub struct Options {
     pub threads: usize,
     /// How the per-step scalars are shared.
     pub scalars: ScalarSharing,
-    /// Pin worker j to core j (when there are at least as many cores as workers).
+    /// Pin worker j to core j, when there are several workers and at least as many cores. A
+    /// lone worker is never pinned: it gains nothing, and runs that share the process (the
+    /// classes of one-vs-rest) would all land on core 0. Such runs of several workers each
+    /// turn it off.
     pub pin: bool,
     /// How many of the first features each worker keeps in a private copy, merged into the
     /// shared sums every few hundred steps (the hottest ones on data numbered by descending
@@ -133,6 +137,13 @@ impl Options {
 /// of 7, AMD Zen 4; 1.63× against 1.84× on a Zen 3 machine) and at 1.44× against 1.02× on the
 /// contention corpus (`gen --zipf 1.5`), so they are the default whatever the sampling.
 pub const DEFAULT_HOT_FEATURES: usize = 256;
+
+/// The cores workers 0, 1, … are pinned to, out of those the OS lets this process use
+/// (`available`), if they are pinned ([`Options::pin`]).
+fn pinned_cores(options: &Options, available: Option<Vec<CoreId>>) -> Option<Vec<CoreId>> {
+    let threads = options.threads;
+    available.filter(|cores| options.pin && threads > 1 && cores.len() >= threads)
+}
 
 /// The number of cores the OS lets this process use (1 if it cannot tell).
 pub fn available_threads() -> usize {
@@ -226,7 +237,7 @@ fn train<'a, E: Examples>(
         sampler
     });
     let mut order: Vec<u32> = Vec::new();
-    let cores = core_affinity::get_core_ids().filter(|cores| options.pin && cores.len() >= threads);
+    let cores = pinned_cores(options, core_affinity::get_core_ids());
     let counter = AtomicU64::new(0);
     let hot_features = options.hot_features.unwrap_or(DEFAULT_HOT_FEATURES);
     while run.steps < steps {
@@ -701,6 +712,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_several_workers_are_pinned_and_only_to_enough_cores() {
+        let cores = |n: usize| Some((0..n).map(|id| CoreId { id }).collect::<Vec<_>>());
+        let pinned = |threads, pin, available| {
+            let options = Options {
+                pin,
+                ..Options::new(threads)
+            };
+            pinned_cores(&options, available).map(|cores| cores.len())
+        };
+        assert_eq!(pinned(2, true, cores(4)), Some(4));
+        assert_eq!(pinned(4, true, cores(4)), Some(4));
+        assert_eq!(pinned(1, true, cores(4)), None);
+        assert_eq!(pinned(4, true, cores(2)), None);
+        assert_eq!(pinned(2, false, cores(4)), None);
+        assert_eq!(pinned(2, true, None), None);
     }
 
     #[test]
