@@ -2,8 +2,9 @@
 //! data (cargo feature `mpi`; `.ci/run` installs Open MPI and runs these): distributed L-BFGS
 //! and subLBFGS reach the single-process objective to 1e-10 relative, ASGD averaged across
 //! ranks after every epoch lands within 0.5% of it (averaged once at the end: within 1%), and
-//! L-BFGS warm-started from distributed ASGD reaches the same objective, and a mismatched or
-//! failing job exits non-zero and writes no model.
+//! L-BFGS warm-started from distributed ASGD reaches the same objective, one-vs-rest L-BFGS
+//! reaches each class's single-process objective, and a mismatched or failing job exits
+//! non-zero and writes no model.
 #![cfg(feature = "mpi")]
 
 mod real_data;
@@ -348,4 +349,81 @@ fn mismatched_or_failing_jobs_exit_non_zero_without_a_model() {
         stderr(&output)
     );
     assert!(!model.exists());
+}
+
+/// Three generated classes (`gen --classes 3`, 270 rows in shards of 40): each class's
+/// model trains across the ranks in turn, with balanced weights from every rank's counts.
+#[test]
+fn one_vs_rest_across_ranks_reaches_each_class_s_single_process_objective() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("classes");
+    let generated = Command::new(BIN)
+        .args([
+            "gen",
+            "--quiet",
+            "--classes",
+            "3",
+            "--train-rows",
+            "270",
+            "--test-rows",
+            "10",
+        ])
+        .args(["--features", "40", "--nnz", "8", "--rows-per-shard", "40"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(generated.status.success(), "{generated:?}");
+    let (data, model) = (corpus.join("train"), tmp.path().join("classes.model"));
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let args = [
+        data, "-o", model, "--algo", "lbfgs", "--loss", "log", "--lambda", "1e-2",
+    ];
+    let weighted = [&args[..], &["--class-weight", "balanced"]].concat();
+    let summary = |output: &Output| -> serde_json::Value {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    for args in [&args[..], &weighted] {
+        let single = summary(&train(None, args));
+        for ranks in [2, 4] {
+            let across = summary(&train(Some(ranks), args));
+            assert_eq!(across["classes"], single["classes"]);
+            assert_eq!(across["class_weights"], single["class_weights"]);
+            let classes = across["train"]["classes"].as_array().unwrap();
+            for (k, class) in classes.iter().enumerate() {
+                let once = single["train"]["classes"][k]["one_vs_rest"]["objective"].as_f64();
+                let (a, b) = (class["objective"].as_f64().unwrap(), once.unwrap());
+                assert!(
+                    (a - b).abs() <= 1e-10 * b,
+                    "{args:?}, {ranks} ranks, class {k}: {a} vs {b}"
+                );
+            }
+            assert_eq!(across["train"]["error_rate"], single["train"]["error_rate"]);
+            assert_eq!(across["train"]["macro_f1"], single["train"]["macro_f1"]);
+            // A classifier file: format version 3.
+            let written = std::fs::read(model).unwrap();
+            assert_eq!(&written[..12], b"SPLNMODL\x03\0\0\0");
+        }
+    }
+    // Online: ASGD's classes averaged across the ranks; flags of binary training refused.
+    let asgd = [
+        data,
+        "-o",
+        model,
+        "--algo",
+        "asgd",
+        "--threads",
+        "1",
+        "--class-weight",
+        "2=3",
+    ];
+    let across = summary(&train(Some(2), &asgd));
+    assert_eq!(across["class_weights"][1]["positive"], 3.0);
+    let refused = train(Some(2), &[&asgd[..], &["--readable", "w.txt"]].concat());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("--readable does not apply"),
+        "{stderr}"
+    );
 }

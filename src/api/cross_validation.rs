@@ -9,6 +9,7 @@ use sparselin_kernels::Values;
 
 use super::{Error, ExampleSet, Examples, Trainer};
 use crate::data::{CsrMatrix, Row, ValueVec, sample_weights};
+use crate::dist::Local;
 use crate::metrics::{self, Evaluation, MulticlassEvaluation};
 use crate::online::sampling::shuffle;
 
@@ -174,14 +175,14 @@ impl Trainer {
         mut done: impl FnMut(usize, &ClassesFold),
     ) -> Result<ClassesCrossValidation, Error> {
         // Class weights name classes of the data; a fold's training rows may lack one.
-        let (classes, rows) = super::trainer::class_labels(data)?;
+        let (classes, rows) = super::trainer::class_labels_across(data, &Local)?;
         self.one_vs_rest_weights(&classes, &rows, false)?;
         let mut results = Vec::with_capacity(folds);
         let mut held_out_predictions = vec![0.0; data.n_rows()];
         self.for_each_fold(data, folds, Strata::Label, |fold, trainer, split| {
             let train = ExampleSet::Matrix(split.train);
             let held_out = ExampleSet::Matrix(split.held_out);
-            let classifier = trainer.train_classes(&train, &mut (), true)?.classifier;
+            let classifier = (trainer.train_classes(&train, &Local, &mut (), true)?).classifier;
             let (evaluation, predictions) =
                 super::one_vs_rest::evaluate_and_predict(&classifier, &held_out, None)?;
             for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {

@@ -28,6 +28,8 @@
 //! ```
 
 mod cross_validation;
+#[cfg(test)]
+mod distributed_tests;
 mod one_vs_rest;
 mod trainer;
 
@@ -48,7 +50,10 @@ pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
 pub use crate::model::{Model, OneVsRest, Precision, SavedModel};
 pub use cross_validation::{ClassesCrossValidation, ClassesFold, CrossValidation, Fold};
-pub use one_vs_rest::{class_probabilities, class_scores, evaluate_one_vs_rest, predict_classes};
+pub use one_vs_rest::{
+    class_probabilities, class_scores, evaluate_one_vs_rest, more_than_two_labels_across,
+    predict_classes,
+};
 pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.

@@ -5,7 +5,24 @@ use rayon::prelude::*;
 
 use super::{ExampleSet, Examples, OneVsRest};
 use crate::data::sample_weights;
+use crate::dist::{self, Reducer};
 use crate::metrics::{self, MulticlassEvaluation};
+
+/// Whether the labels of every rank's `data` take more than two values: data that a
+/// classification loss learns one class against the rest
+/// ([`super::Trainer::train_one_vs_rest_across`]). A collective, which every rank calls.
+pub fn more_than_two_labels_across(data: &ExampleSet, reducer: &dyn Reducer) -> bool {
+    let mut distinct: Vec<(f64, u64)> = Vec::with_capacity(3);
+    for y in metrics::labels(data) {
+        if distinct.len() == 3 {
+            break;
+        }
+        if !distinct.iter().any(|&(seen, _)| seen == y) {
+            distinct.push((y, 1));
+        }
+    }
+    dist::value_counts(reducer, &distinct, 3).is_ok_and(|values| values.len() > 2)
+}
 
 /// Every row's score under each class's model: `scores[k][i]` is class k's w·x_i + b.
 pub fn class_scores(classifier: &OneVsRest, data: &ExampleSet) -> Vec<Vec<f64>> {

@@ -448,7 +448,7 @@ impl Trainer {
     /// against the rest ([`ClassVsRest`]): liblinear's multiclass `-s 0..3`, scikit-learn's
     /// `OneVsRestClassifier`. The classes are the labels' distinct values, which must be whole
     /// numbers, at least two. For a classification loss of an online learner or batch solver,
-    /// on one process, without an initial model or a resume state (each refused). Class
+    /// without an initial model or a resume state (each refused). Class
     /// weights are given by label or balanced ([`ClassWeighting::one_vs_rest`]): class k's
     /// rows weigh c_k in its problem (the weight named for its label, or m/(K·m_k)) and the
     /// other rows 1, as liblinear (`-wi`) and scikit-learn weigh them.
@@ -465,15 +465,29 @@ impl Trainer {
         data: &ExampleSet,
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
-        self.train_classes(data, monitor, false)
+        self.train_classes(data, &Local, monitor, false)
     }
 
-    /// [`Trainer::train_one_vs_rest`], with class weights named for labels that are not
-    /// classes of `data` skipped if `absent_ok` (as a fold of cross-validation may lack a
+    /// Data-parallel one-vs-rest training ([`Trainer::train_one_vs_rest`] as
+    /// [`Trainer::train_across`] trains one model): `data` is this rank's share, the classes
+    /// are the labels of every rank's rows, and each class trains across the ranks in turn,
+    /// on the threads set. Every rank returns the same classifier.
+    pub fn train_one_vs_rest_across<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<OneVsRestTraining, Error> {
+        self.train_classes(data, reducer, monitor, false)
+    }
+
+    /// [`Trainer::train_one_vs_rest_across`], with class weights named for labels that are
+    /// not classes of `data` skipped if `absent_ok` (as a fold of cross-validation may lack a
     /// class), else refused.
     pub(super) fn train_classes<M: Monitor>(
         &self,
         data: &ExampleSet,
+        reducer: &dyn Reducer,
         monitor: &mut M,
         absent_ok: bool,
     ) -> Result<OneVsRestTraining, Error> {
@@ -499,15 +513,20 @@ impl Trainer {
                 "one-vs-rest training does not take {what}"
             )));
         }
-        let (classes, rows) = class_labels(data)?;
+        let (classes, rows) = class_labels_across(data, reducer)?;
         let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
-        let (at_once, trainer) = self.class_trainer(classes.len());
+        // Across ranks, the classes' sums must come in the same order on every rank.
+        let (at_once, trainer) = match reducer.size() {
+            1 => self.class_trainer(classes.len()),
+            _ => (1, self.clone()),
+        };
         let started = std::time::Instant::now();
         let trainings: Vec<Result<Training, Error>> = if at_once == 1 {
             let mut trainings = Vec::with_capacity(classes.len());
             for (k, &class) in classes.iter().enumerate() {
                 monitor.class_start(class, k, classes.len());
-                trainings.push(trainer.train_class(data, class, weights[k], monitor));
+                let weights = weights[k];
+                trainings.push(trainer.train_class(data, class, weights, reducer, monitor));
             }
             trainings
         } else {
@@ -522,7 +541,7 @@ impl Trainer {
                         if let Ok(mut monitor) = monitor.lock() {
                             monitor.class_start(class, k, classes.len());
                         }
-                        trainer.train_class(data, class, weights[k], &mut ())
+                        trainer.train_class(data, class, weights[k], &Local, &mut ())
                     })
                     .collect()
             })
@@ -583,21 +602,22 @@ impl Trainer {
         }
     }
 
-    /// Class `class` of `data` against the rest, trained with these settings and the class
-    /// weights `weights`.
+    /// Class `class` of `data` against the rest, trained across the ranks of `reducer` with
+    /// these settings and the class weights `weights`.
     fn train_class<M: Monitor>(
         &self,
         data: &ExampleSet,
         class: f64,
         weights: ClassWeights,
+        reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<Training, Error> {
         let weighted = WeightedLoss::new(self.training_loss(), weights)
             .map_err(|e| Error::Config(e.to_string()))?;
         let permutation = data.feature_permutation();
         let rows = ClassVsRest::new(data, class);
-        let (run, details) = self.run_learner(&rows, permutation, weighted, &Local, monitor)?;
-        self.finish(run, details, weighted, permutation, &Local)
+        let (run, details) = self.run_learner(&rows, permutation, weighted, reducer, monitor)?;
+        self.finish(run, details, weighted, permutation, reducer)
     }
 
     /// The settings' own checks, before any data is read: those the learner does not use,
@@ -1313,23 +1333,44 @@ struct Run {
     resume: Option<ResumeState>,
 }
 
-/// The classes of one-vs-rest training: the distinct labels of `data`, increasing, and the
-/// number of rows of each. An error unless they are whole numbers (real-valued labels are a
-/// regression's) and at least two.
-pub(super) fn class_labels(data: &ExampleSet) -> Result<(Vec<f64>, Vec<u64>), Error> {
+/// The most classes one-vs-rest trains (each a model of its own).
+pub const MAX_CLASSES: usize = 1 << 16;
+
+/// The classes of one-vs-rest training: the distinct labels of every rank's `data`,
+/// increasing, and the number of rows of each. An error on every rank unless they are whole
+/// numbers (real-valued labels are a regression's), at least two and at most
+/// [`MAX_CLASSES`].
+pub(super) fn class_labels_across(
+    data: &ExampleSet,
+    reducer: &dyn Reducer,
+) -> Result<(Vec<f64>, Vec<u64>), Error> {
+    let whole = |y: f64| y.is_finite() && y.fract() == 0.0;
     let mut labels = crate::metrics::labels(data);
-    if let Some(y) = labels.iter().find(|y| !(y.is_finite() && y.fract() == 0.0)) {
+    // A rank with a label that is no class number passes on that one label, which every
+    // rank then refuses.
+    let local: Vec<(f64, u64)> = match labels.iter().find(|&&y| !whole(y)) {
+        Some(&y) => vec![(y, 1)],
+        None => {
+            labels.sort_unstable_by(f64::total_cmp);
+            // -0 sorts just before 0, which it equals: one class.
+            (labels.chunk_by(|a, b| a == b))
+                .map(|run| (run[0], run.len() as u64))
+                .collect()
+        }
+    };
+    let pairs = dist::value_counts(reducer, &local, MAX_CLASSES).map_err(|widest| {
+        Error::Config(format!(
+            "one-vs-rest trains at most {MAX_CLASSES} classes, and the labels take {widest} \
+             distinct values (on one rank, if several)"
+        ))
+    })?;
+    if let Some((y, _)) = pairs.iter().find(|&&(y, _)| !whole(y)) {
         return Err(Error::Config(format!(
             "one-vs-rest takes class numbers as labels, and {y} is not a whole number (a \
              real-valued label calls for a regression loss)"
         )));
     }
-    labels.sort_unstable_by(f64::total_cmp);
-    // -0 sorts just before 0, which it equals: one class.
-    let (classes, rows): (Vec<f64>, Vec<u64>) = labels
-        .chunk_by(|a, b| a == b)
-        .map(|run| (run[0], run.len() as u64))
-        .unzip();
+    let (classes, rows): (Vec<f64>, Vec<u64>) = pairs.into_iter().unzip();
     if classes.len() < 2 {
         return Err(Error::Config(format!(
             "one-vs-rest needs at least two classes, and every label is {}",
@@ -1370,7 +1411,7 @@ fn count_two_classes(
             "{loss} loss is binary classification, but the labels take more than two values \
              ({values}): label one class > 0 and the other ≤ 0 (e.g. ±1); one-vs-rest \
              training learns more classes (Trainer::train_one_vs_rest, sl_train_one_vs_rest \
-             from C, or `sparselin train` on one process)"
+             from C, or `sparselin train`)"
         )));
     }
     if positive + negative > 0.0 && (positive == 0.0 || negative == 0.0) {

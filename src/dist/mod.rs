@@ -165,6 +165,40 @@ pub fn total_rows(reducer: &dyn Reducer, rows: usize) -> usize {
     total[0] as usize
 }
 
+/// The distinct values of every rank's `local` (value, count) pairs, each with its counts
+/// added up, in increasing order (every rank gets the same): the classes of a multiclass
+/// problem whose rows the ranks share. `local` holds distinct values; -0 is 0. Every rank
+/// gathers the others' pairs, so this is refused (with the largest count of values a rank
+/// holds, on every rank alike) when some rank holds more than `most` values.
+pub fn value_counts(
+    reducer: &dyn Reducer,
+    local: &[(f64, u64)],
+    most: usize,
+) -> Result<Vec<(f64, u64)>, usize> {
+    let mut widest = [local.len() as f64];
+    reducer.max(&mut widest);
+    let width = widest[0] as usize;
+    if width > most {
+        return Err(width);
+    }
+    // Rank r's pairs in slots r·width…; a slot no rank fills stays at count 0.
+    let mut slots = vec![0.0; 2 * width * reducer.size()];
+    let mine = &mut slots[2 * width * reducer.rank()..][..2 * local.len()];
+    for (slot, &(value, count)) in mine.chunks_exact_mut(2).zip(local) {
+        slot.copy_from_slice(&[value, count as f64]);
+    }
+    reducer.sum(&mut slots);
+    let mut pairs: Vec<(f64, u64)> = (slots.chunks_exact(2))
+        .filter(|slot| slot[1] > 0.0)
+        .map(|slot| (slot[0] + 0.0, slot[1] as u64))
+        .collect();
+    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(pairs
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| (run[0].0, run.iter().map(|&(_, count)| count).sum()))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +257,30 @@ mod tests {
         for result in results {
             assert_eq!(result, ([3.0, -3.0], [2.0, 0.0]));
         }
+    }
+
+    #[test]
+    fn value_counts_merge_every_rank_s_values_in_order() {
+        let local = |rank: usize| match rank {
+            0 => vec![(3.0, 2), (7.0, 1)],
+            1 => vec![],
+            2 => vec![(-1.0, 4), (-0.0, 1), (3.0, 5)],
+            _ => vec![(0.0, 2), (7.0, 1), (9.0, 1)],
+        };
+        let merged = threads::run(4, |r| value_counts(r, &local(r.rank()), 3));
+        let expected = vec![(-1.0, 4), (0.0, 3), (3.0, 7), (7.0, 2), (9.0, 1)];
+        for result in merged {
+            let result = result.unwrap();
+            assert_eq!(result, expected);
+            assert!(
+                result
+                    .iter()
+                    .all(|(value, _)| value.is_sign_positive() || *value < 0.0)
+            );
+        }
+        // Too many values on one rank: refused on every rank, naming the widest.
+        let refused = threads::run(4, |r| value_counts(r, &local(r.rank()), 2));
+        assert!(refused.iter().all(|result| *result == Err(3)));
+        assert_eq!(value_counts(&Local, &local(0), 2), Ok(local(0)));
     }
 }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::Evaluation;
+use crate::dist::Reducer;
 
 /// How a one-vs-rest classifier does on one data set.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,64 +55,133 @@ pub fn evaluate_classes(
     labels: &[f64],
     one_vs_rest: Vec<Evaluation>,
 ) -> MulticlassEvaluation {
-    assert_eq!(predictions.len(), labels.len(), "one prediction per label");
-    assert_eq!(one_vs_rest.len(), classes.len(), "one evaluation per class");
-    debug_assert!(classes.windows(2).all(|pair| pair[0] < pair[1]));
-    // O(log K) per row, for classifiers of many classes.
-    let index = |y: f64| {
-        let at = classes.partition_point(|&c| c < y);
-        (classes.get(at) == Some(&y)).then_some(at)
-    };
-    let k = classes.len();
-    let (mut actual, mut predicted, mut right) = (vec![0; k], vec![0; k], vec![0; k]);
-    let (mut wrong, mut unknown) = (0, 0);
-    for (&p, &y) in predictions.iter().zip(labels) {
-        let guess = index(p);
-        if let Some(g) = guess {
-            predicted[g] += 1;
-        }
-        match index(y) {
-            Some(c) => {
-                actual[c] += 1;
-                if guess == Some(c) {
-                    right[c] += 1;
-                } else {
-                    wrong += 1;
+    ClassTally::new(classes, predictions, labels).evaluation(classes, one_vs_rest)
+}
+
+/// What the multiclass metrics are computed from: per class, its rows, the rows predicted it
+/// and those rightly so; and the rows wrong and of unknown labels. Counts add up over parts
+/// of the rows ([`ClassTally::add_across`]), so that the metrics of every rank's rows come
+/// from one sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassTally {
+    actual: Vec<u64>,
+    predicted: Vec<u64>,
+    right: Vec<u64>,
+    wrong: u64,
+    unknown: u64,
+    rows: u64,
+}
+
+impl ClassTally {
+    /// The counts of `predictions` against `labels` for a classifier of `classes`
+    /// (increasing).
+    pub fn new(classes: &[f64], predictions: &[f64], labels: &[f64]) -> ClassTally {
+        assert_eq!(predictions.len(), labels.len(), "one prediction per label");
+        debug_assert!(classes.windows(2).all(|pair| pair[0] < pair[1]));
+        // O(log K) per row, for classifiers of many classes.
+        let index = |y: f64| {
+            let at = classes.partition_point(|&c| c < y);
+            (classes.get(at) == Some(&y)).then_some(at)
+        };
+        let k = classes.len();
+        let mut tally = ClassTally {
+            actual: vec![0; k],
+            predicted: vec![0; k],
+            right: vec![0; k],
+            wrong: 0,
+            unknown: 0,
+            rows: labels.len() as u64,
+        };
+        for (&p, &y) in predictions.iter().zip(labels) {
+            let guess = index(p);
+            if let Some(g) = guess {
+                tally.predicted[g] += 1;
+            }
+            match index(y) {
+                Some(c) => {
+                    tally.actual[c] += 1;
+                    if guess == Some(c) {
+                        tally.right[c] += 1;
+                    } else {
+                        tally.wrong += 1;
+                    }
+                }
+                None => {
+                    tally.unknown += 1;
+                    tally.wrong += 1;
                 }
             }
-            None => {
-                unknown += 1;
-                wrong += 1;
-            }
+        }
+        tally
+    }
+
+    /// Every rank's counts added up (one sum, which every rank makes).
+    pub fn add_across(&mut self, reducer: &dyn Reducer) {
+        let mut sums: Vec<f64> = self.counts_mut().map(|&mut n| n as f64).collect();
+        reducer.sum(&mut sums);
+        for (count, sum) in self.counts_mut().zip(sums) {
+            *count = sum as u64;
         }
     }
-    let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
-    let per_class: Vec<ClassMetrics> = (classes.iter().zip(one_vs_rest).enumerate())
-        .map(|(c, (&class, one_vs_rest))| {
-            let precision = ratio(right[c], predicted[c]);
-            let recall = ratio(right[c], actual[c]);
-            // 2TP/(2TP + FP + FN): 0 for a class present and never predicted, or predicted
-            // and never present (as scikit-learn counts it).
-            let f1 = ratio(2 * right[c], predicted[c] + actual[c]);
-            ClassMetrics {
-                class,
-                rows: actual[c],
-                predicted: predicted[c],
-                precision,
-                recall,
-                f1,
-                one_vs_rest,
-            }
-        })
-        .collect();
-    let f1s: Vec<f64> = per_class.iter().filter_map(|c| c.f1).collect();
-    MulticlassEvaluation {
-        rows: labels.len(),
-        error_rate: wrong as f64 / labels.len().max(1) as f64,
-        macro_f1: (!f1s.is_empty()).then(|| f1s.iter().sum::<f64>() / f1s.len() as f64),
-        unknown_labels: unknown,
-        classes: per_class,
+
+    /// Every count, in a fixed order.
+    fn counts_mut(&mut self) -> impl Iterator<Item = &mut u64> {
+        (self
+            .actual
+            .iter_mut()
+            .chain(&mut self.predicted)
+            .chain(&mut self.right))
+        .chain([&mut self.wrong, &mut self.unknown, &mut self.rows])
     }
+
+    /// Fraction of rows predicted another class than their label.
+    pub fn error_rate(&self) -> f64 {
+        self.wrong as f64 / self.rows.max(1) as f64
+    }
+
+    /// Class k's F1, 2TP/(2TP + FP + FN): 0 for a class present and never predicted, or
+    /// predicted and never present (as scikit-learn counts it); absent for a class neither.
+    fn f1(&self, k: usize) -> Option<f64> {
+        ratio(2 * self.right[k], self.predicted[k] + self.actual[k])
+    }
+
+    /// The mean of the classes' F1 over the classes present or predicted.
+    pub fn macro_f1(&self) -> Option<f64> {
+        let f1s: Vec<f64> = (0..self.actual.len()).filter_map(|k| self.f1(k)).collect();
+        (!f1s.is_empty()).then(|| f1s.iter().sum::<f64>() / f1s.len() as f64)
+    }
+
+    /// The evaluation of these counts, `one_vs_rest[k]` class k's binary evaluation.
+    pub fn evaluation(
+        &self,
+        classes: &[f64],
+        one_vs_rest: Vec<Evaluation>,
+    ) -> MulticlassEvaluation {
+        assert_eq!(one_vs_rest.len(), classes.len(), "one evaluation per class");
+        let per_class: Vec<ClassMetrics> = (classes.iter().zip(one_vs_rest).enumerate())
+            .map(|(k, (&class, one_vs_rest))| ClassMetrics {
+                class,
+                rows: self.actual[k] as usize,
+                predicted: self.predicted[k] as usize,
+                precision: ratio(self.right[k], self.predicted[k]),
+                recall: ratio(self.right[k], self.actual[k]),
+                f1: self.f1(k),
+                one_vs_rest,
+            })
+            .collect();
+        MulticlassEvaluation {
+            rows: self.rows as usize,
+            error_rate: self.error_rate(),
+            macro_f1: self.macro_f1(),
+            unknown_labels: self.unknown as usize,
+            classes: per_class,
+        }
+    }
+}
+
+/// n/d, absent for d = 0.
+fn ratio(n: u64, d: u64) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
 }
 
 #[cfg(test)]
@@ -164,5 +234,29 @@ mod tests {
         assert_eq!(e.classes[2].f1, None);
         assert_eq!((e.classes[2].precision, e.classes[2].recall), (None, None));
         assert_eq!(e.macro_f1, Some(1.0));
+    }
+
+    #[test]
+    fn tallies_of_parts_add_up_to_the_tally_of_the_whole() {
+        let classes = [1.0, 2.0, 3.0];
+        let labels = [1.0, 1.0, 2.0, 2.0, 3.0, 7.0, 3.0];
+        let predictions = [1.0, 2.0, 2.0, 2.0, 1.0, 3.0, 3.0];
+        let whole = ClassTally::new(&classes, &predictions, &labels);
+        for cut in [0, 3, 7] {
+            let parts = crate::dist::threads::run(2, |r| {
+                let rows = if r.rank() == 0 { 0..cut } else { cut..7 };
+                let mut tally =
+                    ClassTally::new(&classes, &predictions[rows.clone()], &labels[rows]);
+                tally.add_across(r);
+                tally
+            });
+            assert!(parts.iter().all(|part| *part == whole), "cut at {cut}");
+        }
+        let e = whole.evaluation(&classes, vec![blank(); 3]);
+        assert_eq!(
+            (e.error_rate, e.macro_f1),
+            (whole.error_rate(), whole.macro_f1())
+        );
+        assert_eq!(e.error_rate, 3.0 / 7.0);
     }
 }

@@ -7,7 +7,7 @@
 
 mod classes;
 
-pub use classes::{ClassMetrics, MulticlassEvaluation, evaluate_classes};
+pub use classes::{ClassMetrics, ClassTally, MulticlassEvaluation, evaluate_classes};
 
 use rayon::prelude::*;
 use sparselin_kernels::{Values, dense, sparse};

@@ -259,6 +259,8 @@ pub struct Args {
     /// each opens its share of the dataset's shards; a communicator of another size is an
     /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; sgd, asgd and
     /// casgd train on each share (one thread per rank) and average the models (--average-every).
+    /// Labels of more than two values over the ranks train one class after another, each
+    /// across the ranks (one-vs-rest).
     #[cfg(feature = "mpi")]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "cv")]
     pub ranks: Option<u64>,
@@ -1040,7 +1042,7 @@ fn report(
 
 /// Whether a run of `args` classifies: a classification loss, and a learner other than the
 /// attribute-efficient ones (regressions, whatever --loss says).
-fn classifies(args: &Args) -> bool {
+pub(crate) fn classifies(args: &Args) -> bool {
     !matches!(args.algo.learner(), Learner::AttributeEfficient(_)) && args.loss.is_classification()
 }
 

@@ -10,13 +10,13 @@
 
 use anyhow::{Context, bail};
 use serde_json::json;
-use sparselin::api::{Monitor, Training};
+use sparselin::api::{self, Model, Monitor, Trainer};
 use sparselin::batch;
-use sparselin::data::{Dataset, ExampleSet, Examples, SampleWeighted, sample_weights};
+use sparselin::data::{ClassVsRest, Dataset, ExampleSet, Examples, SampleWeighted, sample_weights};
 use sparselin::dist::mpi::World;
 use sparselin::dist::{Reducer, Timed};
 use sparselin::kernels::dense;
-use sparselin::metrics;
+use sparselin::metrics::{self, ClassTally};
 use sparselin::online::Observer;
 
 use crate::train::Args;
@@ -103,14 +103,17 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         _ => trainer,
     };
     let mut lines = Lines { quiet: args.quiet };
+    if crate::train::classifies(args) && api::more_than_two_labels_across(&data, world) {
+        return train_classes(args, &trainer, &data, world, &timed, &mut lines);
+    }
     let trained = trainer.train_across(&data, &timed, &mut lines)?;
     let traffic = timed.traffic();
     let (objective, error_rate) = match trainer.sample_weights_given() {
         Some(weights) => {
             let rows = SampleWeighted::new(&data, weights)?;
-            evaluate(&trained, &rows, data.feature_permutation(), world)?
+            evaluate(&trained.model, &rows, data.feature_permutation(), world)?
         }
-        None => evaluate(&trained, &data, data.feature_permutation(), world)?,
+        None => evaluate(&trained.model, &data, data.feature_permutation(), world)?,
     };
     world.barrier();
     if rank != 0 {
@@ -151,7 +154,94 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Rank 0's batch iteration lines.
+/// One model per class of every rank's labels (one-vs-rest), each trained across the ranks
+/// in turn; rank 0 writes the classifier and reports each class's objective and error, and
+/// the classes' error and macro F1, over every rank's rows.
+fn train_classes(
+    args: &Args,
+    trainer: &Trainer,
+    data: &ExampleSet,
+    world: &World<'_>,
+    timed: &Timed<'_>,
+    lines: &mut Lines,
+) -> anyhow::Result<()> {
+    crate::train_one_vs_rest::refuse_binary_flags(args)?;
+    let training = trainer.train_one_vs_rest_across(data, timed, lines)?;
+    let traffic = timed.traffic();
+    let classifier = &training.classifier;
+    let permutation = data.feature_permutation();
+    let mut per_class = Vec::with_capacity(classifier.classes().len());
+    for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
+        let rows = ClassVsRest::new(data, class);
+        per_class.push(match trainer.sample_weights_given() {
+            Some(weights) => {
+                let rows = SampleWeighted::new(&rows, weights)?;
+                evaluate(model, &rows, permutation, timed)?
+            }
+            None => evaluate(model, &rows, permutation, timed)?,
+        });
+    }
+    let predictions = api::predict_classes(classifier, data);
+    let labels = metrics::labels(data);
+    let mut tally = ClassTally::new(classifier.classes(), &predictions, &labels);
+    tally.add_across(timed);
+    world.barrier();
+    if world.rank() != 0 {
+        return Ok(());
+    }
+    let classifier = crate::train_one_vs_rest::write_classifier(args, training.classifier)?;
+    let model = &classifier.models()[0];
+    if args.json {
+        let classes: Vec<_> = (classifier.classes().iter().zip(&per_class))
+            .map(|(class, (objective, error_rate))| {
+                json!({ "class": class, "objective": objective, "error_rate": error_rate })
+            })
+            .collect();
+        let summary = json!({
+            "algorithm": model.info.algorithm,
+            "loss": model.loss.to_string(),
+            "lambda": model.info.lambda,
+            "classes": classifier.classes(),
+            "class_weights": (classifier.models().iter())
+                .map(|m| m.info.class_weights)
+                .collect::<Vec<_>>(),
+            "ranks": world.size(),
+            "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
+            "seconds": training.seconds,
+            "communication": traffic,
+            "train": {
+                "classes": classes,
+                "error_rate": tally.error_rate(),
+                "macro_f1": tally.macro_f1(),
+            },
+            "model": args.output,
+        });
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
+        return Ok(());
+    }
+    outln!(
+        "{} on {} ranks: {:.3} s, of which {:.3} s in {} sums",
+        crate::train_one_vs_rest::title(args, &classifier),
+        world.size(),
+        training.seconds,
+        traffic.seconds,
+        traffic.calls
+    )?;
+    for (class, (objective, error)) in classifier.classes().iter().zip(&per_class) {
+        let error = error.map_or(String::new(), |e| format!(", error {e:.5}"));
+        outln!("class {class}: train objective {objective:.12e}{error}")?;
+    }
+    let f1 = tally
+        .macro_f1()
+        .map_or(String::new(), |f1| format!(", macro F1 {f1:.5}"));
+    outln!("train error {:.5}{f1}", tally.error_rate())?;
+    if let Some(path) = &args.output {
+        outln!("model written to {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// Rank 0's batch iteration lines, and the classes of one-vs-rest as they start.
 struct Lines {
     quiet: bool,
 }
@@ -159,6 +249,15 @@ struct Lines {
 impl Observer for Lines {}
 
 impl Monitor for Lines {
+    fn class_start(&mut self, class: f64, index: usize, classes: usize) {
+        if !self.quiet {
+            errln!(
+                "class {class} against the rest ({} of {classes})",
+                index + 1
+            );
+        }
+    }
+
     fn iteration(&mut self, p: &batch::Progress) {
         if !self.quiet {
             errln!(
@@ -173,14 +272,13 @@ impl Monitor for Lines {
     }
 }
 
-/// The training objective and error rate over every rank's rows.
+/// The training objective and error rate of `model` over every rank's rows.
 fn evaluate<E: Examples>(
-    trained: &Training,
+    model: &Model,
     data: &E,
     permutation: Option<&[u32]>,
     reducer: &dyn Reducer,
 ) -> anyhow::Result<(f64, Option<f64>)> {
-    let model = &trained.model;
     let loss = model.weighted_loss()?;
     // The model holds original feature ids; the data internal columns.
     let weights: Vec<f64> = match permutation {

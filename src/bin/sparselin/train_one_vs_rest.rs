@@ -22,21 +22,7 @@ pub fn run(
     data: &ExampleSet,
     test: Option<&ExampleSet>,
 ) -> anyhow::Result<()> {
-    let refused = [
-        (args.readable.is_some(), "--readable"),
-        (args.trace.is_some(), "--trace"),
-        (args.plot.is_some(), "--plot"),
-        (args.initial_model.is_some(), "--initial-model"),
-        (args.save_resume, "--save-resume"),
-        (args.resumed.is_some(), "--resume"),
-    ];
-    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
-        anyhow::bail!(
-            "{}: the labels take more than two values, so this trains one model per class \
-             (one-vs-rest), which {flag} does not apply to",
-            args.data.display()
-        );
-    }
+    refuse_binary_flags(args)?;
     let mut monitor = ClassProgress { quiet: args.quiet };
     let cpu = cpu_time::ProcessTime::try_now().ok();
     let training = trainer
@@ -45,24 +31,7 @@ pub fn run(
     let cpu_seconds = cpu
         .and_then(|start| start.try_elapsed().ok())
         .map(|d| d.as_secs_f64());
-    let precision = match args.weights {
-        WeightType::F64 => Precision::F64,
-        WeightType::F32 => Precision::F32,
-    };
-    let name = args.output.as_deref().unwrap_or(Path::new("(model)"));
-    let bytes = training.classifier.encode(precision, name)?;
-    // The summary describes the classifier as written: in f32, its weights rounded.
-    let classifier = match precision {
-        Precision::F64 => training.classifier,
-        Precision::F32 => OneVsRest::from_bytes(&bytes, name)?,
-    };
-    if let Some(path) = &args.output {
-        sparselin::output::write_file(path, &bytes)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    for (class, model) in classifier.classes().iter().zip(classifier.models()) {
-        warn_if_unconverged(model, &format!("class {class}: "));
-    }
+    let classifier = write_classifier(args, training.classifier)?;
     let weights = trainer.sample_weights_given();
     let train = api::evaluate_one_vs_rest(&classifier, data, weights)?;
     let test = match test {
@@ -97,19 +66,8 @@ pub fn run(
         return Ok(());
     }
     outln!(
-        "{} ({}, λ = {:e}{}{}), one-vs-rest over {} classes: {} examples in {:.3} s ({:.0}/s)",
-        model.info.algorithm,
-        model.loss,
-        model.info.lambda,
-        match &args.class_weight {
-            Some(weighting) => format!(", class weights {weighting}"),
-            None => String::new(),
-        },
-        match &args.sample_weights {
-            Some(path) => format!(", sample weights {}", path.display()),
-            None => String::new(),
-        },
-        classifier.classes().len(),
+        "{}: {} examples in {:.3} s ({:.0}/s)",
+        title(args, &classifier),
         training.examples,
         training.seconds,
         per_second
@@ -132,6 +90,70 @@ pub fn run(
         outln!("model written to {}", path.display())?;
     }
     Ok(())
+}
+
+/// Refuse, naming it, a flag of binary training that one-vs-rest does not take.
+pub fn refuse_binary_flags(args: &Args) -> anyhow::Result<()> {
+    let refused = [
+        (args.readable.is_some(), "--readable"),
+        (args.trace.is_some(), "--trace"),
+        (args.plot.is_some(), "--plot"),
+        (args.initial_model.is_some(), "--initial-model"),
+        (args.save_resume, "--save-resume"),
+        (args.resumed.is_some(), "--resume"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        anyhow::bail!(
+            "{}: the labels take more than two values, so this trains one model per class \
+             (one-vs-rest), which {flag} does not apply to",
+            args.data.display()
+        );
+    }
+    Ok(())
+}
+
+/// Write `classifier` to --output, if given, at --weights precision, warn of each class whose
+/// solver stopped early, and return the classifier as written (its weights rounded in f32).
+pub fn write_classifier(args: &Args, classifier: OneVsRest) -> anyhow::Result<OneVsRest> {
+    let precision = match args.weights {
+        WeightType::F64 => Precision::F64,
+        WeightType::F32 => Precision::F32,
+    };
+    let name = args.output.as_deref().unwrap_or(Path::new("(model)"));
+    let bytes = classifier.encode(precision, name)?;
+    // The summary describes the classifier as written: in f32, its weights rounded.
+    let classifier = match precision {
+        Precision::F64 => classifier,
+        Precision::F32 => OneVsRest::from_bytes(&bytes, name)?,
+    };
+    if let Some(path) = &args.output {
+        sparselin::output::write_file(path, &bytes)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    for (class, model) in classifier.classes().iter().zip(classifier.models()) {
+        warn_if_unconverged(model, &format!("class {class}: "));
+    }
+    Ok(classifier)
+}
+
+/// "asgd (hinge, λ = 1e-4, class weights …), one-vs-rest over K classes": what trained.
+pub fn title(args: &Args, classifier: &OneVsRest) -> String {
+    let model = &classifier.models()[0];
+    format!(
+        "{} ({}, λ = {:e}{}{}), one-vs-rest over {} classes",
+        model.info.algorithm,
+        model.loss,
+        model.info.lambda,
+        match &args.class_weight {
+            Some(weighting) => format!(", class weights {weighting}"),
+            None => String::new(),
+        },
+        match &args.sample_weights {
+            Some(path) => format!(", sample weights {}", path.display()),
+            None => String::new(),
+        },
+        classifier.classes().len(),
+    )
 }
 
 /// "error 0.01234, macro F1 0.9812" (and the rows of labels no class has, if any).
