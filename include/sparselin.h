@@ -143,6 +143,12 @@ typedef struct SlTrainConfig {
    * and `steps` count this call's). Copied; NULL starts a new run.
    */
   const struct SlModel *resume;
+  /**
+   * `lbfgs` with `log` loss in [`sl_train_one_vs_rest`]: non-zero fits the classes'
+   * models together by multinomial logistic regression (softmax; scikit-learn's
+   * `LogisticRegression`) instead of each against the rest.
+   */
+  uint8_t multinomial;
 } SlTrainConfig;
 
 #ifdef __cplusplus

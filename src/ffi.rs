@@ -115,6 +115,10 @@ pub struct SlTrainConfig {
     /// `partial_fit`); its learner, loss, λ and bias setting must be this config's (`epochs`
     /// and `steps` count this call's). Copied; NULL starts a new run.
     pub resume: *const SlModel,
+    /// `lbfgs` with `log` loss in [`sl_train_one_vs_rest`]: non-zero fits the classes'
+    /// models together by multinomial logistic regression (softmax; scikit-learn's
+    /// `LogisticRegression`) instead of each against the rest.
+    pub multinomial: u8,
 }
 
 thread_local! {
@@ -393,6 +397,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         n_sample_weights: 0,
         save_resume: 0,
         resume: std::ptr::null(),
+        multinomial: 0,
     }
 }
 
@@ -445,6 +450,9 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     }
     if c.save_resume != 0 {
         t = t.save_resume(true);
+    }
+    if c.multinomial != 0 {
+        t = t.multinomial(true);
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(model) = unsafe { c.resume.as_ref() } {

@@ -186,6 +186,77 @@ fn log_loss_gives_each_class_a_probability_and_f32_weights_are_rounded() {
 }
 
 #[test]
+fn multinomial_fits_the_classes_together_and_predicts_softmax_probabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 300, false);
+    let (train, model) = (p("train.svm"), p("m.model"));
+    let args = [
+        "train",
+        &train,
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--multinomial",
+    ];
+    let out = sparselin(&[&args[..], &["--lambda", "1e-3", "-o", &model]].concat());
+    let text = stdout(&out);
+    assert!(text.contains("multinomial over 4 classes"), "{text}");
+    assert!(text.contains("\ntrain objective "), "{text}");
+    assert!(text.contains("class 7: 60 rows, precision "), "{text}");
+    // Probabilities: the softmax of the scores, in the classes' order.
+    let scores = stdout(&sparselin(&["predict", &model, &train, "--scores"]));
+    let probabilities = stdout(&sparselin(&["predict", &model, &train, "--probabilities"]));
+    for (scores, probabilities) in lines(&scores).iter().zip(lines(&probabilities)) {
+        let numbers =
+            |row: &str| -> Vec<f64> { row.split(' ').map(|s| s.parse().unwrap()).collect() };
+        let (s, p) = (numbers(scores), numbers(probabilities));
+        let total: f64 = s.iter().map(|s| s.exp()).sum();
+        for (s, p) in s.iter().zip(&p) {
+            assert!(
+                (p - s.exp() / total).abs() < 1e-9,
+                "{scores} / {probabilities}"
+            );
+        }
+    }
+    let show = stdout(&sparselin(&["show", &model]));
+    assert!(
+        show.contains("multinomial      4 classes: -1 0 2 7"),
+        "{show}"
+    );
+    let eval = stdout(&sparselin(&["eval", &model, &train]));
+    assert!(
+        eval.contains("class 2 rows 120 predicted") && !eval.contains("objective"),
+        "{eval}"
+    );
+    // Only lbfgs fits it, and only more than two classes.
+    let out = sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "sublbfgs",
+        "--multinomial",
+        "-o",
+        &p("x"),
+    ]);
+    assert_clean_failure(&out, "--multinomial does not apply to --algo sublbfgs");
+    std::fs::write(p("binary.svm"), "1 1:1\n-1 2:1\n1 1:0.5\n").unwrap();
+    let binary = p("binary.svm");
+    let args = [
+        "train",
+        &binary,
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--multinomial",
+    ];
+    let out = sparselin(&[&args[..], &["-o", &p("x")]].concat());
+    assert_clean_failure(&out, "fits more than two classes together");
+}
+
+#[test]
 fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();

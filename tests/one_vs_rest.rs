@@ -355,6 +355,36 @@ fn lbfgs_one_vs_rest_reaches_liblinear_s_multiclass_optima_on_spamassassin_folde
     }
 }
 
+/// scikit-learn 1.9.1's multinomial `LogisticRegression` on the spamassassin folders at
+/// λ = 1e-3, the bias a column of ones (as `-B 1`, regularized), J = λ/2‖W‖² + (1/m)Σ(log
+/// Σ_k e^(z_ik) − z_(i,y_i)) computed from its coefficients:
+///
+///   LogisticRegression(C=1/(λm), fit_intercept=False, tol=1e-12, max_iter=100000)
+///       .fit(hstack([x, ones]), y)                                    # 81 iterations
+const SCIKIT_LEARN_MULTINOMIAL_OPTIMUM: f64 = 1.017900590333437;
+
+#[test]
+fn multinomial_lbfgs_reaches_scikit_learn_s_optimum_on_spamassassin_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = spamassassin_groups(dir.path());
+    let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))
+        .loss(Loss::Log)
+        .lambda(1e-3)
+        .tolerance(1e-12)
+        .multinomial(true);
+    let classifier = trainer
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    assert!(classifier.is_multinomial());
+    let details = &classifier.models()[0].info.details;
+    let objective = details["objective"].as_f64().unwrap();
+    let relative =
+        (objective - SCIKIT_LEARN_MULTINOMIAL_OPTIMUM) / SCIKIT_LEARN_MULTINOMIAL_OPTIMUM;
+    assert!(relative.abs() < 1e-8, "{objective} ({relative:e})");
+    assert_eq!(details["stop"], "converged");
+}
+
 /// Each class's objective within 1e-8 (relative) of liblinear's optimum for it.
 fn assert_near_optima(classifier: &api::OneVsRest, data: &ExampleSet, optima: [f64; 5]) {
     let evaluation = api::evaluate_one_vs_rest(classifier, data, None).unwrap();
@@ -462,4 +492,78 @@ fn cross_validation_deals_each_class_evenly_and_scores_every_row_once() {
     let weighted = trainer.class_weights("12=5".parse().unwrap());
     let error = weighted.cross_validate_one_vs_rest(&odd, folds, |_, _| {});
     assert!(error.unwrap_err().to_string().contains("label 12"));
+}
+
+#[test]
+fn multinomial_probabilities_are_the_softmax_and_weights_scale_the_rows() {
+    let data = set(four_classes(200));
+    let lbfgs = |lambda: f64| {
+        Trainer::new(Learner::Batch(Algorithm::Lbfgs))
+            .loss(Loss::Log)
+            .lambda(lambda)
+            .tolerance(1e-14)
+            .multinomial(true)
+    };
+    let classifier = lbfgs(1e-2)
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    assert_eq!(classifier.classes(), [-1.0, 0.0, 2.0, 7.0]);
+    let scores = api::class_scores(&classifier, &data);
+    let probabilities = api::class_probabilities(&classifier, &data).unwrap();
+    let predictions = api::predict_classes(&classifier, &data);
+    for (i, p) in probabilities.iter().enumerate() {
+        let row: Vec<f64> = scores.iter().map(|s| s[i]).collect();
+        let total: f64 = row.iter().map(|s| s.exp()).sum();
+        for (k, &pk) in p.iter().enumerate() {
+            assert!(
+                (pk - row[k].exp() / total).abs() < 1e-12,
+                "row {i} class {k}"
+            );
+        }
+        assert_eq!(predictions[i], classifier.prediction(&row));
+    }
+    // Every class weighing 2 is the unweighted objective at λ/2, doubled: the same models.
+    let doubled = lbfgs(1e-2).class_weights("-1=2,0=2,2=2,7=2".parse().unwrap());
+    let doubled = doubled
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    let halved = lbfgs(5e-3)
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    for (a, b) in doubled.models().iter().zip(halved.models()) {
+        for (x, y) in a.weights.iter().zip(&b.weights).chain([(&a.bias, &b.bias)]) {
+            assert!((x - y).abs() < 1e-7, "{x} vs {y}");
+        }
+    }
+    // And so do sample weights of 2.
+    let sampled = lbfgs(1e-2).sample_weights(vec![2.0; 200]);
+    let sampled = sampled
+        .train_one_vs_rest(&data, &mut ())
+        .unwrap()
+        .classifier;
+    for (a, b) in sampled.models().iter().zip(halved.models()) {
+        assert!((a.bias - b.bias).abs() < 1e-7);
+    }
+    // Refused: another loss or solver, binary training, another rank.
+    let refusal = |trainer: Trainer| {
+        trainer
+            .train_one_vs_rest(&data, &mut ())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(refusal(lbfgs(1e-2).loss(Loss::SquaredHinge)).contains("a loss other than log"));
+    let asgd = refusal(Trainer::new(Learner::ASGD).multinomial(true));
+    assert!(
+        asgd.contains("multinomial does not apply to asgd"),
+        "{asgd}"
+    );
+    let binary = relabelled_copy(&four_classes(200), 7.0);
+    let error = lbfgs(1e-2).train(&binary).unwrap_err().to_string();
+    assert!(
+        error.contains("fits more than two classes together"),
+        "{error}"
+    );
 }

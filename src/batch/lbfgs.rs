@@ -199,7 +199,7 @@ pub enum Wolfe {
 }
 
 /// Line-search evaluations allowed per iteration.
-const MAX_EVALS: usize = 60;
+pub(super) const MAX_EVALS: usize = 60;
 
 /// Quasi-Newton descent: d = −B∇J, a Wolfe step, the pair (ηd, ∇J(w+ηd) − ∇J(w)).
 /// Stops on the certificate ‖∇J‖²/(2λ) ≤ tol·J, on no relative decrease above `ftol`, on a

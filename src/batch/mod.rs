@@ -27,6 +27,7 @@ mod distributed_tests;
 pub mod kink_bracket;
 pub mod lbfgs;
 pub mod line_search;
+pub mod multinomial;
 pub mod objective;
 pub mod subgd;
 pub mod sublbfgs;

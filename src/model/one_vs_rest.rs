@@ -118,10 +118,26 @@ impl OneVsRest {
         self.classes[best]
     }
 
-    /// P(class k | row) for a log-loss classifier: each class's logistic probability
-    /// against the rest, normalized to sum to 1 (liblinear's `-b 1` and scikit-learn's
-    /// one-vs-rest `predict_proba`); `None` for every other loss.
+    /// Whether the models were fitted together by multinomial logistic regression
+    /// ([`crate::api::Trainer::multinomial`]; their details say so), not each against the
+    /// rest.
+    pub fn is_multinomial(&self) -> bool {
+        self.models[0].info.details.get("multinomial") == Some(&serde_json::Value::Bool(true))
+    }
+
+    /// P(class k | row) for a log-loss classifier: for a multinomial one the softmax of the
+    /// scores, e^(s_k) / Σ_j e^(s_j) (scikit-learn's `predict_proba`), for a one-vs-rest one
+    /// each class's logistic probability against the rest, normalized to sum to 1
+    /// (liblinear's `-b 1` and scikit-learn's one-vs-rest `predict_proba`); `None` for every
+    /// other loss.
     pub fn probabilities(&self, scores: &[f64]) -> Option<Vec<f64>> {
+        if self.is_multinomial() {
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mut p: Vec<f64> = scores.iter().map(|&s| (s - max).exp()).collect();
+            let total: f64 = p.iter().sum();
+            p.iter_mut().for_each(|x| *x /= total);
+            return Some(p);
+        }
         let mut p: Vec<f64> = scores
             .iter()
             .map(|&s| self.models[0].probability(s))

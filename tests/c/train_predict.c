@@ -186,6 +186,22 @@ static void multiclass(const char *binary_model_path, const char *path) {
   CHECK(weighted_scores[0] == scores[0] && weighted_scores[1] != scores[1],
         "class 2's model changes, class 1's does not");
   sl_classifier_free(weighted);
+  /* Multinomial logistic regression: the probabilities are the softmax of the scores. */
+  SlTrainConfig softmax = sl_train_config_default();
+  softmax.learner = "lbfgs";
+  softmax.loss = "log";
+  softmax.lambda = 1e-2;
+  softmax.multinomial = 1;
+  SlClassifier *multinomial = NULL;
+  double multinomial_scores[27];
+  CHECK(sl_train_one_vs_rest(data, &softmax, &multinomial) == SL_STATUS_OK &&
+            sl_classifier_scores(multinomial, data, multinomial_scores, 27) == SL_STATUS_OK,
+        "multinomial logistic regression");
+  softmax.learner = "sublbfgs";
+  SlClassifier *refused = NULL;
+  CHECK(sl_train_one_vs_rest(data, &softmax, &refused) == SL_STATUS_CONFIG,
+        "multinomial is for lbfgs");
+  sl_classifier_free(multinomial);
   CHECK(sl_classifier_save(classifier, path) == SL_STATUS_OK, "save the classifier");
   SlClassifier *loaded = NULL;
   CHECK(sl_classifier_load(path, &loaded) == SL_STATUS_OK, "load the classifier");

@@ -28,6 +28,8 @@ enum Users {
     WithMemory,
     /// sublbfgs.
     SubLbfgs,
+    /// lbfgs.
+    Lbfgs,
     /// The online learners and the batch solvers (those with λ and a bias).
     Regularized,
     /// aerr, aelr, aesvr.
@@ -51,6 +53,7 @@ impl Users {
             Users::Startable => online || primal,
             Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
+            Users::Lbfgs => algo == Lbfgs,
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
             Users::Aesvr => algo == Aesvr,
@@ -67,6 +70,7 @@ impl Users {
             Users::Startable => "the online learners and the primal batch solvers",
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
+            Users::Lbfgs => "lbfgs",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
             Users::Aesvr => "aesvr",
@@ -95,6 +99,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("tol", Users::Batch),
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
+    ("multinomial", Users::Lbfgs),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("class_weight", Users::Regularized),

@@ -60,7 +60,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if args.json {
                 outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;
             } else {
-                outln!("{}", describe_classes(&evaluation).trim_end_matches('\n'))?;
+                outln!(
+                    "{}",
+                    describe_classes(&evaluation, classifier.is_multinomial())
+                        .trim_end_matches('\n')
+                )?;
             }
             return Ok(());
         }
@@ -90,8 +94,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// A one-vs-rest classifier's metrics as `name value` lines, then a line per class: its
-/// rows, precision, recall and F1, and its model's objective on the class against the rest.
-fn describe_classes(e: &MulticlassEvaluation) -> String {
+/// rows, precision, recall and F1, and its model's objective on the class against the rest
+/// (not for a multinomial classifier, whose models minimized no such objective each).
+fn describe_classes(e: &MulticlassEvaluation, multinomial: bool) -> String {
     let mut out = format!("rows {}\nerror_rate {}\n", e.rows, decimal(e.error_rate, 6));
     if let Some(f1) = e.macro_f1 {
         out.push_str(&format!("macro_f1 {}\n", decimal(f1, 6)));
@@ -104,15 +109,18 @@ fn describe_classes(e: &MulticlassEvaluation) -> String {
             Some(v) => format!(" {name} {}", decimal(v, 6)),
             None => format!(" {name} -"),
         };
+        let objective = match multinomial {
+            true => String::new(),
+            false => format!(" objective {}", decimal(c.one_vs_rest.objective, 10)),
+        };
         out.push_str(&format!(
-            "class {} rows {} predicted {}{}{}{} objective {}\n",
+            "class {} rows {} predicted {}{}{}{}{objective}\n",
             c.class,
             c.rows,
             c.predicted,
             metric("precision", c.precision),
             metric("recall", c.recall),
             metric("f1", c.f1),
-            decimal(c.one_vs_rest.objective, 10)
         ));
     }
     out

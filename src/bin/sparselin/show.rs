@@ -144,6 +144,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
         let summary = json!({
             "model": args.model,
             "one_vs_rest": true,
+            "multinomial": classifier.is_multinomial(),
             "loss": first.loss.to_string(),
             "algorithm": info.algorithm,
             "lambda": info.lambda,
@@ -156,7 +157,11 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
     }
     outln!("model            {}", args.model.display())?;
     outln!(
-        "one-vs-rest      {} classes: {}",
+        "{:<16} {} classes: {}",
+        match classifier.is_multinomial() {
+            true => "multinomial",
+            false => "one-vs-rest",
+        },
         classifier.classes().len(),
         (classifier.classes().iter())
             .map(|c| c.to_string())

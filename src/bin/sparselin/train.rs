@@ -150,6 +150,12 @@ pub struct Args {
     /// gap is below 1e-8·J (MATH.md §7's ε rule; slower per iteration on real data).
     #[arg(long)]
     pub exact_direction: bool,
+    /// lbfgs with --loss log on labels of more than two values: fit the classes' models
+    /// together by multinomial logistic regression (softmax, as scikit-learn's
+    /// LogisticRegression does) instead of each against the rest; probabilities are the
+    /// softmax of the scores. One process only.
+    #[arg(long)]
+    pub multinomial: bool,
     /// lbfgs, sublbfgs and bfgs: L-BFGS memory M.
     #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
@@ -571,6 +577,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 true => trainer.memory(args.memory),
                 false => trainer,
             };
+            let trainer = trainer.multinomial(args.multinomial);
             match algorithm.is_primal() {
                 true => trainer.exact_direction(args.exact_direction),
                 false => trainer,

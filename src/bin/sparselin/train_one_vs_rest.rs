@@ -7,7 +7,7 @@ use anyhow::Context;
 use serde_json::json;
 use sparselin::api::{self, Monitor, OneVsRest, Trainer};
 use sparselin::data::{ExampleSet, Examples};
-use sparselin::metrics::MulticlassEvaluation;
+use sparselin::metrics::{ClassMetrics, MulticlassEvaluation};
 use sparselin::model::Precision;
 use sparselin::online::Observer;
 
@@ -72,15 +72,28 @@ pub fn run(
         training.seconds,
         per_second
     )?;
+    if classifier.is_multinomial() {
+        // The classes' models minimized one objective together, not one each.
+        let objective = model.info.details["objective"].as_f64().unwrap_or(f64::NAN);
+        outln!("train objective {}", decimal(objective, 10))?;
+    }
     for class in &train.classes {
         let e = &class.one_vs_rest;
-        outln!(
-            "class {}: {} rows, train objective {}{}",
-            class.class,
-            class.rows,
-            decimal(e.objective, 10),
-            eval_tail(e)
-        )?;
+        match classifier.is_multinomial() {
+            true => outln!(
+                "class {}: {} rows{}",
+                class.class,
+                class.rows,
+                f1_tail(class)
+            )?,
+            false => outln!(
+                "class {}: {} rows, train objective {}{}",
+                class.class,
+                class.rows,
+                decimal(e.objective, 10),
+                eval_tail(e)
+            )?,
+        }
     }
     outln!("train {}", headline(&train))?;
     if let Some(test) = &test {
@@ -136,11 +149,28 @@ pub fn write_classifier(args: &Args, classifier: OneVsRest) -> anyhow::Result<On
     Ok(classifier)
 }
 
-/// "asgd (hinge, λ = 1e-4, class weights …), one-vs-rest over K classes": what trained.
+/// ", precision 0.9, recall 0.8, F1 0.85" of a class (each that it has).
+fn f1_tail(class: &ClassMetrics) -> String {
+    [
+        ("precision", class.precision),
+        ("recall", class.recall),
+        ("F1", class.f1),
+    ]
+    .iter()
+    .filter_map(|(name, value)| value.map(|v| format!(", {name} {v:.5}")))
+    .collect()
+}
+
+/// "asgd (hinge, λ = 1e-4, class weights …), one-vs-rest over K classes": what trained
+/// (multinomial instead of one-vs-rest for a multinomial classifier).
 pub fn title(args: &Args, classifier: &OneVsRest) -> String {
     let model = &classifier.models()[0];
+    let kind = match classifier.is_multinomial() {
+        true => "multinomial",
+        false => "one-vs-rest",
+    };
     format!(
-        "{} ({}, λ = {:e}{}{}), one-vs-rest over {} classes",
+        "{} ({}, λ = {:e}{}{}), {kind} over {} classes",
         model.info.algorithm,
         model.loss,
         model.info.lambda,

@@ -15,6 +15,8 @@ use crate::model::{OneVsRest, ResumeState, TrainingInfo, weights_in_columns, wei
 use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
 
+mod multinomial;
+
 /// A learner with its settings; [`Trainer::train`] runs it. Setting something the chosen
 /// learner does not use makes `train` fail rather than be silently ignored; λ, the seed and
 /// the sampling order, which always have a value, are the exception: each learner that has
@@ -67,6 +69,7 @@ pub struct Trainer {
     /// Whether Hogwild workers are pinned to cores ([`hogwild::Options::pin`]): not where
     /// several runs share the process, as one-vs-rest's classes do.
     pin_workers: bool,
+    multinomial: bool,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -153,6 +156,7 @@ impl Trainer {
             resume: None,
             save_resume: false,
             pin_workers: true,
+            multinomial: false,
         }
     }
 
@@ -186,6 +190,15 @@ impl Trainer {
     /// timing (the default runs them on one).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// L-BFGS with log loss on more than two classes ([`Trainer::train_one_vs_rest`]): fit
+    /// the classes' models together, by multinomial logistic regression (softmax, as
+    /// scikit-learn's `LogisticRegression` fits more classes; [`batch::multinomial`]), instead
+    /// of each against the rest. Not across ranks.
+    pub fn multinomial(mut self, yes: bool) -> Self {
+        self.multinomial = yes;
         self
     }
 
@@ -432,6 +445,13 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<Training, Error> {
         self.check_settings()?;
+        if self.multinomial {
+            return Err(Error::Config(
+                "multinomial logistic regression fits more than two classes together: train \
+                 them with Trainer::train_one_vs_rest (binary data is plain logistic regression)"
+                    .into(),
+            ));
+        }
         let weighted = self.weighted_loss_across(data, reducer)?;
         let permutation = data.feature_permutation();
         let (run, details) = match self.learner {
@@ -515,6 +535,9 @@ impl Trainer {
         }
         let (classes, rows) = class_labels_across(data, reducer)?;
         let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
+        if self.multinomial {
+            return self.train_multinomial(data, &classes, &weights, reducer, monitor);
+        }
         // Across ranks, the classes' sums must come in the same order on every rank.
         let (at_once, trainer) = match reducer.size() {
             1 => self.class_trainer(classes.len()),
@@ -828,6 +851,11 @@ impl Trainer {
             ("radius", self.radius.is_some(), lao),
             ("eta", self.eta.is_some(), lao),
             ("smoothing", self.smoothing.is_some(), aesvr),
+            (
+                "multinomial",
+                self.multinomial,
+                self.learner == Learner::Batch(batch::Algorithm::Lbfgs),
+            ),
         ];
         match settings.iter().find(|(_, set, used)| *set && !*used) {
             Some((what, _, _)) => Err(Error::Config(format!(

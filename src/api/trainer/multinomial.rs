@@ -1,0 +1,115 @@
+//! Multinomial logistic regression as a [`Trainer`] runs it ([`Trainer::multinomial`]).
+
+use super::*;
+use crate::batch::multinomial::{self, Multinomial};
+
+impl Trainer {
+    /// The models of `classes` (those of `data`'s labels, increasing) fitted together by
+    /// L-BFGS on the multinomial objective, class k's rows weighing `weights[k].positive`
+    /// times their sample weights: the classifier [`Trainer::train_one_vs_rest`] returns when
+    /// [`Trainer::multinomial`] is set. Each class's model holds its block of the weights and
+    /// records `"multinomial": true` in its details, so that its probabilities are the
+    /// softmax of the scores.
+    pub(super) fn train_multinomial<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        classes: &[f64],
+        weights: &[ClassWeights],
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<OneVsRestTraining, Error> {
+        let refused = [
+            (reducer.size() > 1, "a distributed run"),
+            (self.training_loss() != Loss::Log, "a loss other than log"),
+            (self.warm_start.is_some(), "an ASGD warm start"),
+        ];
+        if let Some((_, what)) = refused.iter().find(|(set, _)| *set) {
+            return Err(Error::Config(format!(
+                "multinomial logistic regression does not take {what}"
+            )));
+        }
+        if let Some(weights) = &self.sample_weights {
+            crate::data::sample_weights::check(weights, data.n_rows())
+                .map_err(|e| Error::Config(e.to_string()))?;
+        }
+        let started = std::time::Instant::now();
+        // Every label is a class: the classes are the labels' values.
+        let labels: Vec<usize> = (crate::metrics::labels(data).iter())
+            .map(|&y| classes.partition_point(|&c| c < y))
+            .collect();
+        let weighted_classes = weights.iter().any(|w| !w.is_unit());
+        let row_weights = (self.sample_weights.is_some() || weighted_classes).then(|| {
+            (labels.iter().enumerate())
+                .map(|(i, &k)| {
+                    let sample = self.sample_weights.as_ref().map_or(1.0, |s| s[i]);
+                    sample * weights[k].positive
+                })
+                .collect()
+        });
+        let objective = Multinomial::new(data, labels, classes.len(), row_weights, self.lambda);
+        let defaults = batch::Options::default();
+        let options = batch::Options {
+            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
+            tol: self.tolerance.unwrap_or(defaults.tol),
+            memory: self.memory.unwrap_or(defaults.memory),
+            ..defaults
+        };
+        let mut passes = 0.0;
+        let mut solve = || {
+            multinomial::solve(&objective, &options, &mut |p| {
+                passes = p.passes;
+                monitor.iteration(p);
+            })
+        };
+        let solution = match self.threads {
+            Some(threads) => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?
+                .install(solve),
+            None => solve(),
+        }?;
+        let seconds = started.elapsed().as_secs_f64();
+        let details = json!({
+            "multinomial": true,
+            "iterations": solution.iterations,
+            "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
+            "stop": solution.stop,
+            "objective": solution.objective,
+            "passes": passes,
+            "tol": options.tol,
+            "memory": options.memory,
+        });
+        let (n, permutation) = (data.n_features(), data.feature_permutation());
+        let models = (solution.w.chunks_exact(n + 1).zip(weights))
+            .map(|(block, &class_weights)| Model {
+                weights: match permutation {
+                    Some(permutation) => weights_to_original(&block[..n], permutation),
+                    None => block[..n].to_vec(),
+                },
+                bias: block[n],
+                loss: Loss::Log,
+                info: TrainingInfo {
+                    algorithm: self.learner.to_string(),
+                    lambda: self.lambda,
+                    regularize_bias: true,
+                    class_weights,
+                    details: details.as_object().cloned().unwrap_or_default(),
+                },
+                resume: None,
+            })
+            .collect();
+        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
+            return Err(Error::Diverged {
+                algorithm: self.learner.to_string(),
+                cure: "scaling the features (products of values beyond about 1e150 overflow)",
+            });
+        }
+        let classifier = OneVsRest::new(classes.to_vec(), models).map_err(Error::Config)?;
+        Ok(OneVsRestTraining {
+            classifier,
+            seconds,
+            examples: (passes * data.n_rows() as f64).round() as u64,
+        })
+    }
+}

@@ -1,0 +1,419 @@
+//! Multinomial logistic regression (softmax): the K classes' models fitted together, as
+//! scikit-learn's `LogisticRegression` fits more than two classes. With z_ik = w_k·x_i + b_k,
+//!
+//!   J(W, b) = (λ/2) Σ_k (‖w_k‖² + b_k²) + (1/m) Σ_i s_i [log Σ_k e^(z_ik) − z_(i,y_i)],
+//!
+//! s_i the row's weight (its sample weight times its class's weight; 1 unless given), the
+//! biases regularized as every batch solver's bias is (liblinear's `-B 1`). L-BFGS with a
+//! strong-Wolfe line search minimizes it ([`solve`]), certified as the binary solvers are:
+//! J − J* ≤ ‖∇J‖²/(2λ), J being λ-strongly convex.
+//!
+//! The weights are one vector of K blocks, class k's n weights then its bias. Every sum over
+//! rows adds fixed chunks in order and each class's gradient block is one task's, so J and ∇J
+//! are the same bits on any number of threads. A line search along D costs one product
+//! Z_D = [x_i, 1]·D, after which each trial point costs O(mK).
+
+use rayon::prelude::*;
+use sparselin_kernels::{dense, sparse};
+
+use super::lbfgs::{MAX_EVALS, Memory};
+use super::line_search;
+use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
+use super::{Options, Progress, Solution, SolveError, Stop, Tracker};
+use crate::data::Examples;
+use crate::memory;
+
+/// J(W, b) of multinomial logistic regression over a data set.
+pub struct Multinomial<'a, E: Examples + 'a> {
+    /// The rows, through the view built for hot loops ([`Examples::rows`]).
+    data: E::Rows<'a>,
+    classes: usize,
+    /// Each row's class, an index below `classes`.
+    labels: Vec<usize>,
+    /// Each row's weight s_i (`None`: all 1).
+    row_weights: Option<Vec<f64>>,
+    lambda: f64,
+}
+
+impl<'a, E: Examples> Multinomial<'a, E> {
+    /// The objective over `data` whose row i is of class `labels[i]` (below `classes`), with
+    /// regularization `lambda` and row weights `row_weights` (one per row) if given.
+    pub fn new(
+        data: &'a E,
+        labels: Vec<usize>,
+        classes: usize,
+        row_weights: Option<Vec<f64>>,
+        lambda: f64,
+    ) -> Self {
+        assert_eq!(labels.len(), data.n_rows(), "one label per row");
+        assert!(
+            labels.iter().all(|&y| y < classes),
+            "labels below the classes"
+        );
+        if let Some(weights) = &row_weights {
+            assert_eq!(weights.len(), data.n_rows(), "one weight per row");
+        }
+        Multinomial {
+            data: data.rows(),
+            classes,
+            labels,
+            row_weights,
+            lambda,
+        }
+    }
+
+    /// Entries of one class's block: n weights and a bias.
+    fn width(&self) -> usize {
+        self.data.n_features() + 1
+    }
+
+    /// K(n + 1), the length of the weight vector.
+    pub fn dim(&self) -> usize {
+        self.classes * self.width()
+    }
+
+    /// λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    fn rows(&self) -> usize {
+        self.data.n_rows()
+    }
+
+    /// s_i.
+    fn weight(&self, i: usize) -> f64 {
+        self.row_weights.as_ref().map_or(1.0, |s| s[i])
+    }
+
+    /// Z = (z_ik) for the weights `v`, K per row: the scores at v, or their rate of change
+    /// along a direction (the map is linear).
+    pub fn scores(&self, v: &[f64]) -> Vec<f64> {
+        assert_eq!(v.len(), self.dim(), "scores: wrong dimension");
+        let (k, width) = (self.classes, self.width());
+        let mut z = vec![0.0; self.rows() * k];
+        z.par_chunks_mut(CHUNK_ROWS * k)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (r, zi) in chunk.chunks_exact_mut(k).enumerate() {
+                    let row = self.data.row(c * CHUNK_ROWS + r);
+                    row.prefetch_following();
+                    for (block, z) in v.chunks_exact(width).zip(zi) {
+                        let (weights, bias) = block.split_at(width - 1);
+                        *z = sparse::dot(weights, row.indices, row.values) + bias[0];
+                    }
+                }
+            });
+        z
+    }
+
+    /// J at the weights `v` whose scores are `z`.
+    pub fn value(&self, v: &[f64], z: &[f64]) -> f64 {
+        let k = self.classes;
+        let loss = fixed_sum(self.rows(), |rows| {
+            rows.map(|i| self.weight(i) * row_loss(&z[i * k..][..k], self.labels[i]))
+                .sum()
+        });
+        0.5 * self.lambda * dense::norm2(v) + loss / self.rows() as f64
+    }
+
+    /// ∇J = λv + (1/m) Σ_i s_i (p_i − e_(y_i)) ⊗ [x_i, 1], p_i the softmax of z_i.
+    pub fn gradient(&self, v: &[f64], z: &[f64]) -> Result<Vec<f64>, memory::AllocError> {
+        let (k, width, m) = (self.classes, self.width(), self.rows());
+        let mut coefficients = memory::filled("class coefficients", m * k, 0.0)?;
+        coefficients
+            .par_chunks_mut(CHUNK_ROWS * k)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (r, out) in chunk.chunks_exact_mut(k).enumerate() {
+                    let i = c * CHUNK_ROWS + r;
+                    softmax(&z[i * k..][..k], out);
+                    out[self.labels[i]] -= 1.0;
+                    let scale = self.weight(i) / m as f64;
+                    out.iter_mut().for_each(|o| *o *= scale);
+                }
+            });
+        let mut g = memory::copied("gradient", v)?;
+        g.par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(class, block)| {
+                dense::scale(self.lambda, block);
+                let (weights, bias) = block.split_at_mut(width - 1);
+                for i in 0..m {
+                    let c = coefficients[i * k + class];
+                    if c != 0.0 {
+                        let row = self.data.row(i);
+                        sparse::axpy(c, row.indices, row.values, weights);
+                        bias[0] += c;
+                    }
+                }
+            });
+        Ok(g)
+    }
+
+    /// Φ(η) = J(v + ηd) and Φ'(η), from the scores `z` at v and `zd` along d: O(mK).
+    fn ray(&self, v: &[f64], d: &[f64], z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
+        let k = self.classes;
+        let (loss, slope) = fixed_sum2(self.rows(), |rows| {
+            let mut point = vec![0.0; k];
+            let mut p = vec![0.0; k];
+            let (mut loss, mut slope) = (0.0, 0.0);
+            for i in rows {
+                let (zi, zdi) = (&z[i * k..][..k], &zd[i * k..][..k]);
+                point
+                    .iter_mut()
+                    .zip(zi.iter().zip(zdi))
+                    .for_each(|(q, (a, b))| *q = a + eta * b);
+                let y = self.labels[i];
+                softmax(&point, &mut p);
+                let s = self.weight(i);
+                loss += s * row_loss(&point, y);
+                slope += s * (dense::dot(&p, zdi) - zdi[y]);
+            }
+            (loss, slope)
+        });
+        let (vv, vd, dd) = (dense::norm2(v), dense::dot(v, d), dense::norm2(d));
+        let m = self.rows() as f64;
+        (
+            0.5 * self.lambda * (vv + 2.0 * eta * vd + eta * eta * dd) + loss / m,
+            self.lambda * (vd + eta * dd) + slope / m,
+        )
+    }
+}
+
+/// log Σ_k e^(z_k) − z_y, without overflow.
+fn row_loss(z: &[f64], y: usize) -> f64 {
+    let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = z.iter().map(|&zk| (zk - top).exp()).sum();
+    top + sum.ln() - z[y]
+}
+
+/// p = the softmax of z, without overflow.
+fn softmax(z: &[f64], p: &mut [f64]) {
+    let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    p.iter_mut()
+        .zip(z)
+        .for_each(|(p, &zk)| *p = (zk - top).exp());
+    let sum: f64 = p.iter().sum();
+    p.iter_mut().for_each(|p| *p /= sum);
+}
+
+/// Minimize `objective` by L-BFGS (memory `options.memory`, a strong-Wolfe step) from
+/// `options.w0` or zero, stopping as [`super::lbfgs::solve`] does: on the certificate
+/// ‖∇J‖²/(2λ) ≤ tol·J, on a decrease below ftol·J, on a failed line search (after one retry
+/// with the memory cleared), or after `max_iter` iterations. `progress` sees every iteration.
+pub fn solve<E: Examples>(
+    objective: &Multinomial<'_, E>,
+    options: &Options,
+    progress: &mut dyn FnMut(&Progress<'_>),
+) -> Result<Solution, SolveError> {
+    let lambda = objective.lambda();
+    if !(lambda > 0.0 && lambda.is_normal()) {
+        return Err(SolveError::BadLambda(lambda));
+    }
+    if objective.rows() == 0 {
+        return Err(SolveError::NoRows);
+    }
+    super::check(super::Algorithm::Lbfgs, options, objective.dim())?;
+    let mut tracker = Tracker::new(progress);
+    let mut w = options.start(objective.dim())?;
+    let mut z = objective.scores(&w);
+    let mut value = objective.value(&w, &z);
+    let mut gradient = objective.gradient(&w, &z)?;
+    tracker.passes += 2.0;
+    let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
+    let mut iteration = 0;
+    let stop = loop {
+        let gap = tracker.gap(lambda, &gradient);
+        tracker.report(Progress::new(iteration, value, gap, &w));
+        if let Some(stop) = options.converged(iteration, value, gap) {
+            break stop;
+        }
+        // A quasi-Newton direction; on a failed search, once more along −∇J.
+        let descent = loop {
+            let mut d = memory.apply(&gradient)?;
+            dense::scale(-1.0, &mut d);
+            let slope = dense::dot(&gradient, &d);
+            let zd = objective.scores(&d);
+            tracker.passes += 1.0;
+            let eta0 = match memory.is_empty() {
+                true => (1.0 / dense::norm2(&d).sqrt()).min(1.0),
+                false => 1.0,
+            };
+            let phi = |eta| objective.ray(&w, &d, &z, &zd, eta);
+            match line_search::strong_wolfe(phi, (value, slope), eta0, MAX_EVALS) {
+                Some(step) => break Some((d, zd, step.eta)),
+                None if !memory.is_empty() => memory.clear(),
+                None => break None,
+            }
+        };
+        let Some((d, zd, eta)) = descent else {
+            break Stop::LineSearchFailed;
+        };
+        dense::axpby(eta, &d, 1.0, &mut w);
+        dense::axpby(eta, &zd, 1.0, &mut z);
+        let new_gradient = objective.gradient(&w, &z)?;
+        tracker.passes += 1.0;
+        let new_value = objective.value(&w, &z);
+        memory.push(|s, y| {
+            s.copy_from_slice(&d);
+            dense::scale(eta, s);
+            y.copy_from_slice(&new_gradient);
+            dense::axpby(-1.0, &gradient, 1.0, y);
+        })?;
+        iteration += 1;
+        let previous = value;
+        (value, gradient) = (new_value, new_gradient);
+        if options.stalled(previous, value) {
+            let gap = tracker.gap(lambda, &gradient);
+            tracker.report(Progress::new(iteration, value, gap, &w));
+            break Stop::Stalled;
+        }
+    };
+    Ok(Solution {
+        objective: value,
+        w,
+        iterations: iteration,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::objective::Objective;
+    use crate::batch::objective::tests::{random_matrix, uniforms};
+    use crate::data::CsrMatrix;
+    use crate::loss::Loss;
+
+    /// Three classes drawn for `x`'s rows, reproducible from `seed`.
+    fn three_classes(x: &CsrMatrix, seed: u64) -> Vec<usize> {
+        let mut next = uniforms(seed);
+        (0..x.n_rows()).map(|_| (next() * 3.0) as usize).collect()
+    }
+
+    #[test]
+    fn the_gradient_is_the_objective_s_derivative() {
+        let x = random_matrix(60, 5, 3);
+        let labels = three_classes(&x, 4);
+        let mut next = uniforms(5);
+        let weights: Vec<f64> = (0..60).map(|_| 2.0 * next()).collect();
+        let objective = Multinomial::new(&x, labels, 3, Some(weights), 0.1);
+        let w: Vec<f64> = (0..objective.dim()).map(|_| next() - 0.5).collect();
+        let g = objective.gradient(&w, &objective.scores(&w)).unwrap();
+        let h = 1e-6;
+        for j in 0..objective.dim() {
+            let (mut up, mut down) = (w.clone(), w.clone());
+            up[j] += h;
+            down[j] -= h;
+            let difference = (objective.value(&up, &objective.scores(&up))
+                - objective.value(&down, &objective.scores(&down)))
+                / (2.0 * h);
+            assert!(
+                (difference - g[j]).abs() < 1e-7,
+                "entry {j}: {difference} vs {}",
+                g[j]
+            );
+        }
+        // The ray is J along a direction, and its slope J's derivative there.
+        let d: Vec<f64> = (0..objective.dim()).map(|_| next() - 0.5).collect();
+        let (z, zd) = (objective.scores(&w), objective.scores(&d));
+        for eta in [0.0, 0.3, 2.0] {
+            let point: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + eta * b).collect();
+            let (value, slope) = objective.ray(&w, &d, &z, &zd, eta);
+            let direct = objective.value(&point, &objective.scores(&point));
+            assert!((value - direct).abs() < 1e-12, "{value} vs {direct}");
+            let g = objective
+                .gradient(&point, &objective.scores(&point))
+                .unwrap();
+            assert!((slope - dense::dot(&g, &d)).abs() < 1e-12);
+        }
+    }
+
+    /// With two classes the optimum has w₀ = −w₁, so that u = w₁ − w₀ is binary logistic
+    /// regression's optimum at λ/2 (its penalty λ/2·(‖w₀‖² + ‖w₁‖²) = (λ/2)/2·‖u‖²).
+    #[test]
+    fn two_classes_are_binary_logistic_regression_at_half_the_lambda() {
+        let x = random_matrix(200, 8, 7);
+        let labels: Vec<usize> = x.labels().iter().map(|&y| usize::from(y > 0.0)).collect();
+        let options = Options {
+            tol: 1e-14,
+            ..Options::default()
+        };
+        let multinomial = Multinomial::new(&x, labels, 2, None, 0.02);
+        let joint = solve(&multinomial, &options, &mut |_| {}).unwrap();
+        let binary = Objective::new(&x, Loss::Log, 0.01, true);
+        let single = super::super::solve(
+            super::super::Algorithm::Lbfgs,
+            &binary,
+            &options,
+            &mut |_| {},
+        );
+        let single = single.unwrap();
+        let relative = (joint.objective - single.objective).abs() / single.objective;
+        assert!(
+            relative < 1e-10,
+            "{} vs {}",
+            joint.objective,
+            single.objective
+        );
+        let (w0, w1) = joint.w.split_at(9);
+        for j in 0..9 {
+            assert!((w1[j] - w0[j] - single.w[j]).abs() < 1e-6, "weight {j}");
+            assert!((w1[j] + w0[j]).abs() < 1e-6, "weight {j}: w₀ = −w₁");
+        }
+    }
+
+    #[test]
+    fn the_solution_is_the_same_on_any_number_of_threads() {
+        let x = random_matrix(5000, 12, 11);
+        let labels = three_classes(&x, 12);
+        let objective = Multinomial::new(&x, labels, 3, None, 1e-3);
+        let options = Options {
+            max_iter: 30,
+            ..Options::default()
+        };
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| solve(&objective, &options, &mut |_| {}).unwrap())
+        };
+        let one = on(1);
+        for threads in [2, 3] {
+            let many = on(threads);
+            assert_eq!(many.w, one.w, "{threads} threads");
+            assert_eq!(many.objective.to_bits(), one.objective.to_bits());
+        }
+        // And it converges, certified.
+        let converged = solve(&objective, &Options::default(), &mut |_| {}).unwrap();
+        assert_eq!(converged.stop, Stop::Converged);
+    }
+
+    #[test]
+    fn bad_settings_and_no_rows_are_errors() {
+        let x = random_matrix(10, 3, 1);
+        let labels = three_classes(&x, 2);
+        let zero = Multinomial::new(&x, labels.clone(), 3, None, 0.0);
+        assert!(matches!(
+            solve(&zero, &Options::default(), &mut |_| {}),
+            Err(SolveError::BadLambda(_))
+        ));
+        let empty = random_matrix(0, 3, 1);
+        let none = Multinomial::new(&empty, vec![], 3, None, 0.1);
+        assert!(matches!(
+            solve(&none, &Options::default(), &mut |_| {}),
+            Err(SolveError::NoRows)
+        ));
+        let start = Options {
+            w0: Some(vec![0.0; 5]),
+            ..Options::default()
+        };
+        let objective = Multinomial::new(&x, labels, 3, None, 0.1);
+        assert!(matches!(
+            solve(&objective, &start, &mut |_| {}),
+            Err(SolveError::BadOption(_))
+        ));
+    }
+}
