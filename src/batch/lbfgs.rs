@@ -199,13 +199,71 @@ pub enum Wolfe {
 }
 
 /// Line-search evaluations allowed per iteration.
-pub(super) const MAX_EVALS: usize = 60;
+const MAX_EVALS: usize = 60;
+
+/// What the quasi-Newton solver minimizes: a λ-strongly convex J over vectors of
+/// [`Smooth::dim`] entries, evaluated through a cache P(w) of the data's products with w
+/// (X·w for the binary objective, the class scores for the multinomial one), linear in w, so
+/// that a line search along d needs one product P(d) and then no pass over the data.
+pub trait Smooth: Sync {
+    /// Entries of w.
+    fn dim(&self) -> usize;
+    /// λ, the strong-convexity modulus the certificate ‖∇J‖²/(2λ) rests on.
+    fn lambda(&self) -> f64;
+    /// P(v).
+    fn product(&self, v: &[f64]) -> Vec<f64>;
+    /// J(w), `p` = P(w).
+    fn value(&self, w: &[f64], p: &[f64]) -> f64;
+    /// ∇J(w) (the loss's own derivative at a kink), `p` = P(w).
+    fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError>;
+    /// η ↦ (J(w + ηd), its derivative in η), from `p` = P(w) and `pd` = P(d).
+    fn line<'r>(
+        &'r self,
+        w: &'r [f64],
+        d: &'r [f64],
+        p: &'r [f64],
+        pd: &'r [f64],
+    ) -> impl Fn(f64) -> (f64, f64) + 'r;
+}
+
+impl<E: Examples> Smooth for Objective<'_, E> {
+    fn dim(&self) -> usize {
+        Objective::dim(self)
+    }
+
+    fn lambda(&self) -> f64 {
+        Objective::lambda(self)
+    }
+
+    fn product(&self, v: &[f64]) -> Vec<f64> {
+        Objective::product(self, v)
+    }
+
+    fn value(&self, w: &[f64], p: &[f64]) -> f64 {
+        Objective::value(self, w, p)
+    }
+
+    fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError> {
+        Objective::gradient(self, w, p)
+    }
+
+    fn line<'r>(
+        &'r self,
+        w: &'r [f64],
+        d: &'r [f64],
+        p: &'r [f64],
+        pd: &'r [f64],
+    ) -> impl Fn(f64) -> (f64, f64) + 'r {
+        let ray = self.ray(w, d, p, pd);
+        move |eta| ray.eval(eta)
+    }
+}
 
 /// Quasi-Newton descent: d = −B∇J, a Wolfe step, the pair (ηd, ∇J(w+ηd) − ∇J(w)).
 /// Stops on the certificate ‖∇J‖²/(2λ) ≤ tol·J, on no relative decrease above `ftol`, on a
 /// failed line search (after one retry with the memory cleared), or after `max_iter`.
-pub fn solve<E: Examples>(
-    objective: &Objective<'_, E>,
+pub fn solve(
+    objective: &impl Smooth,
     options: &Options,
     wolfe: Wolfe,
     tracker: &mut Tracker<'_>,
@@ -266,7 +324,7 @@ pub fn solve<E: Examples>(
     })
 }
 
-/// A direction d, its product X·d, and the Wolfe step taken along it.
+/// A direction d, its product P(d), and the Wolfe step taken along it.
 struct Descent {
     d: Vec<f64>,
     xd: Vec<f64>,
@@ -276,8 +334,8 @@ struct Descent {
 /// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
 /// `None` when that fails too.
 #[allow(clippy::too_many_arguments)]
-fn descend<E: Examples>(
-    objective: &Objective<'_, E>,
+fn descend(
+    objective: &impl Smooth,
     w: &[f64],
     p: &[f64],
     value: f64,
@@ -292,13 +350,12 @@ fn descend<E: Examples>(
         let slope = dense::dot(gradient, &d);
         let xd = objective.product(&d);
         tracker.passes += 1.0;
-        let ray = objective.ray(w, &d, p, &xd);
         let eta0 = if memory.is_empty() {
             (1.0 / dense::norm2(&d).sqrt()).min(1.0)
         } else {
             1.0
         };
-        let phi = |eta| ray.eval(eta);
+        let phi = objective.line(w, &d, p, &xd);
         let step = match wolfe {
             Wolfe::Strong => line_search::strong_wolfe(phi, (value, slope), eta0, MAX_EVALS),
             Wolfe::Weak => line_search::weak_wolfe(phi, (value, slope), MAX_EVALS),

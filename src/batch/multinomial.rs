@@ -16,12 +16,11 @@
 use rayon::prelude::*;
 use sparselin_kernels::{dense, sparse};
 
-use super::lbfgs::{MAX_EVALS, Memory};
-use super::line_search;
+use super::lbfgs::{self, Smooth, Wolfe};
 use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
-use super::{Options, Progress, Solution, SolveError, Stop, Tracker};
+use super::{Options, Progress, Solution, SolveError, Tracker};
 use crate::data::Examples;
-use crate::memory;
+use crate::memory::{self, AllocError};
 
 /// J(W, b) of multinomial logistic regression over a data set.
 pub struct Multinomial<'a, E: Examples + 'a> {
@@ -67,16 +66,6 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         self.data.n_features() + 1
     }
 
-    /// K(n + 1), the length of the weight vector.
-    pub fn dim(&self) -> usize {
-        self.classes * self.width()
-    }
-
-    /// λ.
-    pub fn lambda(&self) -> f64 {
-        self.lambda
-    }
-
     fn rows(&self) -> usize {
         self.data.n_rows()
     }
@@ -118,7 +107,7 @@ impl<'a, E: Examples> Multinomial<'a, E> {
     }
 
     /// ∇J = λv + (1/m) Σ_i s_i (p_i − e_(y_i)) ⊗ [x_i, 1], p_i the softmax of z_i.
-    pub fn gradient(&self, v: &[f64], z: &[f64]) -> Result<Vec<f64>, memory::AllocError> {
+    pub fn gradient(&self, v: &[f64], z: &[f64]) -> Result<Vec<f64>, AllocError> {
         let (k, width, m) = (self.classes, self.width(), self.rows());
         let mut coefficients = memory::filled("class coefficients", m * k, 0.0)?;
         coefficients
@@ -151,19 +140,17 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         Ok(g)
     }
 
-    /// Φ(η) = J(v + ηd) and Φ'(η), from the scores `z` at v and `zd` along d: O(mK).
-    fn ray(&self, v: &[f64], d: &[f64], z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
+    /// Σ_i s_i·ℓ_i and Σ_i s_i·ℓ_i' at the scores z + η·zd (ℓ_i the row's loss, ℓ_i' its
+    /// derivative in η): the data's part of J along a ray, O(mK).
+    fn ray_sums(&self, z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
         let k = self.classes;
-        let (loss, slope) = fixed_sum2(self.rows(), |rows| {
+        fixed_sum2(self.rows(), |rows| {
             let mut point = vec![0.0; k];
             let mut p = vec![0.0; k];
             let (mut loss, mut slope) = (0.0, 0.0);
             for i in rows {
                 let (zi, zdi) = (&z[i * k..][..k], &zd[i * k..][..k]);
-                point
-                    .iter_mut()
-                    .zip(zi.iter().zip(zdi))
-                    .for_each(|(q, (a, b))| *q = a + eta * b);
+                (point.iter_mut().zip(zi.iter().zip(zdi))).for_each(|(q, (a, b))| *q = a + eta * b);
                 let y = self.labels[i];
                 softmax(&point, &mut p);
                 let s = self.weight(i);
@@ -171,13 +158,47 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 slope += s * (dense::dot(&p, zdi) - zdi[y]);
             }
             (loss, slope)
-        });
-        let (vv, vd, dd) = (dense::norm2(v), dense::dot(v, d), dense::norm2(d));
-        let m = self.rows() as f64;
-        (
-            0.5 * self.lambda * (vv + 2.0 * eta * vd + eta * eta * dd) + loss / m,
-            self.lambda * (vd + eta * dd) + slope / m,
-        )
+        })
+    }
+}
+
+impl<E: Examples> Smooth for Multinomial<'_, E> {
+    fn dim(&self) -> usize {
+        self.classes * self.width()
+    }
+
+    fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    fn product(&self, v: &[f64]) -> Vec<f64> {
+        self.scores(v)
+    }
+
+    fn value(&self, w: &[f64], p: &[f64]) -> f64 {
+        Multinomial::value(self, w, p)
+    }
+
+    fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError> {
+        Multinomial::gradient(self, w, p)
+    }
+
+    fn line<'r>(
+        &'r self,
+        w: &'r [f64],
+        d: &'r [f64],
+        p: &'r [f64],
+        pd: &'r [f64],
+    ) -> impl Fn(f64) -> (f64, f64) + 'r {
+        let (ww, wd, dd) = (dense::norm2(w), dense::dot(w, d), dense::norm2(d));
+        let (lambda, m) = (self.lambda, self.rows() as f64);
+        move |eta| {
+            let (loss, slope) = self.ray_sums(p, pd, eta);
+            (
+                0.5 * lambda * (ww + 2.0 * eta * wd + eta * eta * dd) + loss / m,
+                lambda * (wd + eta * dd) + slope / m,
+            )
+        }
     }
 }
 
@@ -198,10 +219,8 @@ fn softmax(z: &[f64], p: &mut [f64]) {
     p.iter_mut().for_each(|p| *p /= sum);
 }
 
-/// Minimize `objective` by L-BFGS (memory `options.memory`, a strong-Wolfe step) from
-/// `options.w0` or zero, stopping as [`super::lbfgs::solve`] does: on the certificate
-/// ‖∇J‖²/(2λ) ≤ tol·J, on a decrease below ftol·J, on a failed line search (after one retry
-/// with the memory cleared), or after `max_iter` iterations. `progress` sees every iteration.
+/// Minimize `objective` by L-BFGS with a strong-Wolfe step from `options.w0` or zero, as
+/// [`lbfgs::solve`] minimizes the binary objective; `progress` sees every iteration.
 pub fn solve<E: Examples>(
     objective: &Multinomial<'_, E>,
     options: &Options,
@@ -216,71 +235,18 @@ pub fn solve<E: Examples>(
     }
     super::check(super::Algorithm::Lbfgs, options, objective.dim())?;
     let mut tracker = Tracker::new(progress);
-    let mut w = options.start(objective.dim())?;
-    let mut z = objective.scores(&w);
-    let mut value = objective.value(&w, &z);
-    let mut gradient = objective.gradient(&w, &z)?;
-    tracker.passes += 2.0;
-    let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
-    let mut iteration = 0;
-    let stop = loop {
-        let gap = tracker.gap(lambda, &gradient);
-        tracker.report(Progress::new(iteration, value, gap, &w));
-        if let Some(stop) = options.converged(iteration, value, gap) {
-            break stop;
-        }
-        // A quasi-Newton direction; on a failed search, once more along −∇J.
-        let descent = loop {
-            let mut d = memory.apply(&gradient)?;
-            dense::scale(-1.0, &mut d);
-            let slope = dense::dot(&gradient, &d);
-            let zd = objective.scores(&d);
-            tracker.passes += 1.0;
-            let eta0 = match memory.is_empty() {
-                true => (1.0 / dense::norm2(&d).sqrt()).min(1.0),
-                false => 1.0,
-            };
-            let phi = |eta| objective.ray(&w, &d, &z, &zd, eta);
-            match line_search::strong_wolfe(phi, (value, slope), eta0, MAX_EVALS) {
-                Some(step) => break Some((d, zd, step.eta)),
-                None if !memory.is_empty() => memory.clear(),
-                None => break None,
-            }
-        };
-        let Some((d, zd, eta)) = descent else {
-            break Stop::LineSearchFailed;
-        };
-        dense::axpby(eta, &d, 1.0, &mut w);
-        dense::axpby(eta, &zd, 1.0, &mut z);
-        let new_gradient = objective.gradient(&w, &z)?;
-        tracker.passes += 1.0;
-        let new_value = objective.value(&w, &z);
-        memory.push(|s, y| {
-            s.copy_from_slice(&d);
-            dense::scale(eta, s);
-            y.copy_from_slice(&new_gradient);
-            dense::axpby(-1.0, &gradient, 1.0, y);
-        })?;
-        iteration += 1;
-        let previous = value;
-        (value, gradient) = (new_value, new_gradient);
-        if options.stalled(previous, value) {
-            let gap = tracker.gap(lambda, &gradient);
-            tracker.report(Progress::new(iteration, value, gap, &w));
-            break Stop::Stalled;
-        }
-    };
-    Ok(Solution {
-        objective: value,
-        w,
-        iterations: iteration,
-        stop,
-    })
+    Ok(lbfgs::solve(
+        objective,
+        options,
+        Wolfe::Strong,
+        &mut tracker,
+    )?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::Stop;
     use crate::batch::objective::Objective;
     use crate::batch::objective::tests::{random_matrix, uniforms};
     use crate::data::CsrMatrix;
@@ -320,7 +286,7 @@ mod tests {
         let (z, zd) = (objective.scores(&w), objective.scores(&d));
         for eta in [0.0, 0.3, 2.0] {
             let point: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + eta * b).collect();
-            let (value, slope) = objective.ray(&w, &d, &z, &zd, eta);
+            let (value, slope) = objective.line(&w, &d, &z, &zd)(eta);
             let direct = objective.value(&point, &objective.scores(&point));
             assert!((value - direct).abs() < 1e-12, "{value} vs {direct}");
             let g = objective

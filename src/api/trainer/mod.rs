@@ -553,10 +553,7 @@ impl Trainer {
             }
             trainings
         } else {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(at_once)
-                .build()
-                .map_err(|e| Error::Config(format!("cannot start {at_once} threads: {e}")))?;
+            let pool = thread_pool(at_once)?;
             let monitor = std::sync::Mutex::new(monitor);
             pool.install(|| {
                 (classes.par_iter().enumerate())
@@ -1148,31 +1145,18 @@ impl Trainer {
             }
             (None, None) => None,
         };
-        let defaults = batch::Options::default();
         let options = batch::Options {
-            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
-            tol: self.tolerance.unwrap_or(defaults.tol),
-            memory: self.memory.unwrap_or(defaults.memory),
-            first_descent: !self.exact_direction,
             w0: warm,
-            ..defaults
+            ..self.batch_options()
         };
         let objective = Objective::distributed(data, weighted, self.lambda, true, reducer);
         let mut passes = 0.0;
-        let mut solve = || {
+        let solution = self.on_threads(|| {
             batch::solve(algorithm, &objective, &options, &mut |p| {
                 passes = p.passes;
                 monitor.iteration(p);
             })
-        };
-        let solution = match self.threads {
-            Some(threads) => rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?
-                .install(solve),
-            None => solve(),
-        }?;
+        })??;
         let seconds = started.elapsed().as_secs_f64();
         let n = data.n_features();
         let mut details = json!({
@@ -1203,6 +1187,26 @@ impl Trainer {
             resume: None,
         };
         Ok((run, details))
+    }
+
+    /// The batch solvers' settings from this trainer's, starting from zero.
+    fn batch_options(&self) -> batch::Options {
+        let defaults = batch::Options::default();
+        batch::Options {
+            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
+            tol: self.tolerance.unwrap_or(defaults.tol),
+            memory: self.memory.unwrap_or(defaults.memory),
+            first_descent: !self.exact_direction,
+            ..defaults
+        }
+    }
+
+    /// `solve` run in a pool of the threads set, if set (else in the current pool).
+    fn on_threads<T: Send>(&self, solve: impl FnOnce() -> T + Send) -> Result<T, Error> {
+        match self.threads {
+            Some(threads) => Ok(thread_pool(threads)?.install(solve)),
+            None => Ok(solve()),
+        }
     }
 
     fn train_lao(
@@ -1359,6 +1363,14 @@ struct Run {
     examples: u64,
     /// An online run's resume state, in the data's column numbering.
     resume: Option<ResumeState>,
+}
+
+/// A rayon pool of `threads` threads.
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))
 }
 
 /// The most classes one-vs-rest trains (each a model of its own).

@@ -47,28 +47,14 @@ impl Trainer {
                 .collect()
         });
         let objective = Multinomial::new(data, labels, classes.len(), row_weights, self.lambda);
-        let defaults = batch::Options::default();
-        let options = batch::Options {
-            max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
-            tol: self.tolerance.unwrap_or(defaults.tol),
-            memory: self.memory.unwrap_or(defaults.memory),
-            ..defaults
-        };
+        let options = self.batch_options();
         let mut passes = 0.0;
-        let mut solve = || {
+        let solution = self.on_threads(|| {
             multinomial::solve(&objective, &options, &mut |p| {
                 passes = p.passes;
                 monitor.iteration(p);
             })
-        };
-        let solution = match self.threads {
-            Some(threads) => rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?
-                .install(solve),
-            None => solve(),
-        }?;
+        })??;
         let seconds = started.elapsed().as_secs_f64();
         let details = json!({
             "multinomial": true,
