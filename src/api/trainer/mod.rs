@@ -1159,14 +1159,7 @@ impl Trainer {
         })??;
         let seconds = started.elapsed().as_secs_f64();
         let n = data.n_features();
-        let mut details = json!({
-            "iterations": solution.iterations,
-            "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
-            "stop": solution.stop,
-            "objective": solution.objective,
-            "passes": passes,
-            "tol": options.tol,
-        });
+        let mut details = self.solver_details(&solution, passes, &options);
         // Settings of the solvers that iterate on w; dual coordinate descent has none of them.
         if algorithm.is_primal() {
             details["memory"] = json!(options.memory);
@@ -1199,6 +1192,24 @@ impl Trainer {
             first_descent: !self.exact_direction,
             ..defaults
         }
+    }
+
+    /// What a batch solve records in the model: its iterations, threads, stop, objective,
+    /// passes and tolerance.
+    fn solver_details(
+        &self,
+        solution: &batch::Solution,
+        passes: f64,
+        options: &batch::Options,
+    ) -> serde_json::Value {
+        json!({
+            "iterations": solution.iterations,
+            "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
+            "stop": solution.stop,
+            "objective": solution.objective,
+            "passes": passes,
+            "tol": options.tol,
+        })
     }
 
     /// `solve` run in a pool of the threads set, if set (else in the current pool).

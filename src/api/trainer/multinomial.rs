@@ -56,16 +56,9 @@ impl Trainer {
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
-        let details = json!({
-            "multinomial": true,
-            "iterations": solution.iterations,
-            "threads": self.threads.unwrap_or_else(rayon::current_num_threads),
-            "stop": solution.stop,
-            "objective": solution.objective,
-            "passes": passes,
-            "tol": options.tol,
-            "memory": options.memory,
-        });
+        let mut details = self.solver_details(&solution, passes, &options);
+        details["multinomial"] = json!(true);
+        details["memory"] = json!(options.memory);
         let (n, permutation) = (data.n_features(), data.feature_permutation());
         let models = (solution.w.chunks_exact(n + 1).zip(weights))
             .map(|(block, &class_weights)| Model {
