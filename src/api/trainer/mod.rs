@@ -193,15 +193,6 @@ impl Trainer {
         self
     }
 
-    /// L-BFGS with log loss on more than two classes ([`Trainer::train_one_vs_rest`]): fit
-    /// the classes' models together, by multinomial logistic regression (softmax, as
-    /// scikit-learn's `LogisticRegression` fits more classes; [`batch::multinomial`]), instead
-    /// of each against the rest. Not across ranks.
-    pub fn multinomial(mut self, yes: bool) -> Self {
-        self.multinomial = yes;
-        self
-    }
-
     /// Whether (λ/2)b² is in the objective (default yes). Batch solvers always regularize it.
     pub fn regularize_bias(mut self, yes: bool) -> Self {
         self.regularize_bias = yes;
@@ -351,6 +342,15 @@ impl Trainer {
     /// ε rule) instead of stopping at it.
     pub fn exact_direction(mut self, yes: bool) -> Self {
         self.exact_direction = yes;
+        self
+    }
+
+    /// L-BFGS with log loss on more than two classes ([`Trainer::train_one_vs_rest`]): fit
+    /// the classes' models together, by multinomial logistic regression (softmax, as
+    /// scikit-learn's `LogisticRegression` fits more classes; [`batch::multinomial`]), instead
+    /// of each against the rest. Not across ranks.
+    pub fn multinomial(mut self, yes: bool) -> Self {
+        self.multinomial = yes;
         self
     }
 
