@@ -35,8 +35,9 @@ pub struct Multinomial<'a, E: Examples + 'a> {
 }
 
 impl<'a, E: Examples> Multinomial<'a, E> {
-    /// The objective over `data` whose row i is of class `labels[i]` (below `classes`), with
-    /// regularization `lambda` and row weights `row_weights` (one per row) if given.
+    /// The objective over `data` whose row i is of class `labels[i]` (below `classes`, at
+    /// least two), with regularization `lambda` and row weights `row_weights` (one per row)
+    /// if given.
     pub fn new(
         data: &'a E,
         labels: Vec<usize>,
@@ -44,6 +45,7 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         row_weights: Option<Vec<f64>>,
         lambda: f64,
     ) -> Self {
+        assert!(classes >= 2, "at least two classes");
         assert_eq!(labels.len(), data.n_rows(), "one label per row");
         assert!(
             labels.iter().all(|&y| y < classes),
