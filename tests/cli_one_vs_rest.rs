@@ -225,6 +225,11 @@ fn multinomial_fits_the_classes_together_and_predicts_softmax_probabilities() {
         show.contains("multinomial      4 classes: -1 0 2 7"),
         "{show}"
     );
+    let cv = stdout(&sparselin(&[&args[..], &["--cv", "3"]].concat()));
+    assert!(
+        cv.contains("3-fold cross-validation of 300 rows, multinomial"),
+        "{cv}"
+    );
     let eval = stdout(&sparselin(&["eval", &model, &train]));
     assert!(
         eval.contains("class 2 rows 120 predicted") && !eval.contains("objective"),

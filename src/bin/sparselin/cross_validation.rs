@@ -46,6 +46,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             .unwrap_or_default(),
         data.n_rows(),
         match (one_vs_rest, loss.is_classification()) {
+            (true, _) if args.multinomial => ", multinomial, folds stratified by class",
             (true, _) => ", one-vs-rest, folds stratified by class",
             (false, true) => ", folds stratified by class",
             (false, false) => "",
