@@ -12,6 +12,10 @@
 //! | 4 | CRC-32 (crc32fast) of every byte before it |
 //!
 //! Builds that read versions 1 and 2 only refuse it by its version, never misread it.
+//!
+//! A multinomial classifier ([`crate::api::Trainer::multinomial`]) is the same container,
+//! each class's model recording `"multinomial": true` in its details
+//! ([`OneVsRest::is_multinomial`]): its probabilities are the softmax of the scores.
 
 use std::path::Path;
 
