@@ -406,6 +406,19 @@ fn one_vs_rest_across_ranks_reaches_each_class_s_single_process_objective() {
             assert_eq!(&written[..12], b"SPLNMODL\x03\0\0\0");
         }
     }
+    // Multinomial logistic regression: one objective, summed across the ranks.
+    let multinomial = [&args[..], &["--multinomial", "--tol", "1e-12"]].concat();
+    let single = summary(&train(None, &multinomial));
+    let once = single["details"][0]["objective"].as_f64().unwrap();
+    for ranks in [2, 4] {
+        let across = summary(&train(Some(ranks), &multinomial));
+        let objective = across["train"]["objective"].as_f64().unwrap();
+        assert!(
+            (objective - once).abs() <= 1e-10 * once,
+            "{ranks} ranks: {objective} vs {once}"
+        );
+        assert_eq!(across["train"]["error_rate"], single["train"]["error_rate"]);
+    }
     // Online: ASGD's classes averaged across the ranks; flags of binary training refused.
     let asgd = [
         data,

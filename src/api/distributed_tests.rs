@@ -181,3 +181,43 @@ fn more_than_two_labels_counts_every_rank_s_values() {
     ]);
     assert_eq!(zeros, [false, false]);
 }
+
+#[test]
+fn multinomial_across_ranks_reaches_the_single_process_optimum() {
+    let m = 300;
+    let trainer = Trainer::new(Learner::Batch(batch::Algorithm::Lbfgs))
+        .loss(Loss::Log)
+        .lambda(1e-3)
+        .tolerance(1e-14)
+        .multinomial(true)
+        .class_weights("2=3".parse().unwrap());
+    let whole = rows(0..m, |y| y);
+    let single = trainer
+        .train_one_vs_rest(&whole, &mut ())
+        .unwrap()
+        .classifier;
+    let objective = |c: &OneVsRest| c.models()[0].info.details["objective"].as_f64().unwrap();
+    for ranks in [2, 3] {
+        let runs = threads::run(ranks, |r| {
+            let own = rows(share(m, r.rank(), ranks), |y| y);
+            trainer
+                .train_one_vs_rest_across(&own, r, &mut ())
+                .unwrap()
+                .classifier
+        });
+        for run in &runs {
+            assert!(run.is_multinomial());
+            let (a, b) = (objective(run), objective(&single));
+            assert!((a - b).abs() <= 1e-10 * b, "{ranks} ranks: {a} vs {b}");
+            for (model, once) in run.models().iter().zip(single.models()) {
+                for (x, y) in model.weights.iter().zip(&once.weights) {
+                    assert!((x - y).abs() < 1e-6, "{x} vs {y}");
+                }
+            }
+            // The same models on every rank.
+            for (model, first) in run.models().iter().zip(runs[0].models()) {
+                assert_eq!((&model.weights, model.bias), (&first.weights, first.bias));
+            }
+        }
+    }
+}

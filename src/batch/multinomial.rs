@@ -12,6 +12,10 @@
 //! rows adds fixed chunks in order and each class's gradient block is one task's, so J and ∇J
 //! are the same bits on any number of threads. A line search along D costs one product
 //! Z_D = [x_i, 1]·D, after which each trial point costs O(mK).
+//!
+//! Distributed ([`Multinomial::distributed`]), as the binary objective is: the rows are this
+//! rank's share, m counts every rank's, and each sum over rows (the loss, the gradient's data
+//! part, the ray's value and slope) is completed by the [`Reducer`].
 
 use rayon::prelude::*;
 use sparselin_kernels::{dense, sparse};
@@ -20,6 +24,7 @@ use super::lbfgs::{self, Smooth, Wolfe};
 use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
 use super::{Options, Progress, Solution, SolveError, Tracker};
 use crate::data::Examples;
+use crate::dist::{Local, Reducer};
 use crate::memory::{self, AllocError};
 
 /// J(W, b) of multinomial logistic regression over a data set.
@@ -32,6 +37,9 @@ pub struct Multinomial<'a, E: Examples + 'a> {
     /// Each row's weight s_i (`None`: all 1).
     row_weights: Option<Vec<f64>>,
     lambda: f64,
+    reducer: &'a dyn Reducer,
+    /// m: the rows of every rank.
+    total_rows: usize,
 }
 
 impl<'a, E: Examples> Multinomial<'a, E> {
@@ -44,6 +52,19 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         classes: usize,
         row_weights: Option<Vec<f64>>,
         lambda: f64,
+    ) -> Self {
+        Self::distributed(data, labels, classes, row_weights, lambda, &Local)
+    }
+
+    /// [`Multinomial::new`] over this rank's share `data` of rows that the ranks of
+    /// `reducer` share (every rank calls it, and every evaluation, alike).
+    pub fn distributed(
+        data: &'a E,
+        labels: Vec<usize>,
+        classes: usize,
+        row_weights: Option<Vec<f64>>,
+        lambda: f64,
+        reducer: &'a dyn Reducer,
     ) -> Self {
         assert!(classes >= 2, "at least two classes");
         assert_eq!(labels.len(), data.n_rows(), "one label per row");
@@ -60,6 +81,8 @@ impl<'a, E: Examples> Multinomial<'a, E> {
             labels,
             row_weights,
             lambda,
+            reducer,
+            total_rows: crate::dist::total_rows(reducer, data.n_rows()),
         }
     }
 
@@ -70,6 +93,11 @@ impl<'a, E: Examples> Multinomial<'a, E> {
 
     fn rows(&self) -> usize {
         self.data.n_rows()
+    }
+
+    /// m, the rows of every rank.
+    pub fn total_rows(&self) -> usize {
+        self.total_rows
     }
 
     /// s_i.
@@ -98,19 +126,21 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         z
     }
 
-    /// J at the weights `v` whose scores are `z`.
+    /// J at the weights `v` whose scores (this rank's rows') are `z`.
     pub fn value(&self, v: &[f64], z: &[f64]) -> f64 {
         let k = self.classes;
-        let loss = fixed_sum(self.rows(), |rows| {
+        let mut loss = [fixed_sum(self.rows(), |rows| {
             rows.map(|i| self.weight(i) * row_loss(&z[i * k..][..k], self.labels[i]))
                 .sum()
-        });
-        0.5 * self.lambda * dense::norm2(v) + loss / self.rows() as f64
+        })];
+        self.reducer.sum(&mut loss);
+        0.5 * self.lambda * dense::norm2(v) + loss[0] / self.total_rows as f64
     }
 
     /// ∇J = λv + (1/m) Σ_i s_i (p_i − e_(y_i)) ⊗ [x_i, 1], p_i the softmax of z_i.
     pub fn gradient(&self, v: &[f64], z: &[f64]) -> Result<Vec<f64>, AllocError> {
         let (k, width, m) = (self.classes, self.width(), self.rows());
+        let total = self.total_rows as f64;
         let mut coefficients = memory::filled("class coefficients", m * k, 0.0)?;
         coefficients
             .par_chunks_mut(CHUNK_ROWS * k)
@@ -120,15 +150,15 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                     let i = c * CHUNK_ROWS + r;
                     softmax(&z[i * k..][..k], out);
                     out[self.labels[i]] -= 1.0;
-                    let scale = self.weight(i) / m as f64;
+                    let scale = self.weight(i) / total;
                     out.iter_mut().for_each(|o| *o *= scale);
                 }
             });
-        let mut g = memory::copied("gradient", v)?;
+        // The rows' part, summed over the ranks, then λv.
+        let mut g = memory::filled("gradient", v.len(), 0.0)?;
         g.par_chunks_mut(width)
             .enumerate()
             .for_each(|(class, block)| {
-                dense::scale(self.lambda, block);
                 let (weights, bias) = block.split_at_mut(width - 1);
                 for i in 0..m {
                     let c = coefficients[i * k + class];
@@ -139,14 +169,16 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                     }
                 }
             });
+        self.reducer.sum(&mut g);
+        dense::axpby(self.lambda, v, 1.0, &mut g);
         Ok(g)
     }
 
-    /// Σ_i s_i·ℓ_i and Σ_i s_i·ℓ_i' at the scores z + η·zd (ℓ_i the row's loss, ℓ_i' its
-    /// derivative in η): the data's part of J along a ray, O(mK).
+    /// Σ_i s_i·ℓ_i and Σ_i s_i·ℓ_i' over every rank's rows at the scores z + η·zd (ℓ_i the
+    /// row's loss, ℓ_i' its derivative in η): the data's part of J along a ray, O(mK).
     fn ray_sums(&self, z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
         let k = self.classes;
-        fixed_sum2(self.rows(), |rows| {
+        let (loss, slope) = fixed_sum2(self.rows(), |rows| {
             let mut point = vec![0.0; k];
             let mut p = vec![0.0; k];
             let (mut loss, mut slope) = (0.0, 0.0);
@@ -160,7 +192,10 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 slope += s * (dense::dot(&p, zdi) - zdi[y]);
             }
             (loss, slope)
-        })
+        });
+        let mut sums = [loss, slope];
+        self.reducer.sum(&mut sums);
+        (sums[0], sums[1])
     }
 }
 
@@ -193,7 +228,7 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
         pd: &'r [f64],
     ) -> impl Fn(f64) -> (f64, f64) + 'r {
         let (ww, wd, dd) = (dense::norm2(w), dense::dot(w, d), dense::norm2(d));
-        let (lambda, m) = (self.lambda, self.rows() as f64);
+        let (lambda, m) = (self.lambda, self.total_rows as f64);
         move |eta| {
             let (loss, slope) = self.ray_sums(p, pd, eta);
             (
@@ -232,7 +267,7 @@ pub fn solve<E: Examples>(
     if !(lambda > 0.0 && lambda.is_normal()) {
         return Err(SolveError::BadLambda(lambda));
     }
-    if objective.rows() == 0 {
+    if objective.total_rows == 0 {
         return Err(SolveError::NoRows);
     }
     super::check(super::Algorithm::Lbfgs, options, objective.dim())?;

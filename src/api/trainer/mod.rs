@@ -348,7 +348,7 @@ impl Trainer {
     /// L-BFGS with log loss on more than two classes ([`Trainer::train_one_vs_rest`]): fit
     /// the classes' models together, by multinomial logistic regression (softmax, as
     /// scikit-learn's `LogisticRegression` fits more classes; [`batch::multinomial`]), instead
-    /// of each against the rest. Not across ranks.
+    /// of each against the rest.
     pub fn multinomial(mut self, yes: bool) -> Self {
         self.multinomial = yes;
         self

@@ -19,7 +19,6 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
         let refused = [
-            (reducer.size() > 1, "a distributed run"),
             (self.training_loss() != Loss::Log, "a loss other than log"),
             (self.warm_start.is_some(), "an ASGD warm start"),
         ];
@@ -46,7 +45,14 @@ impl Trainer {
                 })
                 .collect()
         });
-        let objective = Multinomial::new(data, labels, classes.len(), row_weights, self.lambda);
+        let objective = Multinomial::distributed(
+            data,
+            labels,
+            classes.len(),
+            row_weights,
+            self.lambda,
+            reducer,
+        );
         let options = self.batch_options();
         let mut passes = 0.0;
         let solution = self.on_threads(|| {
@@ -88,7 +94,7 @@ impl Trainer {
         Ok(OneVsRestTraining {
             classifier,
             seconds,
-            examples: (passes * data.n_rows() as f64).round() as u64,
+            examples: (passes * objective.total_rows() as f64).round() as u64,
         })
     }
 }

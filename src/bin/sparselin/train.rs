@@ -153,7 +153,7 @@ pub struct Args {
     /// lbfgs with --loss log on labels of more than two values: fit the classes' models
     /// together by multinomial logistic regression (softmax, as scikit-learn's
     /// LogisticRegression does) instead of each against the rest; probabilities are the
-    /// softmax of the scores. One process only.
+    /// softmax of the scores.
     #[arg(long)]
     pub multinomial: bool,
     /// lbfgs, sublbfgs and bfgs: L-BFGS memory M.

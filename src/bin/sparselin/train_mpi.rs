@@ -170,8 +170,12 @@ fn train_classes(
     let traffic = timed.traffic();
     let classifier = &training.classifier;
     let permutation = data.feature_permutation();
+    // Each class's model against the rest; not a multinomial classifier's, whose models
+    // minimized one objective together.
+    let multinomial = classifier.is_multinomial();
     let mut per_class = Vec::with_capacity(classifier.classes().len());
-    for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
+    let classes = classifier.classes().iter().zip(classifier.models());
+    for (&class, model) in classes.filter(|_| !multinomial) {
         let rows = ClassVsRest::new(data, class);
         per_class.push(match trainer.sample_weights_given() {
             Some(weights) => {
@@ -211,6 +215,7 @@ fn train_classes(
             "communication": traffic,
             "train": {
                 "classes": classes,
+                "objective": multinomial.then(|| &model.info.details["objective"]),
                 "error_rate": tally.error_rate(),
                 "macro_f1": tally.macro_f1(),
             },
@@ -227,6 +232,10 @@ fn train_classes(
         traffic.seconds,
         traffic.calls
     )?;
+    if multinomial {
+        let objective = model.info.details["objective"].as_f64().unwrap_or(f64::NAN);
+        outln!("train objective {objective:.12e}")?;
+    }
     for (class, (objective, error)) in classifier.classes().iter().zip(&per_class) {
         let error = error.map_or(String::new(), |e| format!(", error {e:.5}"));
         outln!("class {class}: train objective {objective:.12e}{error}")?;
