@@ -12,15 +12,10 @@ use crate::metrics::{self, MulticlassEvaluation};
 /// classification loss learns one class against the rest
 /// ([`super::Trainer::train_one_vs_rest_across`]). A collective, which every rank calls.
 pub fn more_than_two_labels_across(data: &ExampleSet, reducer: &dyn Reducer) -> bool {
-    let mut distinct: Vec<(f64, u64)> = Vec::with_capacity(3);
-    for y in metrics::labels(data) {
-        if distinct.len() == 3 {
-            break;
-        }
-        if !distinct.iter().any(|&(seen, _)| seen == y) {
-            distinct.push((y, 1));
-        }
-    }
+    let distinct: Vec<(f64, u64)> = (metrics::first_distinct(&metrics::labels(data), 3))
+        .into_iter()
+        .map(|y| (y, 1))
+        .collect();
     dist::value_counts(reducer, &distinct, 3).is_ok_and(|values| values.len() > 2)
 }
 

@@ -170,7 +170,7 @@ impl Memory {
 /// set by the thread count), so that a dot product adds the same pieces' sums in the same
 /// order on any number of threads, and large enough (256 KiB of each vector) that a piece
 /// outweighs its task's cost: pieces of 2^13 made subLBFGS on reuters_grain (27,654 entries,
-/// one piece at 2^15) 2.2× slower (PERF.md "Batch solvers").
+/// one piece at 2^15) 2.3× slower (PERF.md "Batch solvers").
 const PIECE: usize = 1 << 15;
 
 /// One loop of the two-loop recursion: for each step (d, u, ρ) in turn,
@@ -188,29 +188,31 @@ fn sweep<'a>(
     let Some(&(first, _, _)) = steps.peek() else {
         return;
     };
-    let pieces = |q: &mut [f64], update: &[f64], next: Option<&[f64]>, c: f64| -> f64 {
-        let sums: Vec<f64> = (q.par_chunks_mut(PIECE).enumerate())
-            .map(|(k, q)| {
-                let at = k * PIECE..k * PIECE + q.len();
-                match next {
-                    Some(next) => dense::axpy_dot(c, &update[at.clone()], q, &next[at]),
-                    None => {
-                        dense::axpby(c, &update[at], 1.0, q);
-                        0.0
-                    }
-                }
-            })
-            .collect();
-        sums.iter().sum()
-    };
-    let sums: Vec<f64> = (q.par_chunks(PIECE).zip(first.par_chunks(PIECE)))
-        .map(|(q, first)| dense::dot(first, q))
-        .collect();
-    let mut dot = sums.iter().sum();
+    let mut dot = in_pieces(q, None, Some(first));
     while let Some((_, update, rho)) = steps.next() {
         let c = coefficient(rho * dot);
-        dot = pieces(q, update, steps.peek().map(|&(next, _, _)| next), c);
+        dot = in_pieces(q, Some((c, update)), steps.peek().map(|&(next, _, _)| next));
     }
+}
+
+/// q ← q + c·u for `update` = (c, u), if given, then ⟨next, q⟩ (0 without `next`), piece by
+/// piece in parallel, the pieces' dots added in order.
+fn in_pieces(q: &mut [f64], update: Option<(f64, &[f64])>, next: Option<&[f64]>) -> f64 {
+    let sums: Vec<f64> = (q.par_chunks_mut(PIECE).enumerate())
+        .map(|(k, q)| {
+            let at = k * PIECE..k * PIECE + q.len();
+            match (update, next) {
+                (Some((c, u)), Some(next)) => dense::axpy_dot(c, &u[at.clone()], q, &next[at]),
+                (Some((c, u)), None) => {
+                    dense::axpby(c, &u[at], 1.0, q);
+                    0.0
+                }
+                (None, Some(next)) => dense::dot(&next[at], q),
+                (None, None) => 0.0,
+            }
+        })
+        .collect();
+    sums.iter().sum()
 }
 
 /// Which Wolfe conditions the quasi-Newton line search enforces.

@@ -272,10 +272,11 @@ mod tests {
         for result in merged {
             let result = result.unwrap();
             assert_eq!(result, expected);
+            // No -0: it is the class 0.
             assert!(
                 result
                     .iter()
-                    .all(|(value, _)| value.is_sign_positive() || *value < 0.0)
+                    .all(|(v, _)| *v != 0.0 || v.is_sign_positive())
             );
         }
         // Too many values on one rank: refused on every rank, naming the widest.

@@ -65,16 +65,25 @@ pub fn labels<E: Examples>(data: &E) -> Vec<f64> {
 /// The first three distinct values of `labels` when they take more than two: labels a binary
 /// classifier cannot be trained or scored on (labels 2 and 3 would both count as +1).
 pub fn more_than_two_values(labels: &[f64]) -> Option<[f64; 3]> {
-    let mut distinct: Vec<f64> = Vec::with_capacity(3);
+    match first_distinct(labels, 3)[..] {
+        [a, b, c] => Some([a, b, c]),
+        _ => None,
+    }
+}
+
+/// The first `most` distinct values of `labels`, in the order they come (all of them if
+/// fewer; -0 and 0 are one value).
+pub fn first_distinct(labels: &[f64], most: usize) -> Vec<f64> {
+    let mut distinct: Vec<f64> = Vec::with_capacity(most);
     for &y in labels {
+        if distinct.len() == most {
+            break;
+        }
         if !distinct.contains(&y) {
             distinct.push(y);
-            if let [a, b, c] = distinct[..] {
-                return Some([a, b, c]);
-            }
         }
     }
-    None
+    distinct
 }
 
 /// (1/m) Σ c_{y_i}·ℓ(p_i, y_i), labels mapped by [`Loss::target`], c the class weights of a

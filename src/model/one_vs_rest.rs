@@ -129,6 +129,14 @@ impl OneVsRest {
         self.models[0].info.details.get("multinomial") == Some(&serde_json::Value::Bool(true))
     }
 
+    /// "multinomial" or "one-vs-rest": how the models were fitted, as summaries name it.
+    pub fn kind(&self) -> &'static str {
+        match self.is_multinomial() {
+            true => "multinomial",
+            false => "one-vs-rest",
+        }
+    }
+
     /// P(class k | row) for a log-loss classifier: for a multinomial one the softmax of the
     /// scores, e^(s_k) / Σ_j e^(s_j) (scikit-learn's `predict_proba`), for a one-vs-rest one
     /// each class's logistic probability against the rest, normalized to sum to 1

@@ -62,6 +62,12 @@ impl Trainer {
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
+        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
+            return Err(Error::Diverged {
+                algorithm: self.learner.to_string(),
+                cure: "scaling the features (products of values beyond about 1e150 overflow)",
+            });
+        }
         let mut details = self.solver_details(&solution, passes, &options);
         details["multinomial"] = json!(true);
         details["memory"] = json!(options.memory);
@@ -84,12 +90,6 @@ impl Trainer {
                 resume: None,
             })
             .collect();
-        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
-            return Err(Error::Diverged {
-                algorithm: self.learner.to_string(),
-                cure: "scaling the features (products of values beyond about 1e150 overflow)",
-            });
-        }
         let classifier = OneVsRest::new(classes.to_vec(), models).map_err(Error::Config)?;
         Ok(OneVsRestTraining {
             classifier,

@@ -158,10 +158,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
     outln!("model            {}", args.model.display())?;
     outln!(
         "{:<16} {} classes: {}",
-        match classifier.is_multinomial() {
-            true => "multinomial",
-            false => "one-vs-rest",
-        },
+        classifier.kind(),
         classifier.classes().len(),
         (classifier.classes().iter())
             .map(|c| c.to_string())

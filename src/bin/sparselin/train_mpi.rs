@@ -174,16 +174,17 @@ fn train_classes(
     // minimized one objective together.
     let multinomial = classifier.is_multinomial();
     let mut per_class = Vec::with_capacity(classifier.classes().len());
-    let classes = classifier.classes().iter().zip(classifier.models());
-    for (&class, model) in classes.filter(|_| !multinomial) {
-        let rows = ClassVsRest::new(data, class);
-        per_class.push(match trainer.sample_weights_given() {
-            Some(weights) => {
-                let rows = SampleWeighted::new(&rows, weights)?;
-                evaluate(model, &rows, permutation, timed)?
-            }
-            None => evaluate(model, &rows, permutation, timed)?,
-        });
+    if !multinomial {
+        for (&class, model) in classifier.classes().iter().zip(classifier.models()) {
+            let rows = ClassVsRest::new(data, class);
+            per_class.push(match trainer.sample_weights_given() {
+                Some(weights) => {
+                    let rows = SampleWeighted::new(&rows, weights)?;
+                    evaluate(model, &rows, permutation, timed)?
+                }
+                None => evaluate(model, &rows, permutation, timed)?,
+            });
+        }
     }
     let predictions = api::predict_classes(classifier, data);
     let labels = metrics::labels(data);
@@ -259,12 +260,7 @@ impl Observer for Lines {}
 
 impl Monitor for Lines {
     fn class_start(&mut self, class: f64, index: usize, classes: usize) {
-        if !self.quiet {
-            errln!(
-                "class {class} against the rest ({} of {classes})",
-                index + 1
-            );
-        }
+        crate::train_one_vs_rest::announce_class(self.quiet, class, index, classes);
     }
 
     fn iteration(&mut self, p: &batch::Progress) {

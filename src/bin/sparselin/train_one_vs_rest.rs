@@ -72,14 +72,15 @@ pub fn run(
         training.seconds,
         per_second
     )?;
-    if classifier.is_multinomial() {
-        // The classes' models minimized one objective together, not one each.
+    // A multinomial classifier's models minimized one objective together, not one each.
+    let multinomial = classifier.is_multinomial();
+    if multinomial {
         let objective = model.info.details["objective"].as_f64().unwrap_or(f64::NAN);
         outln!("train objective {}", decimal(objective, 10))?;
     }
     for class in &train.classes {
         let e = &class.one_vs_rest;
-        match classifier.is_multinomial() {
+        match multinomial {
             true => outln!(
                 "class {}: {} rows{}",
                 class.class,
@@ -165,12 +166,8 @@ fn f1_tail(class: &ClassMetrics) -> String {
 /// (multinomial instead of one-vs-rest for a multinomial classifier).
 pub fn title(args: &Args, classifier: &OneVsRest) -> String {
     let model = &classifier.models()[0];
-    let kind = match classifier.is_multinomial() {
-        true => "multinomial",
-        false => "one-vs-rest",
-    };
     format!(
-        "{} ({}, λ = {:e}{}{}), {kind} over {} classes",
+        "{} ({}, λ = {:e}{}{}), {} over {} classes",
         model.info.algorithm,
         model.loss,
         model.info.lambda,
@@ -182,6 +179,7 @@ pub fn title(args: &Args, classifier: &OneVsRest) -> String {
             Some(path) => format!(", sample weights {}", path.display()),
             None => String::new(),
         },
+        classifier.kind(),
         classifier.classes().len(),
     )
 }
@@ -210,11 +208,16 @@ impl Observer for ClassProgress {}
 
 impl Monitor for ClassProgress {
     fn class_start(&mut self, class: f64, index: usize, classes: usize) {
-        if !self.quiet {
-            errln!(
-                "class {class} against the rest ({} of {classes})",
-                index + 1
-            );
-        }
+        announce_class(self.quiet, class, index, classes);
+    }
+}
+
+/// "class 3 against the rest (2 of 5)" on standard error, unless `quiet`.
+pub fn announce_class(quiet: bool, class: f64, index: usize, classes: usize) {
+    if !quiet {
+        errln!(
+            "class {class} against the rest ({} of {classes})",
+            index + 1
+        );
     }
 }
