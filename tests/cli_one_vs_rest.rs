@@ -301,6 +301,47 @@ fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
     }
 }
 
+/// SGD and ASGD train the classes in one pass by default; on the scalar kernel path (the one
+/// whose sums are in row order either way) each class's model is, bit for bit, the one it gets
+/// in passes of its own (`--separate-class-passes`), whichever classes share its pass.
+#[test]
+fn classes_in_one_pass_are_each_class_s_own_model_on_the_scalar_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    stdout(&sparselin(&["gen", &p("corpus"), "--classes", "4", "--quiet"]));
+    let (train, test) = (p("corpus/train"), p("corpus/test"));
+    let scalar = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_sparselin"))
+            .args(args)
+            .env("SPARSELIN_ISA", "scalar")
+            .output()
+            .expect("the binary runs");
+        stdout(&out)
+    };
+    for algo in ["sgd", "asgd"] {
+        let scores = |name: &str, flags: &[&str]| {
+            let model = p(&format!("{algo}-{name}.model"));
+            let common = ["train", &train, "--algo", algo, "--loss", "log", "--epochs", "2"];
+            scalar(&[&common[..], flags, &["-o", &model, "--quiet"]].concat());
+            let show = scalar(&["show", &model, "--json"]);
+            (scalar(&["predict", &model, &test, "--scores"]), show)
+        };
+        let (apart, apart_show) = scores("apart", &["--threads", "1", "--separate-class-passes"]);
+        for (name, threads, group) in [("one", "1", 4), ("two", "2", 2)] {
+            let (joint, show) = scores(name, &["--threads", threads]);
+            assert_eq!(joint, apart, "{algo} on {threads} threads");
+            assert!(show.contains(&format!("\"one_pass_classes\": {group}")), "{show}");
+        }
+        assert!(!apart_show.contains("one_pass_classes"), "{apart_show}");
+    }
+    // A batch solver has no passes to share.
+    let model = p("dcd.model");
+    let flags = ["--algo", "dcd", "--separate-class-passes", "-o", &model];
+    let out = sparselin(&[&["train", &train][..], &flags].concat());
+    assert_clean_failure(&out, "--separate-class-passes does not apply to --algo dcd");
+    assert!(!Path::new(&model).exists());
+}
+
 #[test]
 fn flags_one_vs_rest_does_not_take_are_refused_before_any_file_is_written() {
     let dir = tempfile::tempdir().unwrap();

@@ -77,6 +77,8 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
     let data = set(raw.clone());
     let sample_weights: Vec<f64> = (0..240).map(|i| (i % 4) as f64 * 0.5).collect();
     for trainer in trainers() {
+        // Bit for bit with each class in passes of its own (one pass: the next test).
+        let trainer = trainer.classes_in_one_pass(false);
         for weighted in [false, true] {
             let trainer = match weighted {
                 true => trainer.clone().sample_weights(sample_weights.clone()),
@@ -100,11 +102,61 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
     }
 }
 
+/// SGD and ASGD train one-vs-rest's classes in one pass by default: each class takes the steps
+/// it takes in passes of its own (to rounding: its dot products are summed in another order),
+/// with sample and class weights too, and its model does not depend on the classes that share
+/// its pass (2 groups of 2 classes, or 4 of 1, give the same bits as one group of 4).
+#[test]
+fn classes_in_one_pass_take_the_steps_each_class_takes_alone() {
+    let data = set(four_classes(240));
+    let sample_weights: Vec<f64> = (0..240).map(|i| (i % 4) as f64 * 0.5).collect();
+    for algorithm in [online::Algorithm::Sgd, online::Algorithm::Asgd] {
+        for (loss, weighted) in [(Loss::Hinge, false), (Loss::Log, false), (Loss::Hinge, true)] {
+            let trainer = Trainer::new(Learner::Online(algorithm))
+                .loss(loss)
+                .lambda(1e-3)
+                .epochs(3)
+                .threads(1);
+            let trainer = match weighted {
+                true => (trainer.sample_weights(sample_weights.clone()))
+                    .class_weights("7=3,-1=0.25".parse().unwrap()),
+                false => trainer,
+            };
+            let what = format!("{algorithm}, {loss}, weighted: {weighted}");
+            let train = |trainer: Trainer| trainer.train_one_vs_rest(&data, &mut ()).unwrap();
+            let joint = train(trainer.clone()).classifier;
+            let apart = train(trainer.clone().classes_in_one_pass(false)).classifier;
+            let mut largest = 0.0_f64;
+            for (a, b) in joint.models().iter().zip(apart.models()) {
+                assert_eq!(a.info.details["one_pass_classes"], 4, "{what}");
+                assert!(!b.info.details.contains_key("one_pass_classes"), "{what}");
+                assert_eq!(a.info.class_weights, b.info.class_weights, "{what}");
+                let scale = b.weights.iter().fold(b.bias.abs(), |m, w| m.max(w.abs()));
+                assert!(scale > 0.1, "{what}: nothing learned");
+                let pairs = a.weights.iter().zip(&b.weights).chain([(&a.bias, &b.bias)]);
+                for (x, y) in pairs {
+                    largest = largest.max((x - y).abs() / scale);
+                }
+            }
+            assert!(largest <= 1e-12, "{what}: differs by {largest:e} of the largest weight");
+            for threads in [2, 4] {
+                let groups = train(trainer.clone().threads(threads)).classifier;
+                for (a, b) in joint.models().iter().zip(groups.models()) {
+                    assert_eq!((&a.weights, a.bias), (&b.weights, b.bias), "{what}");
+                    assert_eq!(b.info.details["one_pass_classes"], 4 / threads, "{what}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn class_weights_weigh_each_class_s_rows_in_its_problem_and_the_rest_1() {
     let raw = four_classes(240);
     let data = set(raw.clone());
-    let online = Trainer::new(Learner::Online(online::Algorithm::Asgd)).threads(1);
+    let online = Trainer::new(Learner::Online(online::Algorithm::Asgd))
+        .threads(1)
+        .classes_in_one_pass(false);
     let batch = Trainer::new(Learner::Batch(Algorithm::SubLbfgs)).max_iterations(50);
     // Balanced: m/(K·m_k) for class k; by label: the weight named, 1 for a class not named.
     let balanced = |class: f64| {

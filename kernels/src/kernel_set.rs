@@ -14,6 +14,9 @@ type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
 /// Raw averaged-iterate recovery: (alpha, h, vu, beta, xbar, out).
 type RescaleFn = unsafe fn(f64, f64, &[[f64; 2]], f64, Option<&[f64]>, &mut [f64]);
 
+/// Raw block kernel: (weights or coefficients, idx, val, accumulators or weights).
+type BlockFn = unsafe fn(&[f64], &[u32], Values<'_>, &mut [f64]);
+
 /// The raw kernels of one path.
 ///
 /// Every function is `unsafe` with the same contract: the CPU supports the path's ISA; for
@@ -32,6 +35,8 @@ pub(crate) struct Raw {
     pub axpy_dot: unsafe fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     pub norm2: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
+    pub block_dot: BlockFn,
+    pub block_axpy: BlockFn,
 }
 
 /// The kernels of one instruction-set path, safe to call: every entry point checks its
@@ -200,6 +205,46 @@ impl KernelSet {
         // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
         unsafe { (self.raw.rescale_average)(alpha, h, vu, beta, xbar, out) }
     }
+}
+
+impl KernelSet {
+    /// `acc[c] += Σ_k w[idx[k]·B + c]·val[k]`, B = `acc.len()`. See
+    /// [`crate::sparse::block_dot`].
+    #[inline]
+    pub fn block_dot<'a>(
+        &self,
+        w: &[f64],
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+        acc: &mut [f64],
+    ) {
+        let idx = check_row(idx.into(), val, blocks(w.len(), acc.len()));
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the number of whole blocks of `w`.
+        unsafe { (self.raw.block_dot)(w, idx, val, acc) }
+    }
+
+    /// `w[idx[k]·B + c] += coef[c]·val[k]`, B = `coef.len()`. See
+    /// [`crate::sparse::block_axpy`].
+    #[inline]
+    pub fn block_axpy<'a>(
+        &self,
+        coef: &[f64],
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+        w: &mut [f64],
+    ) {
+        let idx = check_row(idx.into(), val, blocks(w.len(), coef.len()));
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the number of whole blocks of `w`.
+        unsafe { (self.raw.block_axpy)(coef, idx, val, w) }
+    }
+}
+
+/// The whole blocks of `width` entries in `len` (none of width 0, so that any index is out
+/// of bounds there unless the row is empty).
+fn blocks(len: usize, width: usize) -> usize {
+    len.checked_div(width).unwrap_or(0)
 }
 
 impl std::fmt::Debug for KernelSet {

@@ -23,6 +23,8 @@ macro_rules! kernel_set {
                 axpy_dot,
                 norm2,
                 rescale_average,
+                block_dot,
+                block_axpy,
             },
         )
     };
@@ -160,6 +162,8 @@ macro_rules! isa_path {
                 xbar: Option<&[f64]>,
                 out: &mut [f64],
             );
+            fn block_dot(w: &[f64], idx: &[u32], val: $crate::Values<'_>, acc: &mut [f64]);
+            fn block_axpy(coef: &[f64], idx: &[u32], val: $crate::Values<'_>, w: &mut [f64]);
         );
     };
     (@generic $feat:literal, $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {

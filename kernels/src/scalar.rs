@@ -123,3 +123,29 @@ pub fn rescale_average(
         }
     }
 }
+
+/// See [`crate::sparse::block_dot`].
+pub fn block_dot(w: &[f64], idx: &[u32], val: Values<'_>, acc: &mut [f64]) {
+    check_len(idx, val);
+    let width = acc.len();
+    for (k, &i) in idx.iter().enumerate() {
+        let x = val.get(k);
+        let start = i as usize * width;
+        for (a, &b) in acc.iter_mut().zip(&w[start..start + width]) {
+            *a += b * x;
+        }
+    }
+}
+
+/// See [`crate::sparse::block_axpy`].
+pub fn block_axpy(coef: &[f64], idx: &[u32], val: Values<'_>, w: &mut [f64]) {
+    check_len(idx, val);
+    let width = coef.len();
+    for (k, &i) in idx.iter().enumerate() {
+        let x = val.get(k);
+        let start = i as usize * width;
+        for (b, &c) in w[start..start + width].iter_mut().zip(coef) {
+            *b += c * x;
+        }
+    }
+}

@@ -117,6 +117,24 @@ fn value_length_must_match_on_every_path() {
     }
 }
 
+/// A block kernel's index must have a whole block: 5 blocks of 3 in 17 weights take indices
+/// 0..5 only (the two weights past the last block belong to no feature), and a width of 0
+/// takes only empty rows.
+#[test]
+fn block_indices_past_the_last_whole_block_panic_on_every_path() {
+    let (w, width) = (vec![1.0; 17], 3);
+    for set in KernelSet::available() {
+        let mut acc = vec![0.0; width];
+        set.block_dot(&w, &[4, 0], Values::Ones, &mut acc);
+        assert_eq!(acc, [2.0; 3]);
+        assert!(panics(|| set.block_dot(&w, &[0, 5], Values::Ones, &mut acc.clone())));
+        assert!(panics(|| set.block_axpy(&[1.0; 3], &[5], Values::Ones, &mut w.clone())));
+        set.block_axpy(&[], &[], Values::Ones, &mut w.clone());
+        assert!(panics(|| set.block_axpy(&[], &[0], Values::Ones, &mut w.clone())));
+        assert!(panics(|| set.block_dot(&w, &[0], Values::F32(&[]), &mut [0.0])));
+    }
+}
+
 #[test]
 fn empty_rows_and_empty_weights() {
     for set in KernelSet::available() {

@@ -11,7 +11,9 @@ mod common;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use common::dense_checks::{check_axpy_dot, check_elementwise, check_reductions};
-use common::sparse_checks::{check_axpy, check_axpy2, check_dot, check_dot_first};
+use common::sparse_checks::{
+    check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
+};
 use common::{Pattern, build, cases};
 use proptest::prelude::any;
 use proptest::test_runner::{Config, TestRunner};
@@ -54,6 +56,19 @@ fn main() {
             })
         });
         report(&format!("{name} short lengths"), short);
+    }
+    type BlockCheck =
+        fn(&common::Case, u8, usize) -> Result<(), proptest::test_runner::TestCaseError>;
+    let block_checks: [(&str, BlockCheck); 2] = [
+        ("block_dot", check_block_dot),
+        ("block_axpy", check_block_axpy),
+    ];
+    for (name, check) in block_checks {
+        let mut runner = TestRunner::new(config.clone());
+        let result = runner.run(&(cases(), 0u8..3, 1usize..24), |(case, kind, width)| {
+            check(&case, kind, width)
+        });
+        report(name, result.map_err(|e| e.to_string()));
     }
     type DenseCheck =
         fn(u64, usize, usize, bool) -> Result<(), proptest::test_runner::TestCaseError>;

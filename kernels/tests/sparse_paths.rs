@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::sparse_checks::{check_axpy, check_axpy2, check_dot, check_dot_first};
+use common::sparse_checks::{
+    check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
+};
 use common::{abs_dot, cases, scalar, sum_bound, vector_paths};
 use proptest::prelude::*;
 
@@ -29,6 +31,16 @@ proptest! {
     fn axpy2_matches_scalar(case in cases(), kind in 0u8..3) {
         check_axpy2(&case, kind)?;
     }
+
+    #[test]
+    fn block_dot_matches_scalar(case in cases(), kind in 0u8..3, width in 1usize..24) {
+        check_block_dot(&case, kind, width)?;
+    }
+
+    #[test]
+    fn block_axpy_matches_scalar(case in cases(), kind in 0u8..3, width in 1usize..24) {
+        check_block_axpy(&case, kind, width)?;
+    }
 }
 
 /// Every length 0..=70 (all unrolled-loop and tail splits) and every value kind, explicitly.
@@ -42,6 +54,10 @@ fn every_short_length() {
             check_dot_first(&case, kind).unwrap();
             check_axpy(&case, kind).unwrap();
             check_axpy2(&case, kind).unwrap();
+            for width in [1, 2, 3, 8, 10, 17] {
+                check_block_dot(&case, kind, width).unwrap();
+                check_block_axpy(&case, kind, width).unwrap();
+            }
         }
     }
 }

@@ -117,6 +117,20 @@ impl Case {
             _ => Values::F64(&self.f64s[self.row_off..]),
         }
     }
+    /// The weights as blocks of `width` per feature ([`sparselin_kernels::sparse::block_dot`]):
+    /// lane c of feature i is w[(i + 7c) mod n], so that lanes differ.
+    pub fn blocks(&self, width: usize) -> Vec<f64> {
+        let w = self.w();
+        (0..w.len() * width)
+            .map(|j| w[(j / width + 7 * (j % width)) % w.len()])
+            .collect()
+    }
+    /// `width` coefficients of a block update: a, b, then alternating multiples of them.
+    pub fn coefficients(&self, width: usize) -> Vec<f64> {
+        (0..width)
+            .map(|c| if c % 2 == 0 { self.a } else { self.b } * (1.0 + c as f64 / 4.0))
+            .collect()
+    }
     /// The weights as interleaved pairs (w_i, a second, independent value).
     pub fn pairs(&self) -> Vec<[f64; 2]> {
         let mut rng = Rng::new(self.w.len() as u64);

@@ -109,3 +109,81 @@ pub fn check_axpy2(case: &Case, kind: u8) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+/// Lane `lane` of blocks of `width` as a plain weight vector.
+fn lane(blocks: &[f64], width: usize, lane: usize) -> Vec<f64> {
+    blocks.iter().skip(lane).step_by(width).copied().collect()
+}
+
+/// Each path's block dot against scalar within the sum bound of each lane, and each lane,
+/// bit for bit, what the same path gives that lane's weights alone (width 1).
+pub fn check_block_dot(case: &Case, kind: u8, width: usize) -> Result<(), TestCaseError> {
+    let (w, idx, val) = (case.blocks(width), case.idx(), case.values(kind));
+    let start: Vec<f64> = case.coefficients(width);
+    let mut want = start.clone();
+    scalar().block_dot(&w, idx, val, &mut want);
+    for path in paths() {
+        let mut got = start.clone();
+        match path {
+            Some(set) => set.block_dot(&w, idx, val, &mut got),
+            None => sparse::block_dot(&w, idx, val, &mut got),
+        }
+        let isa = path.map_or(dispatch::isa(), |s| s.isa());
+        for c in 0..width {
+            let column = lane(&w, width, c);
+            let bound = sum_bound(idx.len() + 1, abs_dot(&column, idx, val) + start[c].abs());
+            prop_assert!(
+                (got[c] - want[c]).abs() <= bound,
+                "{isa} lane {c} of {width}: {:e} vs {:e}, bound {bound:e}",
+                got[c],
+                want[c]
+            );
+            let mut alone = [start[c]];
+            match path {
+                Some(set) => set.block_dot(&column, idx, val, &mut alone),
+                None => sparse::block_dot(&column, idx, val, &mut alone),
+            }
+            prop_assert_eq!(alone[0].to_bits(), got[c].to_bits(), "{} lane {}", isa, c);
+        }
+    }
+    Ok(())
+}
+
+/// Each path's block update against scalar within the update bound, untouched blocks left as
+/// they were, and each lane, bit for bit, the same path's update of that lane alone.
+pub fn check_block_axpy(case: &Case, kind: u8, width: usize) -> Result<(), TestCaseError> {
+    let (idx, val) = (case.idx(), case.values(kind));
+    let (before, coef) = (case.blocks(width), case.coefficients(width));
+    let mut want = before.clone();
+    scalar().block_axpy(&coef, idx, val, &mut want);
+    for path in paths() {
+        let mut got = before.clone();
+        match path {
+            Some(set) => set.block_axpy(&coef, idx, val, &mut got),
+            None => sparse::block_axpy(&coef, idx, val, &mut got),
+        }
+        let isa = path.map_or(dispatch::isa(), |s| s.isa());
+        let mut touched = vec![false; got.len()];
+        for (k, &i) in idx.iter().enumerate() {
+            for (c, &a) in coef.iter().enumerate() {
+                let j = i as usize * width + c;
+                touched[j] = true;
+                let r = check_update(got[j], want[j], before[j], a * val.get(k));
+                prop_assert!(r.is_ok(), "{isa} at {i}[{c}]: {}", r.unwrap_err());
+            }
+        }
+        for (j, t) in touched.iter().enumerate() {
+            prop_assert!(*t || got[j] == before[j], "{isa} changed untouched entry {j}");
+        }
+        for (c, &a) in coef.iter().enumerate() {
+            let mut alone = lane(&before, width, c);
+            match path {
+                Some(set) => set.block_axpy(&[a], idx, val, &mut alone),
+                None => sparse::block_axpy(&[a], idx, val, &mut alone),
+            }
+            let same = alone.iter().zip(lane(&got, width, c)).all(|(x, y)| x.to_bits() == y.to_bits());
+            prop_assert!(same, "{isa} lane {c} of {width} differs from the lane alone");
+        }
+    }
+    Ok(())
+}

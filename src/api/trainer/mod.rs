@@ -16,6 +16,7 @@ use crate::online::hogwild::{self, ScalarSharing};
 use crate::online::{self, Sampling, Stop};
 
 mod multinomial;
+mod one_pass;
 
 /// A learner with its settings; [`Trainer::train`] runs it. Setting something the chosen
 /// learner does not use makes `train` fail rather than be silently ignored; λ, the seed and
@@ -70,6 +71,7 @@ pub struct Trainer {
     /// several runs share the process, as one-vs-rest's classes do.
     pin_workers: bool,
     multinomial: bool,
+    classes_in_one_pass: bool,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -157,6 +159,7 @@ impl Trainer {
             save_resume: false,
             pin_workers: true,
             multinomial: false,
+            classes_in_one_pass: true,
         }
     }
 
@@ -342,6 +345,18 @@ impl Trainer {
     /// ε rule) instead of stopping at it.
     pub fn exact_direction(mut self, yes: bool) -> Self {
         self.exact_direction = yes;
+        self
+    }
+
+    /// Whether one-vs-rest SGD and ASGD train their classes in one pass over the data
+    /// ([`online::fit_classes`], the default) or each class in passes of its own
+    /// ([`Trainer::train_one_vs_rest`]). In one pass a class takes the same steps as alone,
+    /// with its dot products summed in another order (the same bits on the scalar kernel
+    /// path), and reads each row once for all classes. Classes go one at a time anyway with
+    /// CASGD, the O(Tn) baselines, or at least twice as many threads as classes (Hogwild
+    /// workers per class); other training ignores this.
+    pub fn classes_in_one_pass(mut self, yes: bool) -> Self {
+        self.classes_in_one_pass = yes;
         self
     }
 
@@ -537,6 +552,11 @@ impl Trainer {
         let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
         if self.multinomial {
             return self.train_multinomial(data, &classes, &weights, reducer, monitor);
+        }
+        if let Some(algorithm) = self.one_pass_algorithm(classes.len())
+            && reducer.size() == 1
+        {
+            return self.train_classes_in_one_pass(data, algorithm, &classes, &weights, monitor);
         }
         // Across ranks, the classes' sums must come in the same order on every rank.
         let (at_once, trainer) = match reducer.size() {
@@ -968,16 +988,8 @@ impl Trainer {
     ) -> Result<(Run, serde_json::Value), Error> {
         let loss = weighted.loss();
         let mut config = online::Config {
-            loss,
             class_weights: weighted.class_weights(),
-            lambda: self.lambda,
-            t0: self.t0,
-            average_start: self.average_start.unwrap_or(1),
-            regularize_bias: self.regularize_bias,
-            bias_rate: self.bias_rate.unwrap_or(1.0),
-            sampling: self.sampling,
-            seed: self.seed,
-            stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
+            ..self.online_config(loss)
         };
         let ranks = reducer.size();
         if self.save_resume && ranks > 1 {
@@ -1046,23 +1058,15 @@ impl Trainer {
             let share = data.n_rows() as f64 / dist::total_rows(reducer, data.n_rows()) as f64;
             dist::online::average_snapshot(reducer, &mut snapshot, share);
         }
-        let mut details = json!({
-            "ranks": ranks,
-            "averaging": averaging.map(|a| a.to_string()),
-            "local_steps": (averaging == Some(Averaging::Epoch))
-                .then(|| self.local_steps.unwrap_or_default().to_string()),
-            "averages_per_epoch": (averaging == Some(Averaging::Epoch))
-                .then(|| self.averages_per_epoch.unwrap_or(1)),
-            "t0": fit.schedule.t0,
-            "bias_rate": fit.schedule.bias_rate,
-            "average_start": fit.schedule.average_start,
-            "sampling": self.sampling.to_string(),
-            "seed": self.seed,
-            "steps": fit.steps,
-            "threads": self.threads.unwrap_or(1),
-            "epochs": fit.steps as f64 / data.n_rows() as f64,
-            "averaged": snapshot.averaged.is_some(),
-        });
+        let mut details = self.online_details(&fit.schedule, fit.steps, data.n_rows());
+        details["ranks"] = json!(ranks);
+        details["averaging"] = json!(averaging.map(|a| a.to_string()));
+        if averaging == Some(Averaging::Epoch) {
+            details["local_steps"] = json!(self.local_steps.unwrap_or_default().to_string());
+            details["averages_per_epoch"] = json!(self.averages_per_epoch.unwrap_or(1));
+        }
+        details["threads"] = json!(self.threads.unwrap_or(1));
+        details["averaged"] = json!(snapshot.averaged.is_some());
         if let Some(t) = resumed_at {
             details["resumed_at"] = json!(t);
         } else if start.is_some() {
@@ -1090,6 +1094,41 @@ impl Trainer {
             resume,
         };
         Ok((run, details))
+    }
+
+    /// The online run these settings make, with the loss `loss` and no class weights.
+    fn online_config(&self, loss: Loss) -> online::Config {
+        online::Config {
+            loss,
+            class_weights: ClassWeights::UNIT,
+            lambda: self.lambda,
+            t0: self.t0,
+            average_start: self.average_start.unwrap_or(1),
+            regularize_bias: self.regularize_bias,
+            bias_rate: self.bias_rate.unwrap_or(1.0),
+            sampling: self.sampling,
+            seed: self.seed,
+            stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
+        }
+    }
+
+    /// The details an online run of `steps` steps over `rows` rows with `schedule` records,
+    /// for a single-process run on one thread.
+    fn online_details(&self, schedule: &online::Schedule, steps: u64, rows: usize) -> serde_json::Value {
+        json!({
+            "ranks": 1,
+            "averaging": null,
+            "local_steps": null,
+            "averages_per_epoch": null,
+            "t0": schedule.t0,
+            "bias_rate": schedule.bias_rate,
+            "average_start": schedule.average_start,
+            "sampling": self.sampling.to_string(),
+            "seed": self.seed,
+            "steps": steps,
+            "threads": 1,
+            "epochs": steps as f64 / rows as f64,
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

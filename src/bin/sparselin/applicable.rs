@@ -100,6 +100,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("multinomial", Users::Lbfgs),
+    ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("class_weight", Users::Regularized),

@@ -156,6 +156,11 @@ pub struct Args {
     /// softmax of the scores.
     #[arg(long)]
     pub multinomial: bool,
+    /// One-vs-rest with sgd or asgd: train each class in passes of its own over the data,
+    /// instead of every class in one pass (the default, as Vowpal Wabbit's --oaa); each
+    /// class's model then equals, bit for bit, the binary model of its relabelled rows.
+    #[arg(long)]
+    pub separate_class_passes: bool,
     /// lbfgs, sublbfgs and bfgs: L-BFGS memory M.
     #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
@@ -524,7 +529,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             let trainer = with_weights(trainer, args)?
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
-                .sampling(args.sampling);
+                .sampling(args.sampling)
+                .classes_in_one_pass(!args.separate_class_passes);
             let trainer = match algorithm.averages() {
                 true => trainer.average_start(args.average_start),
                 false => trainer,

@@ -1,0 +1,260 @@
+//! One-vs-rest in one pass: the binary SGD or ASGD learners of K classes step together over
+//! each example, as Vowpal Wabbit's `--oaa` does.
+//!
+//! Trained one at a time, K classes read every row K times and keep K weight vectors apart, so
+//! that a row's feature costs K random accesses to K arrays. Yet nothing in a step of these
+//! learners but the loss derivative depends on the class: the schedule η_t, the divisor
+//! λ(t + t₀) of Lemma 1 and the harmonic sum h' of the average are the same for every class
+//! taking step t on the same row. So the K classes keep their sums of a feature side by side
+//! (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD, `[v⁽¹⁾, u⁽¹⁾ … v⁽ᴷ⁾, u⁽ᴷ⁾]` for ASGD), and a step reads the row
+//! once and each of its features' K sums from one or two cache lines ([`sparse::block_dot`],
+//! [`sparse::block_axpy`]).
+//!
+//! Each class takes exactly the steps of its own run on the relabelled rows ([`Sgd`],
+//! [`Asgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar kernel path
+//! the iterates are the same bits; on a vectorized path the classes' dot products are summed
+//! in another order than the single-class kernels sum them, a rounding difference. A class's
+//! result does not depend on which other classes share its pass.
+
+use std::time::Instant;
+
+use sparselin_kernels::{HugeArray, sparse};
+
+use super::driver::plan;
+use super::lookahead::prefetch_upcoming;
+use super::{
+    Algorithm, Asgd, BiasTerm, Config, ConfigError, Learner, Observer, RunningHarmonic, Sampler,
+    Schedule, Sgd, Snapshot,
+};
+use crate::data::Examples;
+use crate::loss::{ClassWeights, WeightedLoss};
+use crate::memory::{self, AllocError};
+
+/// A finished run of K classes in one pass.
+#[derive(Clone, Debug)]
+pub struct ClassesFit {
+    /// Each class's final iterates, in the order of the classes given.
+    pub snapshots: Vec<Snapshot>,
+    /// The schedule every class used (t₀ resolved).
+    pub schedule: Schedule,
+    /// Steps taken: each class took all of them.
+    pub steps: u64,
+    /// Wall-clock seconds of the steps and of the final recovery of every class's iterates.
+    pub seconds: f64,
+}
+
+/// Whether [`fit_classes`] runs `algorithm`: the O(k) learners without a centre (SGD and
+/// ASGD). CASGD's centred sums and the O(n) baselines train one class at a time.
+pub fn trains_classes_in_one_pass(algorithm: Algorithm) -> bool {
+    matches!(algorithm, Algorithm::Sgd | Algorithm::Asgd)
+}
+
+/// Trains `classes[k]` against the rest with the class weights `weights[k]`, for every k, in
+/// one pass over `data` per epoch: row i is a positive example of the class equal to its label
+/// and a negative one of every other. `config` is each class's run (its own `class_weights`
+/// are not used: `weights` are). Every class goes through the same T steps on the same rows,
+/// drawn by `config`'s sampler. The observer hears of progress, with the mean over the classes
+/// of the sampled losses; epoch ends are not reported.
+///
+/// Errors: what [`super::fit`] refuses, an algorithm [`trains_classes_in_one_pass`] does not
+/// take, and class weights the loss refuses.
+pub fn fit_classes<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    classes: &[f64],
+    weights: &[ClassWeights],
+    observer: &mut dyn Observer,
+) -> Result<ClassesFit, ConfigError> {
+    assert_eq!(classes.len(), weights.len(), "one weight pair per class");
+    if !trains_classes_in_one_pass(algorithm) {
+        return Err(ConfigError::NotInOnePass(algorithm));
+    }
+    let (schedule, steps) = plan(data, algorithm, config, 0)?;
+    let losses = (weights.iter())
+        .map(|&w| WeightedLoss::new(config.loss, w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut learner = Classes::new(data.n_features(), algorithm, losses, classes, schedule, config)?;
+    let rows = data.rows();
+    let data = &rows;
+    let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
+    let started = Instant::now();
+    let (mut loss_sum, mut loss_count) = (0.0, 0u64);
+    for t in 1..=steps {
+        let i = sampler.next();
+        let row = data.row(i);
+        let s = data.sample_weight(i);
+        learner.step(&row, s, t);
+        prefetch_upcoming(data, &sampler, &row);
+        if t % 64 == 0 {
+            loss_sum += s * learner.mean_loss(row.label);
+            loss_count += 1;
+        }
+        if t % super::driver::PROGRESS_INTERVAL == 0 {
+            observer.progress(t, loss_sum / loss_count.max(1) as f64);
+            (loss_sum, loss_count) = (0.0, 0);
+        }
+    }
+    let snapshots = learner.snapshots(steps)?;
+    Ok(ClassesFit {
+        snapshots,
+        schedule,
+        steps,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The target of the class `class`, whose targets are `[for its rows, for the others]`, on
+/// a row labelled `label`.
+#[inline]
+fn class_target(targets: [f64; 2], class: f64, label: f64) -> f64 {
+    targets[usize::from(label != class)]
+}
+
+/// The K classes' sums, feature by feature.
+enum Sums {
+    /// SGD: v⁽¹⁾ … v⁽ᴷ⁾ of each feature.
+    Sgd(HugeArray<f64>),
+    /// ASGD: v⁽¹⁾, u⁽¹⁾ … v⁽ᴷ⁾, u⁽ᴷ⁾ of each feature, and the classes' common h'_{t−1}.
+    Asgd(HugeArray<f64>, RunningHarmonic),
+}
+
+/// The state of K learners stepping together.
+struct Classes<'c> {
+    losses: Vec<WeightedLoss>,
+    classes: &'c [f64],
+    /// Each class's target for a row of its class and for any other row.
+    targets: Vec<[f64; 2]>,
+    schedule: Schedule,
+    sums: Sums,
+    biases: Vec<BiasTerm>,
+    /// Entries of a feature's block per class: 1 (SGD) or 2 (ASGD).
+    stride: usize,
+    /// A step's block dot: each class's v·x at `stride`·k.
+    dots: Vec<f64>,
+    /// A step's block update: each class's g (and h'·g) at `stride`·k.
+    coefficients: Vec<f64>,
+    /// Each class's prediction at the last step.
+    predictions: Vec<f64>,
+}
+
+impl<'c> Classes<'c> {
+    fn new(
+        n_features: usize,
+        algorithm: Algorithm,
+        losses: Vec<WeightedLoss>,
+        classes: &'c [f64],
+        schedule: Schedule,
+        config: &Config,
+    ) -> Result<Classes<'c>, AllocError> {
+        let k = classes.len();
+        let stride = if algorithm == Algorithm::Asgd { 2 } else { 1 };
+        let width = stride * k;
+        let too_many = || AllocError {
+            what: "weights of every class",
+            count: n_features,
+            bytes: n_features as u128 * width as u128 * size_of::<f64>() as u128,
+        };
+        let entries = n_features.checked_mul(width).ok_or_else(too_many)?;
+        let array = memory::zeroed("weights of every class", entries).map_err(|_| too_many())?;
+        let sums = match algorithm {
+            Algorithm::Asgd => Sums::Asgd(array, RunningHarmonic::new(&schedule)),
+            _ => Sums::Sgd(array),
+        };
+        let targets = losses
+            .iter()
+            .map(|loss| [loss.target(1.0), loss.target(-1.0)])
+            .collect();
+        Ok(Classes {
+            losses,
+            classes,
+            targets,
+            schedule,
+            sums,
+            biases: vec![BiasTerm::new(config.regularize_bias); k],
+            stride,
+            dots: vec![0.0; width],
+            coefficients: vec![0.0; width],
+            predictions: vec![0.0; k],
+        })
+    }
+
+    /// Step t on `row` with sample weight `s`, for every class: the step of [`Sgd`] or
+    /// [`Asgd`], the dot products and the updates of all classes each in one pass over the row.
+    fn step(&mut self, row: &crate::data::Row<'_>, s: f64, t: u64) {
+        let divisor = self.schedule.divisor(t - 1);
+        let bias_eta = self.schedule.bias_eta(t);
+        let (array, harmonic) = match &mut self.sums {
+            Sums::Sgd(v) => (v, None),
+            Sums::Asgd(vu, h) => (vu, Some(h)),
+        };
+        self.dots.fill(0.0);
+        sparse::block_dot(array, row.indices, row.values, &mut self.dots);
+        let h = harmonic.as_ref().map_or(0.0, |h| h.value());
+        let mut any = false;
+        for k in 0..self.classes.len() {
+            let bias = &mut self.biases[k];
+            let vx = self.dots[self.stride * k];
+            let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + bias.value(divisor);
+            let y = class_target(self.targets[k], self.classes[k], row.label);
+            let g = s * self.losses[k].derivative(p, y);
+            any |= g != 0.0;
+            self.predictions[k] = p;
+            match &harmonic {
+                None => {
+                    self.coefficients[k] = g;
+                    bias.update(g, bias_eta);
+                }
+                Some(running) => {
+                    self.coefficients[2 * k] = g;
+                    self.coefficients[2 * k + 1] = h * g;
+                    bias.update_averaged(g, bias_eta, h, running.count(t));
+                }
+            }
+        }
+        // A class with g = 0 adds 0·x, which leaves its sums as they are, bit for bit.
+        if any {
+            sparse::block_axpy(&self.coefficients, row.indices, row.values, array);
+        }
+        if let Some(h) = harmonic {
+            h.advance(t);
+        }
+    }
+
+    /// The mean over the classes of their losses at the last step, on a row labelled `label`.
+    fn mean_loss(&self, label: f64) -> f64 {
+        let total: f64 = (0..self.classes.len())
+            .map(|k| {
+                let y = class_target(self.targets[k], self.classes[k], label);
+                self.losses[k].value(self.predictions[k], y)
+            })
+            .sum();
+        total / self.classes.len() as f64
+    }
+
+    /// Every class's iterates after `t` steps, recovered by its own learner from its sums.
+    fn snapshots(self, t: u64) -> Result<Vec<Snapshot>, AllocError> {
+        let k = self.classes.len();
+        let mut snapshots = Vec::with_capacity(k);
+        for (class, (&loss, &bias)) in self.losses.iter().zip(&self.biases).enumerate() {
+            let snapshot = match &self.sums {
+                Sums::Sgd(v) => {
+                    let mut own: HugeArray<f64> = memory::zeroed("weights", v.len() / k)?;
+                    for (o, block) in own.iter_mut().zip(v.chunks_exact(k)) {
+                        *o = block[class];
+                    }
+                    Sgd::from_sums(loss, self.schedule, own, bias).snapshot(t)?
+                }
+                Sums::Asgd(vu, h) => {
+                    let mut own: HugeArray<[f64; 2]> = memory::zeroed("weights", vu.len() / (2 * k))?;
+                    for (o, block) in own.iter_mut().zip(vu.chunks_exact(2 * k)) {
+                        *o = [block[2 * class], block[2 * class + 1]];
+                    }
+                    Asgd::from_sums(loss, self.schedule, own, bias, *h).snapshot(t)?
+                }
+            };
+            snapshots.push(snapshot);
+        }
+        Ok(snapshots)
+    }
+}
