@@ -308,7 +308,13 @@ fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
 fn classes_in_one_pass_are_each_class_s_own_model_on_the_scalar_path() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    stdout(&sparselin(&["gen", &p("corpus"), "--classes", "4", "--quiet"]));
+    stdout(&sparselin(&[
+        "gen",
+        &p("corpus"),
+        "--classes",
+        "4",
+        "--quiet",
+    ]));
     let (train, test) = (p("corpus/train"), p("corpus/test"));
     let scalar = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_sparselin"))
@@ -321,7 +327,9 @@ fn classes_in_one_pass_are_each_class_s_own_model_on_the_scalar_path() {
     for algo in ["sgd", "asgd"] {
         let scores = |name: &str, flags: &[&str]| {
             let model = p(&format!("{algo}-{name}.model"));
-            let common = ["train", &train, "--algo", algo, "--loss", "log", "--epochs", "2"];
+            let common = [
+                "train", &train, "--algo", algo, "--loss", "log", "--epochs", "2",
+            ];
             scalar(&[&common[..], flags, &["-o", &model, "--quiet"]].concat());
             let show = scalar(&["show", &model, "--json"]);
             (scalar(&["predict", &model, &test, "--scores"]), show)
@@ -330,7 +338,10 @@ fn classes_in_one_pass_are_each_class_s_own_model_on_the_scalar_path() {
         for (name, threads, group) in [("one", "1", 4), ("two", "2", 2)] {
             let (joint, show) = scores(name, &["--threads", threads]);
             assert_eq!(joint, apart, "{algo} on {threads} threads");
-            assert!(show.contains(&format!("\"one_pass_classes\": {group}")), "{show}");
+            assert!(
+                show.contains(&format!("\"one_pass_classes\": {group}")),
+                "{show}"
+            );
         }
         assert!(!apart_show.contains("one_pass_classes"), "{apart_show}");
     }

@@ -111,7 +111,11 @@ fn classes_in_one_pass_take_the_steps_each_class_takes_alone() {
     let data = set(four_classes(240));
     let sample_weights: Vec<f64> = (0..240).map(|i| (i % 4) as f64 * 0.5).collect();
     for algorithm in [online::Algorithm::Sgd, online::Algorithm::Asgd] {
-        for (loss, weighted) in [(Loss::Hinge, false), (Loss::Log, false), (Loss::Hinge, true)] {
+        for (loss, weighted) in [
+            (Loss::Hinge, false),
+            (Loss::Log, false),
+            (Loss::Hinge, true),
+        ] {
             let trainer = Trainer::new(Learner::Online(algorithm))
                 .loss(loss)
                 .lambda(1e-3)
@@ -138,7 +142,10 @@ fn classes_in_one_pass_take_the_steps_each_class_takes_alone() {
                     largest = largest.max((x - y).abs() / scale);
                 }
             }
-            assert!(largest <= 1e-12, "{what}: differs by {largest:e} of the largest weight");
+            assert!(
+                largest <= 1e-12,
+                "{what}: differs by {largest:e} of the largest weight"
+            );
             for threads in [2, 4] {
                 let groups = train(trainer.clone().threads(threads)).classifier;
                 for (a, b) in joint.models().iter().zip(groups.models()) {

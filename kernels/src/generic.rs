@@ -218,7 +218,9 @@ fn axpy_lanes<const L: usize>(
     let c: [f64; L] = coef[first..first + L].try_into().expect("L lanes");
     for (&i, x) in idx.iter().zip(row_values(val, idx.len())) {
         let start = i as usize * width + first;
-        let block: &mut [f64; L] = (&mut w[start..start + L]).try_into().expect("a whole block");
+        let block: &mut [f64; L] = (&mut w[start..start + L])
+            .try_into()
+            .expect("a whole block");
         for l in 0..L {
             block[l] = fma(c[l], x, block[l]);
         }

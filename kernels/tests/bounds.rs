@@ -127,11 +127,31 @@ fn block_indices_past_the_last_whole_block_panic_on_every_path() {
         let mut acc = vec![0.0; width];
         set.block_dot(&w, &[4, 0], Values::Ones, &mut acc);
         assert_eq!(acc, [2.0; 3]);
-        assert!(panics(|| set.block_dot(&w, &[0, 5], Values::Ones, &mut acc.clone())));
-        assert!(panics(|| set.block_axpy(&[1.0; 3], &[5], Values::Ones, &mut w.clone())));
+        assert!(panics(|| set.block_dot(
+            &w,
+            &[0, 5],
+            Values::Ones,
+            &mut acc.clone()
+        )));
+        assert!(panics(|| set.block_axpy(
+            &[1.0; 3],
+            &[5],
+            Values::Ones,
+            &mut w.clone()
+        )));
         set.block_axpy(&[], &[], Values::Ones, &mut w.clone());
-        assert!(panics(|| set.block_axpy(&[], &[0], Values::Ones, &mut w.clone())));
-        assert!(panics(|| set.block_dot(&w, &[0], Values::F32(&[]), &mut [0.0])));
+        assert!(panics(|| set.block_axpy(
+            &[],
+            &[0],
+            Values::Ones,
+            &mut w.clone()
+        )));
+        assert!(panics(|| set.block_dot(
+            &w,
+            &[0],
+            Values::F32(&[]),
+            &mut [0.0]
+        )));
     }
 }
 

@@ -74,7 +74,14 @@ pub fn fit_classes<E: Examples>(
     let losses = (weights.iter())
         .map(|&w| WeightedLoss::new(config.loss, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut learner = Classes::new(data.n_features(), algorithm, losses, classes, schedule, config)?;
+    let mut learner = Classes::new(
+        data.n_features(),
+        algorithm,
+        losses,
+        classes,
+        schedule,
+        config,
+    )?;
     let rows = data.rows();
     let data = &rows;
     let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
@@ -246,7 +253,8 @@ impl<'c> Classes<'c> {
                     Sgd::from_sums(loss, self.schedule, own, bias).snapshot(t)?
                 }
                 Sums::Asgd(vu, h) => {
-                    let mut own: HugeArray<[f64; 2]> = memory::zeroed("weights", vu.len() / (2 * k))?;
+                    let mut own: HugeArray<[f64; 2]> =
+                        memory::zeroed("weights", vu.len() / (2 * k))?;
                     for (o, block) in own.iter_mut().zip(vu.chunks_exact(2 * k)) {
                         *o = [block[2 * class], block[2 * class + 1]];
                     }

@@ -173,7 +173,10 @@ pub fn check_block_axpy(case: &Case, kind: u8, width: usize) -> Result<(), TestC
             }
         }
         for (j, t) in touched.iter().enumerate() {
-            prop_assert!(*t || got[j] == before[j], "{isa} changed untouched entry {j}");
+            prop_assert!(
+                *t || got[j] == before[j],
+                "{isa} changed untouched entry {j}"
+            );
         }
         for (c, &a) in coef.iter().enumerate() {
             let mut alone = lane(&before, width, c);
@@ -181,8 +184,14 @@ pub fn check_block_axpy(case: &Case, kind: u8, width: usize) -> Result<(), TestC
                 Some(set) => set.block_axpy(&[a], idx, val, &mut alone),
                 None => sparse::block_axpy(&[a], idx, val, &mut alone),
             }
-            let same = alone.iter().zip(lane(&got, width, c)).all(|(x, y)| x.to_bits() == y.to_bits());
-            prop_assert!(same, "{isa} lane {c} of {width} differs from the lane alone");
+            let same = alone
+                .iter()
+                .zip(lane(&got, width, c))
+                .all(|(x, y)| x.to_bits() == y.to_bits());
+            prop_assert!(
+                same,
+                "{isa} lane {c} of {width} differs from the lane alone"
+            );
         }
     }
     Ok(())

@@ -1114,7 +1114,12 @@ impl Trainer {
 
     /// The details an online run of `steps` steps over `rows` rows with `schedule` records,
     /// for a single-process run on one thread.
-    fn online_details(&self, schedule: &online::Schedule, steps: u64, rows: usize) -> serde_json::Value {
+    fn online_details(
+        &self,
+        schedule: &online::Schedule,
+        steps: u64,
+        rows: usize,
+    ) -> serde_json::Value {
         json!({
             "ranks": 1,
             "averaging": null,
