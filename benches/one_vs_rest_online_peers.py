@@ -10,9 +10,11 @@ CORPUS/NAME.test.svm found beside them. Hinge loss, λ = 1e-5 and 5 epochs by de
 unregularized for all (scikit-learn cannot regularize its intercept). Each round runs every
 learner once, alternated:
 
-* sparselin `train --algo asgd|sgd --free-bias` on the dataset, on every core (classes two at a
-  time here) and with `--threads 1` (one class after the other); wall = the summary's `seconds`
-  (training alone), CPU = its `cpu_seconds`.
+* sparselin `train --algo asgd|sgd --free-bias` on the dataset, on every core (two groups of
+  classes, each group in one pass, here) and with `--threads 1` (every class in one pass), and
+  ASGD with `--separate-class-passes` (each class in passes of its own, two at a time on every
+  core, one after the other with `--threads 1`); wall = the summary's `seconds` (training
+  alone), CPU = its `cpu_seconds`.
 * scikit-learn SGDClassifier(loss='hinge', alpha=λ, average=True|False, max_iter=EPOCHS,
   tol=None), n_jobs=-1 and 1, on the CSR matrix loaded beforehand; wall and process CPU of
   fit() alone.
@@ -109,7 +111,12 @@ def main():
     runs = {
         "sparselin asgd, every core": lambda: ours("asgd", []),
         "sparselin asgd, --threads 1": lambda: ours("asgd", ["--threads", 1]),
+        "sparselin asgd, every core, --separate-class-passes":
+            lambda: ours("asgd", ["--separate-class-passes"]),
+        "sparselin asgd, --threads 1 --separate-class-passes":
+            lambda: ours("asgd", ["--threads", 1, "--separate-class-passes"]),
         "sparselin sgd, every core": lambda: ours("sgd", []),
+        "sparselin sgd, --threads 1": lambda: ours("sgd", ["--threads", 1]),
         "scikit-learn SGDClassifier(average=True), n_jobs=-1": lambda: sklearn(True, -1),
         "scikit-learn SGDClassifier(average=True), n_jobs=1": lambda: sklearn(True, 1),
         "scikit-learn SGDClassifier, n_jobs=-1": lambda: sklearn(False, -1),

@@ -235,6 +235,13 @@ fn multinomial_fits_the_classes_together_and_predicts_softmax_probabilities() {
         eval.contains("class 2 rows 120 predicted") && !eval.contains("objective"),
         "{eval}"
     );
+    // One solve, one warning when it stops early (not one per class).
+    let out = sparselin(&[&args[..], &["--max-iter", "2", "-o", &model]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warning = "warning: multinomial lbfgs stopped before converging (max-iterations after 2";
+    assert!(err.contains(warning), "{err}");
+    assert_eq!(err.matches("stopped before converging").count(), 1, "{err}");
     // Only lbfgs fits it, and only more than two classes.
     let out = sparselin(&[
         "train",

@@ -144,8 +144,14 @@ pub fn write_classifier(args: &Args, classifier: OneVsRest) -> anyhow::Result<On
         sparselin::output::write_file(path, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    for (class, model) in classifier.classes().iter().zip(classifier.models()) {
-        warn_if_unconverged(model, &format!("class {class}: "));
+    match classifier.is_multinomial() {
+        // One solve fitted every class: its models record the same stop.
+        true => warn_if_unconverged(&classifier.models()[0], "multinomial "),
+        false => {
+            for (class, model) in classifier.classes().iter().zip(classifier.models()) {
+                warn_if_unconverged(model, &format!("class {class}: "));
+            }
+        }
     }
     Ok(classifier)
 }
