@@ -130,17 +130,25 @@ pub(crate) fn rescale_average(
     }
 }
 
-/// The values of a row as `f64`s, one per index (binary rows: ones).
-#[inline(always)]
-fn row_values<'v>(val: Values<'v>, n: usize) -> impl Iterator<Item = f64> + 'v {
-    let (ones, f32s, f64s) = match val {
-        Values::Ones => (n, &[][..], &[][..]),
-        Values::F32(v) => (0, v, &[][..]),
-        Values::F64(v) => (0, &[][..], v),
+/// `$body` with `$values` bound to the row's values as an iterator of `f64`s (ones for a
+/// binary row), compiled once per value kind so that no step of the loop asks which it is.
+macro_rules! with_row_values {
+    ($val:expr, $len:expr, |$values:ident| $body:expr) => {
+        match $val {
+            Values::Ones => {
+                let $values = core::iter::repeat_n(1.0, $len);
+                $body
+            }
+            Values::F32(v) => {
+                let $values = v.iter().map(|&x| f64::from(x));
+                $body
+            }
+            Values::F64(v) => {
+                let $values = v.iter().copied();
+                $body
+            }
+        }
     };
-    core::iter::repeat_n(1.0, ones)
-        .chain(f32s.iter().map(|&x| f64::from(x)))
-        .chain(f64s.iter().copied())
 }
 
 /// Runs `$kernel::<L>(first, args…)` — which handles lanes first..first + L of a block and
@@ -168,12 +176,14 @@ macro_rules! in_lane_chunks {
     }};
 }
 
-/// acc[c] += Σ_k w[idx[k]·B + c]·val[k] for c < B = acc.len(): one fused multiply-add per
-/// entry, each lane summed in row order whatever chunk it falls in (so a lane's result does
-/// not depend on the width).
+/// acc[c] += Σ_k w[idx[k]·B + c]·val[k] for c < acc.len() ≤ B = `width`: one fused
+/// multiply-add per entry, each lane summed in row order whatever chunk it falls in (so a
+/// lane's result does not depend on the width).
 #[inline(always)]
-pub(crate) fn block_dot(w: &[f64], idx: &[u32], val: Values<'_>, acc: &mut [f64]) {
-    in_lane_chunks!(acc.len(), dot_lanes(w, idx, val, acc));
+pub(crate) fn block_dot(w: &[f64], width: usize, idx: &[u32], val: Values<'_>, acc: &mut [f64]) {
+    with_row_values!(val, idx.len(), |values| {
+        in_lane_chunks!(acc.len(), dot_lanes(w, width, idx, values.clone(), acc))
+    });
 }
 
 /// [`block_dot`] of lanes first..first + L; returns first + L.
@@ -181,14 +191,14 @@ pub(crate) fn block_dot(w: &[f64], idx: &[u32], val: Values<'_>, acc: &mut [f64]
 fn dot_lanes<const L: usize>(
     first: usize,
     w: &[f64],
+    width: usize,
     idx: &[u32],
-    val: Values<'_>,
+    values: impl Iterator<Item = f64>,
     acc: &mut [f64],
 ) -> usize {
-    let width = acc.len();
     let sums: &mut [f64; L] = (&mut acc[first..first + L]).try_into().expect("L lanes");
     let mut local = *sums;
-    for (&i, x) in idx.iter().zip(row_values(val, idx.len())) {
+    for (&i, x) in idx.iter().zip(values) {
         let start = i as usize * width + first;
         let block: &[f64; L] = w[start..start + L].try_into().expect("a whole block");
         for l in 0..L {
@@ -202,7 +212,9 @@ fn dot_lanes<const L: usize>(
 /// w[idx[k]·B + c] += coef[c]·val[k] for c < B = coef.len(), one fused multiply-add each.
 #[inline(always)]
 pub(crate) fn block_axpy(coef: &[f64], idx: &[u32], val: Values<'_>, w: &mut [f64]) {
-    in_lane_chunks!(coef.len(), axpy_lanes(coef, idx, val, w));
+    with_row_values!(val, idx.len(), |values| {
+        in_lane_chunks!(coef.len(), axpy_lanes(coef, idx, values.clone(), w))
+    });
 }
 
 /// [`block_axpy`] of lanes first..first + L; returns first + L.
@@ -211,12 +223,12 @@ fn axpy_lanes<const L: usize>(
     first: usize,
     coef: &[f64],
     idx: &[u32],
-    val: Values<'_>,
+    values: impl Iterator<Item = f64>,
     w: &mut [f64],
 ) -> usize {
     let width = coef.len();
     let c: [f64; L] = coef[first..first + L].try_into().expect("L lanes");
-    for (&i, x) in idx.iter().zip(row_values(val, idx.len())) {
+    for (&i, x) in idx.iter().zip(values) {
         let start = i as usize * width + first;
         let block: &mut [f64; L] = (&mut w[start..start + L])
             .try_into()

@@ -14,8 +14,11 @@ type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
 /// Raw averaged-iterate recovery: (alpha, h, vu, beta, xbar, out).
 type RescaleFn = unsafe fn(f64, f64, &[[f64; 2]], f64, Option<&[f64]>, &mut [f64]);
 
-/// Raw block kernel: (weights or coefficients, idx, val, accumulators or weights).
-type BlockFn = unsafe fn(&[f64], &[u32], Values<'_>, &mut [f64]);
+/// Raw block dot: (weights, width, idx, val, accumulators).
+type BlockDotFn = unsafe fn(&[f64], usize, &[u32], Values<'_>, &mut [f64]);
+
+/// Raw block update: (coefficients, idx, val, weights).
+type BlockAxpyFn = unsafe fn(&[f64], &[u32], Values<'_>, &mut [f64]);
 
 /// The raw kernels of one path.
 ///
@@ -35,8 +38,8 @@ pub(crate) struct Raw {
     pub axpy_dot: unsafe fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     pub norm2: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
-    pub block_dot: BlockFn,
-    pub block_axpy: BlockFn,
+    pub block_dot: BlockDotFn,
+    pub block_axpy: BlockAxpyFn,
 }
 
 /// The kernels of one instruction-set path, safe to call: every entry point checks its
@@ -208,20 +211,26 @@ impl KernelSet {
 }
 
 impl KernelSet {
-    /// `acc[c] += Σ_k w[idx[k]·B + c]·val[k]`, B = `acc.len()`. See
+    /// `acc[c] += Σ_k w[idx[k]·B + c]·val[k]`, B = `width` ≥ `acc.len()`. See
     /// [`crate::sparse::block_dot`].
     #[inline]
     pub fn block_dot<'a>(
         &self,
         w: &[f64],
+        width: usize,
         idx: impl Into<BoundedIndices<'a>>,
         val: Values<'_>,
         acc: &mut [f64],
     ) {
-        let idx = check_row(idx.into(), val, blocks(w.len(), acc.len()));
+        assert!(
+            acc.len() <= width,
+            "block_dot: more lanes than the block's width"
+        );
+        let idx = check_row(idx.into(), val, blocks(w.len(), width));
         // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
-        // that every index is below the number of whole blocks of `w`.
-        unsafe { (self.raw.block_dot)(w, idx, val, acc) }
+        // that every index is below the number of whole blocks of `w`, each as wide as `acc`
+        // at least.
+        unsafe { (self.raw.block_dot)(w, width, idx, val, acc) }
     }
 
     /// `w[idx[k]·B + c] += coef[c]·val[k]`, B = `coef.len()`. See

@@ -162,7 +162,13 @@ macro_rules! isa_path {
                 xbar: Option<&[f64]>,
                 out: &mut [f64],
             );
-            fn block_dot(w: &[f64], idx: &[u32], val: $crate::Values<'_>, acc: &mut [f64]);
+            fn block_dot(
+                w: &[f64],
+                width: usize,
+                idx: &[u32],
+                val: $crate::Values<'_>,
+                acc: &mut [f64],
+            );
             fn block_axpy(coef: &[f64], idx: &[u32], val: $crate::Values<'_>, w: &mut [f64]);
         );
     };

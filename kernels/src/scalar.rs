@@ -125,13 +125,13 @@ pub fn rescale_average(
 }
 
 /// See [`crate::sparse::block_dot`].
-pub fn block_dot(w: &[f64], idx: &[u32], val: Values<'_>, acc: &mut [f64]) {
+pub fn block_dot(w: &[f64], width: usize, idx: &[u32], val: Values<'_>, acc: &mut [f64]) {
     check_len(idx, val);
-    let width = acc.len();
+    let lanes = acc.len();
     for (k, &i) in idx.iter().enumerate() {
         let x = val.get(k);
         let start = i as usize * width;
-        for (a, &b) in acc.iter_mut().zip(&w[start..start + width]) {
+        for (a, &b) in acc.iter_mut().zip(&w[start..start + lanes]) {
             *a += b * x;
         }
     }

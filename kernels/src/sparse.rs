@@ -56,22 +56,25 @@ pub fn axpy2<'a>(
     selected().axpy2(a, b, idx, val, vu)
 }
 
-/// A row against blocks of weights: `acc[c] += Σ_k w[idx[k]·B + c]·val[k]` for c < B =
-/// `acc.len()`, where feature i owns the B entries `w[i·B..(i + 1)·B]`.
+/// A row against blocks of weights: `acc[c] += Σ_k w[idx[k]·B + c]·val[k]` for c <
+/// `acc.len()` ≤ B = `width`, where feature i owns the B entries `w[i·B..(i + 1)·B]`.
 ///
 /// K models that step together over the same rows (one-vs-rest in one pass) keep their K
 /// weights of a feature side by side: one row then reads each of its features' K weights
 /// from one or two cache lines, instead of K rows each reading one weight from a line of its
-/// own. Each lane is summed in row order, so its result does not depend on B or on the other
-/// lanes. An index with no whole block in `w` panics; a width of 0 accepts only empty rows.
+/// own. Only the first `acc.len()` entries of a block are read (the weights, where the rest of
+/// the block holds other sums). Each lane is summed in row order, so its result does not
+/// depend on the width or on the other lanes. An index with no whole block in `w` panics, as
+/// does `acc` longer than `width`; a width of 0 accepts only empty rows.
 #[inline]
 pub fn block_dot<'a>(
     w: &[f64],
+    width: usize,
     idx: impl Into<BoundedIndices<'a>>,
     val: Values<'_>,
     acc: &mut [f64],
 ) {
-    selected().block_dot(w, idx, val, acc)
+    selected().block_dot(w, width, idx, val, acc)
 }
 
 /// The update of [`block_dot`]'s layout: `w[idx[k]·B + c] += coef[c]·val[k]` for c < B =

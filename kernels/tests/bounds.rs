@@ -118,40 +118,28 @@ fn value_length_must_match_on_every_path() {
 }
 
 /// A block kernel's index must have a whole block: 5 blocks of 3 in 17 weights take indices
-/// 0..5 only (the two weights past the last block belong to no feature), and a width of 0
-/// takes only empty rows.
+/// 0..5 only (the two weights past the last block belong to no feature); a dot reads at most
+/// the block's width of lanes, and a width of 0 takes only empty rows.
 #[test]
 fn block_indices_past_the_last_whole_block_panic_on_every_path() {
     let (w, width) = (vec![1.0; 17], 3);
     for set in KernelSet::available() {
-        let mut acc = vec![0.0; width];
-        set.block_dot(&w, &[4, 0], Values::Ones, &mut acc);
-        assert_eq!(acc, [2.0; 3]);
-        assert!(panics(|| set.block_dot(
-            &w,
-            &[0, 5],
-            Values::Ones,
-            &mut acc.clone()
-        )));
-        assert!(panics(|| set.block_axpy(
-            &[1.0; 3],
-            &[5],
-            Values::Ones,
-            &mut w.clone()
-        )));
-        set.block_axpy(&[], &[], Values::Ones, &mut w.clone());
-        assert!(panics(|| set.block_axpy(
-            &[],
-            &[0],
-            Values::Ones,
-            &mut w.clone()
-        )));
-        assert!(panics(|| set.block_dot(
-            &w,
-            &[0],
-            Values::F32(&[]),
-            &mut [0.0]
-        )));
+        let dot = |width: usize, idx: &[u32], val: Values<'_>, lanes: usize| {
+            let mut acc = vec![0.0; lanes];
+            set.block_dot(&w, width, idx, val, &mut acc);
+            acc
+        };
+        let axpy =
+            |coef: &[f64], idx: &[u32]| set.block_axpy(coef, idx, Values::Ones, &mut w.clone());
+        assert_eq!(dot(width, &[4, 0], Values::Ones, 3), [2.0; 3]);
+        assert_eq!(dot(width, &[4], Values::Ones, 2), [1.0; 2]);
+        assert!(panics(|| drop(dot(width, &[0, 5], Values::Ones, 3))));
+        assert!(panics(|| drop(dot(2, &[0], Values::Ones, 3))));
+        assert!(panics(|| drop(dot(0, &[0], Values::Ones, 0))));
+        assert!(panics(|| drop(dot(1, &[0], Values::F32(&[]), 1))));
+        assert!(panics(|| axpy(&[1.0; 3], &[5])));
+        axpy(&[], &[]);
+        assert!(panics(|| axpy(&[], &[0])));
     }
 }
 

@@ -6,9 +6,9 @@
 //! learners but the loss derivative depends on the class: the schedule η_t, the divisor
 //! λ(t + t₀) of Lemma 1 and the harmonic sum h' of the average are the same for every class
 //! taking step t on the same row. So the K classes keep their sums of a feature side by side
-//! (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD, `[v⁽¹⁾, u⁽¹⁾ … v⁽ᴷ⁾, u⁽ᴷ⁾]` for ASGD), and a step reads the row
-//! once and each of its features' K sums from one or two cache lines ([`sparse::block_dot`],
-//! [`sparse::block_axpy`]).
+//! (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD, `[v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾]` for ASGD, whose dot products read
+//! the v's only), and a step reads the row once and each of its features' K sums from one or
+//! two cache lines ([`sparse::block_dot`], [`sparse::block_axpy`]).
 //!
 //! Each class takes exactly the steps of its own run on the relabelled rows ([`Sgd`],
 //! [`Asgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar kernel path
@@ -122,7 +122,7 @@ fn class_target(targets: [f64; 2], class: f64, label: f64) -> f64 {
 enum Sums {
     /// SGD: v⁽¹⁾ … v⁽ᴷ⁾ of each feature.
     Sgd(HugeArray<f64>),
-    /// ASGD: v⁽¹⁾, u⁽¹⁾ … v⁽ᴷ⁾, u⁽ᴷ⁾ of each feature, and the classes' common h'_{t−1}.
+    /// ASGD: v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾ of each feature, and the classes' common h'_{t−1}.
     Asgd(HugeArray<f64>, RunningHarmonic),
 }
 
@@ -135,11 +135,10 @@ struct Classes<'c> {
     schedule: Schedule,
     sums: Sums,
     biases: Vec<BiasTerm>,
-    /// Entries of a feature's block per class: 1 (SGD) or 2 (ASGD).
-    stride: usize,
-    /// A step's block dot: each class's v·x at `stride`·k.
+    /// A step's block dot: each class's v·x.
     dots: Vec<f64>,
-    /// A step's block update: each class's g (and h'·g) at `stride`·k.
+    /// A step's block update, one entry per sum of a feature's block: each class's g (and
+    /// after them, for ASGD, each class's h'·g).
     coefficients: Vec<f64>,
     /// Each class's prediction at the last step.
     predictions: Vec<f64>,
@@ -155,8 +154,11 @@ impl<'c> Classes<'c> {
         config: &Config,
     ) -> Result<Classes<'c>, AllocError> {
         let k = classes.len();
-        let stride = if algorithm == Algorithm::Asgd { 2 } else { 1 };
-        let width = stride * k;
+        let width = if algorithm == Algorithm::Asgd {
+            2 * k
+        } else {
+            k
+        };
         let too_many = || AllocError {
             what: "weights of every class",
             count: n_features,
@@ -179,8 +181,7 @@ impl<'c> Classes<'c> {
             schedule,
             sums,
             biases: vec![BiasTerm::new(config.regularize_bias); k],
-            stride,
-            dots: vec![0.0; width],
+            dots: vec![0.0; k],
             coefficients: vec![0.0; width],
             predictions: vec![0.0; k],
         })
@@ -195,26 +196,24 @@ impl<'c> Classes<'c> {
             Sums::Sgd(v) => (v, None),
             Sums::Asgd(vu, h) => (vu, Some(h)),
         };
+        let width = self.coefficients.len();
         self.dots.fill(0.0);
-        sparse::block_dot(array, row.indices, row.values, &mut self.dots);
+        sparse::block_dot(array, width, row.indices, row.values, &mut self.dots);
         let h = harmonic.as_ref().map_or(0.0, |h| h.value());
-        let mut any = false;
-        for k in 0..self.classes.len() {
+        let (mut any, classes) = (false, self.classes.len());
+        for k in 0..classes {
             let bias = &mut self.biases[k];
-            let vx = self.dots[self.stride * k];
+            let vx = self.dots[k];
             let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + bias.value(divisor);
             let y = class_target(self.targets[k], self.classes[k], row.label);
             let g = s * self.losses[k].derivative(p, y);
             any |= g != 0.0;
             self.predictions[k] = p;
+            self.coefficients[k] = g;
             match &harmonic {
-                None => {
-                    self.coefficients[k] = g;
-                    bias.update(g, bias_eta);
-                }
+                None => bias.update(g, bias_eta),
                 Some(running) => {
-                    self.coefficients[2 * k] = g;
-                    self.coefficients[2 * k + 1] = h * g;
+                    self.coefficients[classes + k] = h * g;
                     bias.update_averaged(g, bias_eta, h, running.count(t));
                 }
             }
@@ -256,7 +255,7 @@ impl<'c> Classes<'c> {
                     let mut own: HugeArray<[f64; 2]> =
                         memory::zeroed("weights", vu.len() / (2 * k))?;
                     for (o, block) in own.iter_mut().zip(vu.chunks_exact(2 * k)) {
-                        *o = [block[2 * class], block[2 * class + 1]];
+                        *o = [block[class], block[k + class]];
                     }
                     Asgd::from_sums(loss, self.schedule, own, bias, *h).snapshot(t)?
                 }

@@ -121,12 +121,12 @@ pub fn check_block_dot(case: &Case, kind: u8, width: usize) -> Result<(), TestCa
     let (w, idx, val) = (case.blocks(width), case.idx(), case.values(kind));
     let start: Vec<f64> = case.coefficients(width);
     let mut want = start.clone();
-    scalar().block_dot(&w, idx, val, &mut want);
+    scalar().block_dot(&w, width, idx, val, &mut want);
     for path in paths() {
         let mut got = start.clone();
         match path {
-            Some(set) => set.block_dot(&w, idx, val, &mut got),
-            None => sparse::block_dot(&w, idx, val, &mut got),
+            Some(set) => set.block_dot(&w, width, idx, val, &mut got),
+            None => sparse::block_dot(&w, width, idx, val, &mut got),
         }
         let isa = path.map_or(dispatch::isa(), |s| s.isa());
         for c in 0..width {
@@ -140,10 +140,23 @@ pub fn check_block_dot(case: &Case, kind: u8, width: usize) -> Result<(), TestCa
             );
             let mut alone = [start[c]];
             match path {
-                Some(set) => set.block_dot(&column, idx, val, &mut alone),
-                None => sparse::block_dot(&column, idx, val, &mut alone),
+                Some(set) => set.block_dot(&column, 1, idx, val, &mut alone),
+                None => sparse::block_dot(&column, 1, idx, val, &mut alone),
             }
             prop_assert_eq!(alone[0].to_bits(), got[c].to_bits(), "{} lane {}", isa, c);
+            // The first c + 1 lanes alone, read from the blocks of `width`.
+            let mut first = start[..=c].to_vec();
+            match path {
+                Some(set) => set.block_dot(&w, width, idx, val, &mut first),
+                None => sparse::block_dot(&w, width, idx, val, &mut first),
+            }
+            prop_assert_eq!(
+                first[c].to_bits(),
+                got[c].to_bits(),
+                "{} lanes ..={}",
+                isa,
+                c
+            );
         }
     }
     Ok(())
