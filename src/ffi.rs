@@ -119,6 +119,10 @@ pub struct SlTrainConfig {
     /// models together by multinomial logistic regression (softmax; scikit-learn's
     /// `LogisticRegression`) instead of each against the rest.
     pub multinomial: u8,
+    /// `sgd` and `asgd` in [`sl_train_one_vs_rest`]: non-zero trains each class in passes of
+    /// its own over the data instead of every class in one pass (the default; each class's
+    /// model is then the binary model of its relabelled rows bit for bit, not to rounding).
+    pub separate_class_passes: u8,
 }
 
 thread_local! {
@@ -398,6 +402,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         save_resume: 0,
         resume: std::ptr::null(),
         multinomial: 0,
+        separate_class_passes: 0,
     }
 }
 
@@ -453,6 +458,9 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     }
     if c.multinomial != 0 {
         t = t.multinomial(true);
+    }
+    if c.separate_class_passes != 0 {
+        t = t.classes_in_one_pass(false);
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(model) = unsafe { c.resume.as_ref() } {

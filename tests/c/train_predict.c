@@ -202,6 +202,27 @@ static void multiclass(const char *binary_model_path, const char *path) {
   CHECK(sl_train_one_vs_rest(data, &softmax, &refused) == SL_STATUS_CONFIG,
         "multinomial is for lbfgs");
   sl_classifier_free(multinomial);
+  /* ASGD trains the classes in one pass, or each in passes of its own: the same steps. */
+  SlTrainConfig online = sl_train_config_default();
+  online.learner = "asgd";
+  online.lambda = 1e-2;
+  SlClassifier *joint = NULL, *apart = NULL;
+  double joint_scores[27], apart_scores[27];
+  CHECK(sl_train_one_vs_rest(data, &online, &joint) == SL_STATUS_OK &&
+            sl_classifier_scores(joint, data, joint_scores, 27) == SL_STATUS_OK,
+        "asgd, the classes in one pass");
+  online.separate_class_passes = 1;
+  CHECK(sl_train_one_vs_rest(data, &online, &apart) == SL_STATUS_OK &&
+            sl_classifier_scores(apart, data, apart_scores, 27) == SL_STATUS_OK,
+        "asgd, each class in passes of its own");
+  for (int i = 0; i < 27; i++) {
+    double gap = joint_scores[i] - apart_scores[i];
+    double scale = apart_scores[i] < 0 ? 1 - apart_scores[i] : 1 + apart_scores[i];
+    CHECK(gap <= 1e-12 * scale && -gap <= 1e-12 * scale && apart_scores[i] != 0,
+          "each class takes the same steps either way");
+  }
+  sl_classifier_free(joint);
+  sl_classifier_free(apart);
   CHECK(sl_classifier_save(classifier, path) == SL_STATUS_OK, "save the classifier");
   SlClassifier *loaded = NULL;
   CHECK(sl_classifier_load(path, &loaded) == SL_STATUS_OK, "load the classifier");
