@@ -7,8 +7,8 @@
 //! λ(t + t₀) of Lemma 1 and the harmonic sum h' of the average are the same for every class
 //! taking step t on the same row. So the K classes keep their sums of a feature side by side
 //! (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD, `[v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾]` for ASGD, whose dot products read
-//! the v's only), and a step reads the row once and each of its features' K sums from one or
-//! two cache lines ([`sparse::block_dot`], [`sparse::block_axpy`]).
+//! the v's only), and a step reads the row once and each of its features' K sums from a few
+//! adjacent cache lines ([`sparse::block_dot`], [`sparse::block_axpy`]).
 //!
 //! Each class takes exactly the steps of its own run on the relabelled rows ([`Sgd`],
 //! [`Asgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar kernel path
@@ -58,6 +58,10 @@ pub fn trains_classes_in_one_pass(algorithm: Algorithm) -> bool {
 ///
 /// Errors: what [`super::fit`] refuses, an algorithm [`trains_classes_in_one_pass`] does not
 /// take, and class weights the loss refuses.
+///
+/// # Panics
+///
+/// Without classes, or with another number of weights than of classes.
 pub fn fit_classes<E: Examples>(
     data: &E,
     algorithm: Algorithm,
@@ -66,6 +70,7 @@ pub fn fit_classes<E: Examples>(
     weights: &[ClassWeights],
     observer: &mut dyn Observer,
 ) -> Result<ClassesFit, ConfigError> {
+    assert!(!classes.is_empty(), "one-vs-rest in one pass needs a class");
     assert_eq!(classes.len(), weights.len(), "one weight pair per class");
     if !trains_classes_in_one_pass(algorithm) {
         return Err(ConfigError::NotInOnePass(algorithm));

@@ -492,9 +492,11 @@ impl Trainer {
     /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
     /// each. An online learner without a thread count trains each class on one thread, so
     /// that the classifier is the same bit for bit on any machine; batch solvers give the
-    /// same result on any number of threads. `monitor` is told each class as its training
-    /// starts; it follows a class's progress only where one class trains at a time (a
-    /// budget of 1 thread).
+    /// same result on any number of threads. SGD and ASGD train the classes at once in one
+    /// pass over the data, or one pass per group of classes on more threads
+    /// ([`Trainer::classes_in_one_pass`]). `monitor` is told each class as its training
+    /// starts; it follows the progress only where one run trains at a time (a budget of 1
+    /// thread).
     pub fn train_one_vs_rest<M: Monitor>(
         &self,
         data: &ExampleSet,
