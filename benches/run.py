@@ -12,8 +12,9 @@ Writes OUT/README.md (every table with the exact command behind it), OUT/step_co
 OUT/objective.svg and the raw outputs under OUT/raw/. Sections: O(n + Tk) vs O(Tn) step cost
 (examples/online_step_cost.rs), kernel paths (each SIMD path this CPU has, forced with
 SPARSELIN_ISA, on an ASGD epoch and a batch evaluation), threads (Hogwild ASGD and the batch
-evaluation at 1 and 2 threads), batch solvers, and peers when installed (scikit-learn's
-averaged SGD, Vowpal Wabbit, liblinear). Times are medians of --repeats runs; CPU seconds are
+evaluation at 1 and 2 threads), batch solvers, one-vs-rest ASGD with the classes in one pass
+and in separate passes (on a generated corpus of --classes classes), and peers when installed
+(scikit-learn's averaged SGD, Vowpal Wabbit, liblinear). Times are medians of --repeats runs; CPU seconds are
 user + sys of the child processes (robust to other load on the machine, unlike wall time).
 """
 import argparse
@@ -108,6 +109,7 @@ def main():
     parser.add_argument("--lambda", dest="lam", type=float, default=1e-4)
     parser.add_argument("--no-peers", action="store_true", help="skip scikit-learn, VW, liblinear")
     parser.add_argument("--no-build", action="store_true", help="use the binaries as built")
+    parser.add_argument("--classes", type=int, help="one-vs-rest classes (default 5 quick, 10)")
     args = parser.parse_args()
     if args.corpus is None and not args.quick:
         parser.error("name a corpus with --corpus, or use --quick")
@@ -246,7 +248,10 @@ def main():
                 f"hinge objective against time, {prefix.name}"])
     report += [f"    {runner.commands[-1]}", "", "![objective](objective.svg)", ""]
 
-    # 5. Peers, end to end on the text files: load, train, evaluate on the test set.
+    # 5. One-vs-rest: ASGD with the classes in one pass and in passes of their own.
+    report += one_vs_rest(args, runner, cli, out, epochs, repeats)
+
+    # 6. Peers, end to end on the text files: load, train, evaluate on the test set.
     if not args.no_peers:
         report += peers(args, runner, cli, train_svm, test_svm, rows, n_features, repeats, raw)
 
@@ -256,6 +261,39 @@ def main():
     temporary.write_text(text)
     temporary.replace(out / "README.md")
     print(f"report written to {out / 'README.md'}", file=sys.stderr)
+
+
+def one_vs_rest(args, runner, cli, out, epochs, repeats):
+    """The one-vs-rest table: ASGD on a generated corpus of more than two classes, the classes
+    in one pass (the default) and in separate passes, on 1 and 2 threads."""
+    classes = args.classes or (5 if args.quick else 10)
+    prefix = out / f"classes-corpus-{classes}"
+    preset, rows = ("small", 20000) if args.quick else ("rcv1-like", 100000)
+    if not (prefix / "train").is_dir():
+        runner.run([cli, "gen", prefix, "--preset", preset, "--train-rows", rows,
+                    "--test-rows", rows // 10, "--classes", classes, "--quiet"])
+    table_rows = []
+    for flags in ([], ["--separate-class-passes"]):
+        for threads in (1, 2):
+            seconds = []
+            for r in range(repeats):
+                cmd = [cli, "train", prefix / "train", "--algo", "asgd", "--lambda", args.lam,
+                       "--epochs", epochs, "--threads", threads, *flags, "--test",
+                       prefix / "test", "--json", "--quiet", "-o", out / "raw" / "classes.bin"]
+                stdout, _, _ = runner.run(cmd, log=f"classes-{len(flags)}-{threads}.{r}.txt",
+                                          quiet_log=r > 0)
+                summary = json.loads(stdout)
+                seconds.append(summary["seconds"])
+            mode = "separate passes" if flags else "one pass"
+            table_rows.append([mode, threads, fmt(median(seconds)),
+                               fmt(summary["test"]["error_rate"])])
+    return [
+        "## One-vs-rest: the classes in one pass", "",
+        f"ASGD on `{prefix.name}` (`gen --preset {preset} --train-rows {rows} --classes "
+        f"{classes}`), {epochs} epochs, hinge loss; training seconds from `--json`:", "",
+        f"    sparselin train TRAIN --algo asgd --epochs {epochs} --threads 1|2 "
+        f"[--separate-class-passes] --lambda {args.lam:g} --test TEST --json --quiet -o M", "",
+        table(["classes in", "threads", "training (s)", "test error"], table_rows), ""]
 
 
 def peers(args, runner, cli, train_svm, test_svm, rows, n_features, repeats, raw):
