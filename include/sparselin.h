@@ -150,7 +150,7 @@ typedef struct SlTrainConfig {
    */
   uint8_t multinomial;
   /**
-   * `sgd` and `asgd` in [`sl_train_one_vs_rest`]: non-zero trains each class in passes of
+   * `sgd`, `asgd` and `casgd` in [`sl_train_one_vs_rest`]: non-zero trains each class in passes of
    * its own over the data instead of every class in one pass (the default; each class's
    * model is then the binary model of its relabelled rows bit for bit, not to rounding).
    */

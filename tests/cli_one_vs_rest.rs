@@ -308,7 +308,7 @@ fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
     }
 }
 
-/// SGD and ASGD train the classes in one pass by default; on the scalar kernel path (the one
+/// SGD, ASGD and CASGD train the classes in one pass by default; on the scalar kernel path (the one
 /// whose sums are in row order either way) each class's model is, bit for bit, the one it gets
 /// in passes of its own (`--separate-class-passes`), whichever classes share its pass.
 #[test]
@@ -331,7 +331,7 @@ fn classes_in_one_pass_are_each_class_s_own_model_on_the_scalar_path() {
             .expect("the binary runs");
         stdout(&out)
     };
-    for algo in ["sgd", "asgd"] {
+    for algo in ["sgd", "asgd", "casgd"] {
         let scores = |name: &str, flags: &[&str]| {
             let model = p(&format!("{algo}-{name}.model"));
             let common = [

@@ -102,15 +102,20 @@ fn each_class_s_model_is_the_binary_model_of_a_relabelled_copy() {
     }
 }
 
-/// SGD and ASGD train one-vs-rest's classes in one pass by default: each class takes the steps
-/// it takes in passes of its own (to rounding: its dot products are summed in another order),
-/// with sample and class weights too, and its model does not depend on the classes that share
-/// its pass (2 groups of 2 classes, or 4 of 1, give the same bits as one group of 4).
+/// SGD, ASGD and CASGD train one-vs-rest's classes in one pass by default: each class takes the
+/// steps it takes in passes of its own (to rounding: its dot products are summed in another
+/// order), with sample and class weights too, and its model does not depend on the classes
+/// that share its pass (2 groups of 2 classes, or 4 of 1, give the same bits as one group of 4).
 #[test]
 fn classes_in_one_pass_take_the_steps_each_class_takes_alone() {
     let data = set(four_classes(240));
     let sample_weights: Vec<f64> = (0..240).map(|i| (i % 4) as f64 * 0.5).collect();
-    for algorithm in [online::Algorithm::Sgd, online::Algorithm::Asgd] {
+    let algorithms = [
+        online::Algorithm::Sgd,
+        online::Algorithm::Asgd,
+        online::Algorithm::Casgd,
+    ];
+    for algorithm in algorithms {
         for (loss, weighted) in [
             (Loss::Hinge, false),
             (Loss::Log, false),

@@ -25,12 +25,8 @@ pub struct Casgd {
     vu: HugeArray<[f64; 2]>,
     /// x̄, ‖x̄‖² and q_i = x_i·x̄.
     centering: Centering,
-    /// a_t = Σ g_i and ā_t = Σ h'_{i−1} g_i (they center the weights whatever the bias does).
-    a: f64,
-    a_bar: f64,
-    /// z̃_t = Σ g_i (q_{π_i} − ‖x̄‖²) and ζ̃_t = Σ h'_{i−1} g_i (q_{π_i} − ‖x̄‖²).
-    z: f64,
-    zeta: f64,
+    /// a_t, ā_t, z̃_t and ζ̃_t.
+    sums: CenteringSums,
     /// The bias b in centered coordinates.
     bias: BiasTerm,
     h: RunningHarmonic,
@@ -124,13 +120,39 @@ impl Centering {
     }
 }
 
-/// The running sums of Algorithm 3 besides [v, u]: a_t, ā_t, z̃_t, ζ̃_t.
+/// The running sums of Algorithm 3 besides [v, u]: a_t = Σ g_i and ā_t = Σ h'_{i−1} g_i (they
+/// center the weights whatever the bias does), z̃_t = Σ g_i (q_{π_i} − ‖x̄‖²) and
+/// ζ̃_t = Σ h'_{i−1} g_i (q_{π_i} − ‖x̄‖²).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct CenteringSums {
     pub a: f64,
     pub a_bar: f64,
     pub z: f64,
     pub zeta: f64,
+}
+
+impl CenteringSums {
+    /// The prediction w_{t−1}·x + b'_{t−1} of a step on a row with v·x = `vx` and x·x̄ = `q`,
+    /// its free bias aside: −(v·x − a q + a r − z̃)/`divisor`, r = 1 for a regularized bias
+    /// and 0 for a free one; 0 when the divisor is (t₀ = 0 at the first step).
+    #[inline]
+    pub fn prediction(&self, vx: f64, q: f64, r: f64, divisor: f64) -> f64 {
+        if divisor == 0.0 {
+            0.0
+        } else {
+            -(vx - self.a * q + self.a * r - self.z) / divisor
+        }
+    }
+
+    /// The sums after a step with loss derivative `g` at h'_{t−1} = `h` on a row with
+    /// q − ‖x̄‖² = `q_centered`.
+    #[inline]
+    pub fn update(&mut self, g: f64, h: f64, q_centered: f64) {
+        self.a += g;
+        self.a_bar += h * g;
+        self.z += g * q_centered;
+        self.zeta += h * g * q_centered;
+    }
 }
 
 impl Casgd {
@@ -182,10 +204,7 @@ impl Casgd {
             schedule,
             vu,
             centering,
-            a: sums.a,
-            a_bar: sums.a_bar,
-            z: sums.z,
-            zeta: sums.zeta,
+            sums,
             bias,
             h,
         }
@@ -194,13 +213,7 @@ impl Casgd {
     /// The centering and the sums the learner holds: what [`Casgd::from_sums`] takes besides
     /// h'.
     pub(crate) fn into_sums(self) -> (Centering, HugeArray<[f64; 2]>, CenteringSums, BiasTerm) {
-        let sums = CenteringSums {
-            a: self.a,
-            a_bar: self.a_bar,
-            z: self.z,
-            zeta: self.zeta,
-        };
-        (self.centering, self.vu, sums, self.bias)
+        (self.centering, self.vu, self.sums, self.bias)
     }
 }
 
@@ -229,21 +242,13 @@ impl Learner for Casgd {
             BiasTerm::Regularized { .. } => 0.0,
             BiasTerm::Free { b, .. } => b,
         };
-        let p = if divisor == 0.0 {
-            0.0
-        } else {
-            -(vx - self.a * q + self.a * r - self.z) / divisor
-        } + free_bias;
+        let p = self.sums.prediction(vx, q, r, divisor) + free_bias;
         let g = s * self.loss.derivative(p, y);
         let h = self.h.value();
         if g != 0.0 {
             sparse::axpy2(g, h * g, x.indices, x.values, &mut self.vu);
         }
-        let q_centered = q - self.centering.x_bar_norm2;
-        self.a += g;
-        self.a_bar += h * g;
-        self.z += g * q_centered;
-        self.zeta += h * g * q_centered;
+        (self.sums).update(g, h, q - self.centering.x_bar_norm2);
         self.bias
             .update_averaged(g, self.schedule.bias_eta(t), h, self.h.count(t));
         self.h.advance(t);
@@ -265,7 +270,7 @@ impl Learner for Casgd {
                 .vu
                 .iter()
                 .zip(&self.centering.x_bar)
-                .map(|(pair, &m)| -(pair[0] - self.a * m) / divisor);
+                .map(|(pair, &m)| -(pair[0] - self.sums.a * m) / divisor);
             let weights = memory::collected("weights", n, recovered)?;
             let free_bias = match self.bias {
                 BiasTerm::Regularized { .. } => 0.0,
@@ -273,7 +278,7 @@ impl Learner for Casgd {
             };
             Iterate {
                 weights,
-                bias: -(self.a * r - self.z) / divisor + free_bias,
+                bias: -(self.sums.a * r - self.sums.z) / divisor + free_bias,
             }
         };
         let count = self.h.count(t);
@@ -282,7 +287,7 @@ impl Learner for Casgd {
             // b̄'_T = b̄_T − w̄_T·x̄ = −[(h a − ā) − (h z̃ − ζ̃)]/(λ(T − t_a + 1)).
             let divisor = self.schedule.lambda * count as f64;
             let h = self.h.value();
-            let centering = h * self.a - self.a_bar;
+            let centering = h * self.sums.a - self.sums.a_bar;
             let mut weights = memory::filled("averaged weights", n, 0.0)?;
             dense::rescale_average(
                 -1.0 / divisor,
@@ -298,7 +303,7 @@ impl Learner for Casgd {
             };
             Some(Iterate {
                 weights,
-                bias: -(r * centering - (h * self.z - self.zeta)) / divisor + free_bias,
+                bias: -(r * centering - (h * self.sums.z - self.sums.zeta)) / divisor + free_bias,
             })
         } else {
             None
@@ -321,21 +326,21 @@ impl Learner for Casgd {
         // for a regularized bias; for a free one any a works ((v + c x̄, a + c) is the same
         // model), and a = ā = 0 is the simplest.
         self.bias = self.bias.restarted(b, b_bar, divisor, h, avg_divisor);
-        (self.a, self.a_bar) = match self.bias {
+        (self.sums.a, self.sums.a_bar) = match self.bias {
             BiasTerm::Regularized { a, a_bar } => (a, a_bar),
             BiasTerm::Free { .. } => (0.0, 0.0),
         };
         // v = −λ(t + t₀) w + a x̄ and u = h'v − (h'a − ā) x̄ + λ(t − t_a + 1) w̄: the inverses
         // of w_t and w̄_t in `snapshot`.
-        let centering = h * self.a - self.a_bar;
+        let centering = h * self.sums.a - self.sums.a_bar;
         for (i, pair) in self.vu.iter_mut().enumerate() {
-            let v = -divisor * last.weights[i] + self.a * x_bar[i];
+            let v = -divisor * last.weights[i] + self.sums.a * x_bar[i];
             let w_bar = averaged.map_or(0.0, |avg| avg.weights[i]);
             *pair = [v, h * v - centering * x_bar[i] + avg_divisor * w_bar];
         }
-        (self.z, self.zeta) =
+        (self.sums.z, self.sums.zeta) =
             self.centering
-                .projection_sums(self.vu.iter().copied(), self.a, self.a_bar);
+                .projection_sums(self.vu.iter().copied(), self.sums.a, self.sums.a_bar);
     }
 }
 

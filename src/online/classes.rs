@@ -1,17 +1,19 @@
-//! One-vs-rest in one pass: the binary SGD or ASGD learners of K classes step together over
-//! each example, as Vowpal Wabbit's `--oaa` does.
+//! One-vs-rest in one pass: the binary SGD, ASGD or CASGD learners of K classes step together
+//! over each example, as Vowpal Wabbit's `--oaa` does.
 //!
 //! Trained one at a time, K classes read every row K times and keep K weight vectors apart, so
 //! that a row's feature costs K random accesses to K arrays. Yet nothing in a step of these
 //! learners but the loss derivative depends on the class: the schedule η_t, the divisor
-//! λ(t + t₀) of Lemma 1 and the harmonic sum h' of the average are the same for every class
-//! taking step t on the same row. So the K classes keep their sums of a feature side by side
-//! (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD, `[v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾]` for ASGD, whose dot products read
-//! the v's only), and a step reads the row once and each of its features' K sums from a few
-//! adjacent cache lines ([`sparse::block_dot`], [`sparse::block_axpy`]).
+//! λ(t + t₀) of Lemma 1, the harmonic sum h' of the average and CASGD's centre x̄ (the mean
+//! row, whatever the labels) are the same for every class taking step t on the same row. So
+//! the K classes keep their sums of a feature side by side (`[v⁽¹⁾ … v⁽ᴷ⁾]` for SGD,
+//! `[v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾]` for ASGD and CASGD, whose dot products read the v's only), and
+//! a step reads the row once and each of its features' K sums from a few adjacent cache lines
+//! ([`sparse::block_dot`], [`sparse::block_axpy`]).
 //!
 //! Each class takes exactly the steps of its own run on the relabelled rows ([`Sgd`],
-//! [`Asgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar kernel path
+//! [`Asgd`], [`Casgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar
+//! kernel path
 //! the iterates are the same bits; on a vectorized path the classes' dot products are summed
 //! in another order than the single-class kernels sum them, a rounding difference. A class's
 //! result does not depend on which other classes share its pass.
@@ -20,11 +22,12 @@ use std::time::Instant;
 
 use sparselin_kernels::{HugeArray, sparse};
 
+use super::casgd::{Centering, CenteringSums};
 use super::driver::plan;
 use super::lookahead::prefetch_upcoming;
 use super::{
-    Algorithm, Asgd, BiasTerm, Config, ConfigError, Learner, Observer, RunningHarmonic, Sampler,
-    Schedule, Sgd, Snapshot,
+    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, Learner, Observer, RunningHarmonic,
+    Sampler, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
 use crate::loss::{ClassWeights, WeightedLoss};
@@ -43,10 +46,13 @@ pub struct ClassesFit {
     pub seconds: f64,
 }
 
-/// Whether [`fit_classes`] runs `algorithm`: the O(k) learners without a centre (SGD and
-/// ASGD). CASGD's centred sums and the O(n) baselines train one class at a time.
+/// Whether [`fit_classes`] runs `algorithm`: the O(k) learners (SGD, ASGD and CASGD); the
+/// O(n) baselines train one class at a time.
 pub fn trains_classes_in_one_pass(algorithm: Algorithm) -> bool {
-    matches!(algorithm, Algorithm::Sgd | Algorithm::Asgd)
+    matches!(
+        algorithm,
+        Algorithm::Sgd | Algorithm::Asgd | Algorithm::Casgd
+    )
 }
 
 /// Trains `classes[k]` against the rest with the class weights `weights[k]`, for every k, in
@@ -79,14 +85,7 @@ pub fn fit_classes<E: Examples>(
     let losses = (weights.iter())
         .map(|&w| WeightedLoss::new(config.loss, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut learner = Classes::new(
-        data.n_features(),
-        algorithm,
-        losses,
-        classes,
-        schedule,
-        config,
-    )?;
+    let mut learner = Classes::new(data, algorithm, losses, classes, schedule, config)?;
     let rows = data.rows();
     let data = &rows;
     let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
@@ -96,7 +95,7 @@ pub fn fit_classes<E: Examples>(
         let i = sampler.next();
         let row = data.row(i);
         let s = data.sample_weight(i);
-        learner.step(&row, s, t);
+        learner.step(i, &row, s, t);
         prefetch_upcoming(data, &sampler, &row);
         if t % 64 == 0 {
             loss_sum += s * learner.mean_loss(row.label);
@@ -116,6 +115,15 @@ pub fn fit_classes<E: Examples>(
     })
 }
 
+/// Class `class`'s pairs [v, u] of the blocks `[v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾]` of K classes.
+fn pairs_of(vu: &[f64], k: usize, class: usize) -> Result<HugeArray<[f64; 2]>, AllocError> {
+    let mut own: HugeArray<[f64; 2]> = memory::zeroed("weights", vu.len() / (2 * k))?;
+    for (o, block) in own.iter_mut().zip(vu.chunks_exact(2 * k)) {
+        *o = [block[class], block[k + class]];
+    }
+    Ok(own)
+}
+
 /// The target of the class `class`, whose targets are `[for its rows, for the others]`, on
 /// a row labelled `label`.
 #[inline]
@@ -123,12 +131,20 @@ fn class_target(targets: [f64; 2], class: f64, label: f64) -> f64 {
     targets[usize::from(label != class)]
 }
 
-/// The K classes' sums, feature by feature.
+/// The K classes' sums, feature by feature, and what else their learner keeps.
 enum Sums {
     /// SGD: v⁽¹⁾ … v⁽ᴷ⁾ of each feature.
     Sgd(HugeArray<f64>),
     /// ASGD: v⁽¹⁾ … v⁽ᴷ⁾, u⁽¹⁾ … u⁽ᴷ⁾ of each feature, and the classes' common h'_{t−1}.
     Asgd(HugeArray<f64>, RunningHarmonic),
+    /// CASGD: ASGD's, the classes' common centring (x̄, ‖x̄‖² and each row's x·x̄), and each
+    /// class's centring sums.
+    Casgd(
+        HugeArray<f64>,
+        RunningHarmonic,
+        Centering,
+        Vec<CenteringSums>,
+    ),
 }
 
 /// The state of K learners stepping together.
@@ -150,20 +166,16 @@ struct Classes<'c> {
 }
 
 impl<'c> Classes<'c> {
-    fn new(
-        n_features: usize,
+    fn new<E: Examples>(
+        data: &E,
         algorithm: Algorithm,
         losses: Vec<WeightedLoss>,
         classes: &'c [f64],
         schedule: Schedule,
         config: &Config,
     ) -> Result<Classes<'c>, AllocError> {
-        let k = classes.len();
-        let width = if algorithm == Algorithm::Asgd {
-            2 * k
-        } else {
-            k
-        };
+        let (n_features, k) = (data.n_features(), classes.len());
+        let width = if algorithm.averages() { 2 * k } else { k };
         let too_many = || AllocError {
             what: "weights of every class",
             count: n_features,
@@ -171,8 +183,13 @@ impl<'c> Classes<'c> {
         };
         let entries = n_features.checked_mul(width).ok_or_else(too_many)?;
         let array = memory::zeroed("weights of every class", entries).map_err(|_| too_many())?;
+        let h = RunningHarmonic::new(&schedule);
         let sums = match algorithm {
-            Algorithm::Asgd => Sums::Asgd(array, RunningHarmonic::new(&schedule)),
+            Algorithm::Asgd => Sums::Asgd(array, h),
+            Algorithm::Casgd => {
+                let centering = Centering::new(data)?;
+                Sums::Casgd(array, h, centering, vec![CenteringSums::default(); k])
+            }
             _ => Sums::Sgd(array),
         };
         let targets = losses
@@ -192,14 +209,19 @@ impl<'c> Classes<'c> {
         })
     }
 
-    /// Step t on `row` with sample weight `s`, for every class: the step of [`Sgd`] or
-    /// [`Asgd`], the dot products and the updates of all classes each in one pass over the row.
-    fn step(&mut self, row: &crate::data::Row<'_>, s: f64, t: u64) {
+    /// Step t on row `i` (= `row`) with sample weight `s`, for every class: the step of
+    /// [`Sgd`], [`Asgd`] or [`Casgd`], the dot products and the updates of all classes each in
+    /// one pass over the row.
+    fn step(&mut self, i: usize, row: &crate::data::Row<'_>, s: f64, t: u64) {
         let divisor = self.schedule.divisor(t - 1);
         let bias_eta = self.schedule.bias_eta(t);
-        let (array, harmonic) = match &mut self.sums {
-            Sums::Sgd(v) => (v, None),
-            Sums::Asgd(vu, h) => (vu, Some(h)),
+        let (array, harmonic, mut centring) = match &mut self.sums {
+            Sums::Sgd(v) => (v, None, None),
+            Sums::Asgd(vu, h) => (vu, Some(h), None),
+            Sums::Casgd(vu, h, centering, sums) => {
+                let q = centering.q[i];
+                (vu, Some(h), Some((q, q - centering.x_bar_norm2, sums)))
+            }
         };
         let width = self.coefficients.len();
         self.dots.fill(0.0);
@@ -209,7 +231,17 @@ impl<'c> Classes<'c> {
         for k in 0..classes {
             let bias = &mut self.biases[k];
             let vx = self.dots[k];
-            let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + bias.value(divisor);
+            let p = match &centring {
+                None => (if divisor == 0.0 { 0.0 } else { -vx / divisor }) + bias.value(divisor),
+                // CASGD's prediction, as `Casgd::step` makes it.
+                Some((q, _, sums)) => {
+                    let (r, free_bias) = match *bias {
+                        BiasTerm::Regularized { .. } => (1.0, 0.0),
+                        BiasTerm::Free { b, .. } => (0.0, b),
+                    };
+                    sums[k].prediction(vx, *q, r, divisor) + free_bias
+                }
+            };
             let y = class_target(self.targets[k], self.classes[k], row.label);
             let g = s * self.losses[k].derivative(p, y);
             any |= g != 0.0;
@@ -219,6 +251,9 @@ impl<'c> Classes<'c> {
                 None => bias.update(g, bias_eta),
                 Some(running) => {
                     self.coefficients[classes + k] = h * g;
+                    if let Some((_, q_centered, sums)) = &mut centring {
+                        sums[k].update(g, h, *q_centered);
+                    }
                     bias.update_averaged(g, bias_eta, h, running.count(t));
                 }
             }
@@ -257,12 +292,21 @@ impl<'c> Classes<'c> {
                     Sgd::from_sums(loss, self.schedule, own, bias).snapshot(t)?
                 }
                 Sums::Asgd(vu, h) => {
-                    let mut own: HugeArray<[f64; 2]> =
-                        memory::zeroed("weights", vu.len() / (2 * k))?;
-                    for (o, block) in own.iter_mut().zip(vu.chunks_exact(2 * k)) {
-                        *o = [block[class], block[k + class]];
-                    }
+                    let own = pairs_of(vu, k, class)?;
                     Asgd::from_sums(loss, self.schedule, own, bias, *h).snapshot(t)?
+                }
+                Sums::Casgd(vu, h, centering, sums) => {
+                    let (own, centering) = (pairs_of(vu, k, class)?, centering.try_clone()?);
+                    let casgd = Casgd::from_sums(
+                        loss,
+                        self.schedule,
+                        centering,
+                        own,
+                        sums[class],
+                        bias,
+                        *h,
+                    );
+                    casgd.snapshot(t)?
                 }
             };
             snapshots.push(snapshot);

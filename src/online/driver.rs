@@ -156,8 +156,8 @@ pub enum ConfigError {
     /// A parallel run needs at least one thread.
     #[error("the number of threads must be at least 1")]
     Threads,
-    /// Classes in one pass ([`super::fit_classes`]) are trained by SGD and ASGD only.
-    #[error("{0} does not train its classes in one pass (sgd and asgd do)")]
+    /// Classes in one pass ([`super::fit_classes`]) are trained by the O(k) learners only.
+    #[error("{0} does not train its classes in one pass (sgd, asgd and casgd do)")]
     NotInOnePass(Algorithm),
     /// The O(Tn) baselines run on one thread only.
     #[error("{0} has no parallel version (sgd, asgd and casgd do)")]

@@ -348,13 +348,13 @@ impl Trainer {
         self
     }
 
-    /// Whether one-vs-rest SGD and ASGD train their classes in one pass over the data
+    /// Whether one-vs-rest SGD, ASGD and CASGD train their classes in one pass over the data
     /// ([`online::fit_classes`], the default) or each class in passes of its own
     /// ([`Trainer::train_one_vs_rest`]). In one pass a class takes the same steps as alone,
     /// with its dot products summed in another order (the same bits on the scalar kernel
     /// path), and reads each row once for all classes. Classes go one at a time anyway with
-    /// CASGD, the O(Tn) baselines, or at least twice as many threads as classes (Hogwild
-    /// workers per class); other training ignores this.
+    /// the O(Tn) baselines, or at least twice as many threads as classes (Hogwild workers per
+    /// class); other training ignores this.
     pub fn classes_in_one_pass(mut self, yes: bool) -> Self {
         self.classes_in_one_pass = yes;
         self
@@ -492,7 +492,7 @@ impl Trainer {
     /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
     /// each. An online learner without a thread count trains each class on one thread, so
     /// that the classifier is the same bit for bit on any machine; batch solvers give the
-    /// same result on any number of threads. SGD and ASGD train the classes at once in one
+    /// same result on any number of threads. SGD, ASGD and CASGD train the classes at once in one
     /// pass over the data, or one pass per group of classes on more threads
     /// ([`Trainer::classes_in_one_pass`]). `monitor` is told each class as its training
     /// starts; it follows the progress only where one run trains at a time (a budget of 1

@@ -1,5 +1,5 @@
 //! One-vs-rest's online classes trained in one pass over the data ([`online::fit_classes`]),
-//! as [`Trainer::train_one_vs_rest`] runs SGD and ASGD unless told otherwise
+//! as [`Trainer::train_one_vs_rest`] runs SGD, ASGD and CASGD unless told otherwise
 //! ([`Trainer::classes_in_one_pass`]).
 
 use super::*;

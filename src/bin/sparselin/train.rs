@@ -156,7 +156,7 @@ pub struct Args {
     /// softmax of the scores.
     #[arg(long)]
     pub multinomial: bool,
-    /// One-vs-rest with sgd or asgd: train each class in passes of its own over the data,
+    /// One-vs-rest with sgd, asgd or casgd: train each class in passes of its own over the data,
     /// instead of every class in one pass (the default, as Vowpal Wabbit's --oaa); each
     /// class's model then equals, bit for bit, the binary model of its relabelled rows.
     #[arg(long)]
