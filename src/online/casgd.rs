@@ -403,20 +403,21 @@ mod tests {
             let row = data.row(i);
             learner.step(i, row, row.label, 1.0, t);
         }
-        let (z, zeta) =
-            learner
-                .centering
-                .projection_sums(learner.vu.iter().copied(), learner.a, learner.a_bar);
-        assert!(learner.z.abs() > 1e-3 && learner.zeta.abs() > 1e-3);
+        let (z, zeta) = learner.centering.projection_sums(
+            learner.vu.iter().copied(),
+            learner.sums.a,
+            learner.sums.a_bar,
+        );
+        assert!(learner.sums.z.abs() > 1e-3 && learner.sums.zeta.abs() > 1e-3);
         assert!(
-            (z - learner.z).abs() <= 1e-12 * learner.z.abs().max(1.0),
+            (z - learner.sums.z).abs() <= 1e-12 * learner.sums.z.abs().max(1.0),
             "{z} vs {}",
-            learner.z
+            learner.sums.z
         );
         assert!(
-            (zeta - learner.zeta).abs() <= 1e-12 * learner.zeta.abs().max(1.0),
+            (zeta - learner.sums.zeta).abs() <= 1e-12 * learner.sums.zeta.abs().max(1.0),
             "{zeta} vs {}",
-            learner.zeta
+            learner.sums.zeta
         );
     }
 }
