@@ -4,6 +4,20 @@
 
 use super::*;
 
+/// The most bytes of sums a pass keeps for its classes (unless one class alone needs more):
+/// classes beyond it go in further groups, trained after the others, so that one pass needs no
+/// more memory than a few classes' separate passes would where the feature space is huge
+/// (a thousand classes of ASGD over 2^20 features would be 16 GiB of sums in one pass).
+const GROUP_BYTES: usize = 1 << 30;
+
+/// Classes per group of one pass: `classes` split evenly over `at_once` groups, fewer where a
+/// group's sums (`class_bytes` each) would pass `budget`; at least 1.
+fn group_size(classes: usize, at_once: usize, class_bytes: usize, budget: usize) -> usize {
+    let by_threads = classes.div_ceil(at_once.max(1));
+    let by_memory = budget / class_bytes.max(1);
+    by_threads.min(by_memory).max(1)
+}
+
 impl Trainer {
     /// The online algorithm that trains `classes` classes in one pass on a single process, if
     /// these settings let it: SGD or ASGD, one pass allowed, and one thread per class (with
@@ -20,9 +34,10 @@ impl Trainer {
     }
 
     /// `classes` against the rest with the class weights `weights`, in passes shared by the
-    /// classes: split into as many groups as classes train at once
-    /// ([`Trainer::class_trainer`]), each group a run of [`online::fit_classes`] on a thread
-    /// of its own. Each class's model records the size of its group as `one_pass_classes`.
+    /// classes: split into groups ([`group_size`]), as many as classes train at once
+    /// ([`Trainer::class_trainer`]) unless a group's sums would pass [`GROUP_BYTES`], each group
+    /// a run of [`online::fit_classes`] on one thread. Each class's model records the size of
+    /// its group as `one_pass_classes`.
     pub(super) fn train_classes_in_one_pass<M: Monitor>(
         &self,
         data: &ExampleSet,
@@ -31,27 +46,35 @@ impl Trainer {
         weights: &[ClassWeights],
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
-        let (groups, _) = self.class_trainer(classes.len());
-        let size = classes.len().div_ceil(groups);
-        let group_of = |g: usize| g * size..((g + 1) * size).min(classes.len());
-        let groups = classes.len().div_ceil(size);
+        let (at_once, _) = self.class_trainer(classes.len());
+        let sums_per_feature = if algorithm.averages() { 2 } else { 1 };
+        let class_bytes = data.n_features() * sums_per_feature * size_of::<f64>();
+        let size = group_size(classes.len(), at_once, class_bytes, GROUP_BYTES);
+        let groups: Vec<_> = (0..classes.len())
+            .step_by(size)
+            .map(|first| first..(first + size).min(classes.len()))
+            .collect();
         let started = std::time::Instant::now();
-        let trainings: Vec<Result<Vec<Training>, Error>> = if groups == 1 {
-            for (k, &class) in classes.iter().enumerate() {
-                monitor.class_start(class, k, classes.len());
+        let announce = |monitor: &mut M, range: std::ops::Range<usize>| {
+            for k in range {
+                monitor.class_start(classes[k], k, classes.len());
             }
-            vec![self.train_group(data, algorithm, classes, weights, monitor)]
+        };
+        let trainings: Vec<Result<Vec<Training>, Error>> = if at_once == 1 {
+            (groups.iter().cloned())
+                .map(|range| {
+                    announce(monitor, range.clone());
+                    let (classes, weights) = (&classes[range.clone()], &weights[range]);
+                    self.train_group(data, algorithm, classes, weights, monitor)
+                })
+                .collect()
         } else {
             let monitor = std::sync::Mutex::new(monitor);
-            thread_pool(groups)?.install(|| {
-                (0..groups)
-                    .into_par_iter()
-                    .map(|g| {
-                        let range = group_of(g);
+            thread_pool(at_once.min(groups.len()))?.install(|| {
+                (groups.par_iter().cloned())
+                    .map(|range| {
                         if let Ok(mut monitor) = monitor.lock() {
-                            for k in range.clone() {
-                                monitor.class_start(classes[k], k, classes.len());
-                            }
+                            announce(&mut monitor, range.clone());
                         }
                         let (classes, weights) = (&classes[range.clone()], &weights[range]);
                         self.train_group(data, algorithm, classes, weights, &mut ())
@@ -114,5 +137,24 @@ impl Trainer {
                 self.finish(run, details, weighted, permutation, &Local)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_size;
+
+    #[test]
+    fn groups_split_the_classes_over_the_threads_within_the_memory_budget() {
+        // Ten classes on 2 threads: two groups of 5; on 3: groups of 4 (4, 4 and 2).
+        assert_eq!(group_size(10, 2, 100, 10_000), 5);
+        assert_eq!(group_size(10, 3, 100, 10_000), 4);
+        assert_eq!(group_size(10, 1, 100, 10_000), 10);
+        // A budget of 3 classes' sums: groups of 3, on any number of threads.
+        assert_eq!(group_size(10, 1, 100, 300), 3);
+        assert_eq!(group_size(10, 2, 100, 399), 3);
+        // A class larger than the budget is a group of its own.
+        assert_eq!(group_size(10, 1, 1000, 300), 1);
+        assert_eq!(group_size(10, 0, 0, 0), 1);
     }
 }
