@@ -7,7 +7,7 @@ use super::*;
 /// The most bytes of sums a pass keeps for its classes (unless one class alone needs more):
 /// classes beyond it go in further groups, trained after the others, so that one pass needs no
 /// more memory than a few classes' separate passes would where the feature space is huge
-/// (a thousand classes of ASGD over 2^20 features would be 16 GiB of sums in one pass).
+/// (a thousand classes of ASGD over 2^20 features would be 16.8 GB of sums in one pass).
 const GROUP_BYTES: usize = 1 << 30;
 
 /// Classes per group of one pass: `classes` split evenly over `at_once` groups, fewer where a
