@@ -153,9 +153,9 @@ macro_rules! with_row_values {
 
 /// Runs `$kernel::<L>(first, args…)` — which handles lanes first..first + L of a block and
 /// returns first + L — for L = 16, 8, 4, 2 and 1 in turn, largest first, until the `$width`
-/// lanes are covered once. Each call is a loop over the row whose L lanes stay in registers: a
-/// loop over a block's lanes per entry instead carried each accumulator through memory from one
-/// entry to the next (the block dot took 0.4 µs of a 1 µs step of ten ASGD classes).
+/// lanes are covered once. Each call is a loop over the row whose L lanes stay in registers,
+/// where a loop over a block's lanes for each entry kept a runtime number of accumulators in
+/// memory, stored and reloaded from one entry to the next (PERF.md `## One-vs-rest`).
 macro_rules! in_lane_chunks {
     ($width:expr, $kernel:ident($($arg:expr),*)) => {{
         let width = $width;
