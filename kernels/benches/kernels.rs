@@ -7,6 +7,11 @@
 //! shard's and a `CsrMatrix`'s do, so no kernel scans its row; `bounds_check` times that scan,
 //! which a plain `&[u32]` row costs on top.
 //!
+//! The block kernels of one-vs-rest in one pass (`block/...`) are timed against the per-class
+//! kernels over the same rows: K classes of ASGD, one pass (a block dot of the K v's and a
+//! block update of the 2K sums per row) against K passes (a `dot_first` and an `axpy2` per
+//! row and class), in ns per non-zero and class.
+//!
 //! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
 //! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
 //! `kernels/perf_table.py` turns criterion's estimates into the PERF.md table.
@@ -280,12 +285,62 @@ fn dense_kernels(c: &mut Criterion) {
     }
 }
 
+/// One pass of K ASGD classes over the rows (block kernels, a feature's 2K sums side by side)
+/// against K passes (each class's own `[v, u]` pairs), on every path, for 10 and 30 classes.
+fn block_kernels(c: &mut Criterion) {
+    for log_n in [12u32, 16] {
+        let n = 1usize << log_n;
+        for classes in [10, 30] {
+            let width = 2 * classes;
+            let mut blocks = HugeArray::<f64>::zeroed(n * width);
+            let mut own: Vec<HugeArray<[f64; 2]>> =
+                (0..classes).map(|_| HugeArray::zeroed(n)).collect();
+            for (j, x) in blocks.iter_mut().enumerate() {
+                *x = (j % 7) as f64 * 0.1;
+            }
+            let coefficients: Vec<f64> = (0..width).map(|c| 1e-9 * (c % 3) as f64).collect();
+            for pattern in [Pattern::Random, Pattern::Zipf] {
+                let rows = Rows::new(pattern, n, u64::from(log_n));
+                let name = format!("block/{}/2^{log_n}/{classes}_classes", pattern.name());
+                let mut g = c.benchmark_group(name);
+                g.throughput(Throughput::Elements((rows.len() * classes) as u64));
+                for set in KernelSet::available() {
+                    let isa = set.isa().name();
+                    g.bench_function(BenchmarkId::new("one_pass", isa), |b| {
+                        let mut dots = vec![0.0; classes];
+                        b.iter(|| {
+                            for (i, v) in rows.rows() {
+                                set.block_dot(&blocks, width, i, v, &mut dots);
+                                set.block_axpy(&coefficients, i, v, &mut blocks);
+                            }
+                            dots[0]
+                        })
+                    });
+                    g.bench_function(BenchmarkId::new("separate_passes", isa), |b| {
+                        b.iter(|| {
+                            let mut total = 0.0;
+                            for vu in own.iter_mut() {
+                                for (i, v) in rows.rows() {
+                                    total += set.dot_first(vu, i, v);
+                                    set.axpy2(1e-9, -1e-9, i, v, vu);
+                                }
+                            }
+                            total
+                        })
+                    });
+                }
+                g.finish();
+            }
+        }
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(600))
         .sample_size(10);
-    targets = sparse_kernels, dense_kernels
+    targets = sparse_kernels, dense_kernels, block_kernels
 }
 criterion_main!(benches);
