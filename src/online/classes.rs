@@ -314,3 +314,115 @@ impl<'c> Classes<'c> {
         Ok(snapshots)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{ClassVsRest, CsrMatrix, ValueVec};
+    use crate::loss::Loss;
+    use crate::online::{Sampling, Stop, fit};
+
+    /// Three classes (labels 0, 1, 2) of 90 rows over 4 features, each class around its own
+    /// feature, feature 3 shared.
+    fn three_classes() -> CsrMatrix {
+        let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0], vec![], vec![]);
+        for i in 0..90u32 {
+            let class = i % 3;
+            labels.push(f64::from(class));
+            indices.extend([class, 3]);
+            values.extend([1.0 + f64::from(i % 7) / 10.0, 0.5]);
+            offsets.push(indices.len() as u64);
+        }
+        CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), 4).unwrap()
+    }
+
+    fn config(loss: Loss, stop: Stop) -> Config {
+        Config {
+            loss,
+            class_weights: ClassWeights::UNIT,
+            lambda: 1e-2,
+            t0: None,
+            average_start: 1,
+            regularize_bias: true,
+            bias_rate: 1.0,
+            sampling: Sampling::Uniform,
+            seed: 7,
+            stop,
+        }
+    }
+
+    /// Counts the progress reports and keeps the last mean loss.
+    #[derive(Default)]
+    struct Reports(u64, f64);
+
+    impl Observer for Reports {
+        fn progress(&mut self, _steps: u64, mean_loss: f64) {
+            (self.0, self.1) = (self.0 + 1, mean_loss);
+        }
+    }
+
+    #[test]
+    fn each_class_is_its_own_run_and_progress_is_the_mean_of_the_classes_losses() {
+        let data = three_classes();
+        let classes = [0.0, 1.0, 2.0];
+        let weights = [ClassWeights::UNIT; 3];
+        // Enough steps for one progress report.
+        let steps = super::super::driver::PROGRESS_INTERVAL + 10;
+        let config = config(Loss::Log, Stop::Steps(steps));
+        for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+            let mut reports = Reports::default();
+            let joint =
+                fit_classes(&data, algorithm, &config, &classes, &weights, &mut reports).unwrap();
+            assert_eq!((joint.steps, joint.snapshots.len()), (steps, 3));
+            assert_eq!(reports.0, 1, "{algorithm}");
+            // A log loss per class, sampled: positive, below that of w = 0 (ln 2) once learned.
+            assert!(
+                reports.1 > 0.0 && reports.1 < 2f64.ln(),
+                "{algorithm}: {}",
+                reports.1
+            );
+            for (class, snapshot) in classes.iter().zip(&joint.snapshots) {
+                let alone = fit(
+                    &ClassVsRest::new(&data, *class),
+                    algorithm,
+                    &config,
+                    &mut (),
+                );
+                let alone = alone.unwrap().snapshot;
+                let (a, b) = (snapshot.output(), alone.output());
+                let scale = b.weights.iter().fold(b.bias.abs(), |m, w| m.max(w.abs()));
+                let pairs = a.weights.iter().zip(&b.weights).chain([(&a.bias, &b.bias)]);
+                for (x, y) in pairs {
+                    assert!((x - y).abs() <= 1e-12 * scale, "{algorithm}, class {class}");
+                }
+                assert_eq!(snapshot.averaged.is_some(), algorithm.averages());
+            }
+        }
+    }
+
+    #[test]
+    fn the_o_n_baselines_and_bad_settings_are_refused() {
+        let data = three_classes();
+        let (classes, weights) = ([0.0, 1.0], [ClassWeights::UNIT; 2]);
+        let run = |algorithm, config: &Config| {
+            fit_classes(&data, algorithm, config, &classes, &weights, &mut ()).unwrap_err()
+        };
+        let hinge = config(Loss::Hinge, Stop::Epochs(1));
+        let naive = run(Algorithm::NaiveAsgd, &hinge);
+        assert_eq!(naive, ConfigError::NotInOnePass(Algorithm::NaiveAsgd));
+        assert!(naive.to_string().contains("sgd, asgd and casgd do"));
+        let no_steps = config(Loss::Hinge, Stop::Steps(0));
+        assert_eq!(run(Algorithm::Sgd, &no_steps), ConfigError::NoSteps);
+        let squared = config(Loss::Squared, Stop::Epochs(1));
+        let weights = [ClassWeights::new(2.0, 1.0).unwrap(); 2];
+        let error = fit_classes(
+            &data,
+            Algorithm::Asgd,
+            &squared,
+            &classes,
+            &weights,
+            &mut (),
+        );
+        assert!(matches!(error, Err(ConfigError::ClassWeights(_))));
+    }
+}
