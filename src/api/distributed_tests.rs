@@ -221,3 +221,55 @@ fn multinomial_across_ranks_reaches_the_single_process_optimum() {
         }
     }
 }
+
+/// SGD, ASGD and CASGD train one-vs-rest's classes in one pass across the ranks too: each
+/// class as its separate passes across the ranks make it (to rounding), averaged after every
+/// epoch or once at the end, the same classifier on every rank.
+#[test]
+fn classes_in_one_pass_across_ranks_are_each_class_s_separate_passes() {
+    use crate::dist::online::Averaging;
+    let m = 300;
+    let algorithms = [
+        online::Algorithm::Sgd,
+        online::Algorithm::Asgd,
+        online::Algorithm::Casgd,
+    ];
+    for algorithm in algorithms {
+        for averaging in [Averaging::Epoch, Averaging::End] {
+            let trainer = Trainer::new(Learner::Online(algorithm))
+                .lambda(1e-3)
+                .epochs(3)
+                .threads(1)
+                .averaging(averaging);
+            for ranks in [2, 3] {
+                let runs = threads::run(ranks, |r| {
+                    let own = rows(share(m, r.rank(), ranks), |y| y);
+                    let train = |trainer: &Trainer| {
+                        (trainer.train_one_vs_rest_across(&own, r, &mut ()))
+                            .unwrap()
+                            .classifier
+                    };
+                    (
+                        train(&trainer),
+                        train(&trainer.clone().classes_in_one_pass(false)),
+                    )
+                });
+                let what = format!("{algorithm}, averaging {averaging}, {ranks} ranks");
+                for (joint, apart) in &runs {
+                    assert_eq!(joint, &runs[0].0, "{what}: the ranks disagree");
+                    for (a, b) in joint.models().iter().zip(apart.models()) {
+                        assert_eq!(a.info.details["one_pass_classes"], 3, "{what}");
+                        assert_eq!(a.info.details["averaging"], averaging.to_string());
+                        assert_eq!(a.info.details["ranks"], ranks, "{what}");
+                        let scale = b.weights.iter().fold(b.bias.abs(), |s, w| s.max(w.abs()));
+                        assert!(scale > 0.1, "{what}: nothing learned");
+                        let pairs = a.weights.iter().zip(&b.weights).chain([(&a.bias, &b.bias)]);
+                        for (x, y) in pairs {
+                            assert!((x - y).abs() <= 1e-12 * scale, "{what}: {x} vs {y}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

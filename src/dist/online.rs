@@ -57,7 +57,7 @@ use std::str::FromStr;
 
 use super::Reducer;
 use crate::data::Examples;
-use crate::loss::Loss;
+use crate::loss::{ClassWeights, Loss};
 use crate::memory::AllocError;
 use crate::online::{
     self, Algorithm, Config, ConfigError, Fit, Observer, RowNorms, Snapshot, Start, Stop,
@@ -256,6 +256,34 @@ pub fn fit_from<E: Examples>(
     reducer: &dyn Reducer,
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
+    let (local, mut mix, per_epoch, x_bar) = rank_run(data, algorithm, config, options, reducer)?;
+    let mixing = online::Mixing {
+        mix: &mut mix,
+        per_epoch,
+        x_bar,
+    };
+    online::fit_mixing(data, algorithm, &local, start, observer, Some(mixing))
+}
+
+/// This rank's part of a data-parallel run: its settings ([`local_config`]), the mixing of
+/// iterates (their average across the ranks, weighted by the ranks' shares of the rows), the
+/// mixes per epoch, and CASGD's centre (the whole data's mean).
+#[allow(clippy::type_complexity)]
+fn rank_run<'r, E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    options: &Options,
+    reducer: &'r dyn Reducer,
+) -> Result<
+    (
+        Config,
+        impl FnMut(&mut Snapshot) + 'r,
+        u64,
+        Option<Vec<f64>>,
+    ),
+    ConfigError,
+> {
     if options.per_epoch > 1 && matches!(config.stop, Stop::Steps(_)) {
         return Err(ConfigError::MixesNeedEpochs(options.per_epoch));
     }
@@ -266,13 +294,41 @@ pub fn fit_from<E: Examples>(
     let x_bar = matches!(algorithm, Algorithm::Casgd | Algorithm::NaiveCasgd)
         .then(|| whole_mean(reducer, data, whole.rows))
         .transpose()?;
-    let mut mix = |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
+    let mix = move |snapshot: &mut Snapshot| average_snapshot(reducer, snapshot, share);
+    Ok((local, mix, options.per_epoch.max(1), x_bar))
+}
+
+/// One-vs-rest in one pass ([`online::fit_classes`]) across the ranks of `reducer`: every rank
+/// trains `classes` against the rest (`weights[k]` for class k) in one pass over its share,
+/// as [`fit`] trains one model, each class's iterates averaged across the ranks after every
+/// epoch (`options`) and after the last step. Every rank calls this with the same arguments
+/// but its own `data`, and gets the same models.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_classes<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    classes: &[f64],
+    weights: &[ClassWeights],
+    options: &Options,
+    reducer: &dyn Reducer,
+    observer: &mut dyn Observer,
+) -> Result<online::ClassesFit, ConfigError> {
+    let (local, mut mix, per_epoch, x_bar) = rank_run(data, algorithm, config, options, reducer)?;
     let mixing = online::Mixing {
         mix: &mut mix,
-        per_epoch: options.per_epoch.max(1),
+        per_epoch,
         x_bar,
     };
-    online::fit_mixing(data, algorithm, &local, start, observer, Some(mixing))
+    online::fit_classes_mixing(
+        data,
+        algorithm,
+        &local,
+        classes,
+        weights,
+        observer,
+        Some(mixing),
+    )
 }
 
 /// x̄ of the whole data, the same bits on every rank: the ranks' row sums added (one sum of

@@ -26,8 +26,8 @@ use super::casgd::{Centering, CenteringSums};
 use super::driver::plan;
 use super::lookahead::prefetch_upcoming;
 use super::{
-    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, Learner, Observer, RunningHarmonic,
-    Sampler, Schedule, Sgd, Snapshot,
+    Algorithm, Asgd, BiasTerm, Casgd, Config, ConfigError, Learner, Mixing, Observer,
+    RunningHarmonic, Sampler, Schedule, Sgd, Snapshot,
 };
 use crate::data::Examples;
 use crate::loss::{ClassWeights, WeightedLoss};
@@ -76,6 +76,22 @@ pub fn fit_classes<E: Examples>(
     weights: &[ClassWeights],
     observer: &mut dyn Observer,
 ) -> Result<ClassesFit, ConfigError> {
+    fit_classes_mixing(data, algorithm, config, classes, weights, observer, None)
+}
+
+/// [`fit_classes`], each class's iterates passed through `mixing.mix` k times an epoch and
+/// after the last step, as [`super::fit_mixing`] does for one class (a data-parallel run
+/// averages them across the ranks: [`crate::dist::online::fit_classes`]); CASGD centres
+/// on `mixing.x_bar` where given. Without `mixing` this is [`fit_classes`].
+pub fn fit_classes_mixing<E: Examples>(
+    data: &E,
+    algorithm: Algorithm,
+    config: &Config,
+    classes: &[f64],
+    weights: &[ClassWeights],
+    observer: &mut dyn Observer,
+    mixing: Option<Mixing<'_>>,
+) -> Result<ClassesFit, ConfigError> {
     assert!(!classes.is_empty(), "one-vs-rest in one pass needs a class");
     assert_eq!(classes.len(), weights.len(), "one weight pair per class");
     if !trains_classes_in_one_pass(algorithm) {
@@ -85,28 +101,53 @@ pub fn fit_classes<E: Examples>(
     let losses = (weights.iter())
         .map(|&w| WeightedLoss::new(config.loss, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut learner = Classes::new(data, algorithm, losses, classes, schedule, config)?;
+    let (mut mix, per_epoch, x_bar) = match mixing {
+        Some(Mixing {
+            mix,
+            per_epoch,
+            x_bar,
+        }) => (Some(mix), per_epoch.max(1), x_bar),
+        None => (None, 1, None),
+    };
+    let mut learner = Classes::new(data, algorithm, losses, classes, schedule, config, x_bar)?;
     let rows = data.rows();
     let data = &rows;
+    let m = data.n_rows() as u64;
     let mut sampler = Sampler::new(config.sampling, data.n_rows(), config.seed);
     let started = Instant::now();
     let (mut loss_sum, mut loss_count) = (0.0, 0u64);
-    for t in 1..=steps {
-        let i = sampler.next();
-        let row = data.row(i);
-        let s = data.sample_weight(i);
-        learner.step(i, &row, s, t);
-        prefetch_upcoming(data, &sampler, &row);
-        if t % 64 == 0 {
-            loss_sum += s * learner.mean_loss(row.label);
-            loss_count += 1;
+    let (mut t, mut interval) = (0, 0);
+    while t < steps {
+        interval += 1;
+        let interval_end = (interval * m).div_ceil(per_epoch).min(steps);
+        while t < interval_end {
+            t += 1;
+            let i = sampler.next();
+            let row = data.row(i);
+            let s = data.sample_weight(i);
+            learner.step(i, &row, s, t);
+            prefetch_upcoming(data, &sampler, &row);
+            if t % 64 == 0 {
+                loss_sum += s * learner.mean_loss(row.label);
+                loss_count += 1;
+            }
+            if t % super::driver::PROGRESS_INTERVAL == 0 {
+                observer.progress(t, loss_sum / loss_count.max(1) as f64);
+                (loss_sum, loss_count) = (0.0, 0);
+            }
         }
-        if t % super::driver::PROGRESS_INTERVAL == 0 {
-            observer.progress(t, loss_sum / loss_count.max(1) as f64);
-            (loss_sum, loss_count) = (0.0, 0);
+        if let Some(mix) = mix.as_deref_mut()
+            && t < steps
+        {
+            let mut snapshots = learner.snapshots(t)?;
+            snapshots.iter_mut().for_each(mix);
+            learner.restart(&snapshots, t)?;
         }
     }
-    let snapshots = learner.snapshots(steps)?;
+    let mut snapshots = learner.snapshots(steps)?;
+    if let Some(mix) = mix {
+        snapshots.iter_mut().for_each(mix);
+    }
     Ok(ClassesFit {
         snapshots,
         schedule,
@@ -122,6 +163,13 @@ fn pairs_of(vu: &[f64], k: usize, class: usize) -> Result<HugeArray<[f64; 2]>, A
         *o = [block[class], block[k + class]];
     }
     Ok(own)
+}
+
+/// Writes class `class`'s pairs [v, u] back into the blocks of K classes ([`pairs_of`]).
+fn put_pairs(vu: &mut [f64], k: usize, class: usize, own: &[[f64; 2]]) {
+    for (block, pair) in vu.chunks_exact_mut(2 * k).zip(own) {
+        [block[class], block[k + class]] = *pair;
+    }
 }
 
 /// The target of the class `class`, whose targets are `[for its rows, for the others]`, on
@@ -173,6 +221,7 @@ impl<'c> Classes<'c> {
         classes: &'c [f64],
         schedule: Schedule,
         config: &Config,
+        x_bar: Option<Vec<f64>>,
     ) -> Result<Classes<'c>, AllocError> {
         let (n_features, k) = (data.n_features(), classes.len());
         let width = if algorithm.averages() { 2 * k } else { k };
@@ -187,7 +236,10 @@ impl<'c> Classes<'c> {
         let sums = match algorithm {
             Algorithm::Asgd => Sums::Asgd(array, h),
             Algorithm::Casgd => {
-                let centering = Centering::new(data)?;
+                let centering = match x_bar {
+                    Some(x_bar) => Centering::around(data, x_bar),
+                    None => Centering::new(data)?,
+                };
                 Sums::Casgd(array, h, centering, vec![CenteringSums::default(); k])
             }
             _ => Sums::Sgd(array),
@@ -279,39 +331,69 @@ impl<'c> Classes<'c> {
     }
 
     /// Every class's iterates after `t` steps, recovered by its own learner from its sums.
-    fn snapshots(self, t: u64) -> Result<Vec<Snapshot>, AllocError> {
-        let k = self.classes.len();
-        let mut snapshots = Vec::with_capacity(k);
-        for (class, (&loss, &bias)) in self.losses.iter().zip(&self.biases).enumerate() {
-            let snapshot = match &self.sums {
-                Sums::Sgd(v) => {
-                    let mut own: HugeArray<f64> = memory::zeroed("weights", v.len() / k)?;
-                    for (o, block) in own.iter_mut().zip(v.chunks_exact(k)) {
-                        *o = block[class];
-                    }
-                    Sgd::from_sums(loss, self.schedule, own, bias).snapshot(t)?
-                }
-                Sums::Asgd(vu, h) => {
-                    let own = pairs_of(vu, k, class)?;
-                    Asgd::from_sums(loss, self.schedule, own, bias, *h).snapshot(t)?
-                }
-                Sums::Casgd(vu, h, centering, sums) => {
-                    let (own, centering) = (pairs_of(vu, k, class)?, centering.try_clone()?);
-                    let casgd = Casgd::from_sums(
-                        loss,
-                        self.schedule,
-                        centering,
-                        own,
-                        sums[class],
-                        bias,
-                        *h,
-                    );
-                    casgd.snapshot(t)?
-                }
-            };
-            snapshots.push(snapshot);
+    fn snapshots(&mut self, t: u64) -> Result<Vec<Snapshot>, AllocError> {
+        (0..self.classes.len())
+            .map(|class| self.with_class(class, |learner| learner.snapshot(t))?)
+            .collect()
+    }
+
+    /// Every class restarted at its iterates `snapshots[k]` after `t` steps, as its own
+    /// learner restarts ([`Learner::restart`]).
+    fn restart(&mut self, snapshots: &[Snapshot], t: u64) -> Result<(), AllocError> {
+        for (class, snapshot) in snapshots.iter().enumerate() {
+            self.with_class(class, |learner| learner.restart(snapshot, t))?;
         }
-        Ok(snapshots)
+        if let Sums::Asgd(_, h) | Sums::Casgd(_, h, ..) = &mut self.sums {
+            *h = RunningHarmonic::at_step(&self.schedule, t);
+        }
+        Ok(())
+    }
+
+    /// `act` on class `class`'s own learner ([`Sgd`], [`Asgd`] or [`Casgd`]), made from the
+    /// class's sums and given them back afterwards.
+    fn with_class<R>(
+        &mut self,
+        class: usize,
+        act: impl FnOnce(&mut dyn Learner) -> R,
+    ) -> Result<R, AllocError> {
+        let (k, loss, bias) = (self.classes.len(), self.losses[class], self.biases[class]);
+        let schedule = self.schedule;
+        let (result, bias) = match &mut self.sums {
+            Sums::Sgd(v) => {
+                let mut own: HugeArray<f64> = memory::zeroed("weights", v.len() / k)?;
+                for (o, block) in own.iter_mut().zip(v.chunks_exact(k)) {
+                    *o = block[class];
+                }
+                let mut learner = Sgd::from_sums(loss, schedule, own, bias);
+                let result = act(&mut learner);
+                let (own, bias) = learner.into_sums();
+                for (block, o) in v.chunks_exact_mut(k).zip(own.iter()) {
+                    block[class] = *o;
+                }
+                (result, bias)
+            }
+            Sums::Asgd(vu, h) => {
+                let own = pairs_of(vu, k, class)?;
+                let mut learner = Asgd::from_sums(loss, schedule, own, bias, *h);
+                let result = act(&mut learner);
+                let (own, bias) = learner.into_sums();
+                put_pairs(vu, k, class, &own);
+                (result, bias)
+            }
+            Sums::Casgd(vu, h, centering, sums) => {
+                let own = pairs_of(vu, k, class)?;
+                let lent = std::mem::replace(centering, Centering::empty());
+                let mut learner =
+                    Casgd::from_sums(loss, schedule, lent, own, sums[class], bias, *h);
+                let result = act(&mut learner);
+                let (lent, own, class_sums, bias) = learner.into_sums();
+                (*centering, sums[class]) = (lent, class_sums);
+                put_pairs(vu, k, class, &own);
+                (result, bias)
+            }
+        };
+        self.biases[class] = bias;
+        Ok(result)
     }
 }
 

@@ -21,7 +21,7 @@ mod sgd;
 pub use asgd::Asgd;
 pub use bias::BiasTerm;
 pub use casgd::{Casgd, example_sum, mean_example};
-pub use classes::{ClassesFit, fit_classes, trains_classes_in_one_pass};
+pub use classes::{ClassesFit, fit_classes, fit_classes_mixing, trains_classes_in_one_pass};
 pub use driver::{
     Algorithm, Config, ConfigError, EpochEnd, Fit, Mix, Mixing, Observer, RowNorms, Start, Stop,
     T0_SAMPLE_ROWS, default_t0, fit, fit_from, fit_mixing, t0_sample,

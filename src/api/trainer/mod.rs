@@ -508,7 +508,10 @@ impl Trainer {
     /// Data-parallel one-vs-rest training ([`Trainer::train_one_vs_rest`] as
     /// [`Trainer::train_across`] trains one model): `data` is this rank's share, the classes
     /// are the labels of every rank's rows, and each class trains across the ranks in turn,
-    /// on the threads set. Every rank returns the same classifier.
+    /// on the threads set (SGD, ASGD and CASGD: every class at once in one pass over each
+    /// share, [`Trainer::classes_in_one_pass`], each class's iterates averaged across the
+    /// ranks as [`Trainer::train_across`] averages one model's). Every rank returns the same
+    /// classifier.
     pub fn train_one_vs_rest_across<M: Monitor>(
         &self,
         data: &ExampleSet,
@@ -555,10 +558,9 @@ impl Trainer {
         if self.multinomial {
             return self.train_multinomial(data, &classes, &weights, reducer, monitor);
         }
-        if let Some(algorithm) = self.one_pass_algorithm(classes.len())
-            && reducer.size() == 1
-        {
-            return self.train_classes_in_one_pass(data, algorithm, &classes, &weights, monitor);
+        if let Some(algorithm) = self.one_pass_algorithm(classes.len()) {
+            return self
+                .train_classes_in_one_pass(data, algorithm, &classes, &weights, reducer, monitor);
         }
         // Across ranks, the classes' sums must come in the same order on every rank.
         let (at_once, trainer) = match reducer.size() {
@@ -1061,12 +1063,7 @@ impl Trainer {
             dist::online::average_snapshot(reducer, &mut snapshot, share);
         }
         let mut details = self.online_details(&fit.schedule, fit.steps, data.n_rows());
-        details["ranks"] = json!(ranks);
-        details["averaging"] = json!(averaging.map(|a| a.to_string()));
-        if averaging == Some(Averaging::Epoch) {
-            details["local_steps"] = json!(self.local_steps.unwrap_or_default().to_string());
-            details["averages_per_epoch"] = json!(self.averages_per_epoch.unwrap_or(1));
-        }
+        self.distributed_details(&mut details, ranks, averaging);
         details["threads"] = json!(self.threads.unwrap_or(1));
         details["averaged"] = json!(snapshot.averaged.is_some());
         if let Some(t) = resumed_at {
@@ -1111,6 +1108,22 @@ impl Trainer {
             sampling: self.sampling,
             seed: self.seed,
             stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
+        }
+    }
+
+    /// Sets in an online run's `details` how it ran across `ranks` ranks, averaging as
+    /// `averaging` says (`None` on one).
+    fn distributed_details(
+        &self,
+        details: &mut serde_json::Value,
+        ranks: usize,
+        averaging: Option<Averaging>,
+    ) {
+        details["ranks"] = json!(ranks);
+        details["averaging"] = json!(averaging.map(|a| a.to_string()));
+        if averaging == Some(Averaging::Epoch) {
+            details["local_steps"] = json!(self.local_steps.unwrap_or_default().to_string());
+            details["averages_per_epoch"] = json!(self.averages_per_epoch.unwrap_or(1));
         }
     }
 

@@ -1,6 +1,7 @@
 //! One-vs-rest's online classes trained in one pass over the data ([`online::fit_classes`]),
 //! as [`Trainer::train_one_vs_rest`] runs SGD, ASGD and CASGD unless told otherwise
-//! ([`Trainer::classes_in_one_pass`]).
+//! ([`Trainer::classes_in_one_pass`]), on one process or across ranks
+//! ([`crate::dist::online::fit_classes`]).
 
 use super::*;
 
@@ -44,9 +45,14 @@ impl Trainer {
         algorithm: online::Algorithm,
         classes: &[f64],
         weights: &[ClassWeights],
+        reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
-        let (at_once, _) = self.class_trainer(classes.len());
+        // Across ranks the groups go one after the other, in the same order on every rank.
+        let at_once = match reducer.size() {
+            1 => self.class_trainer(classes.len()).0,
+            _ => 1,
+        };
         let sums_per_feature = if algorithm.averages() { 2 } else { 1 };
         let class_bytes = data.n_features() * sums_per_feature * size_of::<f64>();
         let size = group_size(classes.len(), at_once, class_bytes, GROUP_BYTES);
@@ -65,7 +71,7 @@ impl Trainer {
                 .map(|range| {
                     announce(monitor, range.clone());
                     let (classes, weights) = (&classes[range.clone()], &weights[range]);
-                    self.train_group(data, algorithm, classes, weights, monitor)
+                    self.train_group(data, algorithm, classes, weights, reducer, monitor)
                 })
                 .collect()
         } else {
@@ -77,7 +83,7 @@ impl Trainer {
                             announce(&mut monitor, range.clone());
                         }
                         let (classes, weights) = (&classes[range.clone()], &weights[range]);
-                        self.train_group(data, algorithm, classes, weights, &mut ())
+                        self.train_group(data, algorithm, classes, weights, &Local, &mut ())
                     })
                     .collect()
             })
@@ -98,30 +104,31 @@ impl Trainer {
         })
     }
 
-    /// One group of classes in one pass: a training per class, in the order of `classes`.
+    /// One group of classes in one pass, across the ranks of `reducer`: a training per
+    /// class, in the order of `classes`.
     fn train_group<M: Monitor>(
         &self,
         data: &ExampleSet,
         algorithm: online::Algorithm,
         classes: &[f64],
         weights: &[ClassWeights],
+        reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<Vec<Training>, Error> {
-        let weighted = self.sample_weights.as_ref().map(|weights| {
-            SampleWeighted::new(data, weights).map_err(|e| Error::Config(e.to_string()))
-        });
-        let config = online::Config {
-            class_weights: ClassWeights::UNIT,
-            ..self.online_config(self.training_loss())
-        };
-        let fit = match weighted.transpose()? {
-            Some(rows) => online::fit_classes(&rows, algorithm, &config, classes, weights, monitor),
-            None => online::fit_classes(data, algorithm, &config, classes, weights, monitor),
+        let group = (algorithm, classes, weights);
+        let (fit, averaging) = match &self.sample_weights {
+            Some(s) => {
+                let rows =
+                    SampleWeighted::new(data, s).map_err(|e| Error::Config(e.to_string()))?;
+                self.fit_group(&rows, group, reducer, monitor)
+            }
+            None => self.fit_group(data, group, reducer, monitor),
         }?;
         let permutation = data.feature_permutation();
         (fit.snapshots.into_iter().zip(weights))
             .map(|(snapshot, &class_weights)| {
                 let mut details = self.online_details(&fit.schedule, fit.steps, data.n_rows());
+                self.distributed_details(&mut details, reducer.size(), averaging);
                 details["averaged"] = json!(snapshot.averaged.is_some());
                 details["one_pass_classes"] = json!(classes.len());
                 let output = snapshot.averaged.unwrap_or(snapshot.last);
@@ -134,9 +141,56 @@ impl Trainer {
                 };
                 let weighted = WeightedLoss::new(self.training_loss(), class_weights)
                     .map_err(|e| Error::Config(e.to_string()))?;
-                self.finish(run, details, weighted, permutation, &Local)
+                self.finish(run, details, weighted, permutation, reducer)
             })
             .collect()
+    }
+
+    /// The run of [`Trainer::train_group`] on `rows` (`data`'s, weighted or not), and how it
+    /// averaged across the ranks: as [`Trainer::train_across`] runs one online model, each
+    /// class's iterates averaged after every epoch (the default) or once at the end.
+    fn fit_group<E: Examples>(
+        &self,
+        rows: &E,
+        (algorithm, classes, weights): (online::Algorithm, &[f64], &[ClassWeights]),
+        reducer: &dyn Reducer,
+        monitor: &mut dyn online::Observer,
+    ) -> Result<(online::ClassesFit, Option<Averaging>), Error> {
+        let loss = self.training_loss();
+        let mut config = online::Config {
+            class_weights: ClassWeights::UNIT,
+            ..self.online_config(loss)
+        };
+        let averaging = (reducer.size() > 1).then(|| self.averaging.unwrap_or_default());
+        let fit = match averaging {
+            None => online::fit_classes(rows, algorithm, &config, classes, weights, monitor)?,
+            Some(Averaging::Epoch) => {
+                let options = dist_online::Options {
+                    local_steps: self.local_steps.unwrap_or_default(),
+                    per_epoch: self.averages_per_epoch.unwrap_or(1),
+                };
+                dist::online::fit_classes(
+                    rows, algorithm, &config, classes, weights, &options, reducer, monitor,
+                )?
+            }
+            Some(Averaging::End) => {
+                // Every rank a whole run on its share, averaged once below, all with the
+                // whole data's default t₀ (as `train_online` runs one model).
+                config.seed = config.seed.wrapping_add(reducer.rank() as u64);
+                if config.t0.is_none() {
+                    let whole = dist::online::whole_norms(reducer, rows, loss);
+                    config.t0 = Some(whole.default_t0(loss, self.lambda));
+                }
+                let mut fit =
+                    online::fit_classes(rows, algorithm, &config, classes, weights, monitor)?;
+                let share = rows.n_rows() as f64 / dist::total_rows(reducer, rows.n_rows()) as f64;
+                for snapshot in &mut fit.snapshots {
+                    dist::online::average_snapshot(reducer, snapshot, share);
+                }
+                fit
+            }
+        };
+        Ok((fit, averaging))
     }
 }
 

@@ -155,7 +155,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
 }
 
 /// One model per class of every rank's labels (one-vs-rest), each trained across the ranks
-/// in turn; rank 0 writes the classifier and reports each class's objective and error, and
+/// in turn (the online learners' classes at once, in one pass); rank 0 writes the classifier and reports each class's objective and error, and
 /// the classes' error and macro F1, over every rank's rows.
 fn train_classes(
     args: &Args,
