@@ -433,6 +433,22 @@ fn one_vs_rest_across_ranks_reaches_each_class_s_single_process_objective() {
     ];
     let across = summary(&train(Some(2), &asgd));
     assert_eq!(across["class_weights"][1]["positive"], 3.0);
+    // The classes in one pass over each share, each averaged across the ranks as its
+    // separate passes are: the same objectives, to rounding.
+    assert_eq!(across["details"][0]["one_pass_classes"], 3);
+    let separate = [&asgd[..], &["--separate-class-passes"]].concat();
+    let apart = summary(&train(Some(2), &separate));
+    let objectives = |s: &serde_json::Value| -> Vec<f64> {
+        (s["train"]["classes"].as_array().unwrap().iter())
+            .map(|class| class["objective"].as_f64().unwrap())
+            .collect()
+    };
+    for (a, b) in objectives(&across).iter().zip(objectives(&apart)) {
+        assert!(
+            (a - b).abs() <= 1e-9 * b,
+            "one pass {a}, separate passes {b}"
+        );
+    }
     let refused = train(Some(2), &[&asgd[..], &["--readable", "w.txt"]].concat());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
