@@ -101,14 +101,7 @@ pub fn fit_classes_mixing<E: Examples>(
     let losses = (weights.iter())
         .map(|&w| WeightedLoss::new(config.loss, w))
         .collect::<Result<Vec<_>, _>>()?;
-    let (mut mix, per_epoch, x_bar) = match mixing {
-        Some(Mixing {
-            mix,
-            per_epoch,
-            x_bar,
-        }) => (Some(mix), per_epoch.max(1), x_bar),
-        None => (None, 1, None),
-    };
+    let (mut mix, per_epoch, x_bar) = Mixing::parts(mixing);
     let mut learner = Classes::new(data, algorithm, losses, classes, schedule, config, x_bar)?;
     let rows = data.rows();
     let data = &rows;

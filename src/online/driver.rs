@@ -452,6 +452,20 @@ pub struct Mixing<'a> {
     pub x_bar: Option<Vec<f64>>,
 }
 
+impl<'a> Mixing<'a> {
+    /// The mix (none without mixing), the mixes per epoch (at least 1) and x̄ of `mixing`.
+    pub(crate) fn parts(mixing: Option<Mixing<'a>>) -> (Option<Mix<'a>>, u64, Option<Vec<f64>>) {
+        match mixing {
+            Some(Mixing {
+                mix,
+                per_epoch,
+                x_bar,
+            }) => (Some(mix), per_epoch.max(1), x_bar),
+            None => (None, 1, None),
+        }
+    }
+}
+
 /// [`fit_from`], with the iterates passed through `mixing.mix` k times an epoch and after the
 /// last step; the learner restarts from the mixed ones ([`Learner::restart`]), and the
 /// observer (at epoch ends) and the result see them. Without `mixing` this is [`fit_from`].
@@ -473,14 +487,7 @@ pub fn fit_mixing<E: Examples>(
         config.weighted_loss()?,
         config.regularize_bias,
     );
-    let (mix, per_epoch, x_bar) = match mixing {
-        Some(Mixing {
-            mix,
-            per_epoch,
-            x_bar,
-        }) => (Some(mix), per_epoch.max(1), x_bar),
-        None => (None, 1, None),
-    };
+    let (mix, per_epoch, x_bar) = Mixing::parts(mixing);
     // x̄ (n entries) moves into the one learner that runs: no copy.
     let naive = |kind, x_bar| Naive::around(data, kind, x_bar, loss, schedule, reg);
     let run = Run {
