@@ -20,9 +20,9 @@ fn group_size(classes: usize, at_once: usize, class_bytes: usize, budget: usize)
 }
 
 impl Trainer {
-    /// The online algorithm that trains `classes` classes in one pass on a single process, if
-    /// these settings let it: SGD or ASGD, one pass allowed, and one thread per class (with
-    /// more threads than classes, each class runs Hogwild workers of its own instead).
+    /// The online algorithm that trains `classes` classes in one pass, if these settings let
+    /// it: SGD, ASGD or CASGD, one pass allowed, and one thread per class (with at least twice
+    /// as many threads as classes, each class runs Hogwild workers of its own instead).
     pub(super) fn one_pass_algorithm(&self, classes: usize) -> Option<online::Algorithm> {
         let Learner::Online(algorithm) = self.learner else {
             return None;
