@@ -331,6 +331,33 @@ pub fn fit_classes<E: Examples>(
     )
 }
 
+/// This rank's settings for a run averaged once, after the last step ([`Averaging::End`]): a
+/// whole run on its share with its own sampler stream (the seed advanced by the rank), and by
+/// default the whole data's t₀ ([`whole_norms`]), so that every rank follows one schedule.
+pub fn end_config<E: Examples>(config: &Config, data: &E, reducer: &dyn Reducer) -> Config {
+    let t0 = config.t0.unwrap_or_else(|| {
+        whole_norms(reducer, data, config.loss).default_t0(config.loss, config.lambda)
+    });
+    Config {
+        seed: config.seed.wrapping_add(reducer.rank() as u64),
+        t0: Some(t0),
+        ..*config
+    }
+}
+
+/// The end of an [`Averaging::End`] run: every snapshot replaced on every rank by the ranks'
+/// average, each weighted by its share of the rows (this rank holds `rows`).
+pub fn average_at_end<'s>(
+    reducer: &dyn Reducer,
+    rows: usize,
+    snapshots: impl IntoIterator<Item = &'s mut Snapshot>,
+) {
+    let share = rows as f64 / super::total_rows(reducer, rows) as f64;
+    for snapshot in snapshots {
+        average_snapshot(reducer, snapshot, share);
+    }
+}
+
 /// x̄ of the whole data, the same bits on every rank: the ranks' row sums added (one sum of
 /// n values), over all `rows`. CASGD centers every share on it, so that every rank runs the
 /// learner a single run would (each share's own mean would give each rank another implicit

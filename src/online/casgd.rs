@@ -34,7 +34,7 @@ pub struct Casgd {
 
 /// The centering of CASGD's set-up: x̄, ‖x̄‖² and q_i = x_i·x̄, read-only during training
 /// (shared by the parallel workers of [`super::hogwild`]).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Centering {
     /// x̄, the mean example (absent entries count as 0).
     pub x_bar: Vec<f64>,
@@ -100,15 +100,6 @@ pub fn mean_example<E: Examples>(data: &E) -> Result<Vec<f64>, AllocError> {
 }
 
 impl Centering {
-    /// No centring at all (no features, no rows): what a centring lent out leaves behind.
-    pub fn empty() -> Centering {
-        Centering {
-            x_bar: Vec::new(),
-            x_bar_norm2: 0.0,
-            q: Vec::new(),
-        }
-    }
-
     /// The projection sums (z̃, ζ̃) that the pairs [v, u] and the centering sums a, ā imply:
     /// z̃ = v·x̄ − a‖x̄‖² = Σ_i (v_i − a x̄_i) x̄_i and ζ̃ = Σ_i (u_i − ā x̄_i) x̄_i, summed in the
     /// centered form so that nothing large cancels. O(n).

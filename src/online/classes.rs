@@ -13,10 +13,9 @@
 //!
 //! Each class takes exactly the steps of its own run on the relabelled rows ([`Sgd`],
 //! [`Asgd`], [`Casgd`] on [`crate::data::ClassVsRest`] with the same config): on the scalar
-//! kernel path
-//! the iterates are the same bits; on a vectorized path the classes' dot products are summed
-//! in another order than the single-class kernels sum them, a rounding difference. A class's
-//! result does not depend on which other classes share its pass.
+//! kernel path the iterates are the same bits; on a vectorized path the classes' dot products
+//! are summed in another order than the single-class kernels sum them, a rounding difference.
+//! A class's result does not depend on which other classes share its pass.
 
 use std::time::Instant;
 
@@ -42,7 +41,8 @@ pub struct ClassesFit {
     pub schedule: Schedule,
     /// Steps taken: each class took all of them.
     pub steps: u64,
-    /// Wall-clock seconds of the steps and of the final recovery of every class's iterates.
+    /// Wall-clock seconds of the steps, the mixes and the final recovery of every class's
+    /// iterates.
     pub seconds: f64,
 }
 
@@ -165,8 +165,8 @@ fn put_pairs(vu: &mut [f64], k: usize, class: usize, own: &[[f64; 2]]) {
     }
 }
 
-/// The target of the class `class`, whose targets are `[for its rows, for the others]`, on
-/// a row labelled `label`.
+/// The target of the class `class` on a row labelled `label`, given the loss's targets
+/// `[for a class's rows, for the others]`.
 #[inline]
 fn class_target(targets: [f64; 2], class: f64, label: f64) -> f64 {
     targets[usize::from(label != class)]
@@ -192,8 +192,9 @@ enum Sums {
 struct Classes<'c> {
     losses: Vec<WeightedLoss>,
     classes: &'c [f64],
-    /// Each class's target for a row of its class and for any other row.
-    targets: Vec<[f64; 2]>,
+    /// The loss's target for a row of a class and for any other row (the classes share the
+    /// loss; their weights do not change its targets).
+    targets: [f64; 2],
     schedule: Schedule,
     sums: Sums,
     biases: Vec<BiasTerm>,
@@ -237,10 +238,7 @@ impl<'c> Classes<'c> {
             }
             _ => Sums::Sgd(array),
         };
-        let targets = losses
-            .iter()
-            .map(|loss| [loss.target(1.0), loss.target(-1.0)])
-            .collect();
+        let targets = [config.loss.target(1.0), config.loss.target(-1.0)];
         Ok(Classes {
             losses,
             classes,
@@ -287,7 +285,7 @@ impl<'c> Classes<'c> {
                     sums[k].prediction(vx, *q, r, divisor) + free_bias
                 }
             };
-            let y = class_target(self.targets[k], self.classes[k], row.label);
+            let y = class_target(self.targets, self.classes[k], row.label);
             let g = s * self.losses[k].derivative(p, y);
             any |= g != 0.0;
             self.predictions[k] = p;
@@ -316,7 +314,7 @@ impl<'c> Classes<'c> {
     fn mean_loss(&self, label: f64) -> f64 {
         let total: f64 = (0..self.classes.len())
             .map(|k| {
-                let y = class_target(self.targets[k], self.classes[k], label);
+                let y = class_target(self.targets, self.classes[k], label);
                 self.losses[k].value(self.predictions[k], y)
             })
             .sum();
@@ -375,7 +373,7 @@ impl<'c> Classes<'c> {
             }
             Sums::Casgd(vu, h, centering, sums) => {
                 let own = pairs_of(vu, k, class)?;
-                let lent = std::mem::replace(centering, Centering::empty());
+                let lent = std::mem::take(centering);
                 let mut learner =
                     Casgd::from_sums(loss, schedule, lent, own, sums[class], bias, *h);
                 let result = act(&mut learner);

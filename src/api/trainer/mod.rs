@@ -122,6 +122,25 @@ pub struct OneVsRestTraining {
     pub examples: u64,
 }
 
+impl OneVsRestTraining {
+    /// The classifier of the classes' trainings, one per class in the order of `classes`,
+    /// which started at `started`.
+    fn of(
+        classes: Vec<f64>,
+        trainings: Vec<Training>,
+        started: std::time::Instant,
+    ) -> Result<OneVsRestTraining, Error> {
+        let seconds = started.elapsed().as_secs_f64();
+        let examples = trainings.iter().map(|t| t.examples).sum();
+        let models = trainings.into_iter().map(|t| t.model).collect();
+        Ok(OneVsRestTraining {
+            classifier: OneVsRest::new(classes, models).map_err(Error::Config)?,
+            seconds,
+            examples,
+        })
+    }
+}
+
 impl Trainer {
     /// `learner` with the defaults: its [`Learner::default_loss`], λ = 10⁻⁴, seed 1, a
     /// regularized bias, [`DEFAULT_EPOCHS`] passes (online), the batch solvers' own limits.
@@ -492,8 +511,8 @@ impl Trainer {
     /// each with an equal share of them: with 8 threads and 5 classes, 5 at once on 1 thread
     /// each. An online learner without a thread count trains each class on one thread, so
     /// that the classifier is the same bit for bit on any machine; batch solvers give the
-    /// same result on any number of threads. SGD, ASGD and CASGD train the classes at once in one
-    /// pass over the data, or one pass per group of classes on more threads
+    /// same result on any number of threads. SGD, ASGD and CASGD train the classes at once,
+    /// in one pass over the data, or one pass per group of classes on more threads
     /// ([`Trainer::classes_in_one_pass`]). `monitor` is told each class as its training
     /// starts; it follows the progress only where one run trains at a time (a budget of 1
     /// thread).
@@ -590,19 +609,8 @@ impl Trainer {
                     .collect()
             })
         };
-        let seconds = started.elapsed().as_secs_f64();
-        let (mut models, mut examples) = (Vec::with_capacity(classes.len()), 0);
-        for training in trainings {
-            let training = training?;
-            examples += training.examples;
-            models.push(training.model);
-        }
-        let classifier = OneVsRest::new(classes, models).map_err(Error::Config)?;
-        Ok(OneVsRestTraining {
-            classifier,
-            seconds,
-            examples,
-        })
+        let trainings = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;
+        OneVsRestTraining::of(classes, trainings, started)
     }
 
     /// How one-vs-rest spends the threads: (classes trained at once, the trainer of each).
@@ -613,6 +621,18 @@ impl Trainer {
     /// Classes at once leave their workers unpinned: each would pin its own to the same
     /// first cores.
     fn class_trainer(&self, classes: usize) -> (usize, Trainer) {
+        let (at_once, per_class) = self.class_threads(classes);
+        let mut trainer = match per_class {
+            Some(threads) => self.clone().threads(threads),
+            None => self.clone(),
+        };
+        trainer.pin_workers = at_once == 1;
+        (at_once, trainer)
+    }
+
+    /// [`Trainer::class_trainer`]'s split of the threads: (classes at once, each one's thread
+    /// count, `None` to keep the trainer's own).
+    fn class_threads(&self, classes: usize) -> (usize, Option<usize>) {
         let budget = self
             .threads
             .unwrap_or_else(rayon::current_num_threads)
@@ -623,12 +643,7 @@ impl Trainer {
             (Learner::Online(a), Some(_)) if !a.has_hogwild() => Some(1),
             _ => Some(budget / at_once),
         };
-        let mut trainer = match per_class {
-            Some(threads) => self.clone().threads(threads),
-            None => self.clone(),
-        };
-        trainer.pin_workers = at_once == 1;
-        (at_once, trainer)
+        (at_once, per_class)
     }
 
     /// Each class's weights against the rest ([`ClassWeighting::one_vs_rest`]; unit without
@@ -1019,13 +1034,8 @@ impl Trainer {
         let parallel = algorithm.has_hogwild();
         let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
         if averaging == Some(Averaging::End) {
-            // Every rank a whole run on its share, averaged once below, all with the whole
-            // data's default t₀.
-            config.seed = config.seed.wrapping_add(reducer.rank() as u64);
-            if config.t0.is_none() {
-                let whole = dist::online::whole_norms(reducer, data, loss);
-                config.t0 = Some(whole.default_t0(loss, self.lambda));
-            }
+            // Every rank a whole run on its share, averaged once below.
+            config = dist::online::end_config(&config, data, reducer);
         }
         let fit = match self.threads {
             Some(threads) if threads > 1 && averaging == Some(Averaging::Epoch) => {
@@ -1059,8 +1069,7 @@ impl Trainer {
         };
         let mut snapshot = fit.snapshot;
         if averaging == Some(Averaging::End) {
-            let share = data.n_rows() as f64 / dist::total_rows(reducer, data.n_rows()) as f64;
-            dist::online::average_snapshot(reducer, &mut snapshot, share);
+            dist::online::average_at_end(reducer, data.n_rows(), [&mut snapshot]);
         }
         let mut details = self.online_details(&fit.schedule, fit.steps, data.n_rows());
         self.distributed_details(&mut details, ranks, averaging);

@@ -27,16 +27,15 @@ impl Trainer {
         let Learner::Online(algorithm) = self.learner else {
             return None;
         };
-        let (_, trainer) = self.class_trainer(classes);
-        (self.classes_in_one_pass
-            && online::trains_classes_in_one_pass(algorithm)
-            && trainer.threads.unwrap_or(1) == 1)
+        let (_, per_class) = self.class_threads(classes);
+        let threads = per_class.or(self.threads).unwrap_or(1);
+        (self.classes_in_one_pass && online::trains_classes_in_one_pass(algorithm) && threads == 1)
             .then_some(algorithm)
     }
 
     /// `classes` against the rest with the class weights `weights`, in passes shared by the
     /// classes: split into groups ([`group_size`]), as many as classes train at once
-    /// ([`Trainer::class_trainer`]) unless a group's sums would pass [`GROUP_BYTES`], each group
+    /// ([`Trainer::class_threads`]) unless a group's sums would pass [`GROUP_BYTES`], each group
     /// a run of [`online::fit_classes`] on one thread. Each class's model records the size of
     /// its group as `one_pass_classes`.
     pub(super) fn train_classes_in_one_pass<M: Monitor>(
@@ -50,7 +49,7 @@ impl Trainer {
     ) -> Result<OneVsRestTraining, Error> {
         // Across ranks the groups go one after the other, in the same order on every rank.
         let at_once = match reducer.size() {
-            1 => self.class_trainer(classes.len()).0,
+            1 => self.class_threads(classes.len()).0,
             _ => 1,
         };
         let sums_per_feature = if algorithm.averages() { 2 } else { 1 };
@@ -88,20 +87,12 @@ impl Trainer {
                     .collect()
             })
         };
-        let seconds = started.elapsed().as_secs_f64();
-        let (mut models, mut examples) = (Vec::with_capacity(classes.len()), 0);
-        for group in trainings {
-            for training in group? {
-                examples += training.examples;
-                models.push(training.model);
-            }
-        }
-        let classifier = OneVsRest::new(classes.to_vec(), models).map_err(Error::Config)?;
-        Ok(OneVsRestTraining {
-            classifier,
-            seconds,
-            examples,
-        })
+        let groups = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;
+        OneVsRestTraining::of(
+            classes.to_vec(),
+            groups.into_iter().flatten().collect(),
+            started,
+        )
     }
 
     /// One group of classes in one pass, across the ranks of `reducer`: a training per
@@ -156,11 +147,7 @@ impl Trainer {
         reducer: &dyn Reducer,
         monitor: &mut dyn online::Observer,
     ) -> Result<(online::ClassesFit, Option<Averaging>), Error> {
-        let loss = self.training_loss();
-        let mut config = online::Config {
-            class_weights: ClassWeights::UNIT,
-            ..self.online_config(loss)
-        };
+        let config = self.online_config(self.training_loss());
         let averaging = (reducer.size() > 1).then(|| self.averaging.unwrap_or_default());
         let fit = match averaging {
             None => online::fit_classes(rows, algorithm, &config, classes, weights, monitor)?,
@@ -174,19 +161,11 @@ impl Trainer {
                 )?
             }
             Some(Averaging::End) => {
-                // Every rank a whole run on its share, averaged once below, all with the
-                // whole data's default t₀ (as `train_online` runs one model).
-                config.seed = config.seed.wrapping_add(reducer.rank() as u64);
-                if config.t0.is_none() {
-                    let whole = dist::online::whole_norms(reducer, rows, loss);
-                    config.t0 = Some(whole.default_t0(loss, self.lambda));
-                }
+                // Every rank a whole run on its share, averaged once at the end.
+                let config = dist::online::end_config(&config, rows, reducer);
                 let mut fit =
                     online::fit_classes(rows, algorithm, &config, classes, weights, monitor)?;
-                let share = rows.n_rows() as f64 / dist::total_rows(reducer, rows.n_rows()) as f64;
-                for snapshot in &mut fit.snapshots {
-                    dist::online::average_snapshot(reducer, snapshot, share);
-                }
+                dist::online::average_at_end(reducer, rows.n_rows(), &mut fit.snapshots);
                 fit
             }
         };
