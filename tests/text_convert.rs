@@ -8,6 +8,7 @@ use sparselin::data::chunk::{parse_chunk, split_at_newlines};
 use sparselin::data::convert::{ConvertOptions, Storage, convert};
 use sparselin::data::export::{export, push_f32};
 use sparselin::data::libsvm::{self, ParseOptions, ValueType};
+use sparselin::data::stream::TextFormat;
 use sparselin::data::number::TextValue;
 use sparselin::data::{Dataset, ExampleSet, Examples, ValueKind, Values, open_examples};
 
@@ -256,7 +257,7 @@ fn an_index_beyond_the_declared_count_is_located_where_it_is_written() {
         let expected =
             format!("{name}:42:16: index {index} is beyond the declared {declared} features");
         let options = ConvertOptions {
-            zero_based,
+            format: TextFormat::Libsvm { zero_based },
             n_features: Some(declared),
             ..small_blocks()
         };

@@ -24,12 +24,30 @@ pub struct ChunkRows<V> {
     pub indices: Vec<u32>,
     /// Values parallel to `indices`, never zero.
     pub values: Vec<V>,
+    /// One importance weight per row when the format has them (Vowpal Wabbit text), else
+    /// empty.
+    pub weights: Vec<f64>,
     /// Newlines in the chunk (lines consumed, including blank and comment lines).
     pub lines: u64,
     /// Every stored value equals 1.0.
     pub all_ones: bool,
     /// Largest index seen plus one (0 when there are no entries).
     pub columns: usize,
+}
+
+impl<V> ChunkRows<V> {
+    /// Empty, keeping the buffers: no rows, offsets `[0]`, all ones, no columns.
+    pub fn clear(&mut self) {
+        self.labels.clear();
+        self.offsets.clear();
+        self.indices.clear();
+        self.values.clear();
+        self.weights.clear();
+        self.offsets.push(0);
+        self.lines = 0;
+        self.all_ones = true;
+        self.columns = 0;
+    }
 }
 
 /// A malformed line inside a chunk: 1-based line within the chunk, column and message.
@@ -66,14 +84,7 @@ pub fn parse_chunk_into<V: TextValue>(
     zero_based: bool,
     out: &mut ChunkRows<V>,
 ) -> Result<(), ChunkError> {
-    out.labels.clear();
-    out.offsets.clear();
-    out.indices.clear();
-    out.values.clear();
-    out.offsets.push(0);
-    out.lines = 0;
-    out.all_ones = true;
-    out.columns = 0;
+    out.clear();
     // About 15 bytes of text per entry in typical files: reserve once instead of growing.
     out.indices.reserve(text.len() / 12);
     out.values.reserve(text.len() / 12);

@@ -1,11 +1,11 @@
-//! Streaming LIBSVM text → dataset conversion (`sparselin convert`).
+//! Streaming text (LIBSVM, or Vowpal Wabbit's) → dataset conversion (`sparselin convert`).
 //!
 //! The text is parsed by the shared chunk-parallel pipeline ([`parse_text`]); the rows are
 //! appended in order to a shard buffer that is written out every `rows_per_shard` rows.
 //! Memory is bounded by a few blocks plus one shard, never the file. Output goes through
 //! [`DatasetWriter`]: an error leaves no output directory behind.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sparselin_kernels::Values;
 
@@ -14,7 +14,7 @@ use super::error::DataError;
 use super::libsvm::ValueType;
 use super::number::TextValue;
 use super::shard::{ShardParts, ValueKind};
-use super::stream::{BLOCK_BYTES, declared_columns, parse_text};
+use super::stream::{BLOCK_BYTES, TextFormat, declared_columns, parse_text};
 use super::writer::{DatasetWriter, FinishOptions};
 
 /// Whether to store values or only the positions of the non-zeros.
@@ -30,17 +30,21 @@ pub enum Storage {
 }
 
 /// How to convert.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ConvertOptions {
-    /// Indices in the text start at 0 instead of 1.
-    pub zero_based: bool,
+    /// The text's format.
+    pub format: TextFormat,
+    /// A file of one sample weight per row (as `train --sample-weights` reads), stored in
+    /// the dataset. Vowpal Wabbit text carries its own (importance weights) instead.
+    pub sample_weights: Option<PathBuf>,
     /// Precision of stored values.
     pub value_type: ValueType,
     /// Binary storage: auto-detected, forced, or never.
     pub storage: Storage,
     /// Rows per shard (the last shard may hold fewer).
     pub rows_per_shard: usize,
-    /// Declared column count; `None` takes the largest index seen plus one.
+    /// Declared column count; `None` takes the largest index seen plus one (LIBSVM), or
+    /// 2^bits (Vowpal Wabbit text, whose count is its hash's, and which refuses another).
     pub n_features: Option<usize>,
     /// Renumber features by descending frequency (permutation kept in the manifest).
     pub renumber_by_frequency: bool,
@@ -51,7 +55,8 @@ pub struct ConvertOptions {
 impl Default for ConvertOptions {
     fn default() -> Self {
         ConvertOptions {
-            zero_based: false,
+            format: TextFormat::Libsvm { zero_based: false },
+            sample_weights: None,
             value_type: ValueType::F32,
             storage: Storage::Auto,
             rows_per_shard: 1 << 17,
@@ -75,6 +80,8 @@ pub struct ConvertSummary {
     pub shards: usize,
     /// How values are stored.
     pub value_type: ValueKind,
+    /// Whether the dataset stores sample weights (not all 1).
+    pub sample_weights: bool,
     /// Bytes of (uncompressed) text read.
     pub text_bytes: u64,
 }
@@ -82,6 +89,8 @@ pub struct ConvertSummary {
 /// Rows waiting to be written as a shard.
 struct ShardBuffer<V> {
     labels: Vec<f64>,
+    /// The rows' importance weights, when the text has them.
+    weights: Vec<f64>,
     offsets: Vec<u64>,
     indices: Vec<u32>,
     values: Vec<V>,
@@ -91,6 +100,7 @@ impl<V: TextValue> ShardBuffer<V> {
     fn append(&mut self, rows: &ChunkRows<V>) {
         let base = self.indices.len() as u64;
         self.labels.extend_from_slice(&rows.labels);
+        self.weights.extend_from_slice(&rows.weights);
         self.offsets
             .extend(rows.offsets[1..].iter().map(|&o| o + base));
         self.indices.extend_from_slice(&rows.indices);
@@ -117,6 +127,10 @@ impl<V: TextValue> ShardBuffer<V> {
             values,
             n_features: columns,
         })?;
+        if !self.weights.is_empty() {
+            writer.add_sample_weights(&self.weights[..rows]);
+            self.weights.drain(..rows);
+        }
         self.labels.drain(..rows);
         self.offsets.drain(..rows);
         self.offsets.iter_mut().for_each(|o| *o -= end as u64);
@@ -126,7 +140,7 @@ impl<V: TextValue> ShardBuffer<V> {
     }
 }
 
-/// Convert the LIBSVM text at `input` (`-` for standard input; gzip recognized) into a new
+/// Convert the text at `input` (`-` for standard input; gzip recognized) into a new
 /// dataset directory `output`.
 pub fn convert(
     input: &Path,
@@ -158,6 +172,21 @@ pub fn convert_with_progress(
     }
 }
 
+/// The column count of VW text hashed into `bits` bits; a declared count must be that one.
+fn hashed_columns(input: &Path, bits: u32, declared: Option<usize>) -> Result<usize, DataError> {
+    let columns = super::vw::columns_of_bits(bits).map_err(|e| DataError::invalid(input, e))?;
+    match declared {
+        Some(n) if n != columns => Err(DataError::invalid(
+            input,
+            format!(
+                "{n} declared features, but hashed Vowpal Wabbit text has 2^{bits} = {columns} \
+                 columns: set the count with the hash bits"
+            ),
+        )),
+        _ => Ok(columns),
+    }
+}
+
 fn convert_typed<V: TextValue>(
     input: &Path,
     output: &Path,
@@ -171,10 +200,25 @@ fn convert_typed<V: TextValue>(
         (_, ValueType::F64) => ValueKind::F64,
     };
     // A declared count beyond 2^32 is refused before anything is written.
-    let declared = declared_columns(input, options.n_features)?;
+    let declared = match options.format {
+        TextFormat::Libsvm { .. } => declared_columns(input, options.n_features)?,
+        TextFormat::Vw { bits } => Some(hashed_columns(input, bits, options.n_features)?),
+    };
+    let file_weights = match (&options.sample_weights, options.format) {
+        (Some(path), TextFormat::Vw { .. }) => {
+            return Err(DataError::invalid(
+                path,
+                "Vowpal Wabbit text gives its rows' weights itself (importance weights): \
+                 a weight file would be a second set",
+            ));
+        }
+        (Some(path), _) => Some((path, super::sample_weights::read(path)?)),
+        (None, _) => None,
+    };
     let mut writer = DatasetWriter::create(output, kind)?;
     let mut buffer = ShardBuffer::<V> {
         labels: Vec::new(),
+        weights: Vec::new(),
         offsets: vec![0],
         indices: Vec::new(),
         values: Vec::new(),
@@ -184,7 +228,7 @@ fn convert_typed<V: TextValue>(
     // column statistics are sized by it.
     let text = parse_text::<V>(
         input,
-        options.zero_based,
+        options.format,
         declared,
         options.block_bytes,
         progress,
@@ -202,6 +246,12 @@ fn convert_typed<V: TextValue>(
         let rows = buffer.labels.len();
         buffer.emit(rows, &mut writer, kind, columns)?;
     }
+    if let Some((path, weights)) = file_weights {
+        super::sample_weights::check(&weights, writer.rows() as usize).map_err(|e| {
+            DataError::invalid(path, format!("{e}, the rows of {}", input.display()))
+        })?;
+        writer.add_sample_weights(&weights);
+    }
     let columns = declared.unwrap_or(columns);
     let manifest = writer.finish(FinishOptions {
         columns: Some(columns),
@@ -215,6 +265,7 @@ fn convert_typed<V: TextValue>(
         nnz: manifest.nnz,
         shards: manifest.shards.len(),
         value_type: manifest.value_type,
+        sample_weights: manifest.sample_weights.is_some(),
         text_bytes: text.bytes,
     })
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::columns::{ColumnArray, ColumnStatistics, ColumnTally};
+use super::columns::{ArrayFile, ColumnArray, ColumnStatistics, ColumnTally};
 use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
@@ -30,10 +30,16 @@ pub use rows::DatasetRows;
 pub const MANIFEST: &str = "manifest.json";
 /// Value of [`Manifest::format`].
 pub const FORMAT_NAME: &str = "sparselin-dataset";
-/// Manifest version this build writes: 3, whose shard entries record each shard's header
-/// checksum ([`ShardEntry::header_crc32`]). Versions 1 (column arrays inline as JSON) and 2
-/// (no header checksums) are read too; later versions are refused.
+/// Manifest version this build writes for a dataset without sample weights: 3, whose shard
+/// entries record each shard's header checksum ([`ShardEntry::header_crc32`]). Versions 1
+/// (column arrays inline as JSON) and 2 (no header checksums) are read too.
 pub const MANIFEST_VERSION: u32 = 3;
+/// Manifest version of a dataset that stores sample weights ([`Manifest::sample_weights`]):
+/// version 3 plus that entry, numbered apart so that a build that cannot read the weights
+/// refuses the dataset instead of training on it unweighted. Later versions are refused.
+pub const WEIGHTED_MANIFEST_VERSION: u32 = 4;
+/// File holding the rows' sample weights (`f64` per row), when the dataset has them.
+pub const SAMPLE_WEIGHTS_FILE: &str = "sample_weights.f64";
 
 /// One shard as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +91,11 @@ pub struct Manifest {
     /// Mean of each internal column over all rows (zeros included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column_means: Option<ColumnArray<f64>>,
+    /// Each row's sample weight ([`super::sample_weights`]), stored at conversion (Vowpal
+    /// Wabbit's importance weights, or `convert --sample-weights`); absent when every row
+    /// weighs 1. Manifest version [`WEIGHTED_MANIFEST_VERSION`] only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_weights: Option<ArrayFile>,
 }
 
 /// An open dataset: manifest plus mapped, header-validated shards.
@@ -97,6 +108,8 @@ pub struct Dataset {
     permutation: Option<Vec<u32>>,
     /// The row of the whole dataset that is this one's row 0 (non-zero for a rank's share).
     first_row: u64,
+    /// Rows of the whole dataset (more than the manifest's for a rank's share).
+    total_rows: u64,
 }
 
 impl Dataset {
@@ -114,6 +127,7 @@ impl Dataset {
     /// dataset's. A rank may get no shard (fewer shards than ranks): then it has no rows.
     pub fn open_share(dir: &Path, rank: usize, ranks: usize) -> Result<Dataset, DataError> {
         let mut manifest = read_manifest(dir)?;
+        let total_rows = manifest.rows;
         let share = crate::dist::shard_share(&manifest.shards, rank, ranks);
         let first_entry = share.start;
         let first_row = manifest.shards[..share.start].iter().map(|s| s.rows).sum();
@@ -126,7 +140,7 @@ impl Dataset {
         }
         (manifest.rows, manifest.nnz) = (rows, nnz);
         let mut dataset = Self::from_manifest(dir, manifest, first_entry)?;
-        dataset.first_row = first_row;
+        (dataset.first_row, dataset.total_rows) = (first_row, total_rows);
         Ok(dataset)
     }
 
@@ -140,6 +154,7 @@ impl Dataset {
         first_entry: usize,
     ) -> Result<Dataset, DataError> {
         let manifest_path = dir.join(MANIFEST);
+        let manifest_rows = manifest.rows;
         if manifest.columns > MAX_FEATURES {
             return Err(DataError::invalid(
                 &manifest_path,
@@ -213,6 +228,7 @@ impl Dataset {
             shards,
             permutation,
             first_row: 0,
+            total_rows: manifest_rows,
         })
     }
 
@@ -257,15 +273,36 @@ impl Dataset {
         }))
     }
 
+    /// The rows' stored sample weights, read from their file now (its length and checksum,
+    /// one valid weight per row of the whole dataset), as many as this dataset's rows (its
+    /// share's, for [`Dataset::open_share`]); `None` if it stores none (every row weighs 1).
+    pub fn sample_weights(&self) -> Result<Option<Vec<f64>>, DataError> {
+        let Some(entry) = &self.manifest.sample_weights else {
+            return Ok(None);
+        };
+        let path = self.dir.join(&entry.file);
+        let total = self.total_rows as usize;
+        let all = ColumnArray::File(entry.clone())
+            .load(&self.dir, (entry.bytes / 8) as usize)
+            .and_then(|all| {
+                super::sample_weights::check(&all, total)
+                    .map_err(|e| DataError::invalid(&path, e.to_string()))?;
+                Ok(all)
+            })?;
+        let first = self.first_row as usize;
+        Ok(Some(all[first..first + self.manifest.rows as usize].to_vec()))
+    }
+
     /// The full integrity pass: every section checksum and every row invariant of every
     /// shard (in parallel over shards; the first failing shard in row order is reported),
     /// then the per-column arrays the manifest lists (column frequencies and means: length,
     /// CRC-32 and entry count, as `info` reads them, and their contents recomputed from the
-    /// shards).
+    /// shards), and the stored sample weights (length, CRC-32, one valid weight per row).
     pub fn verify(&self) -> Result<(), DataError> {
         let results: Vec<_> = self.shards.par_iter().map(Shard::verify).collect();
         results.into_iter().collect::<Result<(), _>>()?;
-        self.verify_column_arrays()
+        self.verify_column_arrays()?;
+        self.sample_weights().map(drop)
     }
 
     /// Check the per-column arrays the manifest lists (column frequencies and means; the
@@ -405,10 +442,19 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
             m.format
         ));
     }
-    if !(1..=MANIFEST_VERSION).contains(&m.version) {
+    if !(1..=WEIGHTED_MANIFEST_VERSION).contains(&m.version) {
         return Err(format!(
-            "unsupported manifest version {} (this build reads versions 1 to {MANIFEST_VERSION})",
+            "unsupported manifest version {} (this build reads versions 1 to \
+             {WEIGHTED_MANIFEST_VERSION})",
             m.version
+        ));
+    }
+    if m.sample_weights.is_some() != (m.version == WEIGHTED_MANIFEST_VERSION) {
+        return Err(format!(
+            "manifest version {} {} sample weights: version {WEIGHTED_MANIFEST_VERSION} \
+             and only it has them",
+            m.version,
+            if m.sample_weights.is_some() { "with" } else { "without" }
         ));
     }
     let plain =
@@ -421,6 +467,7 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
             .as_ref()
             .and_then(ColumnArray::file_name),
         m.column_means.as_ref().and_then(ColumnArray::file_name),
+        m.sample_weights.as_ref().map(|w| w.file.as_str()),
     ];
     if let Some(name) = array_files.into_iter().flatten().find(|n| !plain(n)) {
         return Err(format!(

@@ -28,6 +28,7 @@ pub mod source;
 pub mod stats;
 pub mod stream;
 pub mod synth;
+pub mod vw;
 pub mod writer;
 
 pub use class_vs_rest::ClassVsRest;

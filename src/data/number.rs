@@ -43,6 +43,9 @@ pub trait TextValue: Copy + PartialEq + Send + Sync + Default + std::fmt::Debug 
     /// Sum of two values in this precision (duplicates are merged with it).
     fn add(self, other: Self) -> Self;
 
+    /// Product of two values in this precision (Vowpal Wabbit's namespace scaling).
+    fn mul(self, other: Self) -> Self;
+
     /// View a slice of these values as the kernels' [`Values`].
     fn values(slice: &[Self]) -> Values<'_>;
 
@@ -80,6 +83,11 @@ impl TextValue for f64 {
     #[inline]
     fn add(self, other: f64) -> f64 {
         self + other
+    }
+
+    #[inline]
+    fn mul(self, other: f64) -> f64 {
+        self * other
     }
 
     fn values(slice: &[f64]) -> Values<'_> {
@@ -121,6 +129,11 @@ impl TextValue for f32 {
     #[inline]
     fn add(self, other: f32) -> f32 {
         self + other
+    }
+
+    #[inline]
+    fn mul(self, other: f32) -> f32 {
+        self * other
     }
 
     fn values(slice: &[f32]) -> Values<'_> {

@@ -15,11 +15,37 @@ use std::sync::mpsc::{channel, sync_channel};
 use flate2::read::MultiGzDecoder;
 use rayon::prelude::*;
 
-use super::chunk::{ChunkRows, parse_chunk_into, split_at_newlines};
+use super::chunk::{ChunkError, ChunkRows, parse_chunk_into, split_at_newlines};
 use super::csr::{CsrError, CsrMatrix, MAX_FEATURES};
 use super::error::DataError;
 use super::libsvm::{LibsvmError, ParseOptions, ValueType, find_beyond};
 use super::number::TextValue;
+
+/// The text formats the pipeline reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextFormat {
+    /// LIBSVM / SVMlight ([`libsvm`](super::libsvm)), indices from 0 or from 1.
+    Libsvm {
+        /// Indices start at 0 instead of 1.
+        zero_based: bool,
+    },
+    /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns; rows carry
+    /// importance weights.
+    Vw {
+        /// Hash bits (VW's `-b`), 1 to 32.
+        bits: u32,
+    },
+}
+
+impl TextFormat {
+    /// Parse `text` in this format into `out`.
+    fn parse_into<V: TextValue>(self, text: &[u8], out: &mut ChunkRows<V>) -> Result<(), ChunkError> {
+        match self {
+            TextFormat::Libsvm { zero_based } => parse_chunk_into(text, zero_based, out),
+            TextFormat::Vw { bits } => super::vw::parse_chunk_into(text, bits, out),
+        }
+    }
+}
 
 /// Bytes of text read per block by default (each block is parsed in parallel).
 pub const BLOCK_BYTES: usize = 16 << 20;
@@ -77,15 +103,15 @@ pub struct TextSummary {
     pub lines: u64,
 }
 
-/// Parse the LIBSVM text at `input` (`-` for standard input; gzip recognized) in blocks of
-/// about `block_bytes`, values in precision `V`, handing every parsed piece to `sink` in input
+/// Parse the text at `input` (`-` for standard input; gzip recognized) in `format`, in blocks
+/// of about `block_bytes`, values in precision `V`, handing every parsed piece to `sink` in input
 /// order and the text bytes read so far to `progress` after each block. A malformed line
 /// stops with `file:line:column: what is wrong`, and so does an index at or beyond
 /// `declared` features when a count is declared ([`LibsvmError::BeyondDeclared`]; before
 /// `sink` sees the piece); an error from `sink` stops it too.
 pub fn parse_text<V: TextValue>(
     input: &Path,
-    zero_based: bool,
+    format: TextFormat,
     declared: Option<usize>,
     block_bytes: usize,
     progress: &mut dyn FnMut(u64),
@@ -114,7 +140,7 @@ pub fn parse_text<V: TextValue>(
             let results: Vec<_> = split
                 .par_iter()
                 .zip(parsed.par_iter_mut())
-                .map(|(piece, rows)| parse_chunk_into(piece, zero_based, rows))
+                .map(|(piece, rows)| format.parse_into(piece, rows))
                 .collect();
             for ((result, rows), piece) in results.into_iter().zip(&parsed).zip(&split) {
                 result.map_err(|e| LibsvmError::Syntax {
@@ -123,9 +149,13 @@ pub fn parse_text<V: TextValue>(
                     column: e.column,
                     message: e.message,
                 })?;
-                let beyond = declared
-                    .filter(|&n| rows.columns > n)
-                    .and_then(|n| Some((n, find_beyond(piece, zero_based, n)?)));
+                // Hashed columns are below their declared count by construction.
+                let beyond = match format {
+                    TextFormat::Libsvm { zero_based } => declared
+                        .filter(|&n| rows.columns > n)
+                        .and_then(|n| Some((n, find_beyond(piece, zero_based, n)?))),
+                    TextFormat::Vw { .. } => None,
+                };
                 if let Some((declared, (line, column, index))) = beyond {
                     return Err(LibsvmError::BeyondDeclared {
                         file: name.clone(),
@@ -165,7 +195,9 @@ fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMa
     let declared = declared_columns(input, options.n_features)?;
     parse_text::<V>(
         input,
-        options.zero_based,
+        TextFormat::Libsvm {
+            zero_based: options.zero_based,
+        },
         declared,
         BLOCK_BYTES,
         &mut |_| {},

@@ -11,9 +11,12 @@ use rayon::prelude::*;
 use sparselin_kernels::Values;
 
 use super::columns::{
-    ColumnArray, ColumnTally, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array,
+    ArrayFile, ColumnArray, ColumnTally, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array,
 };
-use super::dataset::{FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, ShardEntry};
+use super::dataset::{
+    FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, SAMPLE_WEIGHTS_FILE, ShardEntry,
+    WEIGHTED_MANIFEST_VERSION,
+};
 use super::error::DataError;
 use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
 use crate::memory::{self, AllocError};
@@ -44,6 +47,8 @@ pub struct DatasetWriter {
     nnz: u64,
     max_columns: usize,
     tally: ColumnTally,
+    /// The rows' sample weights so far, when the caller gives them.
+    sample_weights: Vec<f64>,
     published: bool,
 }
 
@@ -73,6 +78,7 @@ impl DatasetWriter {
             nnz: 0,
             max_columns: 0,
             tally: ColumnTally::default(),
+            sample_weights: Vec::new(),
             published: false,
         })
     }
@@ -117,6 +123,13 @@ impl DatasetWriter {
         self.nnz += nnz;
         self.max_columns = self.max_columns.max(parts.n_features);
         self.accumulate_statistics(parts)
+    }
+
+    /// Append the sample weights of rows written (or to be written): a dataset with weights
+    /// has one per row, given in row order across calls ([`DatasetWriter::finish`] checks the
+    /// count). Weights that are all 1 are not stored.
+    pub fn add_sample_weights(&mut self, weights: &[f64]) {
+        self.sample_weights.extend_from_slice(weights);
     }
 
     /// Add a shard's entries to the per-column tallies (in shard order, so the result does
@@ -233,9 +246,13 @@ impl DatasetWriter {
             )?)),
             None => None,
         };
+        let sample_weights = self.write_sample_weights()?;
         let manifest = Manifest {
             format: FORMAT_NAME.to_string(),
-            version: MANIFEST_VERSION,
+            version: match sample_weights {
+                Some(_) => WEIGHTED_MANIFEST_VERSION,
+                None => MANIFEST_VERSION,
+            },
             rows: self.rows,
             columns: columns as u64,
             nnz: self.nnz,
@@ -244,6 +261,7 @@ impl DatasetWriter {
             feature_permutation,
             column_frequencies,
             column_means,
+            sample_weights,
         };
         let manifest_path = self.tmp.join(MANIFEST);
         let json = serde_json::to_vec(&manifest).map_err(|e| {
@@ -257,6 +275,23 @@ impl DatasetWriter {
         renamed.map_err(|e| DataError::io(&self.dir, e))?;
         self.published = true;
         Ok(manifest)
+    }
+}
+
+impl DatasetWriter {
+    /// Check the sample weights given (none, or one valid weight per row) and write them
+    /// unless every one is 1.
+    fn write_sample_weights(&self) -> Result<Option<ArrayFile>, DataError> {
+        let weights = &self.sample_weights;
+        if weights.is_empty() {
+            return Ok(None);
+        }
+        super::sample_weights::check(weights, self.rows as usize)
+            .map_err(|e| DataError::invalid(&self.dir, format!("sample weights: {e}")))?;
+        if weights.iter().all(|&s| s == 1.0) {
+            return Ok(None);
+        }
+        write_array(&self.tmp, SAMPLE_WEIGHTS_FILE, weights).map(Some)
     }
 }
 

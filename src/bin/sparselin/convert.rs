@@ -1,15 +1,17 @@
-//! `sparselin convert`: LIBSVM text → dataset directory of binary shards.
+//! `sparselin convert`: LIBSVM or Vowpal Wabbit text → dataset directory of binary shards.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use sparselin::data::convert::{ConvertOptions, Storage, convert_with_progress};
 use sparselin::data::libsvm::ValueType;
-use sparselin::data::stream::plain_text_len;
+use sparselin::data::stream::{TextFormat, plain_text_len};
+use sparselin::data::vw;
 
 use crate::progress::{Unit, bar};
 
-/// Stream a LIBSVM/SVMlight text file into a dataset directory (shards + manifest.json).
+/// Stream a LIBSVM/SVMlight or Vowpal Wabbit text file into a dataset directory (shards +
+/// manifest.json).
 #[derive(clap::Args)]
 pub struct Args {
     /// Input text, optionally gzip-compressed; `-` reads standard input.
@@ -17,9 +19,24 @@ pub struct Args {
     /// Output dataset directory; must not exist (written under a temporary name, renamed at
     /// the end, so an error leaves nothing behind).
     output: PathBuf,
-    /// Indices in the text start at 0 (default: 1-based).
+    /// The text's format: `libsvm` (LIBSVM / SVMlight: `label index:value ...`) or `vw`
+    /// (Vowpal Wabbit: `label [importance] ['tag]|namespace name[:value] ...`, names hashed
+    /// into 2^--bits columns as VW hashes them, importance weights stored as the rows'
+    /// sample weights).
+    #[arg(long, value_enum, default_value_t = Format::Libsvm)]
+    format: Format,
+    /// Vowpal Wabbit text: hash bits (VW's -b), 1 to 32; the dataset has 2^bits columns.
+    /// [default: 18]
+    #[arg(long)]
+    bits: Option<u32>,
+    /// LIBSVM text: indices start at 0 (default: 1-based).
     #[arg(long)]
     zero_based: bool,
+    /// Store a sample weight for each row in the dataset: FILE (gzip ok) holds one
+    /// non-negative number per line, the weight of the row of the same line (as `train
+    /// --sample-weights` reads). Training on the dataset then weighs its rows by them.
+    #[arg(long, value_name = "FILE")]
+    sample_weights: Option<PathBuf>,
     /// Storage precision of the values.
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     values: Precision,
@@ -45,6 +62,13 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Text format on the command line.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Libsvm,
+    Vw,
+}
+
 /// Value precision on the command line.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Precision {
@@ -65,8 +89,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.rows_per_shard >= 1,
         "--rows-per-shard must be at least 1"
     );
+    let format = match args.format {
+        Format::Libsvm => {
+            anyhow::ensure!(
+                args.bits.is_none(),
+                "--bits hashes Vowpal Wabbit text: add --format vw"
+            );
+            TextFormat::Libsvm {
+                zero_based: args.zero_based,
+            }
+        }
+        Format::Vw => {
+            anyhow::ensure!(
+                !args.zero_based,
+                "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
+            );
+            TextFormat::Vw {
+                bits: args.bits.unwrap_or(vw::DEFAULT_BITS),
+            }
+        }
+    };
     let options = ConvertOptions {
-        zero_based: args.zero_based,
+        format,
+        sample_weights: args.sample_weights.clone(),
         value_type: match args.values {
             Precision::F32 => ValueType::F32,
             Precision::F64 => ValueType::F64,
@@ -98,6 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "nnz": summary.nnz,
             "shards": summary.shards,
             "value_type": summary.value_type.to_string(),
+            "sample_weights": summary.sample_weights,
             "text_bytes": summary.text_bytes,
             "seconds": seconds,
             "mb_per_s": mb_per_s,
@@ -105,13 +151,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!("{json}")?;
     } else {
         outln!(
-            "{}: {} rows, {} columns, {} nnz, {} values, {} shards ({:.1} MB of text in {:.2} s, {:.0} MB/s)",
+            "{}: {} rows, {} columns, {} nnz, {} values, {} shards{} ({:.1} MB of text in {:.2} s, {:.0} MB/s)",
             args.output.display(),
             summary.rows,
             summary.columns,
             summary.nnz,
             summary.value_type,
             summary.shards,
+            if summary.sample_weights {
+                ", sample weights"
+            } else {
+                ""
+            },
             summary.text_bytes as f64 / 1e6,
             seconds,
             mb_per_s
