@@ -273,6 +273,12 @@ impl Dataset {
         }))
     }
 
+    /// The file of the rows' stored sample weights, if the dataset has them.
+    pub fn sample_weights_file(&self) -> Option<PathBuf> {
+        let entry = self.manifest.sample_weights.as_ref()?;
+        Some(self.dir.join(&entry.file))
+    }
+
     /// The rows' stored sample weights, read from their file now (its length and checksum,
     /// one valid weight per row of the whole dataset), as many as this dataset's rows (its
     /// share's, for [`Dataset::open_share`]); `None` if it stores none (every row weighs 1).

@@ -1,5 +1,7 @@
 //! Dataset → LIBSVM text (`sparselin export`), and the number formatting that makes
-//! convert → export → convert lossless.
+//! convert → export → convert lossless. LIBSVM text has no place for sample weights: a
+//! dataset's stored weights go to a file of their own ([`export_sample_weights`]), one per
+//! line, as `convert --sample-weights` reads them back.
 //!
 //! Indices are written 1-based in original feature ids (a renumbered dataset is mapped back
 //! through its permutation). Labels and values use Rust's shortest round-trip decimal of their
@@ -102,4 +104,31 @@ pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
         file.commit().map_err(io)?;
     }
     Ok(written)
+}
+
+/// Write the sample weights the dataset at `dir` stores to `output` (`-` for standard
+/// output), one per line in row order (shortest round-trip decimals), whole or not at all.
+/// Returns the bytes written; a dataset that stores none is an error.
+pub fn export_sample_weights(dir: &Path, output: &Path) -> Result<u64, DataError> {
+    let dataset = Dataset::open(dir)?;
+    let Some(weights) = dataset.sample_weights()? else {
+        return Err(DataError::invalid(
+            dir,
+            "stores no sample weights (every row weighs 1)",
+        ));
+    };
+    let mut text = Vec::with_capacity(weights.len() * 4);
+    for s in &weights {
+        writeln!(text, "{s}").expect("writing to a Vec cannot fail");
+    }
+    let io = |e| DataError::io(output, e);
+    if output == Path::new("-") {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(&text).and_then(|()| stdout.flush()).map_err(io)?;
+    } else {
+        let mut file = OutputFile::create(output).map_err(io)?;
+        file.write_all(&text).map_err(io)?;
+        file.commit().map_err(io)?;
+    }
+    Ok(text.len() as u64)
 }

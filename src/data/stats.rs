@@ -37,6 +37,19 @@ pub struct LabelSummary {
     pub mean: f64,
 }
 
+/// The spread of a dataset's stored sample weights.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WeightSummary {
+    /// Smallest weight.
+    pub min: f64,
+    /// Largest weight.
+    pub max: f64,
+    /// Mean weight (the sum over the rows, divided by their count).
+    pub mean: f64,
+    /// Rows of weight 0 (which count as none).
+    pub zero: u64,
+}
+
 /// One shard as reported.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ShardSummary {
@@ -94,6 +107,8 @@ pub struct DatasetSummary {
     pub labels: LabelSummary,
     /// Column usage, when the dataset recorded column statistics.
     pub column_usage: Option<ColumnUsage>,
+    /// The stored sample weights, when the dataset has them.
+    pub sample_weights: Option<WeightSummary>,
     /// Shards.
     pub shards: Vec<ShardSummary>,
 }
@@ -189,6 +204,12 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
             median_frequency: used.get(used.len() / 2).copied().unwrap_or(0),
         }
     });
+    let sample_weights = dataset.sample_weights()?.map(|weights| WeightSummary {
+        min: weights.iter().copied().fold(f64::INFINITY, f64::min),
+        max: weights.iter().copied().fold(0.0, f64::max),
+        mean: weights.iter().sum::<f64>() / weights.len().max(1) as f64,
+        zero: weights.iter().filter(|&&s| s == 0.0).count() as u64,
+    });
     Ok(DatasetSummary {
         rows: m.rows,
         columns: m.columns,
@@ -198,6 +219,7 @@ pub fn summarize(dataset: &Dataset) -> Result<DatasetSummary, DataError> {
         nnz_per_row,
         labels,
         column_usage,
+        sample_weights,
         shards: m
             .shards
             .iter()

@@ -40,8 +40,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
             .as_ref()
             .map(|w| format!(", class weights {w}"))
             .unwrap_or_default(),
-        args.sample_weights
-            .as_ref()
+        args.weights_origin()
             .map(|path| format!(", sample weights {}", path.display()))
             .unwrap_or_default(),
         data.n_rows(),
@@ -61,7 +60,7 @@ pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
         "rows": data.n_rows(),
         "seed": args.seed,
         "class_weights": args.class_weight.as_ref().map(|w| w.to_string()),
-        "sample_weights": args.sample_weights,
+        "sample_weights": args.weights_origin(),
     });
     if one_vs_rest {
         let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &ClassesFold)| {

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use sparselin::api;
-use sparselin::data::{Examples, SampleWeighted, sample_weights};
+use sparselin::data::{Examples, SampleWeighted};
 use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate};
 use sparselin::model::SavedModel;
 
-use crate::input::{TextArgs, read_examples, refuse_multiclass};
+use crate::input::{RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
 use crate::number::decimal;
 
 /// Arguments of `sparselin eval`.
@@ -22,7 +22,8 @@ pub struct Args {
     text: TextArgs,
     /// Weigh each row's term of the objective and mean loss by the number on its line of
     /// FILE (as `train --sample-weights` does; scikit-learn's `score(…, sample_weight)`); the
-    /// other metrics count every row once.
+    /// other metrics count every row once. Without it, a dataset that stores weights is
+    /// weighed by those (Vowpal Wabbit's average loss weighs by importance).
     #[arg(long, value_name = "FILE")]
     sample_weights: Option<PathBuf>,
     /// Print the metrics as one JSON object.
@@ -39,17 +40,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "{}: no rows to evaluate (every metric would be 0 or undefined)",
         sparselin::data::error::name(&args.data)
     );
-    let row_weights = match &args.sample_weights {
-        Some(path) => {
-            let row_weights = sample_weights::read(path)?;
-            SampleWeighted::new(&data, &row_weights).with_context(|| {
+    let row_weights = match row_weights(args.sample_weights.as_deref(), &args.data)? {
+        Some(RowWeights { origin, weights }) => {
+            SampleWeighted::new(&data, &weights).with_context(|| {
                 format!(
                     "{}: the weights of the rows of {}",
-                    path.display(),
+                    origin.display(),
                     args.data.display()
                 )
             })?;
-            Some(row_weights)
+            Some(weights)
         }
         None => None,
     };

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use sparselin::data::Dataset;
 use sparselin::data::stats::summarize;
 
-/// Rows, columns, non-zeros, non-zeros per row, label balance and shards of a dataset.
+/// Rows, columns, non-zeros, non-zeros per row, label balance, sample weights and shards of a
+/// dataset.
 #[derive(clap::Args)]
 pub struct Args {
     /// Dataset directory.
@@ -78,6 +79,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             densest.feature,
             densest.rows,
             c.median_frequency
+        )?;
+    }
+    if let Some(w) = &s.sample_weights {
+        outln!(
+            "weights    min {}, max {}, mean {}, {} rows of weight 0",
+            short_number(w.min),
+            short_number(w.max),
+            six_digits(w.mean),
+            w.zero
         )?;
     }
     outln!(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use sparselin::data::csr::MAX_FEATURES;
 use sparselin::data::libsvm::{LibsvmError, ParseOptions};
-use sparselin::data::{DataError, ExampleSet, open_examples};
+use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights};
 use sparselin::loss::Loss;
 use sparselin::metrics;
 
@@ -115,4 +115,34 @@ pub fn refuse_multiclass(
         );
     }
     Ok(())
+}
+
+/// The sample weights of a set of rows and the file they come from (for messages).
+#[derive(Clone, Debug)]
+pub struct RowWeights {
+    /// The `--sample-weights` file, or the dataset's stored weights file.
+    pub origin: PathBuf,
+    /// One weight per row.
+    pub weights: Vec<f64>,
+}
+
+/// The weights of the rows of `data`: those of the file `given` (`--sample-weights`) if
+/// there is one, else those `data` stores when it is a dataset directory converted with
+/// weights (Vowpal Wabbit importance weights, `convert --sample-weights`), else none.
+pub fn row_weights(given: Option<&Path>, data: &Path) -> anyhow::Result<Option<RowWeights>> {
+    if let Some(path) = given {
+        return Ok(Some(RowWeights {
+            origin: path.to_path_buf(),
+            weights: sample_weights::read(path)?,
+        }));
+    }
+    if !data.is_dir() {
+        return Ok(None);
+    }
+    let dataset = Dataset::open(data)?;
+    let stored = dataset.sample_weights()?;
+    Ok(stored.map(|weights| RowWeights {
+        origin: dataset.sample_weights_file().unwrap_or_else(|| data.to_path_buf()),
+        weights,
+    }))
 }

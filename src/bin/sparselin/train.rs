@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget};
 use serde_json::json;
 use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
-use sparselin::data::{ExampleSet, Examples, SampleWeighted, sample_weights};
+use sparselin::data::{ExampleSet, Examples, SampleWeighted};
 use sparselin::lao;
 use sparselin::loss::{ClassWeighting, Loss, WeightedLoss};
 use sparselin::metrics::{self, Evaluation};
@@ -21,7 +21,7 @@ use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
-use crate::input::{TextArgs, read_examples, refuse_multiclass};
+use crate::input::{RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
 use crate::number::decimal;
 use crate::trace::{self, TraceRow};
 
@@ -96,7 +96,9 @@ pub struct Args {
     /// Weigh each row's loss by a weight of its own: FILE (gzip ok) holds one non-negative
     /// number per line, the weight of the training row of the same line (liblinear's `-W`, scikit-learn's
     /// `sample_weight`; a row of weight 0 counts as none). In --cv each fold's training rows
-    /// keep theirs; held-out metrics count every row once.
+    /// keep theirs; held-out metrics count every row once. Without it, a dataset that stores
+    /// weights (converted from Vowpal Wabbit text, or with `convert --sample-weights`) is
+    /// weighed by those.
     #[arg(long, value_name = "FILE")]
     pub sample_weights: Option<PathBuf>,
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
@@ -301,9 +303,47 @@ pub struct Args {
     /// The model of --resume, read once ([`with_resumed_settings`]).
     #[arg(skip)]
     pub resumed: Option<Model>,
+    /// The training rows' sample weights, read once: --sample-weights, or the dataset's own
+    /// ([`with_row_weights`]).
+    #[arg(skip)]
+    pub row_weights: Option<RowWeights>,
+}
+
+impl Args {
+    /// Where the training rows' sample weights come from, if they have any.
+    pub fn weights_origin(&self) -> Option<&Path> {
+        self.row_weights.as_ref().map(|w| w.origin.as_path())
+    }
+}
+
+/// `args` with the training rows' sample weights read: from --sample-weights, or else those
+/// the dataset stores. A learner that weighs no rows (the attribute-efficient ones, which
+/// refuse --sample-weights) trains on a weighted dataset with a warning that its weights
+/// are not used.
+pub fn with_row_weights(mut args: Args) -> anyhow::Result<Args> {
+    let weights = row_weights(args.sample_weights.as_deref(), &args.data)?;
+    args.row_weights = match weights {
+        Some(_) if args.sample_weights.is_none() && !args.algo.weighs_rows() => {
+            errln!(
+                "sparselin: warning: {} stores sample weights, which {} does not use: every row \
+                 weighs 1",
+                args.data.display(),
+                args.algo.learner()
+            );
+            None
+        }
+        weights => weights,
+    };
+    Ok(args)
 }
 
 impl Algo {
+    /// Whether the learner weighs rows by sample weights (all but the attribute-efficient
+    /// ones, whose objective has no per-row weights).
+    pub fn weighs_rows(self) -> bool {
+        !matches!(self.learner(), Learner::AttributeEfficient(_))
+    }
+
     /// The library's learner of this name.
     pub fn learner(self) -> Learner {
         use {batch::Algorithm as B, lao::Algo as L, online::Algorithm as O};
@@ -381,7 +421,7 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
 
 /// Train, save, report.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let args = with_resumed_settings(args)?;
+    let args = with_row_weights(with_resumed_settings(args)?)?;
     let launched = launcher_size();
     #[cfg(feature = "mpi")]
     if let Some(ranks) = args.ranks {
@@ -465,7 +505,7 @@ pub fn weighted_rows<'a>(
     trainer: &'a Trainer,
     data: &'a ExampleSet,
 ) -> anyhow::Result<TrainingRows<'a>> {
-    let weighted = match (trainer.sample_weights_given(), &args.sample_weights) {
+    let weighted = match (trainer.sample_weights_given(), args.weights_origin()) {
         (Some(weights), Some(path)) => {
             Some(SampleWeighted::new(data, weights).with_context(|| {
                 format!(
@@ -622,14 +662,14 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     })
 }
 
-/// `trainer` with --class-weight and --sample-weights (the file read), if given.
+/// `trainer` with --class-weight and the rows' sample weights, if given.
 fn with_weights(trainer: Trainer, args: &Args) -> anyhow::Result<Trainer> {
     let trainer = match &args.class_weight {
         Some(weighting) => trainer.class_weights(weighting.clone()),
         None => trainer,
     };
-    Ok(match &args.sample_weights {
-        Some(path) => trainer.sample_weights(sample_weights::read(path)?),
+    Ok(match &args.row_weights {
+        Some(row_weights) => trainer.sample_weights(row_weights.weights.clone()),
         None => trainer,
     })
 }
@@ -997,7 +1037,7 @@ fn report(
             "lambda": model.info.lambda,
             "regularize_bias": model.info.regularize_bias,
             "class_weights": model.info.class_weights,
-            "sample_weights": args.sample_weights,
+            "sample_weights": args.weights_origin(),
             "details": model.info.details,
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -1022,7 +1062,7 @@ fn report(
             } else {
                 format!(", class weights {weights}")
             },
-            match &args.sample_weights {
+            match args.weights_origin() {
                 Some(path) => format!(", sample weights {}", path.display()),
                 None => String::new(),
             },

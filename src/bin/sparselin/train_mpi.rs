@@ -87,7 +87,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         crate::train::trainer(args)?
     };
     // Every rank reads the whole weight file and keeps its share's rows' weights.
-    let trainer = match (trainer.sample_weights_given(), &args.sample_weights) {
+    let trainer = match (trainer.sample_weights_given(), args.weights_origin()) {
         (Some(all), Some(path)) => {
             let total = sparselin::dist::total_rows(world, data.n_rows());
             sample_weights::check(all, total).with_context(|| {

@@ -50,7 +50,7 @@ pub fn run(
             "class_weights": (classifier.models().iter())
                 .map(|m| m.info.class_weights)
                 .collect::<Vec<_>>(),
-            "sample_weights": args.sample_weights,
+            "sample_weights": args.weights_origin(),
             "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -181,7 +181,7 @@ pub fn title(args: &Args, classifier: &OneVsRest) -> String {
             Some(weighting) => format!(", class weights {weighting}"),
             None => String::new(),
         },
-        match &args.sample_weights {
+        match args.weights_origin() {
             Some(path) => format!(", sample weights {}", path.display()),
             None => String::new(),
         },

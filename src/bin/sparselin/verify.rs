@@ -22,8 +22,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         ""
     };
+    let weights = if m.sample_weights.is_some() {
+        ", sample weights"
+    } else {
+        ""
+    };
     outln!(
-        "{}: ok ({} shards, {} rows, {} nnz; checksums, row invariants{columns} verified)",
+        "{}: ok ({} shards, {} rows, {} nnz; checksums, row invariants{columns}{weights} verified)",
         args.dir.display(),
         m.shards.len(),
         m.rows,
