@@ -8,8 +8,8 @@ use sparselin::data::chunk::{parse_chunk, split_at_newlines};
 use sparselin::data::convert::{ConvertOptions, Storage, convert};
 use sparselin::data::export::{export, push_f32};
 use sparselin::data::libsvm::{self, ParseOptions, ValueType};
-use sparselin::data::stream::TextFormat;
 use sparselin::data::number::TextValue;
+use sparselin::data::stream::TextFormat;
 use sparselin::data::{Dataset, ExampleSet, Examples, ValueKind, Values, open_examples};
 
 /// Tokens that are valid, nearly valid, or malformed, to build lines from.

@@ -296,7 +296,9 @@ impl Dataset {
                 Ok(all)
             })?;
         let first = self.first_row as usize;
-        Ok(Some(all[first..first + self.manifest.rows as usize].to_vec()))
+        Ok(Some(
+            all[first..first + self.manifest.rows as usize].to_vec(),
+        ))
     }
 
     /// The full integrity pass: every section checksum and every row invariant of every
@@ -460,7 +462,11 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
             "manifest version {} {} sample weights: version {WEIGHTED_MANIFEST_VERSION} \
              and only it has them",
             m.version,
-            if m.sample_weights.is_some() { "with" } else { "without" }
+            if m.sample_weights.is_some() {
+                "with"
+            } else {
+                "without"
+            }
         ));
     }
     let plain =

@@ -124,7 +124,10 @@ pub fn export_sample_weights(dir: &Path, output: &Path) -> Result<u64, DataError
     let io = |e| DataError::io(output, e);
     if output == Path::new("-") {
         let mut stdout = std::io::stdout().lock();
-        stdout.write_all(&text).and_then(|()| stdout.flush()).map_err(io)?;
+        stdout
+            .write_all(&text)
+            .and_then(|()| stdout.flush())
+            .map_err(io)?;
     } else {
         let mut file = OutputFile::create(output).map_err(io)?;
         file.write_all(&text).map_err(io)?;

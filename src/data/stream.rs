@@ -39,7 +39,11 @@ pub enum TextFormat {
 
 impl TextFormat {
     /// Parse `text` in this format into `out`.
-    fn parse_into<V: TextValue>(self, text: &[u8], out: &mut ChunkRows<V>) -> Result<(), ChunkError> {
+    fn parse_into<V: TextValue>(
+        self,
+        text: &[u8],
+        out: &mut ChunkRows<V>,
+    ) -> Result<(), ChunkError> {
         match self {
             TextFormat::Libsvm { zero_based } => parse_chunk_into(text, zero_based, out),
             TextFormat::Vw { bits } => super::vw::parse_chunk_into(text, bits, out),

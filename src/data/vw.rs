@@ -154,7 +154,10 @@ pub fn parse_line<V: TextValue>(
     if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
         return Err((
             1,
-            format!("the values hashed to column {} sum to a non-finite number", e.0),
+            format!(
+                "the values hashed to column {} sum to a non-finite number",
+                e.0
+            ),
         ));
     }
     entries.retain(|e| e.1 != V::ZERO);
@@ -183,8 +186,9 @@ fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, Lin
                      right against the '|' or the one starting with ')",
                     quoted(tag)
                 ),
-                None => "no label: a row needs one (unlabeled examples cannot be stored)"
-                    .to_string(),
+                None => {
+                    "no label: a row needs one (unlabeled examples cannot be stored)".to_string()
+                }
             },
         )),
         [label] => Ok(VwLabel {
@@ -229,10 +233,7 @@ fn parse_namespaces<V: TextValue>(
                     Some(colon) => {
                         let text = &name[colon + 1..];
                         let scale = finite::<V>(text).ok_or_else(|| {
-                            (
-                                start + colon + 2,
-                                not_a_value::<V>("namespace scale", text),
-                            )
+                            (start + colon + 2, not_a_value::<V>("namespace scale", text))
                         })?;
                         (&name[..colon], Some(scale))
                     }
@@ -246,9 +247,8 @@ fn parse_namespaces<V: TextValue>(
             let (name, value) = match memchr::memchr(b':', token) {
                 Some(colon) => {
                     let text = &token[colon + 1..];
-                    let value = finite::<V>(text).ok_or_else(|| {
-                        (at + colon + 2, not_a_value::<V>("feature value", text))
-                    })?;
+                    let value = finite::<V>(text)
+                        .ok_or_else(|| (at + colon + 2, not_a_value::<V>("feature value", text)))?;
                     (&token[..colon], value)
                 }
                 None => (token, V::ONE),
@@ -319,7 +319,10 @@ pub fn parse_chunk_into<V: TextValue>(
 mod tests {
     use super::*;
 
-    fn parse(line: &str, bits: u32) -> Result<Option<(VwLabel, Vec<(u32, f32)>)>, LineError> {
+    /// A parsed row: its label and weight, and its entries.
+    type Parsed = (VwLabel, Vec<(u32, f32)>);
+
+    fn parse(line: &str, bits: u32) -> Result<Option<Parsed>, LineError> {
         let mut entries = Vec::new();
         let label = parse_line::<f32>(line.as_bytes(), (1u64 << bits) - 1, &mut entries)?;
         Ok(label.map(|l| (l, entries)))
@@ -332,7 +335,13 @@ mod tests {
         let (label, entries) = parse("1 2.0 tagA|ns1 a b:2 123 |ns2:0.5 c:4 |  x 7", 18)
             .unwrap()
             .unwrap();
-        assert_eq!(label, VwLabel { label: 1.0, weight: 2.0 });
+        assert_eq!(
+            label,
+            VwLabel {
+                label: 1.0,
+                weight: 2.0
+            }
+        );
         let mut expected = vec![
             (100403, 1.0),
             (20752, 2.0),
@@ -344,7 +353,13 @@ mod tests {
         expected.sort_by_key(|e| e.0);
         assert_eq!(entries, expected);
         let (label, entries) = parse("-1 |n_s word:-1.5 99", 18).unwrap().unwrap();
-        assert_eq!(label, VwLabel { label: -1.0, weight: 1.0 });
+        assert_eq!(
+            label,
+            VwLabel {
+                label: -1.0,
+                weight: 1.0
+            }
+        );
         assert_eq!(entries, vec![(23297, -1.5), (151989, 1.0)]);
     }
 
@@ -352,14 +367,29 @@ mod tests {
     fn digits_hash_to_their_number_plus_the_seed() {
         assert_eq!(feature_hash(b"007", 0), 7);
         assert_eq!(feature_hash(b"12", 100), 112);
-        assert_eq!(feature_hash(b"-12", 0), u64::from(mur3::murmurhash3_x86_32(b"-12", 0)));
+        assert_eq!(
+            feature_hash(b"-12", 0),
+            u64::from(mur3::murmurhash3_x86_32(b"-12", 0))
+        );
     }
 
     #[test]
     fn tags_and_weights() {
         let label = |line: &str| parse(line, 18).unwrap().unwrap().0;
-        assert_eq!(label("-1 'id7 |f a"), VwLabel { label: -1.0, weight: 1.0 });
-        assert_eq!(label("3 0.5 id7|f a"), VwLabel { label: 3.0, weight: 0.5 });
+        assert_eq!(
+            label("-1 'id7 |f a"),
+            VwLabel {
+                label: -1.0,
+                weight: 1.0
+            }
+        );
+        assert_eq!(
+            label("3 0.5 id7|f a"),
+            VwLabel {
+                label: 3.0,
+                weight: 0.5
+            }
+        );
         assert_eq!(label("0.25 0 |f a").weight, 0.0);
         // A line with no '|' is a row without features.
         assert_eq!(parse("1", 18).unwrap().unwrap().1, vec![]);

@@ -11,7 +11,8 @@ use rayon::prelude::*;
 use sparselin_kernels::Values;
 
 use super::columns::{
-    ArrayFile, ColumnArray, ColumnTally, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE, write_array,
+    ArrayFile, ColumnArray, ColumnTally, FREQUENCIES_FILE, MEANS_FILE, PERMUTATION_FILE,
+    write_array,
 };
 use super::dataset::{
     FORMAT_NAME, MANIFEST, MANIFEST_VERSION, Manifest, SAMPLE_WEIGHTS_FILE, ShardEntry,

@@ -24,7 +24,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     use sparselin::data::export::{export, export_sample_weights};
-    let stored = Dataset::open(&args.dir)?.manifest().sample_weights.is_some();
+    let stored = Dataset::open(&args.dir)?
+        .manifest()
+        .sample_weights
+        .is_some();
     anyhow::ensure!(
         args.sample_weights.is_none() || stored,
         "{}: stores no sample weights for --sample-weights to write (every row weighs 1)",
@@ -32,7 +35,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     anyhow::ensure!(
         !(args.output.as_os_str() == "-"
-            && args.sample_weights.as_ref().is_some_and(|p| p.as_os_str() == "-")),
+            && args
+                .sample_weights
+                .as_ref()
+                .is_some_and(|p| p.as_os_str() == "-")),
         "the rows and the sample weights cannot both go to standard output"
     );
     let bytes = export(&args.dir, &args.output)?;

@@ -142,7 +142,9 @@ pub fn row_weights(given: Option<&Path>, data: &Path) -> anyhow::Result<Option<R
     let dataset = Dataset::open(data)?;
     let stored = dataset.sample_weights()?;
     Ok(stored.map(|weights| RowWeights {
-        origin: dataset.sample_weights_file().unwrap_or_else(|| data.to_path_buf()),
+        origin: dataset
+            .sample_weights_file()
+            .unwrap_or_else(|| data.to_path_buf()),
         weights,
     }))
 }

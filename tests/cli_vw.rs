@@ -1,0 +1,321 @@
+//! Vowpal Wabbit text through the command line: `convert --format vw` hashes names into
+//! columns and stores the importance weights; training and evaluation weigh the rows by
+//! them exactly as they weigh a LIBSVM dataset's rows by a `--sample-weights` file; bad
+//! input, bad flags and damaged weights are clear errors that leave nothing behind.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn failure(args: &[&str], message: &str) {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+    assert!(err.contains(message), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// 240 rows of VW text: two named namespaces (one scaled), the default one, numeric and
+/// string names, tags of both kinds, and importance weights of 0, 1 and fractions.
+fn vw_text() -> String {
+    let mut text = String::new();
+    for i in 0..240u32 {
+        let label = if (i * 7 + 3) % 5 < 2 { "1" } else { "-1" };
+        let weight = match i % 4 {
+            0 => String::new(),
+            1 => " 2.5".to_string(),
+            2 => " 0.5".to_string(),
+            _ if i % 8 == 3 => " 0".to_string(),
+            _ => " 1".to_string(),
+        };
+        let tag = match i % 3 {
+            0 => format!(" 'row{i}"),
+            1 => format!(" id{i}"),
+            _ => String::new(),
+        };
+        let space = if i % 3 == 1 { "" } else { " " };
+        let x = (i % 13) as f32 / 4.0 - 1.0;
+        text.push_str(&format!(
+            "{label}{weight}{tag}{space}|words w{} w{} {}:{x} |num:0.5 {} len:{} | bias{}\n",
+            i % 17,
+            i % 29,
+            i % 11,
+            i % 7,
+            (i % 5) + 1,
+            i % 2
+        ));
+    }
+    text
+}
+
+struct Files {
+    dir: tempfile::TempDir,
+}
+
+impl Files {
+    fn new() -> Files {
+        let files = Files {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        fs::write(files.path("train.vw"), vw_text()).unwrap();
+        files
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).to_str().unwrap().to_string()
+    }
+}
+
+fn train(data: &str, model: &str, algo: &str, extra: &[&str]) {
+    let mut args = vec![
+        "train",
+        data,
+        "-o",
+        model,
+        "--algo",
+        algo,
+        "--loss",
+        "log",
+        "--threads",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    ok(&args);
+}
+
+fn same_bytes(a: &str, b: &str) -> bool {
+    fs::read(a).unwrap() == fs::read(b).unwrap()
+}
+
+#[test]
+fn vw_importance_weights_train_as_a_weight_file_does() {
+    let f = Files::new();
+    let (vw, text, weights) = (f.path("vw"), f.path("text.svm"), f.path("weights.txt"));
+    let summary = ok(&[
+        "convert",
+        &f.path("train.vw"),
+        &vw,
+        "--format",
+        "vw",
+        "--bits",
+        "12",
+        "--rows-per-shard",
+        "50",
+    ]);
+    assert!(summary.contains("240 rows, 4096 columns") && summary.contains("sample weights"));
+    assert!(ok(&["verify", &vw]).contains("sample weights verified"));
+    let info = ok(&["info", &vw]);
+    assert!(info.contains("weights    min 0, max 2.5"), "{info}");
+    assert!(info.contains("30 rows of weight 0"), "{info}");
+    // The same rows as LIBSVM text and a weight file, converted twice: with the weights
+    // stored, and without (to be given to train).
+    ok(&["export", &vw, &text, "--sample-weights", &weights]);
+    let (stored, plain) = (f.path("stored"), f.path("plain"));
+    ok(&[
+        "convert",
+        &text,
+        &stored,
+        "--features",
+        "4096",
+        "--sample-weights",
+        &weights,
+        "--rows-per-shard",
+        "70",
+    ]);
+    ok(&["convert", &text, &plain, "--features", "4096"]);
+    for algo in ["sgd", "asgd", "lbfgs"] {
+        let model = |name: &str| f.path(&format!("{algo}-{name}.model"));
+        train(&vw, &model("vw"), algo, &[]);
+        train(&stored, &model("stored"), algo, &[]);
+        train(
+            &plain,
+            &model("file"),
+            algo,
+            &["--sample-weights", &weights],
+        );
+        train(&plain, &model("unweighted"), algo, &[]);
+        assert!(same_bytes(&model("vw"), &model("stored")), "{algo}");
+        assert!(same_bytes(&model("vw"), &model("file")), "{algo}");
+        assert!(!same_bytes(&model("vw"), &model("unweighted")), "{algo}");
+        // Evaluation weighs the objective by the stored weights too.
+        let vw_model = model("vw");
+        let eval = |data: &str, extra: &[&str]| {
+            let mut args = vec!["eval", &vw_model, data, "--json"];
+            args.extend_from_slice(extra);
+            ok(&args)
+        };
+        assert_eq!(
+            eval(&vw, &[]),
+            eval(&plain, &["--sample-weights", &weights])
+        );
+        assert_ne!(eval(&vw, &[]), eval(&plain, &[]));
+    }
+    // A weight file given to train replaces the stored weights: weights of 1 give the
+    // unweighted model's scores (the models' records of the weights differ).
+    let ones = f.path("ones.txt");
+    fs::write(&ones, "1\n".repeat(240)).unwrap();
+    train(
+        &vw,
+        &f.path("ones.model"),
+        "sgd",
+        &["--sample-weights", &ones],
+    );
+    let scores = |model: &str| ok(&["predict", model, &plain, "--scores"]);
+    assert_eq!(
+        scores(&f.path("ones.model")),
+        scores(&f.path("sgd-unweighted.model"))
+    );
+    assert_ne!(
+        scores(&f.path("ones.model")),
+        scores(&f.path("sgd-vw.model"))
+    );
+}
+
+#[test]
+fn a_file_without_importance_weights_stores_none() {
+    let f = Files::new();
+    let text = "1 |a x y:2\n-1 'tag |a z\n1 1 |b x\n";
+    fs::write(f.path("t.vw"), text).unwrap();
+    let out = f.path("out");
+    let summary = ok(&["convert", &f.path("t.vw"), &out, "--format", "vw"]);
+    assert!(summary.contains("262144 columns") && !summary.contains("sample weights"));
+    let manifest = fs::read_to_string(Path::new(&out).join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"version\":3") && !manifest.contains("sample_weights"));
+}
+
+#[test]
+fn bad_vw_text_and_flags_are_errors_that_leave_nothing() {
+    let f = Files::new();
+    let out = f.path("out");
+    let bad = f.path("bad.vw");
+    fs::write(&bad, "1 |a x\n-1 |a y\n1 |a z:oops\n").unwrap();
+    let vw = ["--format", "vw"];
+    let convert = |input: &str, extra: &[&str], message: &str| {
+        let mut args = vec!["convert", input, &out];
+        args.extend_from_slice(extra);
+        failure(&args, message);
+        assert!(!Path::new(&out).exists(), "{args:?}");
+    };
+    convert(
+        &bad,
+        &vw,
+        "bad.vw:3:8: feature value 'oops' is not a finite number",
+    );
+    fs::write(&bad, "1 |a x\n|a y\n").unwrap();
+    convert(&bad, &vw, "bad.vw:2:1: no label");
+    fs::write(&bad, "1 -3 |a x\n").unwrap();
+    convert(&bad, &vw, "bad.vw:1:3: importance weight -3 is negative");
+    let train = f.path("train.vw");
+    convert(&train, &["--format", "vw", "--bits", "0"], "0 hash bits");
+    convert(&train, &["--format", "vw", "--bits", "33"], "33 hash bits");
+    convert(
+        &train,
+        &["--bits", "12"],
+        "--bits hashes Vowpal Wabbit text",
+    );
+    convert(&train, &["--format", "vw", "--zero-based"], "--zero-based");
+    convert(
+        &train,
+        &["--format", "vw", "--bits", "12", "--features", "100"],
+        "2^12 = 4096 columns",
+    );
+    let weights = f.path("w.txt");
+    fs::write(&weights, "1\n2\n").unwrap();
+    convert(
+        &train,
+        &["--format", "vw", "--sample-weights", &weights],
+        "gives its rows' weights itself",
+    );
+    let svm = f.path("t.svm");
+    fs::write(&svm, "1 1:1\n-1 2:1\n1 3:1\n").unwrap();
+    convert(
+        &svm,
+        &["--sample-weights", &weights],
+        "2 sample weights for 3 rows",
+    );
+    fs::write(&weights, "0\n0\n0\n").unwrap();
+    convert(
+        &svm,
+        &["--sample-weights", &weights],
+        "every sample weight is 0",
+    );
+}
+
+#[test]
+fn damaged_weights_or_manifests_are_refused() {
+    let f = Files::new();
+    let data = f.path("vw");
+    ok(&[
+        "convert",
+        &f.path("train.vw"),
+        &data,
+        "--format",
+        "vw",
+        "--bits",
+        "10",
+    ]);
+    let weights = Path::new(&data).join("sample_weights.f64");
+    let original = fs::read(&weights).unwrap();
+    let mut damaged = original.clone();
+    damaged[8] ^= 0x40;
+    fs::write(&weights, &damaged).unwrap();
+    failure(&["verify", &data], "sample_weights.f64: checksum mismatch");
+    failure(
+        &["train", &data, "-o", &f.path("m"), "--algo", "sgd"],
+        "sample_weights.f64: checksum mismatch",
+    );
+    assert!(!Path::new(&f.path("m")).exists());
+    fs::write(&weights, &original[..original.len() - 8]).unwrap();
+    failure(&["verify", &data], "sample_weights.f64");
+    fs::write(&weights, &original).unwrap();
+    ok(&["verify", &data]);
+    // Version 4 is the version with weights, and only it.
+    let manifest = Path::new(&data).join("manifest.json");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(&manifest, text.replace("\"version\":4", "\"version\":3")).unwrap();
+    failure(&["info", &data], "manifest version 3 with sample weights");
+}
+
+#[test]
+fn learners_without_row_weights_warn_that_they_ignore_stored_ones() {
+    let f = Files::new();
+    let data = f.path("vw");
+    ok(&[
+        "convert",
+        &f.path("train.vw"),
+        &data,
+        "--format",
+        "vw",
+        "--bits",
+        "10",
+    ]);
+    let out = run(&[
+        "train",
+        &data,
+        "-o",
+        &f.path("m"),
+        "--algo",
+        "aerr",
+        "--loss",
+        "squared",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        err.contains("stores sample weights, which aerr does not use"),
+        "{err}"
+    );
+}
