@@ -338,7 +338,7 @@ fn copy_with_manifest(from: &Path, to: &Path, edit: impl FnOnce(String) -> Strin
 /// or `shard-000001.csr` flipped by one bit to `shard-000000.csr` (the audit's repro) — is
 /// refused by every command that opens the dataset, naming the manifest, the entry and the
 /// file, before any row is read or written; version 2 (no checksums recorded) still reads,
-/// and version 4 is refused.
+/// version 4 without the sample weights it stands for is refused, and so is version 5.
 #[test]
 fn no_command_reads_a_shard_its_manifest_entry_does_not_record() {
     let dir = tempfile::tempdir().unwrap();
@@ -429,7 +429,14 @@ fn no_command_reads_a_shard_its_manifest_entry_does_not_record() {
     });
     refused_everywhere(
         &s("v4"),
-        &["v4/manifest.json: unsupported manifest version 4"],
+        &["v4/manifest.json: manifest version 4 without sample weights"],
+    );
+    copy_with_manifest(&p("good"), &p("v5"), |text| {
+        text.replace(r#""version":3"#, r#""version":5"#)
+    });
+    refused_everywhere(
+        &s("v5"),
+        &["v5/manifest.json: unsupported manifest version 5"],
     );
     assert!(!p("m2").exists());
 }

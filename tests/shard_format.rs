@@ -414,7 +414,7 @@ fn renumbering_keeps_rows_up_to_the_permutation() {
 /// The column arrays of the dataset at `dir` (renumbered, with statistics `stats`): a
 /// corrupted array file is refused naming it; the same dataset with a version-1 manifest
 /// (arrays inline as JSON, no header checksums) opens to the same permutation and
-/// statistics; version 4 is refused.
+/// statistics; version 5 is refused.
 fn column_arrays_are_checked_and_version_1_is_read(
     dir: &Path,
     stats: &sparselin::data::columns::ColumnStatistics,
@@ -462,10 +462,10 @@ fn column_arrays_are_checked_and_version_1_is_read(
     assert_eq!(ds.feature_permutation(), Some(&[2u32, 0, 1][..]));
     assert_eq!(ds.column_statistics().unwrap().as_ref(), Some(stats));
 
-    v1["version"] = 4.into();
+    v1["version"] = 5.into();
     std::fs::write(&manifest_path, serde_json::to_vec(&v1).unwrap()).unwrap();
     let err = Dataset::open(dir).unwrap_err().to_string();
-    assert!(err.contains("unsupported manifest version 4"), "{err}");
+    assert!(err.contains("unsupported manifest version 5"), "{err}");
 }
 
 /// Eight rows of two entries each, written as four shards of two rows: the shards differ in
@@ -571,9 +571,10 @@ fn manifest_entries_are_bound_to_their_shard_files() {
 }
 
 /// Version 2 (no header checksums) still opens and reads the same rows; version 3 without a
-/// checksum, and version 4, are refused.
+/// checksum, version 4 without the sample weights it is the version of (or version 3 with
+/// them), and version 5, are refused.
 #[test]
-fn manifest_versions_2_and_3_are_read_and_4_is_refused() {
+fn manifest_versions_2_and_3_are_read_and_4_only_with_weights() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, good) = same_shaped_shards(tmp.path());
     let expected = Dataset::open(&dir).unwrap().into_examples().unwrap();
@@ -611,8 +612,23 @@ fn manifest_versions_2_and_3_are_read_and_4_is_refused() {
     v4["version"] = 4.into();
     let err = open_with(&dir, &v4).unwrap_err();
     assert!(
+        err.contains("manifest.json: manifest version 4 without sample weights"),
+        "{err}"
+    );
+    let mut weighted_v3 = good.clone();
+    weighted_v3["sample_weights"] =
+        serde_json::json!({"file": "sample_weights.f64", "bytes": 8, "crc32": 0});
+    let err = open_with(&dir, &weighted_v3).unwrap_err();
+    assert!(
+        err.contains("manifest.json: manifest version 3 with sample weights"),
+        "{err}"
+    );
+    let mut v5 = good.clone();
+    v5["version"] = 5.into();
+    let err = open_with(&dir, &v5).unwrap_err();
+    assert!(
         err.contains(
-            "manifest.json: unsupported manifest version 4 (this build reads versions 1 to 3)"
+            "manifest.json: unsupported manifest version 5 (this build reads versions 1 to 4)"
         ),
         "{err}"
     );
