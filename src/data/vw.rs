@@ -167,17 +167,27 @@ pub fn parse_line<V: TextValue>(
 /// The label and importance weight from `line[..end]`, the text before the first `|`
 /// (`before_bar`: there is one).
 fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, LineError> {
+    // The label, the importance weight, the first token after them (refused) and the last
+    // token (a tag, perhaps): four are kept, so a line allocates nothing.
+    let mut words: [(usize, &[u8]); 4] = [(0, &[]); 4];
+    let mut count = 0;
+    for word in tokens(line, 0, end) {
+        words[count.min(3)] = word;
+        count = (count + 1).min(4);
+    }
     // A tag written against the bar ("1 2 tag|f") is the last token, whatever it starts with.
     let tag_at_bar = before_bar && end > 0 && !is_space(line[end - 1]);
-    let mut words: Vec<(usize, &[u8])> = tokens(line, 0, end).collect();
-    let tag = match words.last() {
-        Some(&(_, word)) if tag_at_bar || word.starts_with(b"'") => words.pop(),
+    let tag = match count.checked_sub(1).map(|last| words[last]) {
+        Some((at, word)) if tag_at_bar || word.starts_with(b"'") => {
+            count -= 1;
+            Some((at, word))
+        }
         _ => None,
     };
     let number = |&(at, word): &(usize, &[u8]), what: &str| -> Result<f64, LineError> {
         finite::<f64>(word).ok_or_else(|| (at + 1, not_a_value::<f64>(what, word)))
     };
-    match words.as_slice() {
+    match &words[..count] {
         [] => Err((
             1,
             match tag {
@@ -204,12 +214,12 @@ fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, Lin
             }
             Ok(VwLabel { label, weight })
         }
-        [_, _, base, ..] => Err((
-            base.0 + 1,
+        [_, _, extra, ..] => Err((
+            extra.0 + 1,
             format!(
                 "{} after the label and importance weight: an initial prediction is not \
                  supported, nor anything else there",
-                quoted(base.1)
+                quoted(extra.1)
             ),
         )),
     }
@@ -415,6 +425,7 @@ mod tests {
         assert_eq!(error("1 -2 |f a").0, 3);
         assert!(error("1 -2 |f a").1.contains("negative"));
         assert!(error("1 1 0.5 |f a").1.contains("initial prediction"));
+        assert_eq!(error("1 1 0.5 x y 'tag |f a"), error("1 1 0.5 |f a"));
         assert!(error("|f a").1.starts_with("no label"));
         assert!(error("1|f a").1.contains("tag '1'"));
         assert_eq!(error("1 |f:y a").0, 6);
