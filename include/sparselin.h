@@ -236,7 +236,10 @@ void sl_dataset_free(struct SlDataset *data);
 struct SlTrainConfig sl_train_config_default(void);
 
 /**
- * Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`.
+ * Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`. Without
+ * sample weights in `config`, a dataset that stores weights (converted from Vowpal Wabbit
+ * text, or with `sparselin convert --sample-weights`) is weighed by those, as
+ * `sparselin train` weighs it; so are [`sl_train_one_vs_rest`] and [`sl_cross_validate`].
  *
  * # Safety
  * `data` is a live dataset handle; `config` is NULL or points to a config whose strings are

@@ -475,7 +475,29 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     Ok(t)
 }
 
-/// Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`.
+/// The [`Trainer`] a C configuration describes for `data`: when the configuration gives no
+/// sample weights and the learner weighs rows, a dataset's stored weights (converted from
+/// Vowpal Wabbit text, or with `convert --sample-weights`) weigh them, as on the command line.
+///
+/// # Safety
+/// As [`trainer`].
+unsafe fn trainer_for(c: &SlTrainConfig, data: &ExampleSet) -> Result<Trainer, Failure> {
+    // SAFETY: forwarded from this function's contract.
+    let t = unsafe { trainer(c) }?;
+    let weighs_rows = !matches!(t.learner(), Learner::AttributeEfficient(_));
+    if t.sample_weights_given().is_some() || !weighs_rows {
+        return Ok(t);
+    }
+    Ok(match data.stored_sample_weights().map_err(Error::from)? {
+        Some(weights) => t.sample_weights(weights),
+        None => t,
+    })
+}
+
+/// Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`. Without
+/// sample weights in `config`, a dataset that stores weights (converted from Vowpal Wabbit
+/// text, or with `sparselin convert --sample-weights`) is weighed by those, as
+/// `sparselin train` weighs it; so are [`sl_train_one_vs_rest`] and [`sl_cross_validate`].
 ///
 /// # Safety
 /// `data` is a live dataset handle; `config` is NULL or points to a config whose strings are
@@ -496,7 +518,7 @@ pub unsafe extern "C" fn sl_train(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let model = unsafe { trainer(&config) }?.train(&data.0)?;
+        let model = unsafe { trainer_for(&config, &data.0) }?.train(&data.0)?;
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlModel(model)) }
     })
@@ -589,10 +611,10 @@ pub unsafe extern "C" fn sl_cross_validate(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let trainer = unsafe { trainer(&config) }?;
-        // SAFETY: forwarded from this function's contract.
         unsafe {
             fill_rows(data, 1, out, out_len, |data| {
+                // Inside the block above: its contract covers `config`'s pointers.
+                let trainer = trainer_for(&config, data)?;
                 Ok(trainer.cross_validate(data, folds)?.held_out_scores)
             })
         }
@@ -796,7 +818,7 @@ pub unsafe extern "C" fn sl_train_one_vs_rest(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let trainer = unsafe { trainer(&config) }?;
+        let trainer = unsafe { trainer_for(&config, &data.0) }?;
         let classifier = trainer.train_one_vs_rest(&data.0, &mut ())?.classifier;
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlClassifier(classifier)) }
@@ -1147,6 +1169,63 @@ mod tests {
             sl_model_free(model);
             sl_dataset_free(data);
         }
+    }
+
+    #[test]
+    fn a_datasets_stored_weights_weigh_its_rows_unless_the_config_gives_some() {
+        use crate::data::convert::{ConvertOptions, convert};
+        use crate::data::stream::TextFormat;
+        let dir = tempfile::tempdir().unwrap();
+        let (text, out) = (dir.path().join("t.vw"), dir.path().join("data"));
+        // Two pairs of rows alike but for their labels: only the weights decide them.
+        let lines = "1 2 |f a b:2\n-1 0.5 |f a b:2\n1 |f c\n-1 3 |f c\n";
+        std::fs::write(&text, lines).unwrap();
+        let options = ConvertOptions {
+            format: TextFormat::Vw { bits: 4 },
+            ..ConvertOptions::default()
+        };
+        convert(&text, &out, &options).unwrap();
+        let path = std::ffi::CString::new(out.to_str().unwrap()).unwrap();
+        let mut data = std::ptr::null_mut();
+        // SAFETY: a valid string and out-pointer.
+        assert_eq!(
+            unsafe { sl_dataset_open(path.as_ptr(), &mut data) },
+            SlStatus::Ok
+        );
+        let mut config = sl_train_config_default();
+        config.learner = c"sublbfgs".as_ptr();
+        let train = |config: &SlTrainConfig| {
+            let mut model = std::ptr::null_mut();
+            // SAFETY: a live handle and an out-pointer; the config's weights, if any, are
+            // four readable doubles.
+            assert_eq!(unsafe { sl_train(data, config, &mut model) }, SlStatus::Ok);
+            // SAFETY: a live handle from above, released once.
+            let trained = unsafe { (*model).0.clone() };
+            // SAFETY: as above.
+            unsafe { sl_model_free(model) };
+            trained
+        };
+        // SAFETY: a live handle.
+        let d = unsafe { &(*data).0 };
+        let sublbfgs = Trainer::new(Learner::Batch(crate::batch::Algorithm::SubLbfgs));
+        let stored = vec![2.0, 0.5, 1.0, 3.0];
+        let weighted = train(&config);
+        assert_eq!(
+            weighted,
+            sublbfgs.clone().sample_weights(stored).train(d).unwrap()
+        );
+        let given = [1.0; 4];
+        config.sample_weights = given.as_ptr();
+        config.n_sample_weights = 4;
+        // Weights of 1 train the unweighted model (whose record of the weights differs).
+        let (ones, unweighted) = (train(&config), sublbfgs.train(d).unwrap());
+        assert_eq!(
+            (&ones.weights, ones.bias),
+            (&unweighted.weights, unweighted.bias)
+        );
+        assert_ne!(weighted.weights, unweighted.weights);
+        // SAFETY: a live handle, released once.
+        unsafe { sl_dataset_free(data) };
     }
 
     #[test]

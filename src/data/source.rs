@@ -36,6 +36,15 @@ pub fn open_examples(path: &Path, options: ParseOptions) -> Result<ExampleSet, D
 }
 
 impl ExampleSet {
+    /// The sample weights a dataset stores ([`Dataset::sample_weights`]), read now; `None`
+    /// for a dataset without them and for text (which carries none).
+    pub fn stored_sample_weights(&self) -> Result<Option<Vec<f64>>, DataError> {
+        match self {
+            ExampleSet::Dataset(d) => d.dataset().sample_weights(),
+            ExampleSet::Matrix(_) => Ok(None),
+        }
+    }
+
     /// Internal column index → original feature id, when the dataset's features were
     /// renumbered; `None` means the identity. Model writers map weights back through it.
     pub fn feature_permutation(&self) -> Option<&[u32]> {
