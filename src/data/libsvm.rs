@@ -248,10 +248,18 @@ pub fn parse_line<V: TextValue>(
         if token.starts_with("qid:") {
             continue;
         }
-        let (index_text, value_text) = token.split_once(':').ok_or((
-            column,
-            format!("expected index:value, found {}", quoted(token)),
-        ))?;
+        let (index_text, value_text) = token.split_once(':').ok_or_else(|| {
+            // A namespace bar on the line: Vowpal Wabbit text given as LIBSVM.
+            let hint = if content.contains('|') {
+                " (Vowpal Wabbit text? `sparselin convert --format vw` reads it)"
+            } else {
+                ""
+            };
+            (
+                column,
+                format!("expected index:value, found {}{hint}", quoted(token)),
+            )
+        })?;
         let raw: u64 = index_text.parse().map_err(|_| {
             let digits = !index_text.is_empty() && index_text.bytes().all(|b| b.is_ascii_digit());
             let message = if digits {
@@ -400,6 +408,11 @@ mod tests {
                 format!("f.svm:1:1: label '{label}' is not a finite number")
             );
         }
+        assert_eq!(
+            message("1 2 'tag |f a b:2\n".into()),
+            "f.svm:1:3: expected index:value, found '2' (Vowpal Wabbit text? `sparselin \
+             convert --format vw` reads it)"
+        );
         assert_eq!(
             message("1 99999999999999999999:1\n".into()),
             "f.svm:1:3: index '99999999999999999999' exceeds 2^32 − 1"
