@@ -433,6 +433,108 @@ mod tests {
         assert!(error("x |f a").1.contains("label 'x'"));
     }
 
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Lines from VW's grammar with noise: labels, weights and values that may not be
+        /// numbers, tags of both kinds, namespaces with and without names and scales.
+        fn line() -> impl Strategy<Value = String> {
+            let number = prop_oneof![
+                (-1e3f64..1e3).prop_map(|x| x.to_string()),
+                Just("0".to_string()),
+                Just("x".to_string()),
+                Just("1e40".to_string()),
+            ];
+            let feature =
+                ("[a-c0-9]{0,3}", prop::option::of(number.clone())).prop_map(|(name, value)| {
+                    match value {
+                        Some(v) => format!("{name}:{v}"),
+                        None => name,
+                    }
+                });
+            let namespace = (
+                prop::option::of("[a-z0-9]{1,3}(:0\\.5)?"),
+                prop::collection::vec(feature, 0..5),
+            )
+                .prop_map(|(name, features)| {
+                    format!("|{} {}", name.unwrap_or_default(), features.join(" "))
+                });
+            (
+                prop::collection::vec(number, 0..4),
+                prop::option::of("'?[a-z]{1,3}"),
+                prop::collection::vec(namespace, 0..3),
+            )
+                .prop_map(|(head, tag, namespaces)| {
+                    format!(
+                        "{} {}{}",
+                        head.join(" "),
+                        tag.unwrap_or_default(),
+                        namespaces.join(" ")
+                    )
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            /// Any line parses to a row of the invariants (columns below 2^bits, strictly
+            /// increasing, no zero) or to an error with a column on the line; never a panic.
+            #[test]
+            fn rows_keep_the_invariants(line in line(), bits in 1u32..=20) {
+                let mut entries = Vec::new();
+                let mask = (1u64 << bits) - 1;
+                match parse_line::<f32>(line.as_bytes(), mask, &mut entries) {
+                    Ok(_) => {
+                        prop_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
+                        prop_assert!(entries.iter().all(|e| u64::from(e.0) <= mask));
+                        prop_assert!(entries.iter().all(|e| e.1 != 0.0 && e.1.is_finite()));
+                    }
+                    Err((column, _)) => prop_assert!((1..=line.len().max(1)).contains(&column)),
+                }
+            }
+
+            /// A chunk of lines parses to the rows of its lines parsed one by one, or stops at
+            /// the first bad line with its number.
+            #[test]
+            fn chunks_are_their_lines(lines in prop::collection::vec(line(), 0..8)) {
+                let text = lines.join("\n");
+                let mut chunk = ChunkRows::<f32>::default();
+                let parsed = parse_chunk_into(text.as_bytes(), 10, &mut chunk);
+                let (mut rows, mut entries) = (Vec::new(), Vec::new());
+                let mut failed = None;
+                for (k, line) in lines.iter().enumerate() {
+                    match parse_line::<f32>(line.as_bytes(), 1023, &mut entries) {
+                        Ok(Some(label)) => rows.push((label, entries.clone())),
+                        Ok(None) => {}
+                        Err(_) => {
+                            failed = Some(k as u64 + 1);
+                            break;
+                        }
+                    }
+                }
+                match (parsed, failed) {
+                    (Err(e), Some(line)) => prop_assert_eq!(e.line, line),
+                    (Ok(()), None) => {
+                        prop_assert_eq!(chunk.labels.len(), rows.len());
+                        for (i, (label, entries)) in rows.iter().enumerate() {
+                            let span = chunk.offsets[i] as usize..chunk.offsets[i + 1] as usize;
+                            prop_assert_eq!(chunk.labels[i], label.label);
+                            prop_assert_eq!(chunk.weights[i], label.weight);
+                            let row: Vec<(u32, f32)> = chunk.indices[span.clone()]
+                                .iter()
+                                .copied()
+                                .zip(chunk.values[span].iter().copied())
+                                .collect();
+                            prop_assert_eq!(&row, entries);
+                        }
+                    }
+                    (parsed, failed) => prop_assert!(false, "{parsed:?} vs line {failed:?}"),
+                }
+            }
+        }
+    }
+
     #[test]
     fn bits_outside_one_to_thirty_two_are_refused() {
         assert!(columns_of_bits(0).is_err());
