@@ -74,6 +74,21 @@ impl Files {
         files
     }
 
+    /// `train.vw` converted into 2^10 columns; the dataset's path.
+    fn converted(&self) -> String {
+        let data = self.path("vw");
+        ok(&[
+            "convert",
+            &self.path("train.vw"),
+            &data,
+            "--format",
+            "vw",
+            "--bits",
+            "10",
+        ]);
+        data
+    }
+
     fn path(&self, name: &str) -> String {
         self.dir.path().join(name).to_str().unwrap().to_string()
     }
@@ -258,16 +273,7 @@ fn bad_vw_text_and_flags_are_errors_that_leave_nothing() {
 #[test]
 fn damaged_weights_or_manifests_are_refused() {
     let f = Files::new();
-    let data = f.path("vw");
-    ok(&[
-        "convert",
-        &f.path("train.vw"),
-        &data,
-        "--format",
-        "vw",
-        "--bits",
-        "10",
-    ]);
+    let data = f.converted();
     let weights = Path::new(&data).join("sample_weights.f64");
     let original = fs::read(&weights).unwrap();
     let mut damaged = original.clone();
@@ -293,16 +299,7 @@ fn damaged_weights_or_manifests_are_refused() {
 #[test]
 fn learners_without_row_weights_warn_that_they_ignore_stored_ones() {
     let f = Files::new();
-    let data = f.path("vw");
-    ok(&[
-        "convert",
-        &f.path("train.vw"),
-        &data,
-        "--format",
-        "vw",
-        "--bits",
-        "10",
-    ]);
+    let data = f.converted();
     let out = run(&[
         "train",
         &data,

@@ -10,7 +10,7 @@
 //! together). On a malformed line it stops and asks the reference parser to describe the
 //! problem, so both report the same `line:column: message`.
 
-use super::libsvm::parse_line;
+use super::libsvm::{merge_duplicates, parse_line};
 use super::number::{TextValue, is_zero_text, parse_u64_prefix, scan_entry};
 
 /// Rows parsed from one chunk, in CSR form, values in the storage precision `V`.
@@ -266,15 +266,7 @@ fn normalize<V: TextValue>(
             .copied()
             .zip(out.values[start..].iter().copied()),
     );
-    scratch.sort_by_key(|e| e.0);
-    scratch.dedup_by(|later, kept| {
-        if later.0 == kept.0 {
-            kept.1 = kept.1.add(later.1);
-            true
-        } else {
-            false
-        }
-    });
+    merge_duplicates(scratch);
     out.indices.truncate(start);
     out.values.truncate(start);
     if scratch.iter().any(|e| !e.1.is_finite()) {

@@ -283,6 +283,21 @@ pub fn parse_line<V: TextValue>(
             .map_err(|message| (column + index_text.len() + 1, message))?;
         entries.push((index, value));
     }
+    merge_duplicates(entries);
+    if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
+        let id = u64::from(e.0) + u64::from(!zero_based);
+        return Err((
+            1,
+            format!("the values of index {id} sum to a non-finite number"),
+        ));
+    }
+    entries.retain(|e| e.1 != V::ZERO);
+    Ok(Some(label))
+}
+
+/// Sort a row's entries by index (stable) and merge each index's values into one, added in
+/// order of appearance in `V`: the text formats' rule for an index given twice.
+pub(super) fn merge_duplicates<V: TextValue>(entries: &mut Vec<(u32, V)>) {
     if !entries.is_sorted_by_key(|e| e.0) {
         entries.sort_by_key(|e| e.0);
     }
@@ -294,15 +309,6 @@ pub fn parse_line<V: TextValue>(
             false
         }
     });
-    if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
-        let id = u64::from(e.0) + u64::from(!zero_based);
-        return Err((
-            1,
-            format!("the values of index {id} sum to a non-finite number"),
-        ));
-    }
-    entries.retain(|e| e.1 != V::ZERO);
-    Ok(Some(label))
 }
 
 fn parse_finite<V: TextValue>(text: &str) -> Option<V> {

@@ -22,6 +22,7 @@
 //! learning, not written in the file, and multi-line examples.
 
 use super::chunk::{ChunkError, ChunkRows};
+use super::libsvm::merge_duplicates;
 use super::number::TextValue;
 
 /// The most hash bits: columns are `u32`.
@@ -142,15 +143,7 @@ pub fn parse_line<V: TextValue>(
     if let Some(bar) = bar {
         parse_namespaces(line, bar, mask, entries)?;
     }
-    entries.sort_by_key(|e| e.0);
-    entries.dedup_by(|later, kept| {
-        if later.0 == kept.0 {
-            kept.1 = kept.1.add(later.1);
-            true
-        } else {
-            false
-        }
-    });
+    merge_duplicates(entries);
     if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
         return Err((
             1,
