@@ -283,18 +283,14 @@ impl Dataset {
     /// one valid weight per row of the whole dataset), as many as this dataset's rows (its
     /// share's, for [`Dataset::open_share`]); `None` if it stores none (every row weighs 1).
     pub fn sample_weights(&self) -> Result<Option<Vec<f64>>, DataError> {
-        let Some(entry) = &self.manifest.sample_weights else {
+        let (Some(entry), Some(path)) = (&self.manifest.sample_weights, self.sample_weights_file())
+        else {
             return Ok(None);
         };
-        let path = self.dir.join(&entry.file);
-        let total = self.total_rows as usize;
-        let all = ColumnArray::File(entry.clone())
-            .load(&self.dir, (entry.bytes / 8) as usize)
-            .and_then(|all| {
-                super::sample_weights::check(&all, total)
-                    .map_err(|e| DataError::invalid(&path, e.to_string()))?;
-                Ok(all)
-            })?;
+        // Loaded at its own length, so that a count other than the rows' is said as such.
+        let all = ColumnArray::File(entry.clone()).load(&self.dir, (entry.bytes / 8) as usize)?;
+        super::sample_weights::check(&all, self.total_rows as usize)
+            .map_err(|e| DataError::invalid(&path, e.to_string()))?;
         let first = self.first_row as usize;
         Ok(Some(
             all[first..first + self.manifest.rows as usize].to_vec(),

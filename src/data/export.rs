@@ -106,14 +106,13 @@ pub fn export(dir: &Path, output: &Path) -> Result<u64, DataError> {
     Ok(written)
 }
 
-/// Write the sample weights the dataset at `dir` stores to `output` (`-` for standard
-/// output), one per line in row order (shortest round-trip decimals), whole or not at all.
-/// Returns the bytes written; a dataset that stores none is an error.
-pub fn export_sample_weights(dir: &Path, output: &Path) -> Result<u64, DataError> {
-    let dataset = Dataset::open(dir)?;
+/// Write the sample weights `dataset` stores to `output` (`-` for standard output), one per
+/// line in row order (shortest round-trip decimals), whole or not at all. Returns the bytes
+/// written; a dataset that stores none is an error.
+pub fn export_sample_weights(dataset: &Dataset, output: &Path) -> Result<u64, DataError> {
     let Some(weights) = dataset.sample_weights()? else {
         return Err(DataError::invalid(
-            dir,
+            dataset.dir(),
             "stores no sample weights (every row weighs 1)",
         ));
     };

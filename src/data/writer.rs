@@ -150,6 +150,21 @@ impl DatasetWriter {
         DataError::invalid(&self.dir, error.to_string())
     }
 
+    /// Check the sample weights given (none, or one valid weight per row) and write them
+    /// unless every one is 1.
+    fn write_sample_weights(&self) -> Result<Option<ArrayFile>, DataError> {
+        let weights = &self.sample_weights;
+        if weights.is_empty() {
+            return Ok(None);
+        }
+        super::sample_weights::check(weights, self.rows as usize)
+            .map_err(|e| DataError::invalid(&self.dir, format!("sample weights: {e}")))?;
+        if weights.iter().all(|&s| s == 1.0) {
+            return Ok(None);
+        }
+        write_array(&self.tmp, SAMPLE_WEIGHTS_FILE, weights).map(Some)
+    }
+
     /// Apply `options`, write the manifest and rename the directory into place.
     pub fn finish(mut self, options: FinishOptions) -> Result<Manifest, DataError> {
         let columns = options.columns.unwrap_or(self.max_columns);
@@ -276,23 +291,6 @@ impl DatasetWriter {
         renamed.map_err(|e| DataError::io(&self.dir, e))?;
         self.published = true;
         Ok(manifest)
-    }
-}
-
-impl DatasetWriter {
-    /// Check the sample weights given (none, or one valid weight per row) and write them
-    /// unless every one is 1.
-    fn write_sample_weights(&self) -> Result<Option<ArrayFile>, DataError> {
-        let weights = &self.sample_weights;
-        if weights.is_empty() {
-            return Ok(None);
-        }
-        super::sample_weights::check(weights, self.rows as usize)
-            .map_err(|e| DataError::invalid(&self.dir, format!("sample weights: {e}")))?;
-        if weights.iter().all(|&s| s == 1.0) {
-            return Ok(None);
-        }
-        write_array(&self.tmp, SAMPLE_WEIGHTS_FILE, weights).map(Some)
     }
 }
 

@@ -111,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let options = ConvertOptions {
         format,
-        sample_weights: args.sample_weights.clone(),
+        sample_weights: args.sample_weights,
         value_type: match args.values {
             Precision::F32 => ValueType::F32,
             Precision::F64 => ValueType::F64,

@@ -24,10 +24,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     use sparselin::data::export::{export, export_sample_weights};
-    let stored = Dataset::open(&args.dir)?
-        .manifest()
-        .sample_weights
-        .is_some();
+    let dataset = Dataset::open(&args.dir)?;
+    let stored = dataset.manifest().sample_weights.is_some();
     anyhow::ensure!(
         args.sample_weights.is_none() || stored,
         "{}: stores no sample weights for --sample-weights to write (every row weighs 1)",
@@ -47,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     match &args.sample_weights {
         Some(path) => {
-            let bytes = export_sample_weights(&args.dir, path)?;
+            let bytes = export_sample_weights(&dataset, path)?;
             if path.as_os_str() != "-" {
                 errln!("{}: {bytes} bytes", path.display());
             }

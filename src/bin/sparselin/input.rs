@@ -140,11 +140,6 @@ pub fn row_weights(given: Option<&Path>, data: &Path) -> anyhow::Result<Option<R
         return Ok(None);
     }
     let dataset = Dataset::open(data)?;
-    let stored = dataset.sample_weights()?;
-    Ok(stored.map(|weights| RowWeights {
-        origin: dataset
-            .sample_weights_file()
-            .unwrap_or_else(|| data.to_path_buf()),
-        weights,
-    }))
+    let stored = dataset.sample_weights()?.zip(dataset.sample_weights_file());
+    Ok(stored.map(|(weights, origin)| RowWeights { origin, weights }))
 }

@@ -566,7 +566,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 Some(model) => trainer.resume(model.clone()),
                 None => trainer.save_resume(args.save_resume),
             };
-            let trainer = with_weights(trainer, args)?
+            let trainer = with_weights(trainer, args)
                 .loss(args.loss)
                 .regularize_bias(!args.free_bias)
                 .sampling(args.sampling)
@@ -602,7 +602,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             }
         }
         Learner::Batch(algorithm) => {
-            let trainer = with_weights(trainer, args)?;
+            let trainer = with_weights(trainer, args);
             let trainer = match args.warm_start_epochs {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
                 None => trainer,
@@ -663,15 +663,15 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
 }
 
 /// `trainer` with --class-weight and the rows' sample weights, if given.
-fn with_weights(trainer: Trainer, args: &Args) -> anyhow::Result<Trainer> {
+fn with_weights(trainer: Trainer, args: &Args) -> Trainer {
     let trainer = match &args.class_weight {
         Some(weighting) => trainer.class_weights(weighting.clone()),
         None => trainer,
     };
-    Ok(match &args.row_weights {
+    match &args.row_weights {
         Some(row_weights) => trainer.sample_weights(row_weights.weights.clone()),
         None => trainer,
-    })
+    }
 }
 
 /// `value`, or an error naming `flag` unless it is positive and finite.
