@@ -1,7 +1,8 @@
 //! Vowpal Wabbit text through the command line: `convert --format vw` hashes names into
 //! columns and stores the importance weights; training and evaluation weigh the rows by
-//! them exactly as they weigh a LIBSVM dataset's rows by a `--sample-weights` file; bad
-//! input, bad flags and damaged weights are clear errors that leave nothing behind.
+//! them exactly as they weigh a LIBSVM dataset's rows by a `--sample-weights` file, and
+//! read from the text itself (`--format vw`) as from its conversion; bad input, bad flags
+//! and damaged weights are clear errors that leave nothing behind.
 
 use std::fs;
 use std::path::Path;
@@ -313,7 +314,103 @@ fn learners_without_row_weights_warn_that_they_ignore_stored_ones() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{out:?}");
     assert!(
-        err.contains("stores sample weights, which aerr does not use"),
+        err.contains("carries sample weights, which aerr does not use"),
         "{err}"
+    );
+}
+
+#[test]
+fn vw_text_read_directly_trains_predicts_and_evaluates_as_its_conversion() {
+    let f = Files::new();
+    let text = f.path("train.vw");
+    let data = f.converted();
+    let vw = ["--format", "vw", "--bits", "10"];
+    for algo in ["sgd", "asgd", "lbfgs"] {
+        let model = |name: &str| f.path(&format!("{algo}-{name}.model"));
+        train(&data, &model("dataset"), algo, &[]);
+        train(&text, &model("text"), algo, &vw);
+        assert!(same_bytes(&model("dataset"), &model("text")), "{algo}");
+    }
+    // Text a model scores is hashed into the model's bits unless told otherwise.
+    let model = f.path("sgd-text.model");
+    for command in ["predict", "eval"] {
+        let on_data = ok(&[command, &model, &data]);
+        assert_eq!(ok(&[command, &model, &text, "--format", "vw"]), on_data);
+        assert_eq!(
+            ok(&[command, &model, &text, "--format", "vw", "--bits", "10"]),
+            on_data
+        );
+        failure(
+            &[command, &model, &text, "--format", "vw", "--bits", "12"],
+            "--bits 12, but the model has 2^10 columns",
+        );
+    }
+    // The importance weights weigh the objective: the unweighted rows evaluate otherwise.
+    let ones = f.path("ones.txt");
+    fs::write(&ones, "1\n".repeat(240)).unwrap();
+    let unweighted = ok(&[
+        "eval",
+        &model,
+        &text,
+        "--format",
+        "vw",
+        "--sample-weights",
+        &ones,
+    ]);
+    assert_ne!(unweighted, ok(&["eval", &model, &data]));
+    // Cross-validation and a --test set read the text as well.
+    let cv = |input: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train", input, "--cv", "3", "--algo", "sgd", "--loss", "log",
+        ];
+        args.extend_from_slice(&["--threads", "1"]);
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    // The header names where the weights come from: the text, or the dataset's weight file.
+    let weights_file = format!("{data}/sample_weights.f64");
+    let replaced = |out: String| out.replace(&text, "W").replace(&weights_file, "W");
+    assert_eq!(replaced(cv(&text, &vw)), replaced(cv(&data, &[])));
+    let mut args = vec![
+        "train", &text, "-o", &model, "--algo", "sgd", "--test", &text,
+    ];
+    args.extend_from_slice(&vw);
+    let tested = ok(&args);
+    assert!(tested.contains("test"), "{tested}");
+    // Flags of one format given for the other, and hash bits at odds with --features.
+    failure(
+        &["train", &text, "-o", &model, "--bits", "10"],
+        "--bits hashes Vowpal Wabbit text: add --format vw",
+    );
+    failure(
+        &[
+            "train",
+            &text,
+            "-o",
+            &model,
+            "--format",
+            "vw",
+            "--zero-based",
+        ],
+        "--zero-based numbers LIBSVM indices",
+    );
+    failure(
+        &[
+            "train",
+            &text,
+            "-o",
+            &model,
+            "--format",
+            "vw",
+            "--features",
+            "100",
+        ],
+        "100 declared features, but hashed Vowpal Wabbit text has 2^18 = 262144 columns",
+    );
+    let bad = f.path("bad.vw");
+    fs::write(&bad, "1 0 |a x\n-1 0 |b z\n").unwrap();
+    failure(
+        &["train", &bad, "-o", &model, "--format", "vw"],
+        "importance weights: every sample weight is 0",
     );
 }

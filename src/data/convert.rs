@@ -14,7 +14,7 @@ use super::error::DataError;
 use super::libsvm::ValueType;
 use super::number::TextValue;
 use super::shard::{ShardParts, ValueKind};
-use super::stream::{BLOCK_BYTES, TextFormat, declared_columns, parse_text};
+use super::stream::{BLOCK_BYTES, TextFormat, parse_text};
 use super::writer::{DatasetWriter, FinishOptions};
 
 /// Whether to store values or only the positions of the non-zeros.
@@ -172,21 +172,6 @@ pub fn convert_with_progress(
     }
 }
 
-/// The column count of VW text hashed into `bits` bits; a declared count must be that one.
-fn hashed_columns(input: &Path, bits: u32, declared: Option<usize>) -> Result<usize, DataError> {
-    let columns = super::vw::columns_of_bits(bits).map_err(|e| DataError::invalid(input, e))?;
-    match declared {
-        Some(n) if n != columns => Err(DataError::invalid(
-            input,
-            format!(
-                "{n} declared features, but hashed Vowpal Wabbit text has 2^{bits} = {columns} \
-                 columns: set the count with the hash bits"
-            ),
-        )),
-        _ => Ok(columns),
-    }
-}
-
 fn convert_typed<V: TextValue>(
     input: &Path,
     output: &Path,
@@ -200,10 +185,7 @@ fn convert_typed<V: TextValue>(
         (_, ValueType::F64) => ValueKind::F64,
     };
     // A declared count beyond 2^32 is refused before anything is written.
-    let declared = match options.format {
-        TextFormat::Libsvm { .. } => declared_columns(input, options.n_features)?,
-        TextFormat::Vw { bits } => Some(hashed_columns(input, bits, options.n_features)?),
-    };
+    let declared = options.format.declared_columns(input, options.n_features)?;
     let file_weights = match (&options.sample_weights, options.format) {
         (Some(path), TextFormat::Vw { .. }) => {
             return Err(DataError::invalid(

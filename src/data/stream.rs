@@ -49,6 +49,31 @@ impl TextFormat {
             TextFormat::Vw { bits } => super::vw::parse_chunk_into(text, bits, out),
         }
     }
+
+    /// The column count of the text at `input` in this format, checked before any text is
+    /// read, if `n_features` declares one or the format fixes it: LIBSVM's is `n_features`
+    /// ([`declared_columns`]); hashed Vowpal Wabbit text has 2^bits columns, and a count
+    /// declared otherwise is an error.
+    pub fn declared_columns(
+        self,
+        input: &Path,
+        n_features: Option<usize>,
+    ) -> Result<Option<usize>, DataError> {
+        let TextFormat::Vw { bits } = self else {
+            return declared_columns(input, n_features);
+        };
+        let columns = super::vw::columns_of_bits(bits).map_err(|e| DataError::invalid(input, e))?;
+        match n_features {
+            Some(n) if n != columns => Err(DataError::invalid(
+                input,
+                format!(
+                    "{n} declared features, but hashed Vowpal Wabbit text has 2^{bits} = \
+                     {columns} columns: set the count with the hash bits"
+                ),
+            )),
+            _ => Ok(Some(columns)),
+        }
+    }
 }
 
 /// Bytes of text read per block by default (each block is parsed in parallel).
@@ -186,38 +211,73 @@ pub fn parse_text<V: TextValue>(
 /// Read LIBSVM text into memory with [`parse_text`]: what learners get from a text input.
 /// `options.n_features`, when given, is the column count and must cover every index.
 pub fn read_matrix(input: &Path, options: ParseOptions) -> Result<CsrMatrix, DataError> {
-    match options.value_type {
-        ValueType::F32 => read_typed::<f32>(input, options),
-        ValueType::F64 => read_typed::<f64>(input, options),
+    let format = TextFormat::Libsvm {
+        zero_based: options.zero_based,
+    };
+    Ok(read_text(input, format, options.value_type, options.n_features)?.matrix)
+}
+
+/// Text read into memory ([`read_text`]).
+#[derive(Clone, Debug)]
+pub struct TextRows {
+    /// The rows.
+    pub matrix: CsrMatrix,
+    /// The rows' importance weights, when the format gives them (Vowpal Wabbit text) and they
+    /// are not all 1.
+    pub sample_weights: Option<Vec<f64>>,
+}
+
+/// Read the text at `input` in `format` into memory with [`parse_text`], values in
+/// `value_type`. `n_features`, when given, is the column count: it must cover every LIBSVM
+/// index, and be 2^bits for Vowpal Wabbit text. Importance weights are checked as sample
+/// weights are (finite, non-negative, not all 0).
+pub fn read_text(
+    input: &Path,
+    format: TextFormat,
+    value_type: ValueType,
+    n_features: Option<usize>,
+) -> Result<TextRows, DataError> {
+    match value_type {
+        ValueType::F32 => read_typed::<f32>(input, format, n_features),
+        ValueType::F64 => read_typed::<f64>(input, format, n_features),
     }
 }
 
-fn read_typed<V: TextValue>(input: &Path, options: ParseOptions) -> Result<CsrMatrix, DataError> {
+fn read_typed<V: TextValue>(
+    input: &Path,
+    format: TextFormat,
+    n_features: Option<usize>,
+) -> Result<TextRows, DataError> {
     let (mut labels, mut offsets) = (Vec::new(), vec![0u64]);
     let (mut indices, mut values) = (Vec::new(), Vec::<V>::new());
+    let mut weights = Vec::new();
     let mut columns = 0;
-    let declared = declared_columns(input, options.n_features)?;
-    parse_text::<V>(
-        input,
-        TextFormat::Libsvm {
-            zero_based: options.zero_based,
-        },
-        declared,
-        BLOCK_BYTES,
-        &mut |_| {},
-        |rows| {
-            let base = indices.len() as u64;
-            labels.extend_from_slice(&rows.labels);
-            offsets.extend(rows.offsets[1..].iter().map(|&o| o + base));
-            indices.extend_from_slice(&rows.indices);
-            values.extend_from_slice(&rows.values);
-            columns = columns.max(rows.columns);
-            Ok(())
-        },
-    )?;
+    let declared = format.declared_columns(input, n_features)?;
+    parse_text::<V>(input, format, declared, BLOCK_BYTES, &mut |_| {}, |rows| {
+        let base = indices.len() as u64;
+        labels.extend_from_slice(&rows.labels);
+        offsets.extend(rows.offsets[1..].iter().map(|&o| o + base));
+        indices.extend_from_slice(&rows.indices);
+        values.extend_from_slice(&rows.values);
+        weights.extend_from_slice(&rows.weights);
+        columns = columns.max(rows.columns);
+        Ok(())
+    })?;
+    let sample_weights = match format {
+        TextFormat::Vw { .. } if !labels.is_empty() => {
+            super::sample_weights::check(&weights, labels.len())
+                .map_err(|e| DataError::invalid(input, format!("importance weights: {e}")))?;
+            Some(weights).filter(|w| w.iter().any(|&s| s != 1.0))
+        }
+        _ => None,
+    };
     let n_features = declared.unwrap_or(columns);
-    CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
-        .map_err(|e| DataError::invalid(input, format!("parser output: {e}")))
+    let matrix = CsrMatrix::new(labels, offsets, indices, V::value_vec(values), n_features)
+        .map_err(|e| DataError::invalid(input, format!("parser output: {e}")))?;
+    Ok(TextRows {
+        matrix,
+        sample_weights,
+    })
 }
 
 /// The declared column count `n_features` of the text at `input`, checked before any text is

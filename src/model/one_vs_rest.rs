@@ -284,6 +284,14 @@ impl SavedModel {
             Model::from_bytes(&bytes, path).map(SavedModel::Single)
         }
     }
+
+    /// The feature count the model (each class's, for one-vs-rest) has weights for.
+    pub fn n_features(&self) -> usize {
+        match self {
+            SavedModel::Single(model) => model.n_features(),
+            SavedModel::OneVsRest(classifier) => classifier.n_features(),
+        }
+    }
 }
 
 /// A class's model's error, saying which class it is.

@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use sparselin::data::convert::{ConvertOptions, Storage, convert_with_progress};
 use sparselin::data::libsvm::ValueType;
-use sparselin::data::stream::{TextFormat, plain_text_len};
-use sparselin::data::vw;
+use sparselin::data::stream::plain_text_len;
 
+use crate::input::TextArgs;
 use crate::progress::{Unit, bar};
 
 /// Stream a LIBSVM/SVMlight or Vowpal Wabbit text file into a dataset directory (shards +
@@ -19,19 +19,8 @@ pub struct Args {
     /// Output dataset directory; must not exist (written under a temporary name, renamed at
     /// the end, so an error leaves nothing behind).
     output: PathBuf,
-    /// The text's format: `libsvm` (LIBSVM / SVMlight: `label index:value ...`) or `vw`
-    /// (Vowpal Wabbit: `label [importance] ['tag]|namespace name[:value] ...`, names hashed
-    /// into 2^--bits columns as VW hashes them, importance weights stored as the rows'
-    /// sample weights).
-    #[arg(long, value_enum, default_value_t = Format::Libsvm)]
-    format: Format,
-    /// Vowpal Wabbit text: hash bits (VW's -b), 1 to 32; the dataset has 2^bits columns.
-    /// [default: 18]
-    #[arg(long)]
-    bits: Option<u32>,
-    /// LIBSVM text: indices start at 0 (default: 1-based).
-    #[arg(long)]
-    zero_based: bool,
+    #[command(flatten)]
+    text: TextArgs,
     /// Store a sample weight for each row in the dataset: FILE (gzip ok) holds one
     /// non-negative number per line, the weight of the row of the same line (as `train
     /// --sample-weights` reads). Training on the dataset then weighs its rows by them.
@@ -62,13 +51,6 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Text format on the command line.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Libsvm,
-    Vw,
-}
-
 /// Value precision on the command line.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Precision {
@@ -89,26 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.rows_per_shard >= 1,
         "--rows-per-shard must be at least 1"
     );
-    let format = match args.format {
-        Format::Libsvm => {
-            anyhow::ensure!(
-                args.bits.is_none(),
-                "--bits hashes Vowpal Wabbit text: add --format vw"
-            );
-            TextFormat::Libsvm {
-                zero_based: args.zero_based,
-            }
-        }
-        Format::Vw => {
-            anyhow::ensure!(
-                !args.zero_based,
-                "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
-            );
-            TextFormat::Vw {
-                bits: args.bits.unwrap_or(vw::DEFAULT_BITS),
-            }
-        }
-    };
+    let format = args.text.format(None)?;
     let options = ConvertOptions {
         format,
         sample_weights: args.sample_weights,

@@ -8,16 +8,23 @@ use serde_json::json;
 use sparselin::api::{
     ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, Trainer,
 };
+use sparselin::data::stream::TextFormat;
 use sparselin::metrics::Evaluation;
 
-use crate::input::read_examples;
+use crate::input::{Input, read_examples};
 use crate::number::decimal;
-use crate::train::{Args, eval_tail, positive, trainer, trains_one_vs_rest, weighted_rows};
+use crate::train::{
+    Args, eval_tail, positive, trainer, trains_one_vs_rest, weighted_rows, with_row_weights,
+};
 
 /// Cross-validate the settings of `args` over `folds` folds: at `--lambda`, printing every
 /// fold, or at each λ of `--lambda-grid`, printing each λ's mean and the best λ.
-pub fn run(args: &Args, folds: usize) -> anyhow::Result<()> {
-    let data = read_examples(&args.data, args.features, args.text)?;
+pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
+    let Input {
+        examples: data,
+        weights,
+    } = read_examples(&args.data, args.features, format)?;
+    let args = &with_row_weights(args, weights)?;
     let trainer = trainer(args)?;
     // Checks the sample weights against the rows, naming the weight file.
     weighted_rows(args, &trainer, &data)?;

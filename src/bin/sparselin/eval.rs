@@ -8,7 +8,7 @@ use sparselin::data::{Examples, SampleWeighted};
 use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate};
 use sparselin::model::SavedModel;
 
-use crate::input::{RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
+use crate::input::{Input, RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
 use crate::number::decimal;
 
 /// Arguments of `sparselin eval`.
@@ -16,14 +16,16 @@ use crate::number::decimal;
 pub struct Args {
     /// A model file written by `sparselin train`.
     model: PathBuf,
-    /// Labeled data: a dataset directory or a LIBSVM file.
+    /// Labeled data: a dataset directory or a text file (LIBSVM, or Vowpal Wabbit with
+    /// --format vw).
     data: PathBuf,
     #[command(flatten)]
     text: TextArgs,
     /// Weigh each row's term of the objective and mean loss by the number on its line of
     /// FILE (as `train --sample-weights` does; scikit-learn's `score(…, sample_weight)`); the
-    /// other metrics count every row once. Without it, a dataset that stores weights is
-    /// weighed by those (Vowpal Wabbit's average loss weighs by importance).
+    /// other metrics count every row once. Without it, data that carries weights (Vowpal
+    /// Wabbit text's importance weights, a dataset's stored weights) is weighed by those, as
+    /// VW's average loss weighs by importance.
     #[arg(long, value_name = "FILE")]
     sample_weights: Option<PathBuf>,
     /// Print the metrics as one JSON object.
@@ -34,13 +36,17 @@ pub struct Args {
 /// Evaluate and print.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = SavedModel::load(&args.model)?;
-    let data = read_examples(&args.data, None, args.text)?;
+    let format = args.text.format(Some(model.n_features()))?;
+    let Input {
+        examples: data,
+        weights,
+    } = read_examples(&args.data, None, format)?;
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",
         sparselin::data::error::name(&args.data)
     );
-    let row_weights = match row_weights(args.sample_weights.as_deref(), &args.data)? {
+    let row_weights = match row_weights(args.sample_weights.as_deref(), &args.data, weights)? {
         Some(RowWeights { origin, weights }) => {
             SampleWeighted::new(&data, &weights).with_context(|| {
                 format!(

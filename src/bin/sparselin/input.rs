@@ -4,39 +4,119 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use sparselin::data::csr::MAX_FEATURES;
-use sparselin::data::libsvm::{LibsvmError, ParseOptions};
-use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights};
+use sparselin::data::libsvm::{LibsvmError, ParseOptions, ValueType};
+use sparselin::data::stream::{TextFormat, read_text};
+use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights, vw};
 use sparselin::loss::Loss;
 use sparselin::metrics;
 
-/// How LIBSVM text given to `train`, `predict` and `eval` is numbered (dataset directories
-/// are already converted).
+/// How text input is read: its format, and how it numbers or hashes features (a dataset
+/// directory is read as it was converted).
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct TextArgs {
-    /// Indices in LIBSVM text input start at 0 (default: 1-based).
+    /// The text's format: `libsvm` (LIBSVM / SVMlight: `label index:value ...`) or `vw`
+    /// (Vowpal Wabbit: `label [importance] ['tag]|namespace name[:value] ...`, names hashed
+    /// into 2^--bits columns as VW hashes them, importance weights the rows' sample weights).
+    #[arg(long, value_enum, default_value_t = Format::Libsvm)]
+    pub format: Format,
+    /// Vowpal Wabbit text: hash bits (VW's -b), 1 to 32, for 2^bits columns. [default: 18;
+    /// for text a model scores, the bits of the model's 2^b columns]
+    #[arg(long)]
+    pub bits: Option<u32>,
+    /// LIBSVM text: indices start at 0 (default: 1-based).
     #[arg(long)]
     pub zero_based: bool,
 }
 
-/// Open a dataset directory or a LIBSVM file (gzip recognized). For text the feature count is
-/// `n_features` if given, else the `features` entry of a `meta.json` beside the file (the
-/// real data sets' convention: the largest index in a file can be below the true dimension),
-/// else the largest index seen. An index beyond a count from `meta.json` is reported as such.
+/// A text format on the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// LIBSVM / SVMlight.
+    #[default]
+    Libsvm,
+    /// Vowpal Wabbit.
+    Vw,
+}
+
+impl TextArgs {
+    /// The format these flags describe, with an error for a flag of the other format. Text
+    /// that a model of `model_columns` columns will score is hashed into the model's bits
+    /// when that count is a power of two: --bits defaults to them, and other bits would
+    /// hash features to columns the model never learned, so they are refused.
+    pub fn format(self, model_columns: Option<usize>) -> anyhow::Result<TextFormat> {
+        match self.format {
+            Format::Libsvm => {
+                anyhow::ensure!(
+                    self.bits.is_none(),
+                    "--bits hashes Vowpal Wabbit text: add --format vw"
+                );
+                Ok(TextFormat::Libsvm {
+                    zero_based: self.zero_based,
+                })
+            }
+            Format::Vw => {
+                anyhow::ensure!(
+                    !self.zero_based,
+                    "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
+                );
+                let model_bits = model_columns
+                    .filter(|n| n.is_power_of_two() && *n > 1)
+                    .map(|n| n.trailing_zeros());
+                let bits = match (self.bits, model_bits) {
+                    (Some(bits), Some(model)) if bits != model => anyhow::bail!(
+                        "--bits {bits}, but the model has 2^{model} columns: text must be hashed \
+                         into the bits its model was trained with (leave out --bits to take \
+                         the model's)"
+                    ),
+                    (bits, model) => bits.or(model).unwrap_or(vw::DEFAULT_BITS),
+                };
+                Ok(TextFormat::Vw { bits })
+            }
+        }
+    }
+}
+
+/// Data as read, with the weights its rows carry: Vowpal Wabbit text's importance weights
+/// (a dataset's stored weights are read by [`row_weights`] when wanted).
+pub struct Input {
+    /// The rows.
+    pub examples: ExampleSet,
+    /// The text's importance weights, when not all 1.
+    pub weights: Option<RowWeights>,
+}
+
+/// Open a dataset directory or a text file in `format` (gzip recognized). For text the
+/// feature count is `n_features` if given, else (LIBSVM) the `features` entry of a
+/// `meta.json` beside the file (the real data sets' convention: the largest index in a file
+/// can be below the true dimension), else the largest index seen; hashed text has 2^bits.
+/// An index beyond a count from `meta.json` is reported as such.
 pub fn read_examples(
     path: &Path,
     n_features: Option<usize>,
-    text: TextArgs,
-) -> anyhow::Result<ExampleSet> {
+    format: TextFormat,
+) -> anyhow::Result<Input> {
+    if let TextFormat::Vw { .. } = format
+        && !path.is_dir()
+    {
+        let text = read_text(path, format, ValueType::F32, n_features)?;
+        return Ok(Input {
+            examples: ExampleSet::Matrix(text.matrix),
+            weights: text.sample_weights.map(|weights| RowWeights {
+                origin: path.to_path_buf(),
+                weights,
+            }),
+        });
+    }
     let meta = match n_features {
         None if path.is_file() => meta_features(path),
         _ => None,
     };
     let options = ParseOptions {
         n_features: n_features.or(meta.as_ref().map(|m| m.1)),
-        zero_based: text.zero_based,
+        zero_based: matches!(format, TextFormat::Libsvm { zero_based: true }),
         ..ParseOptions::default()
     };
-    open_examples(path, options).map_err(|error| match (error, meta) {
+    let examples = open_examples(path, options).map_err(|error| match (error, meta) {
         (
             DataError::Text(LibsvmError::BeyondDeclared {
                 file,
@@ -50,7 +130,11 @@ pub fn read_examples(
             "{file}:{line}:{column}: index {index} is beyond the {declared} features that {} declares",
             meta.display()
         ),
-        (error, _) => error.into(),
+        (error, _) => anyhow::Error::from(error),
+    })?;
+    Ok(Input {
+        examples,
+        weights: None,
     })
 }
 
@@ -127,17 +211,22 @@ pub struct RowWeights {
 }
 
 /// The weights of the rows of `data`: those of the file `given` (`--sample-weights`) if
-/// there is one, else those `data` stores when it is a dataset directory converted with
-/// weights (Vowpal Wabbit importance weights, `convert --sample-weights`), else none.
-pub fn row_weights(given: Option<&Path>, data: &Path) -> anyhow::Result<Option<RowWeights>> {
+/// there is one, else those the data carries: `carried` (the importance weights of Vowpal
+/// Wabbit text, [`Input::weights`]) or those `data` stores when it is a dataset directory
+/// converted with weights (from VW text, or with `convert --sample-weights`); else none.
+pub fn row_weights(
+    given: Option<&Path>,
+    data: &Path,
+    carried: Option<RowWeights>,
+) -> anyhow::Result<Option<RowWeights>> {
     if let Some(path) = given {
         return Ok(Some(RowWeights {
             origin: path.to_path_buf(),
             weights: sample_weights::read(path)?,
         }));
     }
-    if !data.is_dir() {
-        return Ok(None);
+    if carried.is_some() || !data.is_dir() {
+        return Ok(carried);
     }
     let dataset = Dataset::open(data)?;
     let stored = dataset.sample_weights()?.zip(dataset.sample_weights_file());

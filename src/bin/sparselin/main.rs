@@ -64,7 +64,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Run the main job end to end on a generated corpus: gen, convert, verify, info, train, eval.
     Demo(demo::Args),
-    /// Convert LIBSVM text into a dataset directory of binary shards.
+    /// Convert LIBSVM or Vowpal Wabbit text into a dataset directory of binary shards.
     Convert(convert::Args),
     /// Summarize a dataset: rows, columns, nnz per row, labels, shards.
     Info(info::Args),

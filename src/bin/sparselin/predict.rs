@@ -21,7 +21,8 @@ use crate::input::{TextArgs, read_examples};
 pub struct Args {
     /// A model file written by `sparselin train`.
     model: PathBuf,
-    /// Data to predict: a dataset directory or a LIBSVM file (labels are read but not used).
+    /// Data to predict: a dataset directory or a text file, LIBSVM or (--format vw) Vowpal
+    /// Wabbit (labels are read but not used).
     data: PathBuf,
     #[command(flatten)]
     text: TextArgs,
@@ -81,7 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let data = read_examples(&args.data, None, args.text)?;
+    let format = args.text.format(Some(model.n_features()))?;
+    let data = read_examples(&args.data, None, format)?.examples;
     match &model {
         SavedModel::Single(model) => {
             let weights = model.weights_for(data.n_features(), data.feature_permutation());

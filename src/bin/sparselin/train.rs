@@ -21,7 +21,7 @@ use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
-use crate::input::{RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
+use crate::input::{Input, RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
 use crate::number::decimal;
 use crate::trace::{self, TraceRow};
 
@@ -73,7 +73,8 @@ pub enum WeightType {
 /// Arguments of `sparselin train`.
 #[derive(Clone, clap::Args)]
 pub struct Args {
-    /// Training data: a dataset directory (`sparselin convert`) or a LIBSVM file (gzip ok).
+    /// Training data: a dataset directory (`sparselin convert`) or a text file (gzip ok),
+    /// LIBSVM or (--format vw) Vowpal Wabbit.
     pub data: PathBuf,
     /// The algorithm.
     #[arg(long, value_enum, default_value = "asgd")]
@@ -227,7 +228,8 @@ pub struct Args {
     /// Default: 256 (measured: PERF.md `## Hogwild`).
     #[arg(long)]
     pub hot_features: Option<usize>,
-    /// Feature count (default: meta.json beside the data, else the largest index + 1).
+    /// Feature count (default: meta.json beside the data, else the largest index + 1; 2^bits
+    /// for Vowpal Wabbit text).
     #[arg(long)]
     pub features: Option<usize>,
     #[command(flatten)]
@@ -317,16 +319,17 @@ impl Args {
 }
 
 /// `args` with the training rows' sample weights read: from --sample-weights, or else those
-/// the dataset stores. A learner that weighs no rows (the attribute-efficient ones, which
-/// refuse --sample-weights) trains on a weighted dataset with a warning that its weights
-/// are not used.
-pub fn with_row_weights(mut args: Args) -> anyhow::Result<Args> {
-    let weights = row_weights(args.sample_weights.as_deref(), &args.data)?;
+/// the data carries (`carried`: the importance weights of Vowpal Wabbit text as read) or
+/// stores (a dataset's). A learner that weighs no rows (the attribute-efficient ones, which
+/// refuse --sample-weights) trains on weighted data with a warning that its weights are not
+/// used.
+pub fn with_row_weights(mut args: Args, carried: Option<RowWeights>) -> anyhow::Result<Args> {
+    let weights = row_weights(args.sample_weights.as_deref(), &args.data, carried)?;
     args.row_weights = match weights {
         Some(_) if args.sample_weights.is_none() && !args.algo.weighs_rows() => {
             errln!(
-                "sparselin: warning: {} stores sample weights, which {} does not use: every row \
-                 weighs 1",
+                "sparselin: warning: {} carries sample weights, which {} does not use: every \
+                 row weighs 1",
                 args.data.display(),
                 args.algo.learner()
             );
@@ -421,11 +424,12 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
 
 /// Train, save, report.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let args = with_row_weights(with_resumed_settings(args)?)?;
+    let args = with_resumed_settings(args)?;
+    let format = args.text.format(None)?;
     let launched = launcher_size();
     #[cfg(feature = "mpi")]
     if let Some(ranks) = args.ranks {
-        return crate::train_mpi::run(args, ranks as usize);
+        return crate::train_mpi::run(with_row_weights(args, None)?, ranks as usize);
     }
     if let Some(size) = launched.filter(|&n| n > 1) {
         anyhow::bail!(
@@ -445,15 +449,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     if let Some(folds) = args.cv {
         let folds = usize::try_from(folds).context("--cv: too many folds")?;
-        return crate::cross_validation::run(&args, folds);
+        return crate::cross_validation::run(args, format, folds);
     }
     check_inputs(&args)?;
     check_outputs(&args)?;
-    let data = &read_examples(&args.data, args.features, args.text)?;
+    let Input { examples, weights } = read_examples(&args.data, args.features, format)?;
+    let (args, data) = (with_row_weights(args, weights)?, &examples);
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
         Some(path) => {
-            let test = read_examples(path, None, args.text)?;
+            let test = read_examples(path, None, format)?.examples;
             anyhow::ensure!(
                 test.n_rows() > 0,
                 "{}: no rows to evaluate (every --test metric would be 0 or undefined)",
