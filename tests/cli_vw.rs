@@ -241,7 +241,7 @@ fn bad_vw_text_and_flags_are_errors_that_leave_nothing() {
     convert(
         &train,
         &["--bits", "12"],
-        "--bits hashes Vowpal Wabbit text",
+        "--bits is for Vowpal Wabbit text",
     );
     convert(&train, &["--format", "vw", "--zero-based"], "--zero-based");
     convert(
@@ -380,7 +380,7 @@ fn vw_text_read_directly_trains_predicts_and_evaluates_as_its_conversion() {
     // Flags of one format given for the other, and hash bits at odds with --features.
     failure(
         &["train", &text, "-o", &model, "--bits", "10"],
-        "--bits hashes Vowpal Wabbit text: add --format vw",
+        "--bits is for Vowpal Wabbit text: add --format vw",
     );
     failure(
         &[
@@ -412,5 +412,99 @@ fn vw_text_read_directly_trains_predicts_and_evaluates_as_its_conversion() {
     failure(
         &["train", &bad, "-o", &model, "--format", "vw"],
         "importance weights: every sample weight is 0",
+    );
+}
+
+#[test]
+fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
+    let f = Files::new();
+    let text = f.path("train.vw");
+    let data = f.path("crossed");
+    let crossed = [
+        "--quadratic",
+        "wn",
+        "--cubic",
+        "wn ",
+        "--interactions",
+        "ww",
+    ];
+    let mut convert = vec!["convert", &text, &data, "--format", "vw", "--bits", "14"];
+    convert.extend_from_slice(&crossed);
+    let summary = ok(&convert);
+    let info = ok(&["info", &data]);
+    assert!(info.contains(r#"interacts  ["wn", "wn ", "ww"]"#), "{info}");
+    // More columns per row than without the interactions.
+    let plain = f.path("plain");
+    ok(&["convert", &text, &plain, "--format", "vw", "--bits", "14"]);
+    let nnz = |info: &str| -> u64 {
+        let line = info.lines().find(|l| l.starts_with("nnz ")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    assert!(nnz(&info) > 2 * nnz(&ok(&["info", &plain])), "{summary}");
+    // Trained on the text with the same flags: the same model, bit for bit, recording them.
+    let (from_data, from_text) = (f.path("data.model"), f.path("text.model"));
+    train(&data, &from_data, "asgd", &[]);
+    let mut direct = vec!["--format", "vw", "--bits", "14"];
+    direct.extend_from_slice(&crossed);
+    train(&text, &from_text, "asgd", &direct);
+    assert!(same_bytes(&from_data, &from_text));
+    let shown = ok(&["show", &from_data, "--json"]);
+    assert!(shown.contains("vw_interactions"), "{shown}");
+    // Text a model scores is given its interactions (and bits) unless told otherwise, and
+    // must not be told other ones.
+    let scores = ok(&["predict", &from_data, &data, "--scores"]);
+    let vw = ["--format", "vw"];
+    let mut args = vec!["predict", &from_data, &text, "--scores"];
+    args.extend_from_slice(&vw);
+    assert_eq!(ok(&args), scores);
+    args.extend_from_slice(&crossed);
+    assert_eq!(ok(&args), scores);
+    failure(
+        &[
+            "predict",
+            &from_data,
+            &text,
+            "--format",
+            "vw",
+            "--quadratic",
+            "wn",
+        ],
+        "but the model was trained with [\"wn\", \"wn \", \"ww\"]",
+    );
+    failure(
+        &["predict", &from_data, &text, "--quadratic", "wn"],
+        "--quadratic is for Vowpal Wabbit text: add --format vw",
+    );
+    failure(
+        &[
+            "convert",
+            &text,
+            &f.path("x"),
+            "--format",
+            "vw",
+            "--cubic",
+            "ab",
+        ],
+        "--cubic \"ab\": give 3 namespace letters",
+    );
+    failure(
+        &[
+            "convert",
+            &text,
+            &f.path("x"),
+            "--format",
+            "vw",
+            "--quadratic",
+            "a:",
+        ],
+        "wildcard",
+    );
+    // A manifest's interactions are checked as flags are.
+    let manifest = Path::new(&data).join("manifest.json");
+    let json = fs::read_to_string(&manifest).unwrap();
+    fs::write(&manifest, json.replace("\"ww\"", "\"w\"")).unwrap();
+    failure(
+        &["info", &data],
+        "vw_interactions: interaction 'w' has fewer than two",
     );
 }

@@ -186,7 +186,7 @@ fn convert_typed<V: TextValue>(
     };
     // A declared count beyond 2^32 is refused before anything is written.
     let declared = options.format.declared_columns(input, options.n_features)?;
-    let file_weights = match (&options.sample_weights, options.format) {
+    let file_weights = match (&options.sample_weights, &options.format) {
         (Some(path), TextFormat::Vw { .. }) => {
             return Err(DataError::invalid(
                 path,
@@ -210,7 +210,7 @@ fn convert_typed<V: TextValue>(
     // column statistics are sized by it.
     let text = parse_text::<V>(
         input,
-        options.format,
+        &options.format,
         declared,
         options.block_bytes,
         progress,
@@ -233,6 +233,9 @@ fn convert_typed<V: TextValue>(
             DataError::invalid(path, format!("{e}, the rows of {}", input.display()))
         })?;
         writer.add_sample_weights(&weights);
+    }
+    if let TextFormat::Vw(hashing) = &options.format {
+        writer.record_vw_interactions(hashing.interactions());
     }
     let columns = declared.unwrap_or(columns);
     let manifest = writer.finish(FinishOptions {

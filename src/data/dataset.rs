@@ -96,6 +96,11 @@ pub struct Manifest {
     /// weighs 1. Manifest version [`WEIGHTED_MANIFEST_VERSION`] only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_weights: Option<ArrayFile>,
+    /// The Vowpal Wabbit interactions formed at conversion ([`crate::data::vw::Hashing`]),
+    /// normalized; empty for any other dataset. Models trained on the dataset record them,
+    /// so that text they score is given the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vw_interactions: Vec<String>,
 }
 
 /// An open dataset: manifest plus mapped, header-validated shards.
@@ -271,6 +276,11 @@ impl Dataset {
             frequencies: frequencies.load(&self.dir, columns)?,
             means: means.load(&self.dir, columns)?,
         }))
+    }
+
+    /// The Vowpal Wabbit interactions the dataset's columns include ([`Manifest`]).
+    pub fn vw_interactions(&self) -> &[String] {
+        &self.manifest.vw_interactions
     }
 
     /// The file of the rows' stored sample weights, if the dataset has them.
@@ -464,6 +474,18 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
                 "without"
             }
         ));
+    }
+    if !m.vw_interactions.is_empty() {
+        let bits = m.columns.trailing_zeros();
+        let hashing = match m.columns.is_power_of_two() {
+            true => super::vw::Hashing::new(bits, &m.vw_interactions),
+            false => Err(format!("{} columns are no power of two", m.columns)),
+        };
+        match hashing {
+            Ok(h) if h.interactions() == m.vw_interactions => {}
+            Ok(_) => return Err("vw_interactions are not in their normal form".to_string()),
+            Err(e) => return Err(format!("vw_interactions: {e}")),
+        }
     }
     let plain =
         |name: &str| !(name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.'));

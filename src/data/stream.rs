@@ -20,33 +20,31 @@ use super::csr::{CsrError, CsrMatrix, MAX_FEATURES};
 use super::error::DataError;
 use super::libsvm::{LibsvmError, ParseOptions, ValueType, find_beyond};
 use super::number::TextValue;
+use super::vw::Hashing;
 
 /// The text formats the pipeline reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TextFormat {
     /// LIBSVM / SVMlight ([`libsvm`](super::libsvm)), indices from 0 or from 1.
     Libsvm {
         /// Indices start at 0 instead of 1.
         zero_based: bool,
     },
-    /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns; rows carry
-    /// importance weights.
-    Vw {
-        /// Hash bits (VW's `-b`), 1 to 32.
-        bits: u32,
-    },
+    /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns with the
+    /// interactions formed; rows carry importance weights.
+    Vw(Hashing),
 }
 
 impl TextFormat {
     /// Parse `text` in this format into `out`.
     fn parse_into<V: TextValue>(
-        self,
+        &self,
         text: &[u8],
         out: &mut ChunkRows<V>,
     ) -> Result<(), ChunkError> {
         match self {
-            TextFormat::Libsvm { zero_based } => parse_chunk_into(text, zero_based, out),
-            TextFormat::Vw { bits } => super::vw::parse_chunk_into(text, bits, out),
+            TextFormat::Libsvm { zero_based } => parse_chunk_into(text, *zero_based, out),
+            TextFormat::Vw(hashing) => super::vw::parse_chunk_into(text, hashing, out),
         }
     }
 
@@ -55,14 +53,14 @@ impl TextFormat {
     /// ([`declared_columns`]); hashed Vowpal Wabbit text has 2^bits columns, and a count
     /// declared otherwise is an error.
     pub fn declared_columns(
-        self,
+        &self,
         input: &Path,
         n_features: Option<usize>,
     ) -> Result<Option<usize>, DataError> {
-        let TextFormat::Vw { bits } = self else {
+        let TextFormat::Vw(hashing) = self else {
             return declared_columns(input, n_features);
         };
-        let columns = super::vw::columns_of_bits(bits).map_err(|e| DataError::invalid(input, e))?;
+        let (bits, columns) = (hashing.bits(), hashing.columns());
         match n_features {
             Some(n) if n != columns => Err(DataError::invalid(
                 input,
@@ -140,7 +138,7 @@ pub struct TextSummary {
 /// `sink` sees the piece); an error from `sink` stops it too.
 pub fn parse_text<V: TextValue>(
     input: &Path,
-    format: TextFormat,
+    format: &TextFormat,
     declared: Option<usize>,
     block_bytes: usize,
     progress: &mut dyn FnMut(u64),
@@ -182,7 +180,7 @@ pub fn parse_text<V: TextValue>(
                 let beyond = match format {
                     TextFormat::Libsvm { zero_based } => declared
                         .filter(|&n| rows.columns > n)
-                        .and_then(|n| Some((n, find_beyond(piece, zero_based, n)?))),
+                        .and_then(|n| Some((n, find_beyond(piece, *zero_based, n)?))),
                     TextFormat::Vw { .. } => None,
                 };
                 if let Some((declared, (line, column, index))) = beyond {
@@ -214,7 +212,7 @@ pub fn read_matrix(input: &Path, options: ParseOptions) -> Result<CsrMatrix, Dat
     let format = TextFormat::Libsvm {
         zero_based: options.zero_based,
     };
-    Ok(read_text(input, format, options.value_type, options.n_features)?.matrix)
+    Ok(read_text(input, &format, options.value_type, options.n_features)?.matrix)
 }
 
 /// Text read into memory ([`read_text`]).
@@ -233,7 +231,7 @@ pub struct TextRows {
 /// weights are (finite, non-negative, not all 0).
 pub fn read_text(
     input: &Path,
-    format: TextFormat,
+    format: &TextFormat,
     value_type: ValueType,
     n_features: Option<usize>,
 ) -> Result<TextRows, DataError> {
@@ -245,7 +243,7 @@ pub fn read_text(
 
 fn read_typed<V: TextValue>(
     input: &Path,
-    format: TextFormat,
+    format: &TextFormat,
     n_features: Option<usize>,
 ) -> Result<TextRows, DataError> {
     let (mut labels, mut offsets) = (Vec::new(), vec![0u64]);

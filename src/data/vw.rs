@@ -15,11 +15,18 @@
 //!   its low `bits` bits (VW's `-b`). So column j of a dataset is the weight VW's `--audit`
 //!   shows at index j, and models can be compared weight by weight.
 //!
+//! * **Interactions** ([`Hashing`]; VW's `-q ab`, `--cubic abc`, `--interactions abcd`):
+//!   every feature of the namespaces whose names start with `a` times every one of those
+//!   starting with `b` (and so on), hashed as VW hashes them (the first feature's hash times
+//!   the 32-bit FNV prime, xor the next's, …), valued the product of their values. As in
+//!   VW, a namespace letter repeated within an interaction gives each combination of its
+//!   features once (`-q aa`: x·y but not also y·x, and x·x), and interactions of the same
+//!   letters are formed once.
+//!
 //! Values are read and scaled in the storage precision (VW reads `f32`). A zero value is
 //! dropped, as VW drops it; features hashed to one column are summed (a linear model sees
 //! their sum either way). Rows then satisfy the invariants of [`Row`](super::Row). Not
-//! supported: quadratic and cubic interactions (`-q`, `--cubic`), which are formed while
-//! learning, not written in the file, and multi-line examples.
+//! supported: VW's `:` wildcard in interactions, and multi-line examples.
 
 use super::chunk::{ChunkError, ChunkRows};
 use super::libsvm::merge_duplicates;
@@ -38,6 +45,88 @@ pub fn columns_of_bits(bits: u32) -> Result<usize, String> {
         Err(format!(
             "{bits} hash bits: give 1 to {MAX_BITS} (Vowpal Wabbit's -b; its default is {DEFAULT_BITS})"
         ))
+    }
+}
+
+/// How names become columns: the hash bits and the interactions formed (VW's `-b`, `-q`,
+/// `--cubic`, `--interactions`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hashing {
+    bits: u32,
+    interactions: Vec<String>,
+}
+
+/// The 32-bit FNV prime, VW's multiplier for interaction hashes.
+const FNV_PRIME: u64 = 16_777_619;
+
+impl Hashing {
+    /// `bits` hash bits (1 to 32) and `interactions`, each a string of two or more namespace
+    /// letters (a namespace's letter is its name's first character, ASCII here; the default
+    /// namespace's is a space). They are normalized as VW normalizes them: a string that
+    /// repeats a letter has its letters sorted, and of strings of the same letters only the
+    /// least is kept.
+    pub fn new<S: AsRef<str>>(bits: u32, interactions: &[S]) -> Result<Hashing, String> {
+        columns_of_bits(bits)?;
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        for interaction in interactions {
+            let mut letters = interaction.as_ref().as_bytes().to_vec();
+            let problem = if letters.len() < 2 {
+                Some("has fewer than two namespaces")
+            } else if letters.contains(&b':') {
+                Some("uses the ':' wildcard (every namespace), which is not supported")
+            } else if !letters.is_ascii() {
+                Some("is not ASCII: a namespace letter is one ASCII character here")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(format!("interaction {} {problem}", quoted(&letters)));
+            }
+            let mut sorted = letters.clone();
+            sorted.sort_unstable();
+            if sorted.windows(2).any(|w| w[0] == w[1]) {
+                letters = sorted.clone();
+            }
+            let same = kept.iter_mut().find(|k| {
+                let mut other = k.to_vec();
+                other.sort_unstable();
+                other == sorted
+            });
+            match same {
+                Some(same) => *same = letters.min(same.clone()),
+                None => kept.push(letters),
+            }
+        }
+        // ASCII, checked above, so nothing is replaced.
+        let interactions = kept.iter().map(|k| String::from_utf8_lossy(k).into_owned());
+        Ok(Hashing {
+            bits,
+            interactions: interactions.collect(),
+        })
+    }
+
+    /// `bits` hash bits, no interactions.
+    pub fn plain(bits: u32) -> Result<Hashing, String> {
+        Hashing::new::<&str>(bits, &[])
+    }
+
+    /// The hash bits.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The interactions formed, normalized ([`Hashing::new`]).
+    pub fn interactions(&self) -> &[String] {
+        &self.interactions
+    }
+
+    /// The column count, 2^bits.
+    pub fn columns(&self) -> usize {
+        1 << self.bits
+    }
+
+    fn mask(&self) -> u64 {
+        (1u64 << self.bits) - 1
     }
 }
 
@@ -126,35 +215,194 @@ fn not_a_value<V: TextValue>(what: &str, text: &[u8]) -> String {
     }
 }
 
-/// Parse one line (without its newline) into `entries` (columns of `mask + 1`, sorted,
-/// merged, zeros dropped) and return its label and weight, or `None` for a blank line.
-pub fn parse_line<V: TextValue>(
-    line: &[u8],
-    mask: u64,
-    entries: &mut Vec<(u32, V)>,
-) -> Result<Option<VwLabel>, LineError> {
-    entries.clear();
-    if line.iter().all(|&b| is_space(b)) {
-        return Ok(None);
+/// Parses lines under one [`Hashing`], keeping the buffers interactions need between lines.
+#[derive(Clone, Debug)]
+pub struct LineParser<V> {
+    hashing: Hashing,
+    /// Whether an interaction uses the namespace letter.
+    interacting: [bool; 256],
+    /// The features of each interacting namespace letter on the line: (hash, value) in the
+    /// order written.
+    features: Vec<Vec<(u64, V)>>,
+}
+
+impl<V: TextValue> LineParser<V> {
+    /// A parser of lines hashed by `hashing`.
+    pub fn new(hashing: &Hashing) -> LineParser<V> {
+        let mut interacting = [false; 256];
+        for &letter in hashing.interactions.iter().flat_map(|i| i.as_bytes()) {
+            interacting[usize::from(letter)] = true;
+        }
+        let features = match hashing.interactions.is_empty() {
+            true => Vec::new(),
+            false => vec![Vec::new(); 256],
+        };
+        LineParser {
+            hashing: hashing.clone(),
+            interacting,
+            features,
+        }
     }
-    let bar = memchr::memchr(b'|', line);
-    let head_end = bar.unwrap_or(line.len());
-    let label = parse_label(line, head_end, bar.is_some())?;
-    if let Some(bar) = bar {
-        parse_namespaces(line, bar, mask, entries)?;
+
+    /// Parse one line (without its newline) into `entries` (columns below 2^bits, sorted,
+    /// merged, zeros dropped) and return its label and weight, or `None` for a blank line.
+    pub fn parse_line(
+        &mut self,
+        line: &[u8],
+        entries: &mut Vec<(u32, V)>,
+    ) -> Result<Option<VwLabel>, LineError> {
+        entries.clear();
+        if line.iter().all(|&b| is_space(b)) {
+            return Ok(None);
+        }
+        let bar = memchr::memchr(b'|', line);
+        let head_end = bar.unwrap_or(line.len());
+        let label = parse_label(line, head_end, bar.is_some())?;
+        if let Some(bar) = bar {
+            self.features.iter_mut().for_each(Vec::clear);
+            self.parse_namespaces(line, bar, entries)?;
+            self.interact(entries)?;
+        }
+        merge_duplicates(entries);
+        if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
+            return Err((
+                1,
+                format!(
+                    "the values hashed to column {} sum to a non-finite number",
+                    e.0
+                ),
+            ));
+        }
+        entries.retain(|e| e.1 != V::ZERO);
+        Ok(Some(label))
     }
-    merge_duplicates(entries);
-    if let Some(e) = entries.iter().find(|e| !e.1.is_finite()) {
-        return Err((
-            1,
-            format!(
-                "the values hashed to column {} sum to a non-finite number",
-                e.0
-            ),
-        ));
+
+    /// The features of every namespace of `line`, from its first `|` at `bar`, into
+    /// `entries`, and those of interacting namespaces into their letters' lists too.
+    fn parse_namespaces(
+        &mut self,
+        line: &[u8],
+        bar: usize,
+        entries: &mut Vec<(u32, V)>,
+    ) -> Result<(), LineError> {
+        let mask = self.hashing.mask();
+        let mut start = bar + 1;
+        loop {
+            let end = memchr::memchr(b'|', &line[start..]).map_or(line.len(), |k| start + k);
+            let (seed, scale, features_at, letter) = match line.get(start) {
+                Some(&b) if start < end && !is_space(b) => {
+                    let name_end = (start..end).find(|&k| is_space(line[k])).unwrap_or(end);
+                    let name = &line[start..name_end];
+                    let (name, scale) = match memchr::memchr(b':', name) {
+                        Some(colon) => {
+                            let text = &name[colon + 1..];
+                            let scale = finite::<V>(text).ok_or_else(|| {
+                                (start + colon + 2, not_a_value::<V>("namespace scale", text))
+                            })?;
+                            (&name[..colon], Some(scale))
+                        }
+                        None => (name, None),
+                    };
+                    (feature_hash(name, 0), scale, name_end, b)
+                }
+                _ => (0, None, start, b' '),
+            };
+            let mut interacting = match self.interacting[usize::from(letter)] {
+                true => Some(&mut self.features[usize::from(letter)]),
+                false => None,
+            };
+            for (at, token) in tokens(line, features_at, end) {
+                let (name, value) = match memchr::memchr(b':', token) {
+                    Some(colon) => {
+                        let text = &token[colon + 1..];
+                        let value = finite::<V>(text).ok_or_else(|| {
+                            (at + colon + 2, not_a_value::<V>("feature value", text))
+                        })?;
+                        (&token[..colon], value)
+                    }
+                    None => (token, V::ONE),
+                };
+                let value = match scale {
+                    Some(scale) => value.mul(scale),
+                    None => value,
+                };
+                if !value.is_finite() {
+                    return Err((
+                        at + 1,
+                        format!(
+                            "feature {} times its namespace's scale is outside what {} storage \
+                             holds",
+                            quoted(token),
+                            V::NAME
+                        ),
+                    ));
+                }
+                let hash = feature_hash(name, seed);
+                entries.push(((hash & mask) as u32, value));
+                if let Some(list) = interacting.as_mut() {
+                    list.push((hash, value));
+                }
+            }
+            if end == line.len() {
+                return Ok(());
+            }
+            start = end + 1;
+        }
     }
-    entries.retain(|e| e.1 != V::ZERO);
-    Ok(Some(label))
+
+    /// Every interaction's features of the line's namespaces, appended to `entries`.
+    fn interact(&self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
+        for interaction in &self.hashing.interactions {
+            let lists: Vec<&[(u64, V)]> = interaction
+                .bytes()
+                .map(|letter| self.features[usize::from(letter)].as_slice())
+                .collect();
+            if lists.iter().all(|list| !list.is_empty()) {
+                self.expand(interaction.as_bytes(), &lists, 0, 0, (0, V::ONE), entries)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The products of one feature from each of `lists[depth..]` with `so_far` (the hash and
+    /// value of the features chosen from the lists before), into `entries`. A list of the same
+    /// letter as the one before starts at that one's feature (`from`), so that each
+    /// combination of a repeated namespace's features is formed once.
+    fn expand(
+        &self,
+        letters: &[u8],
+        lists: &[&[(u64, V)]],
+        depth: usize,
+        from: usize,
+        so_far: (u64, V),
+        entries: &mut Vec<(u32, V)>,
+    ) -> Result<(), LineError> {
+        let start = match depth > 0 && letters[depth] == letters[depth - 1] {
+            true => from,
+            false => 0,
+        };
+        for (k, &(hash, value)) in lists[depth].iter().enumerate().skip(start) {
+            let (hash, value) = match depth {
+                0 => (hash, value),
+                _ => (so_far.0.wrapping_mul(FNV_PRIME) ^ hash, so_far.1.mul(value)),
+            };
+            if depth + 1 < lists.len() {
+                self.expand(letters, lists, depth + 1, k, (hash, value), entries)?;
+            } else if !value.is_finite() {
+                return Err((
+                    1,
+                    format!(
+                        "a feature of interaction {} has a value outside what {} storage holds",
+                        quoted(letters),
+                        V::NAME
+                    ),
+                ));
+            } else {
+                entries.push(((hash & self.hashing.mask()) as u32, value));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The label and importance weight from `line[..end]`, the text before the first `|`
@@ -218,83 +466,22 @@ fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, Lin
     }
 }
 
-/// The features of every namespace of `line`, from its first `|` at `bar`, into `entries`.
-fn parse_namespaces<V: TextValue>(
-    line: &[u8],
-    bar: usize,
-    mask: u64,
-    entries: &mut Vec<(u32, V)>,
-) -> Result<(), LineError> {
-    let mut start = bar + 1;
-    loop {
-        let end = memchr::memchr(b'|', &line[start..]).map_or(line.len(), |k| start + k);
-        let (seed, scale, features_at) = match line.get(start) {
-            Some(&b) if start < end && !is_space(b) => {
-                let name_end = (start..end).find(|&k| is_space(line[k])).unwrap_or(end);
-                let name = &line[start..name_end];
-                let (name, scale) = match memchr::memchr(b':', name) {
-                    Some(colon) => {
-                        let text = &name[colon + 1..];
-                        let scale = finite::<V>(text).ok_or_else(|| {
-                            (start + colon + 2, not_a_value::<V>("namespace scale", text))
-                        })?;
-                        (&name[..colon], Some(scale))
-                    }
-                    None => (name, None),
-                };
-                (feature_hash(name, 0), scale, name_end)
-            }
-            _ => (0, None, start),
-        };
-        for (at, token) in tokens(line, features_at, end) {
-            let (name, value) = match memchr::memchr(b':', token) {
-                Some(colon) => {
-                    let text = &token[colon + 1..];
-                    let value = finite::<V>(text)
-                        .ok_or_else(|| (at + colon + 2, not_a_value::<V>("feature value", text)))?;
-                    (&token[..colon], value)
-                }
-                None => (token, V::ONE),
-            };
-            let value = match scale {
-                Some(scale) => value.mul(scale),
-                None => value,
-            };
-            if !value.is_finite() {
-                return Err((
-                    at + 1,
-                    format!(
-                        "feature {} times its namespace's scale is outside what {} storage holds",
-                        quoted(token),
-                        V::NAME
-                    ),
-                ));
-            }
-            entries.push(((feature_hash(name, seed) & mask) as u32, value));
-        }
-        if end == line.len() {
-            return Ok(());
-        }
-        start = end + 1;
-    }
-}
-
 /// Parse every line of `text` (newline-aligned; a final line without a newline is parsed
-/// too) as VW text hashed into `2^bits` columns, appending rows and their importance
-/// weights to `out` (cleared first).
+/// too) as VW text hashed by `hashing`, appending rows and their importance weights to `out`
+/// (cleared first).
 pub fn parse_chunk_into<V: TextValue>(
     text: &[u8],
-    bits: u32,
+    hashing: &Hashing,
     out: &mut ChunkRows<V>,
 ) -> Result<(), ChunkError> {
     out.clear();
-    let mask = (1u64 << bits) - 1;
+    let mut parser = LineParser::<V>::new(hashing);
     let mut entries: Vec<(u32, V)> = Vec::new();
     let mut start = 0;
     while start < text.len() {
         let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |k| start + k);
         out.lines += 1;
-        let parsed = parse_line::<V>(&text[start..end], mask, &mut entries);
+        let parsed = parser.parse_line(&text[start..end], &mut entries);
         let label = parsed.map_err(|(column, message)| ChunkError {
             line: out.lines,
             column,
@@ -327,7 +514,8 @@ mod tests {
 
     fn parse(line: &str, bits: u32) -> Result<Option<Parsed>, LineError> {
         let mut entries = Vec::new();
-        let label = parse_line::<f32>(line.as_bytes(), (1u64 << bits) - 1, &mut entries)?;
+        let mut parser = LineParser::<f32>::new(&Hashing::plain(bits).unwrap());
+        let label = parser.parse_line(line.as_bytes(), &mut entries)?;
         Ok(label.map(|l| (l, entries)))
     }
 
@@ -474,10 +662,15 @@ mod tests {
             /// Any line parses to a row of the invariants (columns below 2^bits, strictly
             /// increasing, no zero) or to an error with a column on the line; never a panic.
             #[test]
-            fn rows_keep_the_invariants(line in line(), bits in 1u32..=20) {
+            fn rows_keep_the_invariants(
+                line in line(),
+                bits in 1u32..=20,
+                interactions in prop::collection::vec("[a-c0-9 ]{2,3}", 0..3),
+            ) {
                 let mut entries = Vec::new();
                 let mask = (1u64 << bits) - 1;
-                match parse_line::<f32>(line.as_bytes(), mask, &mut entries) {
+                let hashing = Hashing::new(bits, &interactions).unwrap();
+                match LineParser::<f32>::new(&hashing).parse_line(line.as_bytes(), &mut entries) {
                     Ok(_) => {
                         prop_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
                         prop_assert!(entries.iter().all(|e| u64::from(e.0) <= mask));
@@ -493,11 +686,14 @@ mod tests {
             fn chunks_are_their_lines(lines in prop::collection::vec(line(), 0..8)) {
                 let text = lines.join("\n");
                 let mut chunk = ChunkRows::<f32>::default();
-                let parsed = parse_chunk_into(text.as_bytes(), 10, &mut chunk);
+                let hashing = Hashing::new(10, &["ab", "aa0"]).unwrap();
+                let parsed = parse_chunk_into(text.as_bytes(), &hashing, &mut chunk);
                 let (mut rows, mut entries) = (Vec::new(), Vec::new());
                 let mut failed = None;
+                // One parser for every line: what a line leaves in its buffers changes no other.
+                let mut parser = LineParser::<f32>::new(&hashing);
                 for (k, line) in lines.iter().enumerate() {
-                    match parse_line::<f32>(line.as_bytes(), 1023, &mut entries) {
+                    match parser.parse_line(line.as_bytes(), &mut entries) {
                         Ok(Some(label)) => rows.push((label, entries.clone())),
                         Ok(None) => {}
                         Err(_) => {
@@ -526,6 +722,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Columns and values as `vw --audit -b 18 --noconstant -q ba -q aa --cubic 'ab '
+    /// --interactions bab` (Vowpal Wabbit 9.11.9) prints them: two namespaces of letter a
+    /// (their features in one list, in line order), a scaled one, the default namespace's
+    /// letter (a space), a repeated letter (`aa`: each pair once, and the squares), and one
+    /// repeated out of order (`bab`, formed as `abb`).
+    #[test]
+    fn interactions_hash_as_vowpal_wabbit_audits() {
+        let hashing = Hashing::new(18, &["ba", "aa", "ab ", "bab"]).unwrap();
+        assert_eq!(hashing.interactions(), ["ba", "aa", "ab ", "abb"]);
+        let mut entries = Vec::new();
+        LineParser::<f32>::new(&hashing)
+            .parse_line(
+                b"1 |alpha x:2 y 5 |beta:0.5 z w:3 |axe q | 7 x",
+                &mut entries,
+            )
+            .unwrap();
+        #[rustfmt::skip]
+        let audited: [(u32, f32); 54] = [
+            (7, 1.0), (3116, 0.75), (3527, 3.0), (4930, 1.0), (11171, 1.5), (17104, 1.0),
+            (20610, 0.5), (23721, 1.5), (28604, 1.5), (31078, 2.0), (35098, 1.0),
+            (41240, 1.5), (42373, 1.0), (44926, 0.5), (60257, 0.5), (63787, 1.5),
+            (75869, 2.25), (80795, 0.5), (81140, 2.25), (84372, 0.5), (90202, 1.5),
+            (91957, 0.75), (95475, 1.5), (99166, 4.5), (102489, 0.5), (106380, 2.0),
+            (111031, 1.0), (113128, 4.0), (118007, 0.75), (118089, 1.5), (119756, 2.0),
+            (121747, 2.0), (122864, 3.0), (128424, 1.0), (145924, 1.5), (147097, 1.0),
+            (148388, 1.0), (157354, 2.25), (160272, 0.5), (165655, 0.25), (170779, 1.0),
+            (183198, 0.5), (184407, 1.0), (186258, 0.5), (199493, 0.5), (210621, 1.0),
+            (214252, 3.0), (214988, 0.25), (225954, 1.0), (237703, 0.5), (238926, 1.0),
+            (257038, 0.25), (258031, 1.5), (260934, 1.5),
+        ];
+        assert_eq!(entries, audited);
+    }
+
+    /// Interactions of the same letters are formed once, in the least of their forms, as
+    /// `vw -q ba -q ab` forms only `ab` (and `-q cb -q bc` only `bc`).
+    #[test]
+    fn interactions_of_the_same_letters_are_formed_once() {
+        let hashing = Hashing::new(18, &["ba", "ab", "cb", "bc", "bca", "cab"]).unwrap();
+        assert_eq!(hashing.interactions(), ["ab", "bc", "bca"]);
+        let twice = Hashing::new(18, &["cb", "cb"]).unwrap();
+        assert_eq!(twice.interactions(), ["cb"]);
+        assert!(
+            Hashing::new(18, &["a"])
+                .unwrap_err()
+                .contains("fewer than two")
+        );
+        assert!(Hashing::new(18, &["a:"]).unwrap_err().contains("wildcard"));
+        assert!(Hashing::new(18, &["aé"]).unwrap_err().contains("not ASCII"));
+        assert!(Hashing::new(0, &["ab"]).is_err());
+        // A namespace with no features on a line forms nothing with it.
+        let mut entries = Vec::new();
+        LineParser::<f32>::new(&hashing)
+            .parse_line(b"1 |a x |c y", &mut entries)
+            .unwrap();
+        assert_eq!(entries.len(), 2);
+        // Products that f32 cannot hold are an error on the line.
+        let error = LineParser::<f32>::new(&hashing)
+            .parse_line(b"1 |a x:1e30 |b y:1e30", &mut entries)
+            .unwrap_err();
+        assert!(error.1.contains("interaction 'ab'"), "{error:?}");
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub struct DatasetWriter {
     tally: ColumnTally,
     /// The rows' sample weights so far, when the caller gives them.
     sample_weights: Vec<f64>,
+    /// The Vowpal Wabbit interactions the columns include.
+    vw_interactions: Vec<String>,
     published: bool,
 }
 
@@ -80,6 +82,7 @@ impl DatasetWriter {
             max_columns: 0,
             tally: ColumnTally::default(),
             sample_weights: Vec::new(),
+            vw_interactions: Vec::new(),
             published: false,
         })
     }
@@ -131,6 +134,12 @@ impl DatasetWriter {
     /// count). Weights that are all 1 are not stored.
     pub fn add_sample_weights(&mut self, weights: &[f64]) {
         self.sample_weights.extend_from_slice(weights);
+    }
+
+    /// Record the Vowpal Wabbit interactions the columns include, normalized
+    /// ([`crate::data::vw::Hashing::interactions`]).
+    pub fn record_vw_interactions(&mut self, interactions: &[String]) {
+        self.vw_interactions = interactions.to_vec();
     }
 
     /// Add a shard's entries to the per-column tallies (in shard order, so the result does
@@ -278,6 +287,7 @@ impl DatasetWriter {
             column_frequencies,
             column_means,
             sample_weights,
+            vw_interactions: std::mem::take(&mut self.vw_interactions),
         };
         let manifest_path = self.tmp.join(MANIFEST);
         let json = serde_json::to_vec(&manifest).map_err(|e| {

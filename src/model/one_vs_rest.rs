@@ -103,6 +103,14 @@ impl OneVsRest {
         self.models[0].n_features()
     }
 
+    /// Record `key: value` in every class's model's training details
+    /// ([`crate::model::TrainingInfo::details`]).
+    pub fn insert_detail(&mut self, key: &str, value: serde_json::Value) {
+        for model in &mut self.models {
+            model.info.details.insert(key.to_string(), value.clone());
+        }
+    }
+
     /// The class of a row whose per-class scores are `scores` (in class order): the one of
     /// highest score, the lowest label of a tie; NaN when a score is NaN.
     ///

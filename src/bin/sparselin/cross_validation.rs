@@ -23,7 +23,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let Input {
         examples: data,
         weights,
-    } = read_examples(&args.data, args.features, format)?;
+    } = read_examples(&args.data, args.features, &format)?;
     let args = &with_row_weights(args, weights)?;
     let trainer = trainer(args)?;
     // Checks the sample weights against the rows, naming the weight file.

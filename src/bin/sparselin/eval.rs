@@ -36,11 +36,11 @@ pub struct Args {
 /// Evaluate and print.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let model = SavedModel::load(&args.model)?;
-    let format = args.text.format(Some(model.n_features()))?;
+    let format = args.text.format(Some(&model))?;
     let Input {
         examples: data,
         weights,
-    } = read_examples(&args.data, None, format)?;
+    } = read_examples(&args.data, None, &format)?;
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",

@@ -24,6 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let mut json = serde_json::to_value(&s)?;
         json["open_seconds"] = open_seconds.into();
+        json["vw_interactions"] = dataset.vw_interactions().into();
         outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
@@ -89,6 +90,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             six_digits(w.mean),
             w.zero
         )?;
+    }
+    let interactions = dataset.vw_interactions();
+    if !interactions.is_empty() {
+        outln!("interacts  {interactions:?} (Vowpal Wabbit namespace letters)")?;
     }
     outln!(
         "opened in  {:.3} ms (manifest and shard headers only)",

@@ -6,13 +6,15 @@ use anyhow::anyhow;
 use sparselin::data::csr::MAX_FEATURES;
 use sparselin::data::libsvm::{LibsvmError, ParseOptions, ValueType};
 use sparselin::data::stream::{TextFormat, read_text};
-use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights, vw};
+use sparselin::data::vw::{self, Hashing};
+use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights};
 use sparselin::loss::Loss;
 use sparselin::metrics;
+use sparselin::model::SavedModel;
 
 /// How text input is read: its format, and how it numbers or hashes features (a dataset
 /// directory is read as it was converted).
-#[derive(clap::Args, Clone, Copy, Debug, Default)]
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct TextArgs {
     /// The text's format: `libsvm` (LIBSVM / SVMlight: `label index:value ...`) or `vw`
     /// (Vowpal Wabbit: `label [importance] ['tag]|namespace name[:value] ...`, names hashed
@@ -23,6 +25,18 @@ pub struct TextArgs {
     /// for text a model scores, the bits of the model's 2^b columns]
     #[arg(long)]
     pub bits: Option<u32>,
+    /// Vowpal Wabbit text: also form the features of each pair of namespaces named by their
+    /// first letters (VW's -q; repeatable: `--quadratic ab --quadratic aa`), hashed as VW
+    /// hashes them. [default: for text a model scores, the model's]
+    #[arg(long, value_name = "AB")]
+    pub quadratic: Vec<String>,
+    /// Vowpal Wabbit text: also form the features of each triple of namespaces (VW's --cubic).
+    #[arg(long, value_name = "ABC")]
+    pub cubic: Vec<String>,
+    /// Vowpal Wabbit text: also form the features of each group of two or more namespaces
+    /// (VW's --interactions).
+    #[arg(long, value_name = "ABC...")]
+    pub interactions: Vec<String>,
     /// LIBSVM text: indices start at 0 (default: 1-based).
     #[arg(long)]
     pub zero_based: bool,
@@ -40,16 +54,26 @@ pub enum Format {
 
 impl TextArgs {
     /// The format these flags describe, with an error for a flag of the other format. Text
-    /// that a model of `model_columns` columns will score is hashed into the model's bits
-    /// when that count is a power of two: --bits defaults to them, and other bits would
-    /// hash features to columns the model never learned, so they are refused.
-    pub fn format(self, model_columns: Option<usize>) -> anyhow::Result<TextFormat> {
+    /// that `model` will score is hashed as the model's training data was: into the model's
+    /// bits when its column count is a power of two, with the interactions it records
+    /// ([`VW_INTERACTIONS`]). Those are the defaults, and other bits or interactions would
+    /// give columns the model never learned, so they are refused.
+    pub fn format(&self, model: Option<&SavedModel>) -> anyhow::Result<TextFormat> {
+        let interactions: Vec<&String> = (self.quadratic.iter())
+            .chain(&self.cubic)
+            .chain(&self.interactions)
+            .collect();
         match self.format {
             Format::Libsvm => {
-                anyhow::ensure!(
-                    self.bits.is_none(),
-                    "--bits hashes Vowpal Wabbit text: add --format vw"
-                );
+                let vw_flags = [
+                    ("--bits", self.bits.is_some()),
+                    ("--quadratic", !self.quadratic.is_empty()),
+                    ("--cubic", !self.cubic.is_empty()),
+                    ("--interactions", !self.interactions.is_empty()),
+                ];
+                if let Some((flag, _)) = vw_flags.iter().find(|(_, given)| *given) {
+                    anyhow::bail!("{flag} is for Vowpal Wabbit text: add --format vw");
+                }
                 Ok(TextFormat::Libsvm {
                     zero_based: self.zero_based,
                 })
@@ -59,7 +83,18 @@ impl TextArgs {
                     !self.zero_based,
                     "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
                 );
-                let model_bits = model_columns
+                for (flag, given, letters) in [
+                    ("--quadratic", &self.quadratic, 2),
+                    ("--cubic", &self.cubic, 3),
+                ] {
+                    if let Some(wrong) = given.iter().find(|g| g.len() != letters) {
+                        anyhow::bail!(
+                            "{flag} {wrong:?}: give {letters} namespace letters (one byte each)"
+                        );
+                    }
+                }
+                let model_bits = model
+                    .map(SavedModel::n_features)
                     .filter(|n| n.is_power_of_two() && *n > 1)
                     .map(|n| n.trailing_zeros());
                 let bits = match (self.bits, model_bits) {
@@ -70,9 +105,57 @@ impl TextArgs {
                     ),
                     (bits, model) => bits.or(model).unwrap_or(vw::DEFAULT_BITS),
                 };
-                Ok(TextFormat::Vw { bits })
+                let hashing = Hashing::new(bits, &interactions).map_err(|e| anyhow!("{e}"))?;
+                match model.map(recorded_interactions).transpose()?.flatten() {
+                    Some(recorded) if interactions.is_empty() => {
+                        let hashing = Hashing::new(bits, &recorded).map_err(|e| anyhow!("{e}"))?;
+                        Ok(TextFormat::Vw(hashing))
+                    }
+                    Some(recorded) if hashing.interactions() != recorded => anyhow::bail!(
+                        "the interactions given form {:?}, but the model was trained with {:?}: \
+                         text must be given the interactions its model was trained with (leave \
+                         out --quadratic, --cubic and --interactions to take the model's)",
+                        hashing.interactions(),
+                        recorded
+                    ),
+                    _ => Ok(TextFormat::Vw(hashing)),
+                }
             }
         }
+    }
+}
+
+/// The key under which a model's training details record the Vowpal Wabbit interactions of
+/// its training data.
+pub const VW_INTERACTIONS: &str = "vw_interactions";
+
+/// The Vowpal Wabbit interactions `data` read in `format` includes: a dataset's recorded at
+/// conversion, or those `format` forms of text.
+pub fn vw_interactions(data: &ExampleSet, format: &TextFormat) -> Vec<String> {
+    match (data, format) {
+        (ExampleSet::Dataset(d), _) => d.dataset().vw_interactions().to_vec(),
+        (ExampleSet::Matrix(_), TextFormat::Vw(hashing)) => hashing.interactions().to_vec(),
+        (ExampleSet::Matrix(_), TextFormat::Libsvm { .. }) => Vec::new(),
+    }
+}
+
+/// The Vowpal Wabbit interactions `model` records of its training data, if any.
+fn recorded_interactions(model: &SavedModel) -> anyhow::Result<Option<Vec<String>>> {
+    let details = match model {
+        SavedModel::Single(model) => &model.info.details,
+        SavedModel::OneVsRest(classifier) => &classifier.models()[0].info.details,
+    };
+    let Some(record) = details.get(VW_INTERACTIONS) else {
+        return Ok(None);
+    };
+    let strings = record.as_array().and_then(|list| {
+        list.iter()
+            .map(|s| s.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+    });
+    match strings {
+        Some(strings) => Ok(Some(strings)),
+        None => anyhow::bail!("the model's {VW_INTERACTIONS} record is not a list of strings"),
     }
 }
 
@@ -93,9 +176,9 @@ pub struct Input {
 pub fn read_examples(
     path: &Path,
     n_features: Option<usize>,
-    format: TextFormat,
+    format: &TextFormat,
 ) -> anyhow::Result<Input> {
-    if let TextFormat::Vw { .. } = format
+    if let TextFormat::Vw(_) = format
         && !path.is_dir()
     {
         let text = read_text(path, format, ValueType::F32, n_features)?;

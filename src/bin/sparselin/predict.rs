@@ -82,8 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let format = args.text.format(Some(model.n_features()))?;
-    let data = read_examples(&args.data, None, format)?.examples;
+    let format = args.text.format(Some(&model))?;
+    let data = read_examples(&args.data, None, &format)?.examples;
     match &model {
         SavedModel::Single(model) => {
             let weights = model.weights_for(data.n_features(), data.feature_permutation());

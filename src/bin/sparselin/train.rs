@@ -21,7 +21,10 @@ use sparselin::online::hogwild::{self, ScalarSharing};
 use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
-use crate::input::{Input, RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
+use crate::input::{
+    Input, RowWeights, TextArgs, VW_INTERACTIONS, read_examples, refuse_multiclass, row_weights,
+    vw_interactions,
+};
 use crate::number::decimal;
 use crate::trace::{self, TraceRow};
 
@@ -309,9 +312,20 @@ pub struct Args {
     /// ([`with_row_weights`]).
     #[arg(skip)]
     pub row_weights: Option<RowWeights>,
+    /// The Vowpal Wabbit interactions the training data's columns include, once read
+    /// ([`crate::input::vw_interactions`]): models record them.
+    #[arg(skip)]
+    pub vw_interactions: Vec<String>,
 }
 
 impl Args {
+    /// The record of the training data's interactions that a model keeps in its details
+    /// (under [`VW_INTERACTIONS`]), so that text it scores is given the same; `None` for
+    /// data without them.
+    pub fn vw_interactions_record(&self) -> Option<serde_json::Value> {
+        (!self.vw_interactions.is_empty()).then(|| serde_json::json!(self.vw_interactions))
+    }
+
     /// Where the training rows' sample weights come from, if they have any.
     pub fn weights_origin(&self) -> Option<&Path> {
         self.row_weights.as_ref().map(|w| w.origin.as_path())
@@ -453,12 +467,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     check_inputs(&args)?;
     check_outputs(&args)?;
-    let Input { examples, weights } = read_examples(&args.data, args.features, format)?;
-    let (args, data) = (with_row_weights(args, weights)?, &examples);
+    let Input { examples, weights } = read_examples(&args.data, args.features, &format)?;
+    let (mut args, data) = (with_row_weights(args, weights)?, &examples);
+    args.vw_interactions = vw_interactions(data, &format);
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
         Some(path) => {
-            let test = read_examples(path, None, format)?.examples;
+            let test = read_examples(path, None, &format)?.examples;
             anyhow::ensure!(
                 test.n_rows() > 0,
                 "{}: no rows to evaluate (every --test metric would be 0 or undefined)",
@@ -499,6 +514,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .and_then(|start| start.try_elapsed().ok())
         .map(|d| d.as_secs_f64());
     progress.bar.finish_and_clear();
+    if let Some(record) = args.vw_interactions_record() {
+        let details = &mut training.model.info.details;
+        details.insert(VW_INTERACTIONS.to_string(), record);
+    }
     write_outputs(&args, &training.model, Some(&progress.trace))?;
     report(&args, &rows, test.as_ref(), &training, cpu_seconds)
 }

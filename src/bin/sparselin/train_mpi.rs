@@ -64,6 +64,10 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         None => share,
     };
     let data = ExampleSet::Dataset(share);
+    let args = &Args {
+        vw_interactions: crate::input::vw_interactions(&data, &args.text.format(None)?),
+        ..args.clone()
+    };
     let timed = Timed::new(world);
     let local = Args {
         threads: args.threads.or(Some(1)),
@@ -106,7 +110,11 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     if crate::train::classifies(args) && api::more_than_two_labels_across(&data, world) {
         return train_classes(args, &trainer, &data, world, &timed, &mut lines);
     }
-    let trained = trainer.train_across(&data, &timed, &mut lines)?;
+    let mut trained = trainer.train_across(&data, &timed, &mut lines)?;
+    if let Some(record) = args.vw_interactions_record() {
+        let details = &mut trained.model.info.details;
+        details.insert(crate::input::VW_INTERACTIONS.to_string(), record);
+    }
     let traffic = timed.traffic();
     let (objective, error_rate) = match trainer.sample_weights_given() {
         Some(weights) => {
