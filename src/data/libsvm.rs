@@ -295,11 +295,19 @@ pub fn parse_line<V: TextValue>(
     Ok(Some(label))
 }
 
+/// Rows at least this long are sorted by a radix sort, shorter ones by comparisons: on
+/// random 18-bit indices the radix sort took 1.17× the comparison sort's time at 64 entries,
+/// 0.87× at 128 and 0.52× at 256 (PERF.md `### Vowpal Wabbit interactions`).
+const RADIX_SORTED_ROW: usize = 128;
+
 /// Sort a row's entries by index (stable) and merge each index's values into one, added in
 /// order of appearance in `V`: the text formats' rule for an index given twice.
 pub(super) fn merge_duplicates<V: TextValue>(entries: &mut Vec<(u32, V)>) {
     if !entries.is_sorted_by_key(|e| e.0) {
-        entries.sort_by_key(|e| e.0);
+        match entries.len() >= RADIX_SORTED_ROW {
+            true => radsort::sort_by_key(entries, |e| e.0),
+            false => entries.sort_by_key(|e| e.0),
+        }
     }
     entries.dedup_by(|later, kept| {
         if later.0 == kept.0 {
