@@ -4,8 +4,9 @@
 //! a file or stored in the dataset, each rank taking its rows'), ASGD averaged across
 //! ranks after every epoch lands within 0.5% of it (averaged once at the end: within 1%), and
 //! L-BFGS warm-started from distributed ASGD reaches the same objective, one-vs-rest L-BFGS
-//! reaches each class's single-process objective, and a mismatched or failing job exits
-//! non-zero and writes no model.
+//! reaches each class's single-process objective, a dataset of Vowpal Wabbit interactions
+//! trains to the same objective and the model records them, and a mismatched or failing job
+//! exits non-zero and writes no model.
 #![cfg(feature = "mpi")]
 
 mod real_data;
@@ -481,4 +482,79 @@ fn one_vs_rest_across_ranks_reaches_each_class_s_single_process_objective() {
         !refused.status.success() && stderr.contains("--readable does not apply"),
         "{stderr}"
     );
+}
+
+/// heart_scale as Vowpal Wabbit text (features 1–3 in namespace a, the rest in b), converted
+/// with `--quadratic ab`: distributed L-BFGS reaches the single-process objective, and both
+/// models record the interactions, so that the text they score is given them.
+#[test]
+fn interactions_train_across_ranks_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = std::fs::read_to_string(data_dir().join("heart_scale/heart_scale")).unwrap();
+    let mut text = String::new();
+    for line in svm.lines() {
+        let mut tokens = line.split_whitespace();
+        text.push_str(tokens.next().unwrap());
+        text.push_str(" |a");
+        for token in tokens {
+            let index: u32 = token.split(':').next().unwrap().parse().unwrap();
+            text.push_str(if index == 4 { " |b " } else { " " });
+            text.push_str(token);
+        }
+        text.push('\n');
+    }
+    let (vw, data) = (dir.path().join("heart.vw"), dir.path().join("crossed"));
+    std::fs::write(&vw, text).unwrap();
+    let convert = Command::new(BIN)
+        .args([
+            "convert",
+            "--format",
+            "vw",
+            "--bits",
+            "12",
+            "--quadratic",
+            "ab",
+        ])
+        .args(["--rows-per-shard", "100"])
+        .arg(&vw)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(convert.status.success(), "{convert:?}");
+    let model = dir.path().join("m");
+    let args = [
+        data.to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-2",
+    ];
+    let single = train(None, &args);
+    let distributed = train(Some(2), &args);
+    let (j1, j2) = (objective(&single), objective(&distributed));
+    assert!((j1 - j2).abs() <= 1e-10 * j1, "{j1} vs {j2}");
+    for output in [&single, &distributed] {
+        let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            summary["details"]["vw_interactions"],
+            serde_json::json!(["ab"])
+        );
+    }
+    let predict = |input: &Path, extra: &[&str]| {
+        let out = Command::new(BIN)
+            .arg("predict")
+            .arg(&model)
+            .arg(input)
+            .args(["--scores"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        out.stdout
+    };
+    assert_eq!(predict(&vw, &["--format", "vw"]), predict(&data, &[]));
 }
