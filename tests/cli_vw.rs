@@ -378,33 +378,21 @@ fn vw_text_read_directly_trains_predicts_and_evaluates_as_its_conversion() {
     let tested = ok(&args);
     assert!(tested.contains("test"), "{tested}");
     // Flags of one format given for the other, and hash bits at odds with --features.
-    failure(
-        &["train", &text, "-o", &model, "--bits", "10"],
+    let refused = |flags: &[&str], message: &str| {
+        let mut args = vec!["train", &text, "-o", &model];
+        args.extend_from_slice(flags);
+        failure(&args, message);
+    };
+    refused(
+        &["--bits", "10"],
         "--bits is for Vowpal Wabbit text: add --format vw",
     );
-    failure(
-        &[
-            "train",
-            &text,
-            "-o",
-            &model,
-            "--format",
-            "vw",
-            "--zero-based",
-        ],
+    refused(
+        &["--format", "vw", "--zero-based"],
         "--zero-based numbers LIBSVM indices",
     );
-    failure(
-        &[
-            "train",
-            &text,
-            "-o",
-            &model,
-            "--format",
-            "vw",
-            "--features",
-            "100",
-        ],
+    refused(
+        &["--format", "vw", "--features", "100"],
         "100 declared features, but hashed Vowpal Wabbit text has 2^18 = 262144 columns",
     );
     let bad = f.path("bad.vw");
