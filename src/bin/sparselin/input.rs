@@ -59,68 +59,65 @@ impl TextArgs {
     /// ([`VW_INTERACTIONS`]). Those are the defaults, and other bits or interactions would
     /// give columns the model never learned, so they are refused.
     pub fn format(&self, model: Option<&SavedModel>) -> anyhow::Result<TextFormat> {
+        if self.format == Format::Vw {
+            return Ok(TextFormat::Vw(self.hashing(model)?));
+        }
+        let vw_flags = [
+            ("--bits", self.bits.is_some()),
+            ("--quadratic", !self.quadratic.is_empty()),
+            ("--cubic", !self.cubic.is_empty()),
+            ("--interactions", !self.interactions.is_empty()),
+        ];
+        if let Some((flag, _)) = vw_flags.iter().find(|(_, given)| *given) {
+            anyhow::bail!("{flag} is for Vowpal Wabbit text: add --format vw");
+        }
+        Ok(TextFormat::Libsvm {
+            zero_based: self.zero_based,
+        })
+    }
+
+    /// How Vowpal Wabbit text is hashed by these flags and, where they say nothing, by
+    /// `model` ([`TextArgs::format`]).
+    fn hashing(&self, model: Option<&SavedModel>) -> anyhow::Result<Hashing> {
+        anyhow::ensure!(
+            !self.zero_based,
+            "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
+        );
+        for (flag, given, letters) in [
+            ("--quadratic", &self.quadratic, 2),
+            ("--cubic", &self.cubic, 3),
+        ] {
+            if let Some(wrong) = given.iter().find(|g| g.len() != letters) {
+                anyhow::bail!("{flag} {wrong:?}: give {letters} namespace letters (one byte each)");
+            }
+        }
+        let model_bits = model
+            .map(SavedModel::n_features)
+            .filter(|n| n.is_power_of_two() && *n > 1)
+            .map(|n| n.trailing_zeros());
+        let bits = match (self.bits, model_bits) {
+            (Some(bits), Some(model)) if bits != model => anyhow::bail!(
+                "--bits {bits}, but the model has 2^{model} columns: text must be hashed into \
+                 the bits its model was trained with (leave out --bits to take the model's)"
+            ),
+            (bits, model) => bits.or(model).unwrap_or(vw::DEFAULT_BITS),
+        };
         let interactions: Vec<&String> = (self.quadratic.iter())
             .chain(&self.cubic)
             .chain(&self.interactions)
             .collect();
-        match self.format {
-            Format::Libsvm => {
-                let vw_flags = [
-                    ("--bits", self.bits.is_some()),
-                    ("--quadratic", !self.quadratic.is_empty()),
-                    ("--cubic", !self.cubic.is_empty()),
-                    ("--interactions", !self.interactions.is_empty()),
-                ];
-                if let Some((flag, _)) = vw_flags.iter().find(|(_, given)| *given) {
-                    anyhow::bail!("{flag} is for Vowpal Wabbit text: add --format vw");
-                }
-                Ok(TextFormat::Libsvm {
-                    zero_based: self.zero_based,
-                })
+        let given = Hashing::new(bits, &interactions).map_err(|e| anyhow!("{e}"))?;
+        match model.map(recorded_interactions).transpose()?.flatten() {
+            Some(recorded) if interactions.is_empty() => {
+                Hashing::new(bits, &recorded).map_err(|e| anyhow!("the model's {e}"))
             }
-            Format::Vw => {
-                anyhow::ensure!(
-                    !self.zero_based,
-                    "--zero-based numbers LIBSVM indices; Vowpal Wabbit text has names, hashed"
-                );
-                for (flag, given, letters) in [
-                    ("--quadratic", &self.quadratic, 2),
-                    ("--cubic", &self.cubic, 3),
-                ] {
-                    if let Some(wrong) = given.iter().find(|g| g.len() != letters) {
-                        anyhow::bail!(
-                            "{flag} {wrong:?}: give {letters} namespace letters (one byte each)"
-                        );
-                    }
-                }
-                let model_bits = model
-                    .map(SavedModel::n_features)
-                    .filter(|n| n.is_power_of_two() && *n > 1)
-                    .map(|n| n.trailing_zeros());
-                let bits = match (self.bits, model_bits) {
-                    (Some(bits), Some(model)) if bits != model => anyhow::bail!(
-                        "--bits {bits}, but the model has 2^{model} columns: text must be hashed \
-                         into the bits its model was trained with (leave out --bits to take \
-                         the model's)"
-                    ),
-                    (bits, model) => bits.or(model).unwrap_or(vw::DEFAULT_BITS),
-                };
-                let hashing = Hashing::new(bits, &interactions).map_err(|e| anyhow!("{e}"))?;
-                match model.map(recorded_interactions).transpose()?.flatten() {
-                    Some(recorded) if interactions.is_empty() => {
-                        let hashing = Hashing::new(bits, &recorded).map_err(|e| anyhow!("{e}"))?;
-                        Ok(TextFormat::Vw(hashing))
-                    }
-                    Some(recorded) if hashing.interactions() != recorded => anyhow::bail!(
-                        "the interactions given form {:?}, but the model was trained with {:?}: \
-                         text must be given the interactions its model was trained with (leave \
-                         out --quadratic, --cubic and --interactions to take the model's)",
-                        hashing.interactions(),
-                        recorded
-                    ),
-                    _ => Ok(TextFormat::Vw(hashing)),
-                }
-            }
+            Some(recorded) if given.interactions() != recorded => anyhow::bail!(
+                "the interactions given form {:?}, but the model was trained with {recorded:?}: \
+                 text must be given the interactions its model was trained with (leave out \
+                 --quadratic, --cubic and --interactions to take the model's)",
+                given.interactions()
+            ),
+            _ => Ok(given),
         }
     }
 }
