@@ -1181,7 +1181,10 @@ mod tests {
         let lines = "1 2 |f a b:2\n-1 0.5 |f a b:2\n1 |f c\n-1 3 |f c\n";
         std::fs::write(&text, lines).unwrap();
         let options = ConvertOptions {
-            format: TextFormat::Vw(crate::data::vw::Hashing::plain(4).unwrap()),
+            format: TextFormat::Vw {
+                hashing: crate::data::vw::Hashing::plain(4).unwrap(),
+                unlabeled: false,
+            },
             ..ConvertOptions::default()
         };
         convert(&text, &out, &options).unwrap();

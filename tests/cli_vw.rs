@@ -333,6 +333,26 @@ fn vw_text_read_directly_trains_predicts_and_evaluates_as_its_conversion() {
     }
     // Text a model scores is hashed into the model's bits unless told otherwise.
     let model = f.path("sgd-text.model");
+    // Predictions read no labels: VW's unlabeled test lines (tags kept) predict as the
+    // labeled ones; evaluation needs the labels.
+    let unlabeled = f.path("unlabeled.vw");
+    let without_labels: String = vw_text()
+        .lines()
+        .map(|line| {
+            let bar = line.find('|').unwrap();
+            let tag = line[..bar].split_whitespace().find(|t| t.starts_with('\''));
+            format!("{} {}\n", tag.unwrap_or(""), &line[bar..])
+        })
+        .collect();
+    fs::write(&unlabeled, without_labels).unwrap();
+    assert_eq!(
+        ok(&["predict", &model, &unlabeled, "--format", "vw", "--scores"]),
+        ok(&["predict", &model, &text, "--format", "vw", "--scores"])
+    );
+    failure(
+        &["eval", &model, &unlabeled, "--format", "vw"],
+        "unlabeled.vw:1:1: no label",
+    );
     for command in ["predict", "eval"] {
         let on_data = ok(&[command, &model, &data]);
         assert_eq!(ok(&[command, &model, &text, "--format", "vw"]), on_data);

@@ -234,7 +234,7 @@ fn convert_typed<V: TextValue>(
         })?;
         writer.add_sample_weights(&weights);
     }
-    if let TextFormat::Vw(hashing) = &options.format {
+    if let TextFormat::Vw { hashing, .. } = &options.format {
         writer.record_vw_interactions(hashing.interactions());
     }
     let columns = declared.unwrap_or(columns);

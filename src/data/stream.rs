@@ -32,7 +32,13 @@ pub enum TextFormat {
     },
     /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns with the
     /// interactions formed; rows carry importance weights.
-    Vw(Hashing),
+    Vw {
+        /// How names become columns.
+        hashing: Hashing,
+        /// Lines without a label are rows of label 0 (input to predictions, which read no
+        /// labels; VW's unlabeled test examples) rather than errors.
+        unlabeled: bool,
+    },
 }
 
 impl TextFormat {
@@ -44,7 +50,21 @@ impl TextFormat {
     ) -> Result<(), ChunkError> {
         match self {
             TextFormat::Libsvm { zero_based } => parse_chunk_into(text, *zero_based, out),
-            TextFormat::Vw(hashing) => super::vw::parse_chunk_into(text, hashing, out),
+            TextFormat::Vw { hashing, unlabeled } => {
+                super::vw::parse_chunk_into(text, hashing, *unlabeled, out)
+            }
+        }
+    }
+
+    /// This format, reading a Vowpal Wabbit line without a label as a row of label 0 (for
+    /// predictions, which read no labels) instead of refusing it; LIBSVM text unchanged.
+    pub fn reading_unlabeled(self) -> TextFormat {
+        match self {
+            TextFormat::Vw { hashing, .. } => TextFormat::Vw {
+                hashing,
+                unlabeled: true,
+            },
+            libsvm => libsvm,
         }
     }
 
@@ -57,7 +77,7 @@ impl TextFormat {
         input: &Path,
         n_features: Option<usize>,
     ) -> Result<Option<usize>, DataError> {
-        let TextFormat::Vw(hashing) = self else {
+        let TextFormat::Vw { hashing, .. } = self else {
             return declared_columns(input, n_features);
         };
         let (bits, columns) = (hashing.bits(), hashing.columns());

@@ -5,7 +5,8 @@
 //! * **Labels**: before the first `|`, a label, then optionally an importance weight (the
 //!   row's sample weight, 1 when absent). A tag — the last token when it starts with `'`, or
 //!   one written right against the `|` — is skipped. A third number (VW's initial
-//!   prediction) is refused: a dataset has no place for it. So is a line without a label.
+//!   prediction) is refused: a dataset has no place for it. So is a line without a label,
+//!   except where labels are not read (predictions: [`LineParser::new`]).
 //! * **Namespaces**: each `|` opens one. `|name` names it (its features are hashed with the
 //!   name's hash as seed), `|name:s` also scales its values by `s`, and `|` followed by a
 //!   space is the default namespace (seed 0).
@@ -219,6 +220,8 @@ fn not_a_value<V: TextValue>(what: &str, text: &[u8]) -> String {
 #[derive(Clone, Debug)]
 pub struct LineParser<V> {
     hashing: Hashing,
+    /// A line without a label is a row of label 0, not an error.
+    unlabeled: bool,
     /// Whether an interaction uses the namespace letter.
     interacting: [bool; 256],
     /// The features of each interacting namespace letter on the line: (hash, value) in the
@@ -227,8 +230,10 @@ pub struct LineParser<V> {
 }
 
 impl<V: TextValue> LineParser<V> {
-    /// A parser of lines hashed by `hashing`.
-    pub fn new(hashing: &Hashing) -> LineParser<V> {
+    /// A parser of lines hashed by `hashing`, refusing a line without a label unless
+    /// `unlabeled` (which reads it as a row of label 0 and weight 1: VW's unlabeled test
+    /// examples, for predictions, which read no labels).
+    pub fn new(hashing: &Hashing, unlabeled: bool) -> LineParser<V> {
         let mut interacting = [false; 256];
         for &letter in hashing.interactions.iter().flat_map(|i| i.as_bytes()) {
             interacting[usize::from(letter)] = true;
@@ -239,6 +244,7 @@ impl<V: TextValue> LineParser<V> {
         };
         LineParser {
             hashing: hashing.clone(),
+            unlabeled,
             interacting,
             features,
         }
@@ -257,7 +263,7 @@ impl<V: TextValue> LineParser<V> {
         }
         let bar = memchr::memchr(b'|', line);
         let head_end = bar.unwrap_or(line.len());
-        let label = parse_label(line, head_end, bar.is_some())?;
+        let label = parse_label(line, head_end, bar.is_some(), self.unlabeled)?;
         if let Some(bar) = bar {
             self.features.iter_mut().for_each(Vec::clear);
             self.parse_namespaces(line, bar, entries)?;
@@ -406,8 +412,14 @@ impl<V: TextValue> LineParser<V> {
 }
 
 /// The label and importance weight from `line[..end]`, the text before the first `|`
-/// (`before_bar`: there is one).
-fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, LineError> {
+/// (`before_bar`: there is one); for a line without them, label 0 and weight 1 if
+/// `unlabeled`, else an error.
+fn parse_label(
+    line: &[u8],
+    end: usize,
+    before_bar: bool,
+    unlabeled: bool,
+) -> Result<VwLabel, LineError> {
     // The label, the importance weight, the first token after them (refused) and the last
     // token (a tag, perhaps): four are kept, so a line allocates nothing.
     let mut words: [(usize, &[u8]); 4] = [(0, &[]); 4];
@@ -429,6 +441,10 @@ fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, Lin
         finite::<f64>(word).ok_or_else(|| (at + 1, not_a_value::<f64>(what, word)))
     };
     match &words[..count] {
+        [] if unlabeled => Ok(VwLabel {
+            label: 0.0,
+            weight: 1.0,
+        }),
         [] => Err((
             1,
             match tag {
@@ -468,14 +484,16 @@ fn parse_label(line: &[u8], end: usize, before_bar: bool) -> Result<VwLabel, Lin
 
 /// Parse every line of `text` (newline-aligned; a final line without a newline is parsed
 /// too) as VW text hashed by `hashing`, appending rows and their importance weights to `out`
-/// (cleared first).
+/// (cleared first); a line without a label is an error unless `unlabeled`
+/// ([`LineParser::new`]).
 pub fn parse_chunk_into<V: TextValue>(
     text: &[u8],
     hashing: &Hashing,
+    unlabeled: bool,
     out: &mut ChunkRows<V>,
 ) -> Result<(), ChunkError> {
     out.clear();
-    let mut parser = LineParser::<V>::new(hashing);
+    let mut parser = LineParser::<V>::new(hashing, unlabeled);
     let mut entries: Vec<(u32, V)> = Vec::new();
     let mut start = 0;
     while start < text.len() {
@@ -514,7 +532,7 @@ mod tests {
 
     fn parse(line: &str, bits: u32) -> Result<Option<Parsed>, LineError> {
         let mut entries = Vec::new();
-        let mut parser = LineParser::<f32>::new(&Hashing::plain(bits).unwrap());
+        let mut parser = LineParser::<f32>::new(&Hashing::plain(bits).unwrap(), false);
         let label = parser.parse_line(line.as_bytes(), &mut entries)?;
         Ok(label.map(|l| (l, entries)))
     }
@@ -585,6 +603,32 @@ mod tests {
         // A line with no '|' is a row without features.
         assert_eq!(parse("1", 18).unwrap().unwrap().1, vec![]);
         assert_eq!(parse(" \t\r", 18).unwrap(), None);
+    }
+
+    /// For predictions a line may have no label (VW's unlabeled test examples): it reads as
+    /// label 0 and weight 1, tags skipped; a label given is read as ever.
+    #[test]
+    fn unlabeled_lines_for_predictions() {
+        let mut parser = LineParser::<f32>::new(&Hashing::plain(18).unwrap(), true);
+        let mut entries = Vec::new();
+        let unlabeled = VwLabel {
+            label: 0.0,
+            weight: 1.0,
+        };
+        for line in ["|f a", "'id7 |f a", " | a"] {
+            let label = parser.parse_line(line.as_bytes(), &mut entries).unwrap();
+            assert_eq!(label, Some(unlabeled), "{line}");
+            assert_eq!(entries.len(), 1);
+        }
+        let label = parser.parse_line(b"-1 2 |f a", &mut entries).unwrap();
+        assert_eq!(
+            label,
+            Some(VwLabel {
+                label: -1.0,
+                weight: 2.0
+            })
+        );
+        assert!(parse("|f a", 18).unwrap_err().1.starts_with("no label"));
     }
 
     #[test]
@@ -666,11 +710,12 @@ mod tests {
                 line in line(),
                 bits in 1u32..=20,
                 interactions in prop::collection::vec("[a-c0-9 ]{2,3}", 0..3),
+                unlabeled: bool,
             ) {
                 let mut entries = Vec::new();
                 let mask = (1u64 << bits) - 1;
                 let hashing = Hashing::new(bits, &interactions).unwrap();
-                match LineParser::<f32>::new(&hashing).parse_line(line.as_bytes(), &mut entries) {
+                match LineParser::<f32>::new(&hashing, unlabeled).parse_line(line.as_bytes(), &mut entries) {
                     Ok(_) => {
                         prop_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
                         prop_assert!(entries.iter().all(|e| u64::from(e.0) <= mask));
@@ -687,11 +732,11 @@ mod tests {
                 let text = lines.join("\n");
                 let mut chunk = ChunkRows::<f32>::default();
                 let hashing = Hashing::new(10, &["ab", "aa0"]).unwrap();
-                let parsed = parse_chunk_into(text.as_bytes(), &hashing, &mut chunk);
+                let parsed = parse_chunk_into(text.as_bytes(), &hashing, false, &mut chunk);
                 let (mut rows, mut entries) = (Vec::new(), Vec::new());
                 let mut failed = None;
                 // One parser for every line: what a line leaves in its buffers changes no other.
-                let mut parser = LineParser::<f32>::new(&hashing);
+                let mut parser = LineParser::<f32>::new(&hashing, false);
                 for (k, line) in lines.iter().enumerate() {
                     match parser.parse_line(line.as_bytes(), &mut entries) {
                         Ok(Some(label)) => rows.push((label, entries.clone())),
@@ -734,7 +779,7 @@ mod tests {
         let hashing = Hashing::new(18, &["ba", "aa", "ab ", "bab"]).unwrap();
         assert_eq!(hashing.interactions(), ["ba", "aa", "ab ", "abb"]);
         let mut entries = Vec::new();
-        LineParser::<f32>::new(&hashing)
+        LineParser::<f32>::new(&hashing, false)
             .parse_line(
                 b"1 |alpha x:2 y 5 |beta:0.5 z w:3 |axe q | 7 x",
                 &mut entries,
@@ -775,12 +820,12 @@ mod tests {
         assert!(Hashing::new(0, &["ab"]).is_err());
         // A namespace with no features on a line forms nothing with it.
         let mut entries = Vec::new();
-        LineParser::<f32>::new(&hashing)
+        LineParser::<f32>::new(&hashing, false)
             .parse_line(b"1 |a x |c y", &mut entries)
             .unwrap();
         assert_eq!(entries.len(), 2);
         // Products that f32 cannot hold are an error on the line.
-        let error = LineParser::<f32>::new(&hashing)
+        let error = LineParser::<f32>::new(&hashing, false)
             .parse_line(b"1 |a x:1e30 |b y:1e30", &mut entries)
             .unwrap_err();
         assert!(error.1.contains("interaction 'ab'"), "{error:?}");

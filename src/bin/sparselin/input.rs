@@ -60,7 +60,10 @@ impl TextArgs {
     /// give columns the model never learned, so they are refused.
     pub fn format(&self, model: Option<&SavedModel>) -> anyhow::Result<TextFormat> {
         if self.format == Format::Vw {
-            return Ok(TextFormat::Vw(self.hashing(model)?));
+            return Ok(TextFormat::Vw {
+                hashing: self.hashing(model)?,
+                unlabeled: false,
+            });
         }
         let vw_flags = [
             ("--bits", self.bits.is_some()),
@@ -131,7 +134,7 @@ pub const VW_INTERACTIONS: &str = "vw_interactions";
 pub fn vw_interactions(data: &ExampleSet, format: &TextFormat) -> Vec<String> {
     match (data, format) {
         (ExampleSet::Dataset(d), _) => d.dataset().vw_interactions().to_vec(),
-        (ExampleSet::Matrix(_), TextFormat::Vw(hashing)) => hashing.interactions().to_vec(),
+        (ExampleSet::Matrix(_), TextFormat::Vw { hashing, .. }) => hashing.interactions().to_vec(),
         (ExampleSet::Matrix(_), TextFormat::Libsvm { .. }) => Vec::new(),
     }
 }
@@ -175,7 +178,7 @@ pub fn read_examples(
     n_features: Option<usize>,
     format: &TextFormat,
 ) -> anyhow::Result<Input> {
-    if let TextFormat::Vw(_) = format
+    if let TextFormat::Vw { .. } = format
         && !path.is_dir()
     {
         let text = read_text(path, format, ValueType::F32, n_features)?;

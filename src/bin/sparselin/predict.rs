@@ -82,7 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let format = args.text.format(Some(&model))?;
+    // Labels are not read: VW's unlabeled test examples are rows like any other.
+    let format = args.text.format(Some(&model))?.reading_unlabeled();
     let data = read_examples(&args.data, None, &format)?.examples;
     match &model {
         SavedModel::Single(model) => {
