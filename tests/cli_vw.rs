@@ -440,7 +440,10 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
     convert.extend_from_slice(&crossed);
     let summary = ok(&convert);
     let info = ok(&["info", &data]);
-    assert!(info.contains(r#"interacts  ["wn", "wn ", "ww"]"#), "{info}");
+    assert!(
+        info.contains(r#"vw text    {"interactions":["wn","wn ","ww"]}"#),
+        "{info}"
+    );
     // More columns per row than without the interactions.
     let plain = f.path("plain");
     ok(&["convert", &text, &plain, "--format", "vw", "--bits", "14"]);
@@ -457,7 +460,7 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
     train(&text, &from_text, "asgd", &direct);
     assert!(same_bytes(&from_data, &from_text));
     let shown = ok(&["show", &from_data, "--json"]);
-    assert!(shown.contains("vw_interactions"), "{shown}");
+    assert!(shown.contains("vw_features"), "{shown}");
     // Text a model scores is given its interactions (and bits) unless told otherwise, and
     // must not be told other ones.
     let scores = ok(&["predict", &from_data, &data, "--scores"]);
@@ -477,7 +480,7 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
             "--quadratic",
             "wn",
         ],
-        "but the model was trained with [\"wn\", \"wn \", \"ww\"]",
+        r#"but the model was trained on text read by {"interactions":["wn","wn ","ww"]}"#,
     );
     failure(
         &["predict", &from_data, &text, "--quadratic", "wn"],
@@ -513,6 +516,52 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
     fs::write(&manifest, json.replace("\"ww\"", "\"w\"")).unwrap();
     failure(
         &["info", &data],
-        "vw_interactions: interaction 'w' has fewer than two",
+        "vw_features: interaction 'w' has fewer than two",
+    );
+    fs::write(&manifest, json.replace("\"ww\"", "\"ww\"],\"color\":[")).unwrap();
+    failure(&["info", &data], "unknown field `color`");
+}
+
+#[test]
+fn dropped_namespaces_and_hashed_digits_are_recorded_and_read_alike() {
+    let f = Files::new();
+    let text = f.path("train.vw");
+    let data = f.path("dropped");
+    let rules = ["--ignore", "n", "--hash", "all", "--quadratic", "w "];
+    let mut convert = vec!["convert", &text, &data, "--format", "vw", "--bits", "12"];
+    convert.extend_from_slice(&rules);
+    ok(&convert);
+    let info = ok(&["info", &data]);
+    assert!(
+        info.contains(r#"vw text    {"interactions":["w "],"ignore":"n","hash_all":true}"#),
+        "{info}"
+    );
+    let model = f.path("m");
+    train(&data, &model, "sgd", &[]);
+    // The text is read as the model's data was: the same scores as the dataset's.
+    let scores = ok(&["predict", &model, &data, "--scores"]);
+    assert_eq!(
+        ok(&["predict", &model, &text, "--format", "vw", "--scores"]),
+        scores
+    );
+    let mut given = vec!["predict", &model, &text, "--format", "vw", "--scores"];
+    given.extend_from_slice(&rules);
+    assert_eq!(ok(&given), scores);
+    given.pop();
+    given.pop();
+    failure(&given, "but the model was trained on text read by");
+    failure(
+        &[
+            "convert",
+            &text,
+            &f.path("x"),
+            "--format",
+            "vw",
+            "--ignore",
+            "a",
+            "--keep",
+            "b",
+        ],
+        "both ignored and kept",
     );
 }

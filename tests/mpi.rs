@@ -540,8 +540,8 @@ fn interactions_train_across_ranks_and_are_recorded() {
     for output in [&single, &distributed] {
         let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(
-            summary["details"]["vw_interactions"],
-            serde_json::json!(["ab"])
+            summary["details"]["vw_features"],
+            serde_json::json!({"interactions": ["ab"]})
         );
     }
     let predict = |input: &Path, extra: &[&str]| {

@@ -235,7 +235,7 @@ fn convert_typed<V: TextValue>(
         writer.add_sample_weights(&weights);
     }
     if let TextFormat::Vw { hashing, .. } = &options.format {
-        writer.record_vw_interactions(hashing.interactions());
+        writer.record_vw_features(hashing.rules());
     }
     let columns = declared.unwrap_or(columns);
     let manifest = writer.finish(FinishOptions {

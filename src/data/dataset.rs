@@ -20,6 +20,7 @@ use super::columns::{ArrayFile, ColumnArray, ColumnStatistics, ColumnTally};
 use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
 use super::error::DataError;
 use super::shard::{Shard, ValueKind};
+use super::vw::{FeatureRules, Hashing};
 use crate::memory::AllocError;
 
 mod rows;
@@ -96,11 +97,12 @@ pub struct Manifest {
     /// weighs 1. Manifest version [`WEIGHTED_MANIFEST_VERSION`] only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_weights: Option<ArrayFile>,
-    /// The Vowpal Wabbit interactions formed at conversion ([`crate::data::vw::Hashing`]),
-    /// normalized; empty for any other dataset. Models trained on the dataset record them,
-    /// so that text they score is given the same.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vw_interactions: Vec<String>,
+    /// How the columns were formed from Vowpal Wabbit text, beside its hash bits (which
+    /// `columns` gives): the interactions, dropped namespaces and hash of the conversion
+    /// ([`FeatureRules`]), normalized; absent for VW's defaults and for any other dataset.
+    /// Models trained on the dataset record them, so that text they score is read alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vw_features: Option<FeatureRules>,
 }
 
 /// An open dataset: manifest plus mapped, header-validated shards.
@@ -278,9 +280,10 @@ impl Dataset {
         }))
     }
 
-    /// The Vowpal Wabbit interactions the dataset's columns include ([`Manifest`]).
-    pub fn vw_interactions(&self) -> &[String] {
-        &self.manifest.vw_interactions
+    /// How the dataset's columns were formed from Vowpal Wabbit text, if not by VW's
+    /// defaults ([`Manifest::vw_features`]).
+    pub fn vw_features(&self) -> Option<&FeatureRules> {
+        self.manifest.vw_features.as_ref()
     }
 
     /// The file of the rows' stored sample weights, if the dataset has them.
@@ -475,16 +478,16 @@ fn check_manifest(m: &Manifest) -> Result<(), String> {
             }
         ));
     }
-    if !m.vw_interactions.is_empty() {
+    if let Some(rules) = &m.vw_features {
         let bits = m.columns.trailing_zeros();
         let hashing = match m.columns.is_power_of_two() {
-            true => super::vw::Hashing::new(bits, &m.vw_interactions),
+            true => Hashing::new(bits, rules),
             false => Err(format!("{} columns are no power of two", m.columns)),
         };
         match hashing {
-            Ok(h) if h.interactions() == m.vw_interactions => {}
-            Ok(_) => return Err("vw_interactions are not in their normal form".to_string()),
-            Err(e) => return Err(format!("vw_interactions: {e}")),
+            Ok(h) if h.rules() == rules && !rules.is_default() => {}
+            Ok(_) => return Err("vw_features are not in their normal form".to_string()),
+            Err(e) => return Err(format!("vw_features: {e}")),
         }
     }
     let plain =

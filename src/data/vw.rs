@@ -24,6 +24,10 @@
 //!   features once (`-q aa`: x·y but not also y·x, and x·x), and interactions of the same
 //!   letters are formed once.
 //!
+//! * **Namespaces dropped, digits hashed** ([`FeatureRules`]; VW's `--ignore`, `--keep`,
+//!   `--hash all`): the features of namespaces of some letters are dropped, from the rows and
+//!   the interactions; names of digits may be hashed as other names are.
+//!
 //! Values are read and scaled in the storage precision (VW reads `f32`). A zero value is
 //! dropped, as VW drops it; features hashed to one column are summed (a linear model sees
 //! their sum either way). Rows then satisfy the invariants of [`Row`](super::Row). Not
@@ -49,28 +53,43 @@ pub fn columns_of_bits(bits: u32) -> Result<usize, String> {
     }
 }
 
-/// How names become columns: the hash bits and the interactions formed (VW's `-b`, `-q`,
-/// `--cubic`, `--interactions`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hashing {
-    bits: u32,
-    interactions: Vec<String>,
+/// How the features of VW text are chosen and hashed beside the bits (VW's `-q`, `--cubic`,
+/// `--interactions`, `--ignore`, `--keep`, `--hash`): what a dataset and the models trained
+/// on it record, so that text they score is read alike. Normalized by [`Hashing::new`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureRules {
+    /// Interactions, each a string of two or more namespace letters (a namespace's letter is
+    /// its name's first character, ASCII here; the default namespace's is a space).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interactions: Vec<String>,
+    /// Letters of namespaces whose features are dropped, from the rows and from the
+    /// interactions (VW's `--ignore`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ignore: String,
+    /// Letters of the only namespaces whose features are kept (VW's `--keep`); empty: all.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub keep: String,
+    /// Names of digits are hashed as other names are, not read as numbers (VW's `--hash
+    /// all`; its default is `--hash strings`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hash_all: bool,
 }
 
-/// The 32-bit FNV prime, VW's multiplier for interaction hashes.
-const FNV_PRIME: u64 = 16_777_619;
+impl FeatureRules {
+    /// No interactions, nothing dropped, VW's default hash: VW text as read without flags.
+    pub fn is_default(&self) -> bool {
+        *self == FeatureRules::default()
+    }
 
-impl Hashing {
-    /// `bits` hash bits (1 to 32) and `interactions`, each a string of two or more namespace
-    /// letters (a namespace's letter is its name's first character, ASCII here; the default
-    /// namespace's is a space). They are normalized as VW normalizes them: a string that
-    /// repeats a letter has its letters sorted, and of strings of the same letters only the
-    /// least is kept.
-    pub fn new<S: AsRef<str>>(bits: u32, interactions: &[S]) -> Result<Hashing, String> {
-        columns_of_bits(bits)?;
+    /// These rules as VW normalizes them, or why they are not rules. An interaction that
+    /// repeats a letter has its letters sorted, and of interactions of the same letters only
+    /// the least is kept; letter sets are sorted, without repeats. `ignore` and `keep` are
+    /// not both given (VW lets `--keep` win, which would silently undo `--ignore`).
+    fn normalized(&self) -> Result<FeatureRules, String> {
         let mut kept: Vec<Vec<u8>> = Vec::new();
-        for interaction in interactions {
-            let mut letters = interaction.as_ref().as_bytes().to_vec();
+        for interaction in &self.interactions {
+            let mut letters = interaction.as_bytes().to_vec();
             let problem = if letters.len() < 2 {
                 Some("has fewer than two namespaces")
             } else if letters.contains(&b':') {
@@ -98,17 +117,88 @@ impl Hashing {
                 None => kept.push(letters),
             }
         }
-        // ASCII, checked above, so nothing is replaced.
-        let interactions = kept.iter().map(|k| String::from_utf8_lossy(k).into_owned());
-        Ok(Hashing {
-            bits,
-            interactions: interactions.collect(),
+        let letter_set = |what: &str, letters: &str| -> Result<String, String> {
+            if !letters.is_ascii() {
+                return Err(format!(
+                    "{what} {}: a namespace letter is one ASCII character here",
+                    quoted(letters.as_bytes())
+                ));
+            }
+            let mut set = letters.as_bytes().to_vec();
+            set.sort_unstable();
+            set.dedup();
+            Ok(String::from_utf8_lossy(&set).into_owned())
+        };
+        let (ignore, keep) = (
+            letter_set("ignore", &self.ignore)?,
+            letter_set("keep", &self.keep)?,
+        );
+        if !ignore.is_empty() && !keep.is_empty() {
+            return Err(
+                "namespaces both ignored and kept: give one of the two (VW lets --keep win)"
+                    .to_string(),
+            );
+        }
+        Ok(FeatureRules {
+            // ASCII, checked above, so nothing is replaced.
+            interactions: kept
+                .iter()
+                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .collect(),
+            ignore,
+            keep,
+            hash_all: self.hash_all,
         })
     }
 
-    /// `bits` hash bits, no interactions.
+    /// Whether the features of namespaces of `letter` are dropped.
+    fn drops(&self, letter: u8) -> bool {
+        self.ignore.as_bytes().contains(&letter)
+            || !(self.keep.is_empty() || self.keep.as_bytes().contains(&letter))
+    }
+}
+
+/// How names become columns: the hash bits and the [`FeatureRules`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hashing {
+    bits: u32,
+    rules: FeatureRules,
+}
+
+/// The 32-bit FNV prime, VW's multiplier for interaction hashes.
+const FNV_PRIME: u64 = 16_777_619;
+
+impl Hashing {
+    /// `bits` hash bits (1 to 32) and `rules`, normalized ([`FeatureRules`]).
+    pub fn new(bits: u32, rules: &FeatureRules) -> Result<Hashing, String> {
+        columns_of_bits(bits)?;
+        Ok(Hashing {
+            bits,
+            rules: rules.normalized()?,
+        })
+    }
+
+    /// `bits` hash bits and `interactions`, VW's defaults otherwise.
+    pub fn with_interactions<S: AsRef<str>>(
+        bits: u32,
+        interactions: &[S],
+    ) -> Result<Hashing, String> {
+        let interactions = interactions
+            .iter()
+            .map(|i| i.as_ref().to_string())
+            .collect();
+        Hashing::new(
+            bits,
+            &FeatureRules {
+                interactions,
+                ..FeatureRules::default()
+            },
+        )
+    }
+
+    /// `bits` hash bits, VW's defaults otherwise.
     pub fn plain(bits: u32) -> Result<Hashing, String> {
-        Hashing::new::<&str>(bits, &[])
+        Hashing::new(bits, &FeatureRules::default())
     }
 
     /// The hash bits.
@@ -116,9 +206,14 @@ impl Hashing {
         self.bits
     }
 
-    /// The interactions formed, normalized ([`Hashing::new`]).
+    /// The rules, normalized.
+    pub fn rules(&self) -> &FeatureRules {
+        &self.rules
+    }
+
+    /// The interactions formed, normalized.
     pub fn interactions(&self) -> &[String] {
-        &self.interactions
+        &self.rules.interactions
     }
 
     /// The column count, 2^bits.
@@ -128,6 +223,14 @@ impl Hashing {
 
     fn mask(&self) -> u64 {
         (1u64 << self.bits) - 1
+    }
+
+    /// The hash of a feature or namespace name under `seed`, by [`FeatureRules::hash_all`].
+    fn hash(&self, name: &[u8], seed: u64) -> u64 {
+        match self.rules.hash_all {
+            true => u64::from(mur3::murmurhash3_x86_32(name.trim_ascii(), seed as u32)),
+            false => feature_hash(name, seed),
+        }
     }
 }
 
@@ -224,6 +327,8 @@ pub struct LineParser<V> {
     unlabeled: bool,
     /// Whether an interaction uses the namespace letter.
     interacting: [bool; 256],
+    /// Whether the namespace letter's features are dropped.
+    dropped: [bool; 256],
     /// The features of each interacting namespace letter on the line: (hash, value) in the
     /// order written.
     features: Vec<Vec<(u64, V)>>,
@@ -235,10 +340,10 @@ impl<V: TextValue> LineParser<V> {
     /// examples, for predictions, which read no labels).
     pub fn new(hashing: &Hashing, unlabeled: bool) -> LineParser<V> {
         let mut interacting = [false; 256];
-        for &letter in hashing.interactions.iter().flat_map(|i| i.as_bytes()) {
+        for &letter in hashing.interactions().iter().flat_map(|i| i.as_bytes()) {
             interacting[usize::from(letter)] = true;
         }
-        let features = match hashing.interactions.is_empty() {
+        let features = match hashing.interactions().is_empty() {
             true => Vec::new(),
             false => vec![Vec::new(); 256],
         };
@@ -246,6 +351,7 @@ impl<V: TextValue> LineParser<V> {
             hashing: hashing.clone(),
             unlabeled,
             interacting,
+            dropped: std::array::from_fn(|letter| hashing.rules.drops(letter as u8)),
             features,
         }
     }
@@ -309,10 +415,18 @@ impl<V: TextValue> LineParser<V> {
                         }
                         None => (name, None),
                     };
-                    (feature_hash(name, 0), scale, name_end, b)
+                    (self.hashing.hash(name, 0), scale, name_end, b)
                 }
                 _ => (0, None, start, b' '),
             };
+            if self.dropped[usize::from(letter)] {
+                // The namespace's features are not read: VW skips them unparsed.
+                if end == line.len() {
+                    return Ok(());
+                }
+                start = end + 1;
+                continue;
+            }
             let mut interacting = match self.interacting[usize::from(letter)] {
                 true => Some(&mut self.features[usize::from(letter)]),
                 false => None,
@@ -343,7 +457,7 @@ impl<V: TextValue> LineParser<V> {
                         ),
                     ));
                 }
-                let hash = feature_hash(name, seed);
+                let hash = self.hashing.hash(name, seed);
                 entries.push(((hash & mask) as u32, value));
                 if let Some(list) = interacting.as_mut() {
                     list.push((hash, value));
@@ -358,7 +472,7 @@ impl<V: TextValue> LineParser<V> {
 
     /// Every interaction's features of the line's namespaces, appended to `entries`.
     fn interact(&self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
-        for interaction in &self.hashing.interactions {
+        for interaction in self.hashing.interactions() {
             let lists: Vec<&[(u64, V)]> = interaction
                 .bytes()
                 .map(|letter| self.features[usize::from(letter)].as_slice())
@@ -714,7 +828,7 @@ mod tests {
             ) {
                 let mut entries = Vec::new();
                 let mask = (1u64 << bits) - 1;
-                let hashing = Hashing::new(bits, &interactions).unwrap();
+                let hashing = Hashing::with_interactions(bits, &interactions).unwrap();
                 match LineParser::<f32>::new(&hashing, unlabeled).parse_line(line.as_bytes(), &mut entries) {
                     Ok(_) => {
                         prop_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
@@ -731,7 +845,7 @@ mod tests {
             fn chunks_are_their_lines(lines in prop::collection::vec(line(), 0..8)) {
                 let text = lines.join("\n");
                 let mut chunk = ChunkRows::<f32>::default();
-                let hashing = Hashing::new(10, &["ab", "aa0"]).unwrap();
+                let hashing = Hashing::with_interactions(10, &["ab", "aa0"]).unwrap();
                 let parsed = parse_chunk_into(text.as_bytes(), &hashing, false, &mut chunk);
                 let (mut rows, mut entries) = (Vec::new(), Vec::new());
                 let mut failed = None;
@@ -776,7 +890,7 @@ mod tests {
     /// repeated out of order (`bab`, formed as `abb`).
     #[test]
     fn interactions_hash_as_vowpal_wabbit_audits() {
-        let hashing = Hashing::new(18, &["ba", "aa", "ab ", "bab"]).unwrap();
+        let hashing = Hashing::with_interactions(18, &["ba", "aa", "ab ", "bab"]).unwrap();
         assert_eq!(hashing.interactions(), ["ba", "aa", "ab ", "abb"]);
         let mut entries = Vec::new();
         LineParser::<f32>::new(&hashing, false)
@@ -806,18 +920,27 @@ mod tests {
     /// `vw -q ba -q ab` forms only `ab` (and `-q cb -q bc` only `bc`).
     #[test]
     fn interactions_of_the_same_letters_are_formed_once() {
-        let hashing = Hashing::new(18, &["ba", "ab", "cb", "bc", "bca", "cab"]).unwrap();
+        let hashing =
+            Hashing::with_interactions(18, &["ba", "ab", "cb", "bc", "bca", "cab"]).unwrap();
         assert_eq!(hashing.interactions(), ["ab", "bc", "bca"]);
-        let twice = Hashing::new(18, &["cb", "cb"]).unwrap();
+        let twice = Hashing::with_interactions(18, &["cb", "cb"]).unwrap();
         assert_eq!(twice.interactions(), ["cb"]);
         assert!(
-            Hashing::new(18, &["a"])
+            Hashing::with_interactions(18, &["a"])
                 .unwrap_err()
                 .contains("fewer than two")
         );
-        assert!(Hashing::new(18, &["a:"]).unwrap_err().contains("wildcard"));
-        assert!(Hashing::new(18, &["aé"]).unwrap_err().contains("not ASCII"));
-        assert!(Hashing::new(0, &["ab"]).is_err());
+        assert!(
+            Hashing::with_interactions(18, &["a:"])
+                .unwrap_err()
+                .contains("wildcard")
+        );
+        assert!(
+            Hashing::with_interactions(18, &["aé"])
+                .unwrap_err()
+                .contains("not ASCII")
+        );
+        assert!(Hashing::with_interactions(0, &["ab"]).is_err());
         // A namespace with no features on a line forms nothing with it.
         let mut entries = Vec::new();
         LineParser::<f32>::new(&hashing, false)
@@ -829,6 +952,66 @@ mod tests {
             .parse_line(b"1 |a x:1e30 |b y:1e30", &mut entries)
             .unwrap_err();
         assert!(error.1.contains("interaction 'ab'"), "{error:?}");
+    }
+
+    /// Columns and values as `vw --audit -b 18 --noconstant` (9.11.9) prints them for one line
+    /// under `--hash all`, `--ignore`, `--keep` and an interaction with an ignored namespace.
+    #[test]
+    fn dropped_namespaces_and_hashed_digits_as_vowpal_wabbit_audits() {
+        let line = b"1 |alpha x:2 5 |beta z 7 |c q | 9";
+        let audited = |rules: FeatureRules| {
+            let hashing = Hashing::new(18, &rules).unwrap();
+            let mut entries = Vec::new();
+            LineParser::<f32>::new(&hashing, false)
+                .parse_line(line, &mut entries)
+                .unwrap();
+            entries
+        };
+        let rules =
+            |interactions: &[&str], ignore: &str, keep: &str, hash_all: bool| FeatureRules {
+                interactions: interactions.iter().map(|i| i.to_string()).collect(),
+                ignore: ignore.to_string(),
+                keep: keep.to_string(),
+                hash_all,
+            };
+        let sorted = |mut e: Vec<(u32, f32)>| {
+            e.sort_by_key(|e| e.0);
+            e
+        };
+        assert_eq!(
+            audited(rules(&[], "", "", true)),
+            sorted(vec![
+                (119756, 2.0),
+                (163510, 1.0),
+                (186258, 1.0),
+                (157781, 1.0),
+                (144850, 1.0),
+                (255649, 1.0)
+            ])
+        );
+        let without_a = sorted(vec![(186258, 1.0), (27056, 1.0), (144850, 1.0), (9, 1.0)]);
+        assert_eq!(audited(rules(&[], "a", "", false)), without_a);
+        assert_eq!(audited(rules(&["ab"], "a", "", false)), without_a);
+        assert_eq!(
+            audited(rules(&[], "", "ca", false)),
+            sorted(vec![(119756, 2.0), (4930, 1.0), (144850, 1.0)])
+        );
+        assert_eq!(
+            audited(rules(&[], " ", "", false)),
+            sorted(vec![
+                (119756, 2.0),
+                (4930, 1.0),
+                (186258, 1.0),
+                (27056, 1.0),
+                (144850, 1.0)
+            ])
+        );
+        // Letter sets are normalized; ignoring and keeping at once is refused.
+        let hashing = Hashing::new(18, &rules(&[], "cac", "", false)).unwrap();
+        assert_eq!(hashing.rules().ignore, "ac");
+        let both = Hashing::new(18, &rules(&[], "a", "b", false)).unwrap_err();
+        assert!(both.contains("both ignored and kept"), "{both}");
+        assert!(rules(&[], "", "", false).is_default());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use super::dataset::{
 };
 use super::error::DataError;
 use super::shard::{Shard, ShardParts, ValueKind, set_columns, write_shard};
+use super::vw::FeatureRules;
 use crate::memory::{self, AllocError};
 
 /// What [`DatasetWriter::finish`] does before publishing.
@@ -50,8 +51,8 @@ pub struct DatasetWriter {
     tally: ColumnTally,
     /// The rows' sample weights so far, when the caller gives them.
     sample_weights: Vec<f64>,
-    /// The Vowpal Wabbit interactions the columns include.
-    vw_interactions: Vec<String>,
+    /// How the columns were formed from Vowpal Wabbit text, if not by VW's defaults.
+    vw_features: Option<FeatureRules>,
     published: bool,
 }
 
@@ -82,7 +83,7 @@ impl DatasetWriter {
             max_columns: 0,
             tally: ColumnTally::default(),
             sample_weights: Vec::new(),
-            vw_interactions: Vec::new(),
+            vw_features: None,
             published: false,
         })
     }
@@ -136,10 +137,10 @@ impl DatasetWriter {
         self.sample_weights.extend_from_slice(weights);
     }
 
-    /// Record the Vowpal Wabbit interactions the columns include, normalized
-    /// ([`crate::data::vw::Hashing::interactions`]).
-    pub fn record_vw_interactions(&mut self, interactions: &[String]) {
-        self.vw_interactions = interactions.to_vec();
+    /// Record how the columns were formed from Vowpal Wabbit text
+    /// ([`Manifest::vw_features`]); VW's defaults are not recorded.
+    pub fn record_vw_features(&mut self, rules: &FeatureRules) {
+        self.vw_features = Some(rules.clone()).filter(|r| !r.is_default());
     }
 
     /// Add a shard's entries to the per-column tallies (in shard order, so the result does
@@ -287,7 +288,7 @@ impl DatasetWriter {
             column_frequencies,
             column_means,
             sample_weights,
-            vw_interactions: std::mem::take(&mut self.vw_interactions),
+            vw_features: self.vw_features.take(),
         };
         let manifest_path = self.tmp.join(MANIFEST);
         let json = serde_json::to_vec(&manifest).map_err(|e| {

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let mut json = serde_json::to_value(&s)?;
         json["open_seconds"] = open_seconds.into();
-        json["vw_interactions"] = dataset.vw_interactions().into();
+        json["vw_features"] = serde_json::json!(dataset.vw_features());
         outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
@@ -91,9 +91,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             w.zero
         )?;
     }
-    let interactions = dataset.vw_interactions();
-    if !interactions.is_empty() {
-        outln!("interacts  {interactions:?} (Vowpal Wabbit namespace letters)")?;
+    if let Some(rules) = dataset.vw_features() {
+        outln!("vw text    {}", serde_json::to_string(rules)?)?;
     }
     outln!(
         "opened in  {:.3} ms (manifest and shard headers only)",

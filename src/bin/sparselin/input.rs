@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
+use anyhow::{Context, anyhow};
 use sparselin::data::csr::MAX_FEATURES;
 use sparselin::data::libsvm::{LibsvmError, ParseOptions, ValueType};
 use sparselin::data::stream::{TextFormat, read_text};
-use sparselin::data::vw::{self, Hashing};
+use sparselin::data::vw::{self, FeatureRules, Hashing};
 use sparselin::data::{DataError, Dataset, ExampleSet, open_examples, sample_weights};
 use sparselin::loss::Loss;
 use sparselin::metrics;
@@ -37,9 +37,30 @@ pub struct TextArgs {
     /// (VW's --interactions).
     #[arg(long, value_name = "ABC...")]
     pub interactions: Vec<String>,
+    /// Vowpal Wabbit text: drop the features of the namespaces of these letters, from the
+    /// rows and the interactions (VW's --ignore).
+    #[arg(long, value_name = "LETTERS")]
+    pub ignore: Vec<String>,
+    /// Vowpal Wabbit text: keep only the features of the namespaces of these letters (VW's
+    /// --keep).
+    #[arg(long, value_name = "LETTERS")]
+    pub keep: Vec<String>,
+    /// Vowpal Wabbit text: `strings` reads a name of digits as its number, as VW does by
+    /// default; `all` hashes it as any other name (VW's --hash all).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub hash: Option<HashMode>,
     /// LIBSVM text: indices start at 0 (default: 1-based).
     #[arg(long)]
     pub zero_based: bool,
+}
+
+/// How Vowpal Wabbit text hashes names of digits (VW's --hash).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HashMode {
+    /// A name of digits is its number (plus the namespace's seed).
+    Strings,
+    /// Every name is hashed by MurmurHash3.
+    All,
 }
 
 /// A text format on the command line.
@@ -70,6 +91,9 @@ impl TextArgs {
             ("--quadratic", !self.quadratic.is_empty()),
             ("--cubic", !self.cubic.is_empty()),
             ("--interactions", !self.interactions.is_empty()),
+            ("--ignore", !self.ignore.is_empty()),
+            ("--keep", !self.keep.is_empty()),
+            ("--hash", self.hash.is_some()),
         ];
         if let Some((flag, _)) = vw_flags.iter().find(|(_, given)| *given) {
             anyhow::bail!("{flag} is for Vowpal Wabbit text: add --format vw");
@@ -105,58 +129,62 @@ impl TextArgs {
             ),
             (bits, model) => bits.or(model).unwrap_or(vw::DEFAULT_BITS),
         };
-        let interactions: Vec<&String> = (self.quadratic.iter())
-            .chain(&self.cubic)
-            .chain(&self.interactions)
-            .collect();
-        let given = Hashing::new(bits, &interactions).map_err(|e| anyhow!("{e}"))?;
-        match model.map(recorded_interactions).transpose()?.flatten() {
-            Some(recorded) if interactions.is_empty() => {
-                Hashing::new(bits, &recorded).map_err(|e| anyhow!("the model's {e}"))
+        let rules = FeatureRules {
+            interactions: (self.quadratic.iter())
+                .chain(&self.cubic)
+                .chain(&self.interactions)
+                .cloned()
+                .collect(),
+            ignore: self.ignore.concat(),
+            keep: self.keep.concat(),
+            hash_all: self.hash == Some(HashMode::All),
+        };
+        let given = Hashing::new(bits, &rules).map_err(|e| anyhow!("{e}"))?;
+        let rule_given = rules != FeatureRules::default() || self.hash.is_some();
+        match model.map(recorded_features).transpose()?.flatten() {
+            Some(recorded) if !rule_given => {
+                Hashing::new(bits, &recorded).map_err(|e| anyhow!("the model's {VW_FEATURES}: {e}"))
             }
-            Some(recorded) if given.interactions() != recorded => anyhow::bail!(
-                "the interactions given form {:?}, but the model was trained with {recorded:?}: \
-                 text must be given the interactions its model was trained with (leave out \
-                 --quadratic, --cubic and --interactions to take the model's)",
-                given.interactions()
+            Some(recorded) if *given.rules() != recorded => anyhow::bail!(
+                "the Vowpal Wabbit flags given read the text by {}, but the model was trained \
+                 on text read by {}: text must be read as its model's was (leave out the \
+                 flags to take the model's)",
+                serde_json::to_string(given.rules())?,
+                serde_json::to_string(&recorded)?,
             ),
             _ => Ok(given),
         }
     }
 }
 
-/// The key under which a model's training details record the Vowpal Wabbit interactions of
-/// its training data.
-pub const VW_INTERACTIONS: &str = "vw_interactions";
+/// The key under which a model's training details record how the Vowpal Wabbit text of its
+/// training data was read, when not by VW's defaults ([`FeatureRules`]).
+pub const VW_FEATURES: &str = "vw_features";
 
-/// The Vowpal Wabbit interactions `data` read in `format` includes: a dataset's recorded at
-/// conversion, or those `format` forms of text.
-pub fn vw_interactions(data: &ExampleSet, format: &TextFormat) -> Vec<String> {
+/// How `data` read in `format` was formed from Vowpal Wabbit text, if not by VW's defaults:
+/// a dataset's rules recorded at conversion, or those `format` reads text by.
+pub fn vw_features(data: &ExampleSet, format: &TextFormat) -> Option<FeatureRules> {
     match (data, format) {
-        (ExampleSet::Dataset(d), _) => d.dataset().vw_interactions().to_vec(),
-        (ExampleSet::Matrix(_), TextFormat::Vw { hashing, .. }) => hashing.interactions().to_vec(),
-        (ExampleSet::Matrix(_), TextFormat::Libsvm { .. }) => Vec::new(),
+        (ExampleSet::Dataset(d), _) => d.dataset().vw_features().cloned(),
+        (ExampleSet::Matrix(_), TextFormat::Vw { hashing, .. }) => {
+            Some(hashing.rules().clone()).filter(|r| !r.is_default())
+        }
+        (ExampleSet::Matrix(_), TextFormat::Libsvm { .. }) => None,
     }
 }
 
-/// The Vowpal Wabbit interactions `model` records of its training data, if any.
-fn recorded_interactions(model: &SavedModel) -> anyhow::Result<Option<Vec<String>>> {
+/// How `model` records the Vowpal Wabbit text of its training data was read, if it does.
+fn recorded_features(model: &SavedModel) -> anyhow::Result<Option<FeatureRules>> {
     let details = match model {
         SavedModel::Single(model) => &model.info.details,
         SavedModel::OneVsRest(classifier) => &classifier.models()[0].info.details,
     };
-    let Some(record) = details.get(VW_INTERACTIONS) else {
+    let Some(record) = details.get(VW_FEATURES) else {
         return Ok(None);
     };
-    let strings = record.as_array().and_then(|list| {
-        list.iter()
-            .map(|s| s.as_str().map(str::to_string))
-            .collect::<Option<Vec<String>>>()
-    });
-    match strings {
-        Some(strings) => Ok(Some(strings)),
-        None => anyhow::bail!("the model's {VW_INTERACTIONS} record is not a list of strings"),
-    }
+    let rules = serde_json::from_value(record.clone())
+        .with_context(|| format!("the model's {VW_FEATURES} record {record}"))?;
+    Ok(Some(rules))
 }
 
 /// Data as read, with the weights its rows carry: Vowpal Wabbit text's importance weights

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget};
 use serde_json::json;
 use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
+use sparselin::data::vw::FeatureRules;
 use sparselin::data::{ExampleSet, Examples, SampleWeighted};
 use sparselin::lao;
 use sparselin::loss::{ClassWeighting, Loss, WeightedLoss};
@@ -22,8 +23,8 @@ use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
 use crate::input::{
-    Input, RowWeights, TextArgs, VW_INTERACTIONS, read_examples, refuse_multiclass, row_weights,
-    vw_interactions,
+    Input, RowWeights, TextArgs, VW_FEATURES, read_examples, refuse_multiclass, row_weights,
+    vw_features,
 };
 use crate::number::decimal;
 use crate::trace::{self, TraceRow};
@@ -312,18 +313,19 @@ pub struct Args {
     /// ([`with_row_weights`]).
     #[arg(skip)]
     pub row_weights: Option<RowWeights>,
-    /// The Vowpal Wabbit interactions the training data's columns include, once read
-    /// ([`crate::input::vw_interactions`]): models record them.
+    /// How the training data was formed from Vowpal Wabbit text, if not by VW's defaults,
+    /// once read ([`crate::input::vw_features`]): models record it.
     #[arg(skip)]
-    pub vw_interactions: Vec<String>,
+    pub vw_features: Option<FeatureRules>,
 }
 
 impl Args {
-    /// The record of the training data's interactions that a model keeps in its details
-    /// (under [`VW_INTERACTIONS`]), so that text it scores is given the same; `None` for
-    /// data without them.
-    pub fn vw_interactions_record(&self) -> Option<serde_json::Value> {
-        (!self.vw_interactions.is_empty()).then(|| serde_json::json!(self.vw_interactions))
+    /// Record in `details` (a model's) how its training data was formed from Vowpal Wabbit
+    /// text (under [`VW_FEATURES`]), so that text it scores is read alike.
+    pub fn record_vw_features(&self, details: &mut serde_json::Map<String, serde_json::Value>) {
+        if let Some(rules) = &self.vw_features {
+            details.insert(VW_FEATURES.to_string(), serde_json::json!(rules));
+        }
     }
 
     /// Where the training rows' sample weights come from, if they have any.
@@ -469,7 +471,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_outputs(&args)?;
     let Input { examples, weights } = read_examples(&args.data, args.features, &format)?;
     let (mut args, data) = (with_row_weights(args, weights)?, &examples);
-    args.vw_interactions = vw_interactions(data, &format);
+    args.vw_features = vw_features(data, &format);
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
         Some(path) => {
@@ -514,10 +516,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .and_then(|start| start.try_elapsed().ok())
         .map(|d| d.as_secs_f64());
     progress.bar.finish_and_clear();
-    if let Some(record) = args.vw_interactions_record() {
-        let details = &mut training.model.info.details;
-        details.insert(VW_INTERACTIONS.to_string(), record);
-    }
+    args.record_vw_features(&mut training.model.info.details);
     write_outputs(&args, &training.model, Some(&progress.trace))?;
     report(&args, &rows, test.as_ref(), &training, cpu_seconds)
 }

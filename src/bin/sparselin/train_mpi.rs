@@ -65,7 +65,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
     };
     let data = ExampleSet::Dataset(share);
     let args = &Args {
-        vw_interactions: crate::input::vw_interactions(&data, &args.text.format(None)?),
+        vw_features: crate::input::vw_features(&data, &args.text.format(None)?),
         ..args.clone()
     };
     let timed = Timed::new(world);
@@ -111,10 +111,7 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         return train_classes(args, &trainer, &data, world, &timed, &mut lines);
     }
     let mut trained = trainer.train_across(&data, &timed, &mut lines)?;
-    if let Some(record) = args.vw_interactions_record() {
-        let details = &mut trained.model.info.details;
-        details.insert(crate::input::VW_INTERACTIONS.to_string(), record);
-    }
+    args.record_vw_features(&mut trained.model.info.details);
     let traffic = timed.traffic();
     let (objective, error_rate) = match trainer.sample_weights_given() {
         Some(weights) => {
