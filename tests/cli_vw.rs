@@ -550,6 +550,14 @@ fn dropped_namespaces_and_hashed_digits_are_recorded_and_read_alike() {
     given.pop();
     given.pop();
     failure(&given, "but the model was trained on text read by");
+    // A dataset converted by other rules is refused as such text is.
+    let plain = f.converted();
+    for command in ["predict", "eval"] {
+        failure(
+            &[command, &model, &plain],
+            r#"converted from Vowpal Wabbit text read by {}, but the model was trained on text read by {"interactions":["w "],"ignore":"n","hash_all":true}"#,
+        );
+    }
     failure(
         &[
             "convert",

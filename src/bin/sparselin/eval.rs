@@ -8,7 +8,10 @@ use sparselin::data::{Examples, SampleWeighted};
 use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate};
 use sparselin::model::SavedModel;
 
-use crate::input::{Input, RowWeights, TextArgs, read_examples, refuse_multiclass, row_weights};
+use crate::input::{
+    Input, RowWeights, TextArgs, read_examples, refuse_multiclass, refuse_other_vw_features,
+    row_weights,
+};
 use crate::number::decimal;
 
 /// Arguments of `sparselin eval`.
@@ -41,6 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         examples: data,
         weights,
     } = read_examples(&args.data, None, &format)?;
+    refuse_other_vw_features(&model, &data, &args.data)?;
     anyhow::ensure!(
         data.n_rows() > 0,
         "{}: no rows to evaluate (every metric would be 0 or undefined)",

@@ -173,6 +173,29 @@ pub fn vw_features(data: &ExampleSet, format: &TextFormat) -> Option<FeatureRule
     }
 }
 
+/// An error naming `path` when `data` is a dataset converted from Vowpal Wabbit text by
+/// other rules than those `model` records of its training data (interactions, dropped
+/// namespaces, hash): its columns would not be the model's.
+pub fn refuse_other_vw_features(
+    model: &SavedModel,
+    data: &ExampleSet,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let (ExampleSet::Dataset(d), Some(recorded)) = (data, recorded_features(model)?) else {
+        return Ok(());
+    };
+    let converted = d.dataset().vw_features().cloned().unwrap_or_default();
+    anyhow::ensure!(
+        converted == recorded,
+        "{}: converted from Vowpal Wabbit text read by {}, but the model was trained on text \
+         read by {}: convert the text again with the model's flags",
+        path.display(),
+        serde_json::to_string(&converted)?,
+        serde_json::to_string(&recorded)?,
+    );
+    Ok(())
+}
+
 /// How `model` records the Vowpal Wabbit text of its training data was read, if it does.
 fn recorded_features(model: &SavedModel) -> anyhow::Result<Option<FeatureRules>> {
     let details = match model {

@@ -14,7 +14,7 @@ use sparselin::metrics;
 use sparselin::model::SavedModel;
 use sparselin::output::{OutputFile, would_replace};
 
-use crate::input::{TextArgs, read_examples};
+use crate::input::{TextArgs, read_examples, refuse_other_vw_features};
 
 /// Arguments of `sparselin predict`.
 #[derive(clap::Args)]
@@ -85,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Labels are not read: VW's unlabeled test examples are rows like any other.
     let format = args.text.format(Some(&model))?.reading_unlabeled();
     let data = read_examples(&args.data, None, &format)?.examples;
+    refuse_other_vw_features(&model, &data, &args.data)?;
     match &model {
         SavedModel::Single(model) => {
             let weights = model.weights_for(data.n_features(), data.feature_permutation());
