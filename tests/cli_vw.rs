@@ -486,30 +486,18 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
         &["predict", &from_data, &text, "--quadratic", "wn"],
         "--quadratic is for Vowpal Wabbit text: add --format vw",
     );
-    failure(
-        &[
-            "convert",
-            &text,
-            &f.path("x"),
-            "--format",
-            "vw",
-            "--cubic",
-            "ab",
-        ],
+    let unconverted = f.path("x");
+    let refused = |flags: &[&str], message: &str| {
+        let mut args = vec!["convert", &text, &unconverted, "--format", "vw"];
+        args.extend_from_slice(flags);
+        failure(&args, message);
+    };
+    refused(
+        &["--cubic", "ab"],
         "--cubic \"ab\": give 3 namespace letters",
     );
-    failure(
-        &[
-            "convert",
-            &text,
-            &f.path("x"),
-            "--format",
-            "vw",
-            "--quadratic",
-            "a:",
-        ],
-        "wildcard",
-    );
+    refused(&["--quadratic", "a:"], "wildcard");
+    refused(&["--ignore", "a", "--keep", "b"], "both ignored and kept");
     // A manifest's interactions are checked as flags are.
     let manifest = Path::new(&data).join("manifest.json");
     let json = fs::read_to_string(&manifest).unwrap();
@@ -558,18 +546,4 @@ fn dropped_namespaces_and_hashed_digits_are_recorded_and_read_alike() {
             r#"converted from Vowpal Wabbit text read by {}, but the model was trained on text read by {"interactions":["w "],"ignore":"n","hash_all":true}"#,
         );
     }
-    failure(
-        &[
-            "convert",
-            &text,
-            &f.path("x"),
-            "--format",
-            "vw",
-            "--ignore",
-            "a",
-            "--keep",
-            "b",
-        ],
-        "both ignored and kept",
-    );
 }
