@@ -515,13 +515,24 @@ fn dropped_namespaces_and_hashed_digits_are_recorded_and_read_alike() {
     let f = Files::new();
     let text = f.path("train.vw");
     let data = f.path("dropped");
-    let rules = ["--ignore", "n", "--hash", "all", "--quadratic", "w "];
+    let rules = [
+        "--ignore",
+        "n",
+        "--ignore-linear",
+        "w",
+        "--hash",
+        "all",
+        "--quadratic",
+        "w ",
+    ];
     let mut convert = vec!["convert", &text, &data, "--format", "vw", "--bits", "12"];
     convert.extend_from_slice(&rules);
     ok(&convert);
     let info = ok(&["info", &data]);
     assert!(
-        info.contains(r#"vw text    {"interactions":["w "],"ignore":"n","hash_all":true}"#),
+        info.contains(
+            r#"vw text    {"interactions":["w "],"ignore":"n","ignore_linear":"w","hash_all":true}"#
+        ),
         "{info}"
     );
     let model = f.path("m");
@@ -543,7 +554,7 @@ fn dropped_namespaces_and_hashed_digits_are_recorded_and_read_alike() {
     for command in ["predict", "eval"] {
         failure(
             &[command, &model, &plain],
-            r#"converted from Vowpal Wabbit text read by {}, but the model was trained on text read by {"interactions":["w "],"ignore":"n","hash_all":true}"#,
+            r#"converted from Vowpal Wabbit text read by {}, but the model was trained on text read by {"interactions":["w "],"ignore":"n","ignore_linear":"w","hash_all":true}"#,
         );
     }
 }

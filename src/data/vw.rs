@@ -25,8 +25,9 @@
 //!   letters are formed once.
 //!
 //! * **Namespaces dropped, digits hashed** ([`FeatureRules`]; VW's `--ignore`, `--keep`,
-//!   `--hash all`): the features of namespaces of some letters are dropped, from the rows and
-//!   the interactions; names of digits may be hashed as other names are.
+//!   `--ignore_linear`, `--hash all`): the features of namespaces of some letters are dropped,
+//!   from the rows and the interactions, or from the rows alone; names of digits may be
+//!   hashed as other names are.
 //!
 //! Values are read and scaled in the storage precision (VW reads `f32`). A zero value is
 //! dropped, as VW drops it; features hashed to one column are summed (a linear model sees
@@ -70,6 +71,10 @@ pub struct FeatureRules {
     /// Letters of the only namespaces whose features are kept (VW's `--keep`); empty: all.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub keep: String,
+    /// Letters of namespaces whose features enter only the interactions, not the rows as
+    /// they are (VW's `--ignore_linear`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ignore_linear: String,
     /// Names of digits are hashed as other names are, not read as numbers (VW's `--hash
     /// all`; its default is `--hash strings`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -133,6 +138,7 @@ impl FeatureRules {
             letter_set("ignore", &self.ignore)?,
             letter_set("keep", &self.keep)?,
         );
+        let ignore_linear = letter_set("ignore_linear", &self.ignore_linear)?;
         if !ignore.is_empty() && !keep.is_empty() {
             return Err(
                 "namespaces both ignored and kept: give one of the two (VW lets --keep win)"
@@ -147,6 +153,7 @@ impl FeatureRules {
                 .collect(),
             ignore,
             keep,
+            ignore_linear,
             hash_all: self.hash_all,
         })
     }
@@ -329,6 +336,9 @@ pub struct LineParser<V> {
     interacting: [bool; 256],
     /// Whether the namespace letter's features are dropped.
     dropped: [bool; 256],
+    /// Whether the namespace letter's features enter the row as they are (not only the
+    /// interactions).
+    linear: [bool; 256],
     /// The features of each interacting namespace letter on the line: (hash, value) in the
     /// order written.
     features: Vec<Vec<(u64, V)>>,
@@ -352,6 +362,13 @@ impl<V: TextValue> LineParser<V> {
             unlabeled,
             interacting,
             dropped: std::array::from_fn(|letter| hashing.rules.drops(letter as u8)),
+            linear: std::array::from_fn(|letter| {
+                !hashing
+                    .rules
+                    .ignore_linear
+                    .as_bytes()
+                    .contains(&(letter as u8))
+            }),
             features,
         }
     }
@@ -427,6 +444,7 @@ impl<V: TextValue> LineParser<V> {
                 start = end + 1;
                 continue;
             }
+            let linear = self.linear[usize::from(letter)];
             let mut interacting = match self.interacting[usize::from(letter)] {
                 true => Some(&mut self.features[usize::from(letter)]),
                 false => None,
@@ -458,7 +476,9 @@ impl<V: TextValue> LineParser<V> {
                     ));
                 }
                 let hash = self.hashing.hash(name, seed);
-                entries.push(((hash & mask) as u32, value));
+                if linear {
+                    entries.push(((hash & mask) as u32, value));
+                }
                 if let Some(list) = interacting.as_mut() {
                     list.push((hash, value));
                 }
@@ -955,7 +975,8 @@ mod tests {
     }
 
     /// Columns and values as `vw --audit -b 18 --noconstant` (9.11.9) prints them for one line
-    /// under `--hash all`, `--ignore`, `--keep` and an interaction with an ignored namespace.
+    /// under `--hash all`, `--ignore`, `--keep`, an interaction with an ignored namespace, and
+    /// `--ignore_linear`.
     #[test]
     fn dropped_namespaces_and_hashed_digits_as_vowpal_wabbit_audits() {
         let line = b"1 |alpha x:2 5 |beta z 7 |c q | 9";
@@ -973,6 +994,7 @@ mod tests {
                 ignore: ignore.to_string(),
                 keep: keep.to_string(),
                 hash_all,
+                ..FeatureRules::default()
             };
         let sorted = |mut e: Vec<(u32, f32)>| {
             e.sort_by_key(|e| e.0);
@@ -1004,6 +1026,25 @@ mod tests {
                 (186258, 1.0),
                 (27056, 1.0),
                 (144850, 1.0)
+            ])
+        );
+        // `--ignore_linear a -q ab`: a's features only in the interactions (the weights of
+        // `vw --readable_model` after one example: none at a's own columns).
+        let only_crossed = FeatureRules {
+            ignore_linear: "a".to_string(),
+            ..rules(&["ab"], "", "", false)
+        };
+        assert_eq!(
+            audited(only_crossed),
+            sorted(vec![
+                (186258, 1.0),
+                (27056, 1.0),
+                (144850, 1.0),
+                (9, 1.0),
+                (179638, 2.0),
+                (916, 2.0),
+                (34676, 1.0),
+                (145750, 1.0)
             ])
         );
         // Letter sets are normalized; ignoring and keeping at once is refused.

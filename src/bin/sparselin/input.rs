@@ -45,6 +45,10 @@ pub struct TextArgs {
     /// --keep).
     #[arg(long, value_name = "LETTERS")]
     pub keep: Vec<String>,
+    /// Vowpal Wabbit text: the features of the namespaces of these letters enter only the
+    /// interactions, not the rows themselves (VW's --ignore_linear).
+    #[arg(long, value_name = "LETTERS")]
+    pub ignore_linear: Vec<String>,
     /// Vowpal Wabbit text: `strings` reads a name of digits as its number, as VW does by
     /// default; `all` hashes it as any other name (VW's --hash all).
     #[arg(long, value_enum, value_name = "MODE")]
@@ -93,6 +97,7 @@ impl TextArgs {
             ("--interactions", !self.interactions.is_empty()),
             ("--ignore", !self.ignore.is_empty()),
             ("--keep", !self.keep.is_empty()),
+            ("--ignore-linear", !self.ignore_linear.is_empty()),
             ("--hash", self.hash.is_some()),
         ];
         if let Some((flag, _)) = vw_flags.iter().find(|(_, given)| *given) {
@@ -137,6 +142,7 @@ impl TextArgs {
                 .collect(),
             ignore: self.ignore.concat(),
             keep: self.keep.concat(),
+            ignore_linear: self.ignore_linear.concat(),
             hash_all: self.hash == Some(HashMode::All),
         };
         let given = Hashing::new(bits, &rules).map_err(|e| anyhow!("{e}"))?;
