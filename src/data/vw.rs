@@ -437,7 +437,7 @@ impl<V: TextValue> LineParser<V> {
                 _ => (0, None, start, b' '),
             };
             if self.dropped[usize::from(letter)] {
-                // The namespace's features are not read: VW skips them unparsed.
+                // Dropped: its features are not read (nor, so, checked).
                 if end == line.len() {
                     return Ok(());
                 }
