@@ -30,8 +30,8 @@ pub enum TextFormat {
         /// Indices start at 0 instead of 1.
         zero_based: bool,
     },
-    /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns with the
-    /// interactions formed; rows carry importance weights.
+    /// Vowpal Wabbit text ([`vw`](super::vw)), names hashed into `2^bits` columns by the
+    /// hashing's rules; rows carry importance weights.
     Vw {
         /// How names become columns.
         hashing: Hashing,

@@ -55,7 +55,7 @@ pub fn columns_of_bits(bits: u32) -> Result<usize, String> {
 }
 
 /// How the features of VW text are chosen and hashed beside the bits (VW's `-q`, `--cubic`,
-/// `--interactions`, `--ignore`, `--keep`, `--hash`): what a dataset and the models trained
+/// `--interactions`, `--ignore`, `--keep`, `--ignore_linear`, `--hash`): what a dataset and the models trained
 /// on it record, so that text they score is read alike. Normalized by [`Hashing::new`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -183,24 +183,6 @@ impl Hashing {
             bits,
             rules: rules.normalized()?,
         })
-    }
-
-    /// `bits` hash bits and `interactions`, VW's defaults otherwise.
-    pub fn with_interactions<S: AsRef<str>>(
-        bits: u32,
-        interactions: &[S],
-    ) -> Result<Hashing, String> {
-        let interactions = interactions
-            .iter()
-            .map(|i| i.as_ref().to_string())
-            .collect();
-        Hashing::new(
-            bits,
-            &FeatureRules {
-                interactions,
-                ..FeatureRules::default()
-            },
-        )
     }
 
     /// `bits` hash bits, VW's defaults otherwise.
@@ -332,15 +314,15 @@ pub struct LineParser<V> {
     hashing: Hashing,
     /// A line without a label is a row of label 0, not an error.
     unlabeled: bool,
-    /// Whether an interaction uses the namespace letter.
-    interacting: [bool; 256],
+    /// Each namespace letter's list in `features`, if an interaction uses the letter.
+    slot: [Option<u8>; 256],
     /// Whether the namespace letter's features are dropped.
     dropped: [bool; 256],
     /// Whether the namespace letter's features enter the row as they are (not only the
     /// interactions).
     linear: [bool; 256],
-    /// The features of each interacting namespace letter on the line: (hash, value) in the
-    /// order written.
+    /// The features of each interacting namespace letter on the line (one list per letter,
+    /// by `slot`): (hash, value) in the order written.
     features: Vec<Vec<(u64, V)>>,
 }
 
@@ -349,18 +331,19 @@ impl<V: TextValue> LineParser<V> {
     /// `unlabeled` (which reads it as a row of label 0 and weight 1: VW's unlabeled test
     /// examples, for predictions, which read no labels).
     pub fn new(hashing: &Hashing, unlabeled: bool) -> LineParser<V> {
-        let mut interacting = [false; 256];
+        // Letters are ASCII, so fewer than 128 lists.
+        let mut slot = [None; 256];
+        let mut lists = 0u8;
         for &letter in hashing.interactions().iter().flat_map(|i| i.as_bytes()) {
-            interacting[usize::from(letter)] = true;
+            slot[usize::from(letter)].get_or_insert_with(|| {
+                lists += 1;
+                lists - 1
+            });
         }
-        let features = match hashing.interactions().is_empty() {
-            true => Vec::new(),
-            false => vec![Vec::new(); 256],
-        };
         LineParser {
             hashing: hashing.clone(),
             unlabeled,
-            interacting,
+            slot,
             dropped: std::array::from_fn(|letter| hashing.rules.drops(letter as u8)),
             linear: std::array::from_fn(|letter| {
                 !hashing
@@ -369,7 +352,15 @@ impl<V: TextValue> LineParser<V> {
                     .as_bytes()
                     .contains(&(letter as u8))
             }),
-            features,
+            features: vec![Vec::new(); usize::from(lists)],
+        }
+    }
+
+    /// The line's features of the interacting namespace letter `letter`.
+    fn features_of(&self, letter: u8) -> &[(u64, V)] {
+        match self.slot[usize::from(letter)] {
+            Some(slot) => &self.features[usize::from(slot)],
+            None => &[],
         }
     }
 
@@ -436,20 +427,15 @@ impl<V: TextValue> LineParser<V> {
                 }
                 _ => (0, None, start, b' '),
             };
-            if self.dropped[usize::from(letter)] {
-                // Dropped: its features are not read (nor, so, checked).
-                if end == line.len() {
-                    return Ok(());
-                }
-                start = end + 1;
-                continue;
-            }
-            let linear = self.linear[usize::from(letter)];
-            let mut interacting = match self.interacting[usize::from(letter)] {
-                true => Some(&mut self.features[usize::from(letter)]),
-                false => None,
+            // A dropped namespace's features are not read (nor, so, checked).
+            let features = match self.dropped[usize::from(letter)] {
+                true => tokens(line, end, end),
+                false => tokens(line, features_at, end),
             };
-            for (at, token) in tokens(line, features_at, end) {
+            let linear = self.linear[usize::from(letter)];
+            let mut interacting =
+                self.slot[usize::from(letter)].map(|slot| &mut self.features[usize::from(slot)]);
+            for (at, token) in features {
                 let (name, value) = match memchr::memchr(b':', token) {
                     Some(colon) => {
                         let text = &token[colon + 1..];
@@ -493,25 +479,21 @@ impl<V: TextValue> LineParser<V> {
     /// Every interaction's features of the line's namespaces, appended to `entries`.
     fn interact(&self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
         for interaction in self.hashing.interactions() {
-            let lists: Vec<&[(u64, V)]> = interaction
-                .bytes()
-                .map(|letter| self.features[usize::from(letter)].as_slice())
-                .collect();
-            if lists.iter().all(|list| !list.is_empty()) {
-                self.expand(interaction.as_bytes(), &lists, 0, 0, (0, V::ONE), entries)?;
+            let letters = interaction.as_bytes();
+            if letters.iter().all(|&l| !self.features_of(l).is_empty()) {
+                self.expand(letters, 0, 0, (0, V::ONE), entries)?;
             }
         }
         Ok(())
     }
 
-    /// The products of one feature from each of `lists[depth..]` with `so_far` (the hash and
-    /// value of the features chosen from the lists before), into `entries`. A list of the same
-    /// letter as the one before starts at that one's feature (`from`), so that each
-    /// combination of a repeated namespace's features is formed once.
+    /// The products of one feature from each namespace of `letters[depth..]` with `so_far`
+    /// (the hash and value of the features chosen from the namespaces before), into
+    /// `entries`. A letter the same as the one before starts at that one's feature (`from`),
+    /// so that each combination of a repeated namespace's features is formed once.
     fn expand(
         &self,
         letters: &[u8],
-        lists: &[&[(u64, V)]],
         depth: usize,
         from: usize,
         so_far: (u64, V),
@@ -521,13 +503,14 @@ impl<V: TextValue> LineParser<V> {
             true => from,
             false => 0,
         };
-        for (k, &(hash, value)) in lists[depth].iter().enumerate().skip(start) {
+        let features = self.features_of(letters[depth]);
+        for (k, &(hash, value)) in features.iter().enumerate().skip(start) {
             let (hash, value) = match depth {
                 0 => (hash, value),
                 _ => (so_far.0.wrapping_mul(FNV_PRIME) ^ hash, so_far.1.mul(value)),
             };
-            if depth + 1 < lists.len() {
-                self.expand(letters, lists, depth + 1, k, (hash, value), entries)?;
+            if depth + 1 < letters.len() {
+                self.expand(letters, depth + 1, k, (hash, value), entries)?;
             } else if !value.is_finite() {
                 return Err((
                     1,
@@ -660,6 +643,18 @@ pub fn parse_chunk_into<V: TextValue>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bits` hash bits and `interactions`, VW's defaults otherwise.
+    fn crossed<S: AsRef<str>>(bits: u32, interactions: &[S]) -> Result<Hashing, String> {
+        let rules = FeatureRules {
+            interactions: interactions
+                .iter()
+                .map(|i| i.as_ref().to_string())
+                .collect(),
+            ..FeatureRules::default()
+        };
+        Hashing::new(bits, &rules)
+    }
 
     /// A parsed row: its label and weight, and its entries.
     type Parsed = (VwLabel, Vec<(u32, f32)>);
@@ -848,7 +843,7 @@ mod tests {
             ) {
                 let mut entries = Vec::new();
                 let mask = (1u64 << bits) - 1;
-                let hashing = Hashing::with_interactions(bits, &interactions).unwrap();
+                let hashing = crossed(bits, &interactions).unwrap();
                 match LineParser::<f32>::new(&hashing, unlabeled).parse_line(line.as_bytes(), &mut entries) {
                     Ok(_) => {
                         prop_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
@@ -865,7 +860,7 @@ mod tests {
             fn chunks_are_their_lines(lines in prop::collection::vec(line(), 0..8)) {
                 let text = lines.join("\n");
                 let mut chunk = ChunkRows::<f32>::default();
-                let hashing = Hashing::with_interactions(10, &["ab", "aa0"]).unwrap();
+                let hashing = crossed(10, &["ab", "aa0"]).unwrap();
                 let parsed = parse_chunk_into(text.as_bytes(), &hashing, false, &mut chunk);
                 let (mut rows, mut entries) = (Vec::new(), Vec::new());
                 let mut failed = None;
@@ -910,7 +905,7 @@ mod tests {
     /// repeated out of order (`bab`, formed as `abb`).
     #[test]
     fn interactions_hash_as_vowpal_wabbit_audits() {
-        let hashing = Hashing::with_interactions(18, &["ba", "aa", "ab ", "bab"]).unwrap();
+        let hashing = crossed(18, &["ba", "aa", "ab ", "bab"]).unwrap();
         assert_eq!(hashing.interactions(), ["ba", "aa", "ab ", "abb"]);
         let mut entries = Vec::new();
         LineParser::<f32>::new(&hashing, false)
@@ -940,27 +935,14 @@ mod tests {
     /// `vw -q ba -q ab` forms only `ab` (and `-q cb -q bc` only `bc`).
     #[test]
     fn interactions_of_the_same_letters_are_formed_once() {
-        let hashing =
-            Hashing::with_interactions(18, &["ba", "ab", "cb", "bc", "bca", "cab"]).unwrap();
+        let hashing = crossed(18, &["ba", "ab", "cb", "bc", "bca", "cab"]).unwrap();
         assert_eq!(hashing.interactions(), ["ab", "bc", "bca"]);
-        let twice = Hashing::with_interactions(18, &["cb", "cb"]).unwrap();
+        let twice = crossed(18, &["cb", "cb"]).unwrap();
         assert_eq!(twice.interactions(), ["cb"]);
-        assert!(
-            Hashing::with_interactions(18, &["a"])
-                .unwrap_err()
-                .contains("fewer than two")
-        );
-        assert!(
-            Hashing::with_interactions(18, &["a:"])
-                .unwrap_err()
-                .contains("wildcard")
-        );
-        assert!(
-            Hashing::with_interactions(18, &["aé"])
-                .unwrap_err()
-                .contains("not ASCII")
-        );
-        assert!(Hashing::with_interactions(0, &["ab"]).is_err());
+        assert!(crossed(18, &["a"]).unwrap_err().contains("fewer than two"));
+        assert!(crossed(18, &["a:"]).unwrap_err().contains("wildcard"));
+        assert!(crossed(18, &["aé"]).unwrap_err().contains("not ASCII"));
+        assert!(crossed(0, &["ab"]).is_err());
         // A namespace with no features on a line forms nothing with it.
         let mut entries = Vec::new();
         LineParser::<f32>::new(&hashing, false)

@@ -79,10 +79,10 @@ pub enum Format {
 
 impl TextArgs {
     /// The format these flags describe, with an error for a flag of the other format. Text
-    /// that `model` will score is hashed as the model's training data was: into the model's
-    /// bits when its column count is a power of two, with the interactions it records
-    /// ([`VW_INTERACTIONS`]). Those are the defaults, and other bits or interactions would
-    /// give columns the model never learned, so they are refused.
+    /// that `model` will score is read as the model's training data was: hashed into the
+    /// model's bits when its column count is a power of two, by the rules it records
+    /// ([`VW_FEATURES`]). Those are the defaults, and other bits or rules would give columns
+    /// the model never learned, so they are refused.
     pub fn format(&self, model: Option<&SavedModel>) -> anyhow::Result<TextFormat> {
         if self.format == Format::Vw {
             return Ok(TextFormat::Vw {

@@ -320,12 +320,12 @@ pub struct Args {
 }
 
 impl Args {
-    /// Record in `details` (a model's) how its training data was formed from Vowpal Wabbit
-    /// text (under [`VW_FEATURES`]), so that text it scores is read alike.
-    pub fn record_vw_features(&self, details: &mut serde_json::Map<String, serde_json::Value>) {
-        if let Some(rules) = &self.vw_features {
-            details.insert(VW_FEATURES.to_string(), serde_json::json!(rules));
-        }
+    /// What a model's details record under [`VW_FEATURES`]: how its training data was formed
+    /// from Vowpal Wabbit text, so that text it scores is read alike.
+    pub fn vw_features_detail(&self) -> Option<serde_json::Value> {
+        self.vw_features
+            .as_ref()
+            .map(|rules| serde_json::json!(rules))
     }
 
     /// Where the training rows' sample weights come from, if they have any.
@@ -516,7 +516,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .and_then(|start| start.try_elapsed().ok())
         .map(|d| d.as_secs_f64());
     progress.bar.finish_and_clear();
-    args.record_vw_features(&mut training.model.info.details);
+    if let Some(rules) = args.vw_features_detail() {
+        let details = &mut training.model.info.details;
+        details.insert(VW_FEATURES.to_string(), rules);
+    }
     write_outputs(&args, &training.model, Some(&progress.trace))?;
     report(&args, &rows, test.as_ref(), &training, cpu_seconds)
 }

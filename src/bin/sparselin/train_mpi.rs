@@ -35,7 +35,7 @@ pub fn run(mut args: Args, ranks: usize) -> anyhow::Result<()> {
     }
     let rank = world.rank();
     args.quiet |= rank != 0;
-    match train(&args, &world) {
+    match train(args, &world) {
         Ok(()) => Ok(()),
         Err(error) => {
             errln!("sparselin: error on rank {rank} of {ranks}: {error:#}");
@@ -44,7 +44,7 @@ pub fn run(mut args: Args, ranks: usize) -> anyhow::Result<()> {
     }
 }
 
-fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
+fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
     let (rank, size) = (world.rank(), world.size());
     if !args.data.is_dir() {
         bail!(
@@ -57,6 +57,8 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         bail!("--test, --trace and --plot are not available with --ranks");
     }
     let share = Dataset::open_share(&args.data, rank, size)?;
+    args.vw_features = share.vw_features().cloned();
+    let args = &args;
     let first_row = share.first_row() as usize;
     let share = share.into_examples()?;
     let share = match args.features {
@@ -64,10 +66,6 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         None => share,
     };
     let data = ExampleSet::Dataset(share);
-    let args = &Args {
-        vw_features: crate::input::vw_features(&data, &args.text.format(None)?),
-        ..args.clone()
-    };
     let timed = Timed::new(world);
     let local = Args {
         threads: args.threads.or(Some(1)),
@@ -111,7 +109,10 @@ fn train(args: &Args, world: &World<'_>) -> anyhow::Result<()> {
         return train_classes(args, &trainer, &data, world, &timed, &mut lines);
     }
     let mut trained = trainer.train_across(&data, &timed, &mut lines)?;
-    args.record_vw_features(&mut trained.model.info.details);
+    if let Some(rules) = args.vw_features_detail() {
+        let details = &mut trained.model.info.details;
+        details.insert(crate::input::VW_FEATURES.to_string(), rules);
+    }
     let traffic = timed.traffic();
     let (objective, error_rate) = match trainer.sample_weights_given() {
         Some(weights) => {

@@ -129,10 +129,8 @@ pub fn refuse_binary_flags(args: &Args) -> anyhow::Result<()> {
 /// Write `classifier` to --output, if given, at --weights precision, warn of each class whose
 /// solver stopped early, and return the classifier as written (its weights rounded in f32).
 pub fn write_classifier(args: &Args, mut classifier: OneVsRest) -> anyhow::Result<OneVsRest> {
-    let mut details = serde_json::Map::new();
-    args.record_vw_features(&mut details);
-    for (key, value) in details {
-        classifier.insert_detail(&key, value);
+    if let Some(rules) = args.vw_features_detail() {
+        classifier.insert_detail(crate::input::VW_FEATURES, rules);
     }
     let precision = match args.weights {
         WeightType::F64 => Precision::F64,
