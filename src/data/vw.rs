@@ -413,16 +413,7 @@ impl<V: TextValue> LineParser<V> {
                 Some(&b) if start < end && !is_space(b) => {
                     let name_end = (start..end).find(|&k| is_space(line[k])).unwrap_or(end);
                     let name = &line[start..name_end];
-                    let (name, scale) = match memchr::memchr(b':', name) {
-                        Some(colon) => {
-                            let text = &name[colon + 1..];
-                            let scale = finite::<V>(text).ok_or_else(|| {
-                                (start + colon + 2, not_a_value::<V>("namespace scale", text))
-                            })?;
-                            (&name[..colon], Some(scale))
-                        }
-                        None => (name, None),
-                    };
+                    let (name, scale) = name_and_value::<V>(name, start, "namespace scale")?;
                     (self.hashing.hash(name, 0), scale, name_end, b)
                 }
                 _ => (0, None, start, b' '),
@@ -436,16 +427,8 @@ impl<V: TextValue> LineParser<V> {
             let mut interacting =
                 self.slot[usize::from(letter)].map(|slot| &mut self.features[usize::from(slot)]);
             for (at, token) in features {
-                let (name, value) = match memchr::memchr(b':', token) {
-                    Some(colon) => {
-                        let text = &token[colon + 1..];
-                        let value = finite::<V>(text).ok_or_else(|| {
-                            (at + colon + 2, not_a_value::<V>("feature value", text))
-                        })?;
-                        (&token[..colon], value)
-                    }
-                    None => (token, V::ONE),
-                };
+                let (name, value) = name_and_value::<V>(token, at, "feature value")?;
+                let value = value.unwrap_or(V::ONE);
                 let value = match scale {
                     Some(scale) => value.mul(scale),
                     None => value,
@@ -526,6 +509,21 @@ impl<V: TextValue> LineParser<V> {
         }
         Ok(())
     }
+}
+
+/// A `name[:value]` token at offset `at` of its line split into its name and value; a value
+/// that is not a finite `V` is an error at its column, naming it `what`.
+fn name_and_value<'t, V: TextValue>(
+    token: &'t [u8],
+    at: usize,
+    what: &str,
+) -> Result<(&'t [u8], Option<V>), LineError> {
+    let Some(colon) = memchr::memchr(b':', token) else {
+        return Ok((token, None));
+    };
+    let text = &token[colon + 1..];
+    let value = finite::<V>(text).ok_or_else(|| (at + colon + 2, not_a_value::<V>(what, text)))?;
+    Ok((&token[..colon], Some(value)))
 }
 
 /// The label and importance weight from `line[..end]`, the text before the first `|`
