@@ -2,6 +2,8 @@
 
 use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
 
+use super::row_checks::{all_finite, strictly_increasing};
+
 /// How far past the current row [`Row::prefetch_following`] asks for the indices: about seven
 /// rows of rcv1-like (~300 bytes of indices per row). File-order ASGD on rcv1-like measured
 /// 2 and 4 KiB alike, 1 KiB short of them (PERF.md `## Online learners`, session 17).
@@ -388,19 +390,22 @@ fn validate(
                 nnz,
             });
         }
-        let mut previous: Option<u32> = None;
-        for &index in &indices[start as usize..end as usize] {
-            if index as usize >= n_features || previous.is_some_and(|p| p >= index) {
-                return Err(CsrError::BadIndex {
-                    row,
-                    index,
-                    n_features,
-                });
-            }
-            previous = Some(index);
+        let row_indices = &indices[start as usize..end as usize];
+        let in_order_and_range = strictly_increasing(row_indices)
+            && row_indices
+                .last()
+                .is_none_or(|&last| (last as usize) < n_features);
+        if !in_order_and_range {
+            return Err(first_bad_index(row, row_indices, n_features));
         }
     }
+    let finite = match values {
+        ValueVec::Ones => true,
+        ValueVec::F32(v) => all_finite(v, f32::is_finite),
+        ValueVec::F64(v) => all_finite(v, f64::is_finite),
+    };
     let first_not_finite = match values {
+        _ if finite => None,
         ValueVec::Ones => None,
         ValueVec::F32(v) => v
             .iter()
@@ -417,6 +422,20 @@ fn validate(
         });
     }
     Ok(())
+}
+
+/// The error for the first index of `row_indices` (row `row`) that is out of order or not
+/// below `n_features`: the slow search, run once the vectorized check has failed.
+fn first_bad_index(row: usize, row_indices: &[u32], n_features: usize) -> CsrError {
+    let bad = row_indices.iter().enumerate().find(|&(k, &index)| {
+        index as usize >= n_features || (k > 0 && row_indices[k - 1] >= index)
+    });
+    let (_, &index) = bad.expect("the vectorized check failed on this row");
+    CsrError::BadIndex {
+        row,
+        index,
+        n_features,
+    }
 }
 
 impl Examples for CsrMatrix {
@@ -518,6 +537,36 @@ mod tests {
         let (low, high) = ones.split_below(6);
         assert_eq!((low.values, high.values), (Values::Ones, Values::Ones));
         assert_eq!((low.nnz(), high.nnz()), (2, 1));
+    }
+
+    #[test]
+    fn a_bad_index_is_named_with_its_row_wherever_it_is() {
+        // Three rows of 40 increasing indices below 200; one index spoiled at a time.
+        let row: Vec<u32> = (0..40).map(|k| 5 * k + 2).collect();
+        let good = [row.clone(), row.clone(), row].concat();
+        let matrix = |indices: Vec<u32>| {
+            let values = ValueVec::F32(vec![1.0; indices.len()]);
+            CsrMatrix::new(vec![1.0; 3], vec![0, 40, 80, 120], indices, values, 200)
+        };
+        assert!(matrix(good.clone()).is_ok());
+        for at in [0, 1, 39, 40, 41, 79, 80, 119] {
+            let (row, k) = (at / 40, at % 40);
+            let mut cases = vec![(200, 200), (u32::MAX, u32::MAX)];
+            if k > 0 {
+                // A tie with the index before, and a drop below it.
+                cases.extend([(good[at - 1], good[at - 1]), (0, 0)]);
+            }
+            for (put, named) in cases {
+                let mut indices = good.clone();
+                indices[at] = put;
+                let e = matrix(indices).unwrap_err();
+                assert!(
+                    matches!(e, CsrError::BadIndex { row: r, index, n_features: 200 }
+                        if r == row && index == named),
+                    "{put} at {at}: {e}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod error;
 pub mod export;
 pub mod libsvm;
 pub mod number;
+mod row_checks;
 pub mod sample_weights;
 pub mod shard;
 pub mod source;

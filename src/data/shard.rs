@@ -40,6 +40,7 @@ use sparselin_kernels::{Values, sparse};
 
 use super::csr::Row;
 use super::error::DataError;
+use super::row_checks::{all_finite, strictly_increasing};
 
 /// First eight bytes of every shard.
 pub const MAGIC: [u8; 8] = *b"SPLNSHRD";
@@ -472,23 +473,6 @@ impl<'a> ShardRows<'a> {
     }
 }
 
-/// Whether `row` is strictly increasing. Written as one pass without early exit, which the
-/// compiler vectorizes: validation reads every index of a dataset each time it is opened for
-/// training, and the short-circuiting form ran one comparison per cycle at best.
-fn strictly_increasing(row: &[u32]) -> bool {
-    row.iter()
-        .zip(row.iter().skip(1))
-        .fold(true, |ordered, (a, b)| ordered & (a < b))
-}
-
-/// Whether every value passes `finite`, in blocks checked without early exit (vectorized), so
-/// that a bad value still stops the scan within a block.
-fn all_finite<T: Copy>(values: &[T], finite: fn(T) -> bool) -> bool {
-    values
-        .chunks(1024)
-        .all(|block| block.iter().fold(true, |ok, &x| ok & finite(x)))
-}
-
 /// Decode and validate a header against the mapped file; the error is a message without
 /// the file name (the caller adds it).
 fn parse_header(bytes: &[u8]) -> Result<Header, String> {
@@ -687,43 +671,4 @@ pub fn set_columns(path: &Path, n_features: usize) -> Result<(), DataError> {
     header[HEADER_CRC_AT..HEADER_CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     file.write_all(&header).map_err(io)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{all_finite, strictly_increasing};
-
-    #[test]
-    fn order_check_finds_a_tie_or_a_drop_anywhere_in_a_row() {
-        assert!(strictly_increasing(&[]));
-        assert!(strictly_increasing(&[7]));
-        let row: Vec<u32> = (0..100).map(|i| 3 * i + 1).collect();
-        assert!(strictly_increasing(&row));
-        for at in 1..row.len() {
-            let mut tie = row.clone();
-            tie[at] = tie[at - 1];
-            assert!(!strictly_increasing(&tie), "tie at {at}");
-            let mut drop = row.clone();
-            drop[at] = 0;
-            assert!(!strictly_increasing(&drop), "drop at {at}");
-        }
-        assert!(!strictly_increasing(&[u32::MAX, 0]));
-    }
-
-    #[test]
-    fn finite_check_finds_a_nan_or_an_infinity_in_any_block() {
-        let values = vec![0.5f32; 3000];
-        assert!(all_finite(&values, f32::is_finite));
-        for at in [0, 1023, 1024, 2999] {
-            for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
-                let mut v = values.clone();
-                v[at] = bad;
-                assert!(!all_finite(&v, f32::is_finite), "{bad} at {at}");
-            }
-        }
-        let mut wide = vec![f64::MAX; 2000];
-        assert!(all_finite(&wide, f64::is_finite));
-        wide[1500] = f64::NAN;
-        assert!(!all_finite(&wide, f64::is_finite));
-    }
 }

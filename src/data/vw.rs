@@ -623,11 +623,9 @@ pub fn parse_chunk_into<V: TextValue>(
         if let Some(VwLabel { label, weight }) = label {
             out.labels.push(label);
             out.weights.push(weight);
-            for &(index, value) in &entries {
-                out.all_ones &= value == V::ONE;
-                out.indices.push(index);
-                out.values.push(value);
-            }
+            out.all_ones &= entries.iter().fold(true, |ones, e| ones & (e.1 == V::ONE));
+            out.indices.extend(entries.iter().map(|e| e.0));
+            out.values.extend(entries.iter().map(|e| e.1));
             if let Some(&(last, _)) = entries.last() {
                 out.columns = out.columns.max(last as usize + 1);
             }
