@@ -502,7 +502,6 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
         &["--cubic", "ab"],
         "--cubic \"ab\": give 3 namespace letters",
     );
-    refused(&["--quadratic", "a:"], "wildcard");
     refused(&["--ignore", "a", "--keep", "b"], "both ignored and kept");
     // A manifest's interactions are checked as flags are.
     let manifest = Path::new(&data).join("manifest.json");
@@ -514,6 +513,40 @@ fn interactions_are_formed_recorded_and_given_again_to_text_a_model_scores() {
     );
     fs::write(&manifest, json.replace("\"ww\"", "\"ww\"],\"color\":[")).unwrap();
     failure(&["info", &data], "unknown field `color`");
+}
+
+/// Every line of `vw_text` has the namespaces ` `, `n` and `w`, so the wildcard pair `::`
+/// forms there the six pairs of those letters, each once, and is recorded as given.
+#[test]
+fn a_wildcard_forms_every_pair_of_the_namespaces_of_a_line() {
+    let f = Files::new();
+    let text = f.path("train.vw");
+    let convert = |name: &str, interactions: &[&str]| {
+        let data = f.path(name);
+        let mut args = vec!["convert", &text, &data, "--format", "vw", "--bits", "14"];
+        for interaction in interactions {
+            args.extend_from_slice(&["--quadratic", interaction]);
+        }
+        ok(&args);
+        let exported = f.path(&format!("{name}.svm"));
+        ok(&["export", &data, &exported]);
+        (data, fs::read_to_string(exported).unwrap())
+    };
+    let (wild, rows) = convert("wild", &["::"]);
+    let (_, pairs) = convert("pairs", &["nw", "  ", " w", "ww", "nn", " n"]);
+    assert_eq!(rows, pairs);
+    let (_, plain) = convert("plain", &[]);
+    assert_ne!(rows, plain);
+    let info = ok(&["info", &wild]);
+    assert!(info.contains(r#"vw text    {"interactions":["::"]}"#), "{info}");
+    // A model trained on it gives the wildcard to text it scores.
+    let model = f.path("wild.model");
+    train(&wild, &model, "sgd", &[]);
+    let scores = ok(&["predict", &model, &wild, "--scores"]);
+    assert_eq!(
+        ok(&["predict", &model, &text, "--format", "vw", "--scores"]),
+        scores
+    );
 }
 
 #[test]

@@ -22,7 +22,8 @@
 //!   the 32-bit FNV prime, xor the next's, …), valued the product of their values. As in
 //!   VW, a namespace letter repeated within an interaction gives each combination of its
 //!   features once (`-q aa`: x·y but not also y·x, and x·x), and interactions of the same
-//!   letters are formed once.
+//!   letters are formed once. The wildcard `:` stands for every namespace of the line with
+//!   features (`-q ::`, `-q a:`, `--cubic :::`), filled as VW 9 fills it.
 //!
 //! * **Namespaces dropped, digits hashed** ([`FeatureRules`]; VW's `--ignore`, `--keep`,
 //!   `--ignore_linear`, `--hash all`): the features of namespaces of some letters are dropped,
@@ -32,7 +33,7 @@
 //! Values are read and scaled in the storage precision (VW reads `f32`). A zero value is
 //! dropped, as VW drops it; features hashed to one column are summed (a linear model sees
 //! their sum either way). Rows then satisfy the invariants of [`Row`](super::Row). Not
-//! supported: VW's `:` wildcard in interactions, and multi-line examples.
+//! supported: multi-line examples. Unlike VW 9.11.9, `--ignore_linear` holds with a wildcard.
 
 use super::chunk::{ChunkError, ChunkRows};
 use super::libsvm::merge_duplicates;
@@ -61,7 +62,8 @@ pub fn columns_of_bits(bits: u32) -> Result<usize, String> {
 #[serde(deny_unknown_fields)]
 pub struct FeatureRules {
     /// Interactions, each a string of two or more namespace letters (a namespace's letter is
-    /// its name's first character, ASCII here; the default namespace's is a space).
+    /// its name's first character, ASCII here; the default namespace's is a space; `:` is
+    /// any namespace of the line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interactions: Vec<String>,
     /// Letters of namespaces whose features are dropped, from the rows and from the
@@ -87,41 +89,25 @@ impl FeatureRules {
         *self == FeatureRules::default()
     }
 
-    /// These rules as VW normalizes them, or why they are not rules. An interaction that
-    /// repeats a letter has its letters sorted, and of interactions of the same letters only
-    /// the least is kept; letter sets are sorted, without repeats. `ignore` and `keep` are
-    /// not both given (VW lets `--keep` win, which would silently undo `--ignore`).
+    /// These rules as VW normalizes them, or why they are not rules: interactions by
+    /// [`normalize_interactions`] (the wildcard `:` sorted as the byte it is, as VW sorts it);
+    /// letter sets sorted, without repeats. `ignore` and `keep` are not both given (VW lets
+    /// `--keep` win, which would silently undo `--ignore`).
     fn normalized(&self) -> Result<FeatureRules, String> {
-        let mut kept: Vec<Vec<u8>> = Vec::new();
         for interaction in &self.interactions {
-            let mut letters = interaction.as_bytes().to_vec();
+            let letters = interaction.as_bytes();
             let problem = if letters.len() < 2 {
                 Some("has fewer than two namespaces")
-            } else if letters.contains(&b':') {
-                Some("uses the ':' wildcard (every namespace), which is not supported")
             } else if !letters.is_ascii() {
                 Some("is not ASCII: a namespace letter is one ASCII character here")
             } else {
                 None
             };
             if let Some(problem) = problem {
-                return Err(format!("interaction {} {problem}", quoted(&letters)));
-            }
-            let mut sorted = letters.clone();
-            sorted.sort_unstable();
-            if sorted.windows(2).any(|w| w[0] == w[1]) {
-                letters = sorted.clone();
-            }
-            let same = kept.iter_mut().find(|k| {
-                let mut other = k.to_vec();
-                other.sort_unstable();
-                other == sorted
-            });
-            match same {
-                Some(same) => *same = letters.min(same.clone()),
-                None => kept.push(letters),
+                return Err(format!("interaction {} {problem}", quoted(letters)));
             }
         }
+        let kept = normalize_interactions(self.interactions.iter().map(|i| i.as_bytes().to_vec()));
         let letter_set = |what: &str, letters: &str| -> Result<String, String> {
             if !letters.is_ascii() {
                 return Err(format!(
@@ -163,6 +149,78 @@ impl FeatureRules {
         self.ignore.as_bytes().contains(&letter)
             || !(self.keep.is_empty() || self.keep.as_bytes().contains(&letter))
     }
+}
+
+/// Interactions as VW normalizes them: one that repeats a letter has its letters sorted, and
+/// of interactions of the same letters (in any order) only the least is kept, where the
+/// first of them stood. VW does this to the interactions given and again to those its
+/// wildcards expand to, with the others.
+fn normalize_interactions(interactions: impl IntoIterator<Item = Vec<u8>>) -> Vec<Vec<u8>> {
+    let mut kept: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for mut letters in interactions {
+        let mut sorted = letters.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            letters.clone_from(&sorted);
+        }
+        match kept.iter_mut().find(|(key, _)| *key == sorted) {
+            Some((_, same)) => *same = letters.min(std::mem::take(same)),
+            None => kept.push((sorted, letters)),
+        }
+    }
+    kept.into_iter().map(|(_, letters)| letters).collect()
+}
+
+/// VW's wildcard in an interaction: every namespace of the line.
+const WILDCARD: u8 = b':';
+
+/// The letters of namespaces a wildcard stands for: the printable ASCII characters.
+const WILDCARD_LETTERS: std::ops::RangeInclusive<u8> = b' '..=b'~';
+
+/// The interactions `templates` (normalized) stand for on a line whose namespaces with
+/// features have the letters `present` (ascending): the wildcards of a template filled, in
+/// order, by every choice of letters from `present` up to order, as VW 9 fills them (two
+/// wildcards by non-decreasing letters, any other number by non-increasing ones), and the
+/// whole normalized again with the templates without wildcards.
+fn expand_wildcards(templates: &[String], present: &[u8]) -> Vec<Vec<u8>> {
+    let mut interactions = Vec::new();
+    for template in templates.iter().map(|t| t.as_bytes()) {
+        let wildcards = template.iter().filter(|&&l| l == WILDCARD).count();
+        if wildcards == 0 {
+            interactions.push(template.to_vec());
+            continue;
+        }
+        if present.is_empty() {
+            continue;
+        }
+        // Positions in `present` of the letters filling the wildcards, non-decreasing.
+        let mut choice = vec![0usize; wildcards];
+        loop {
+            let mut letters: Vec<u8> = choice.iter().map(|&k| present[k]).collect();
+            if wildcards != 2 {
+                letters.reverse();
+            }
+            let mut filled = letters.into_iter();
+            interactions.push(
+                template
+                    .iter()
+                    .map(|&l| match l {
+                        WILDCARD => filled.next().unwrap_or(l),
+                        _ => l,
+                    })
+                    .collect(),
+            );
+            // The next choice: raise the last position that can rise, and set those after it
+            // to it.
+            let Some(rise) = choice.iter().rposition(|&k| k + 1 < present.len()) else {
+                break;
+            };
+            choice[rise] += 1;
+            let from = choice[rise];
+            choice[rise..].iter_mut().for_each(|k| *k = from);
+        }
+    }
+    normalize_interactions(interactions)
 }
 
 /// How names become columns: the hash bits and the [`FeatureRules`].
@@ -324,6 +382,10 @@ pub struct LineParser<V> {
     /// The features of each interacting namespace letter on the line (one list per letter,
     /// by `slot`): (hash, value) in the order written.
     features: Vec<Vec<(u64, V)>>,
+    /// With a wildcard among the interactions: those it stands for on the last line that
+    /// had features, and the letters of that line's namespaces with features (one bit per
+    /// ASCII letter), which most lines share.
+    expanded: Option<(u128, Vec<Vec<u8>>)>,
 }
 
 impl<V: TextValue> LineParser<V> {
@@ -331,10 +393,18 @@ impl<V: TextValue> LineParser<V> {
     /// `unlabeled` (which reads it as a row of label 0 and weight 1: VW's unlabeled test
     /// examples, for predictions, which read no labels).
     pub fn new(hashing: &Hashing, unlabeled: bool) -> LineParser<V> {
-        // Letters are ASCII, so fewer than 128 lists.
+        // Letters are ASCII, so fewer than 128 lists. A wildcard interacts every letter it
+        // stands for.
         let mut slot = [None; 256];
         let mut lists = 0u8;
-        for &letter in hashing.interactions().iter().flat_map(|i| i.as_bytes()) {
+        let letters = hashing.interactions().iter().flat_map(|i| i.as_bytes());
+        let wildcard = letters.clone().any(|&l| l == WILDCARD);
+        let wildcard_letters = WILDCARD_LETTERS.filter(|_| wildcard);
+        for letter in letters
+            .copied()
+            .filter(|&l| l != WILDCARD)
+            .chain(wildcard_letters)
+        {
             slot[usize::from(letter)].get_or_insert_with(|| {
                 lists += 1;
                 lists - 1
@@ -353,6 +423,7 @@ impl<V: TextValue> LineParser<V> {
                     .contains(&(letter as u8))
             }),
             features: vec![Vec::new(); usize::from(lists)],
+            expanded: None,
         }
     }
 
@@ -460,14 +531,33 @@ impl<V: TextValue> LineParser<V> {
     }
 
     /// Every interaction's features of the line's namespaces, appended to `entries`.
-    fn interact(&self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
-        for interaction in self.hashing.interactions() {
-            let letters = interaction.as_bytes();
-            if letters.iter().all(|&l| !self.features_of(l).is_empty()) {
-                self.expand(letters, 0, 0, (0, V::ONE), entries)?;
-            }
+    fn interact(&mut self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
+        let templates = self.hashing.interactions();
+        if !templates.iter().any(|t| t.as_bytes().contains(&WILDCARD)) {
+            return self.form(templates.iter().map(String::as_bytes), entries);
         }
-        Ok(())
+        let last = self.expanded.take();
+        let present = WILDCARD_LETTERS.filter(|&l| !self.features_of(l).is_empty());
+        let key = present.clone().fold(0u128, |bits, l| bits | 1 << l);
+        let expanded = match last {
+            Some((seen, expanded)) if seen == key => expanded,
+            _ => expand_wildcards(templates, &present.collect::<Vec<u8>>()),
+        };
+        let formed = self.form(expanded.iter().map(Vec::as_slice), entries);
+        self.expanded = Some((key, expanded));
+        formed
+    }
+
+    /// The features of each of `interactions` whose namespaces all have features on the
+    /// line, appended to `entries`.
+    fn form<'i>(
+        &self,
+        interactions: impl Iterator<Item = &'i [u8]>,
+        entries: &mut Vec<(u32, V)>,
+    ) -> Result<(), LineError> {
+        interactions
+            .filter(|letters| letters.iter().all(|&l| !self.features_of(l).is_empty()))
+            .try_for_each(|letters| self.expand(letters, 0, 0, (0, V::ONE), entries))
     }
 
     /// The products of one feature from each namespace of `letters[depth..]` with `so_far`
@@ -936,7 +1026,6 @@ mod tests {
         let twice = crossed(18, &["cb", "cb"]).unwrap();
         assert_eq!(twice.interactions(), ["cb"]);
         assert!(crossed(18, &["a"]).unwrap_err().contains("fewer than two"));
-        assert!(crossed(18, &["a:"]).unwrap_err().contains("wildcard"));
         assert!(crossed(18, &["aé"]).unwrap_err().contains("not ASCII"));
         assert!(crossed(0, &["ab"]).is_err());
         // A namespace with no features on a line forms nothing with it.
@@ -950,6 +1039,90 @@ mod tests {
             .parse_line(b"1 |a x:1e30 |b y:1e30", &mut entries)
             .unwrap_err();
         assert!(error.1.contains("interaction 'ab'"), "{error:?}");
+    }
+
+    /// Columns and values as `vw --audit -b 18 --noconstant` (9.11.9) prints them for one line
+    /// of four namespaces (one scaled, one the default) under wildcards: `-q ::` (every pair,
+    /// each once, letters ascending), `--cubic :::` (every triple, letters descending),
+    /// `--cubic a::` (which VW sorts to `::a` before it fills it) and `-q ba -q a:` (`ba` is
+    /// one of the pairs `a:` stands for, formed once, as `ab`).
+    #[test]
+    fn wildcards_expand_as_vowpal_wabbit_audits() {
+        let audited = |interactions: &[&str]| {
+            let hashing = crossed(18, interactions).unwrap();
+            let mut entries = Vec::new();
+            LineParser::<f32>::new(&hashing, false)
+                .parse_line(b"1 |alpha x:2 y |beta:0.5 z |c q | 7", &mut entries)
+                .unwrap();
+            entries
+        };
+        #[rustfmt::skip]
+        let pairs = [
+            (7, 1.0), (2818, 1.0), (5255, 0.5), (35908, 1.0), (63175, 1.0), (111031, 1.0),
+            (113128, 4.0), (113330, 1.0), (119756, 2.0), (121033, 2.0), (121747, 2.0),
+            (144850, 1.0), (147159, 1.0), (155638, 2.0), (179638, 1.0), (186258, 0.5),
+            (187543, 0.5), (225028, 0.5), (225954, 1.0), (232772, 0.25),
+        ];
+        assert_eq!(audited(&["::"]), pairs);
+        #[rustfmt::skip]
+        let triples = [
+            (7, 1.0), (27561, 2.0), (33275, 0.5), (34794, 2.0), (50353, 1.0), (58240, 1.0),
+            (58769, 1.0), (72158, 2.0), (77899, 0.5), (87073, 1.0), (87937, 1.0),
+            (88030, 0.25), (98218, 2.0), (104359, 4.0), (105962, 4.0), (111031, 1.0),
+            (112030, 0.125), (117748, 1.0), (119756, 2.0), (128476, 2.0), (128670, 0.5),
+            (137615, 4.0), (144850, 1.0), (151191, 1.0), (160272, 0.5), (162804, 8.0),
+            (163835, 1.0), (165655, 0.25), (166324, 0.5), (171451, 2.0), (186258, 0.5),
+            (186791, 1.0), (195294, 1.0), (206224, 2.0), (213204, 1.0), (221684, 1.0),
+            (230324, 0.5), (235047, 0.25), (238228, 0.5), (250857, 1.0),
+        ];
+        assert_eq!(audited(&[":::"]), triples);
+        #[rustfmt::skip]
+        let with_a = [
+            (7, 1.0), (34794, 2.0), (37497, 1.0), (50353, 1.0), (58769, 1.0), (61442, 0.5),
+            (72158, 2.0), (81849, 2.0), (87937, 1.0), (89538, 1.0), (98218, 2.0),
+            (104359, 4.0), (105962, 4.0), (111031, 1.0), (119756, 2.0), (128476, 2.0),
+            (135296, 1.0), (137615, 4.0), (144850, 1.0), (151191, 1.0), (160272, 0.5),
+            (160507, 0.5), (162804, 8.0), (163835, 1.0), (165655, 0.25), (171451, 2.0),
+            (186258, 0.5), (206224, 2.0), (213204, 1.0), (238228, 0.5),
+        ];
+        assert_eq!(crossed(18, &["a::"]).unwrap().interactions(), ["::a"]);
+        assert_eq!(audited(&["a::"]), with_a);
+        #[rustfmt::skip]
+        let a_with_each = [
+            (7, 1.0), (5255, 0.5), (27171, 2.0), (63175, 1.0), (111031, 1.0), (113128, 4.0),
+            (119756, 2.0), (121747, 2.0), (144850, 1.0), (155638, 2.0), (179638, 1.0),
+            (181010, 1.0), (186258, 0.5), (225954, 1.0),
+        ];
+        assert_eq!(audited(&["ba", "a:"]), a_with_each);
+    }
+
+    /// A wildcard stands for the namespaces of each line, with features: lines of other
+    /// namespaces form other interactions, and a line without features forms none.
+    #[test]
+    fn wildcards_follow_the_namespaces_of_each_line() {
+        let hashing = crossed(18, &["::"]).unwrap();
+        let mut parser = LineParser::<f32>::new(&hashing, false);
+        let mut formed = |line: &[u8]| {
+            let mut entries = Vec::new();
+            parser.parse_line(line, &mut entries).unwrap();
+            entries
+        };
+        let explicit = |interactions: &[&str], line: &[u8]| {
+            let mut entries = Vec::new();
+            LineParser::<f32>::new(&crossed(18, interactions).unwrap(), false)
+                .parse_line(line, &mut entries)
+                .unwrap();
+            entries
+        };
+        for _ in 0..2 {
+            let ab = b"1 |a x y |b z";
+            assert_eq!(formed(ab), explicit(&["aa", "ab", "bb"], ab));
+            let ac = b"-1 |a x |c w:2 |b";
+            assert_eq!(formed(ac), explicit(&["aa", "ac", "cc"], ac));
+            assert_eq!(formed(b"1 |a"), []);
+            let default = b"1 | 3 |c w";
+            assert_eq!(formed(default), explicit(&["  ", " c", "cc"], default));
+        }
     }
 
     /// Columns and values as `vw --audit -b 18 --noconstant` (9.11.9) prints them for one line

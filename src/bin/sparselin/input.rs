@@ -26,8 +26,9 @@ pub struct TextArgs {
     #[arg(long)]
     pub bits: Option<u32>,
     /// Vowpal Wabbit text: also form the features of each pair of namespaces named by their
-    /// first letters (VW's -q; repeatable: `--quadratic ab --quadratic aa`), hashed as VW
-    /// hashes them. [default: for text a model scores, the model's]
+    /// first letters (VW's -q; repeatable: `--quadratic ab --quadratic aa`; `:` stands for
+    /// every namespace: `--quadratic ::`), hashed as VW hashes them. [default: for text a
+    /// model scores, the model's]
     #[arg(long, value_name = "AB")]
     pub quadratic: Vec<String>,
     /// Vowpal Wabbit text: also form the features of each triple of namespaces (VW's --cubic).
