@@ -46,7 +46,8 @@ typedef enum SlStatus {
 typedef struct SlClassifier SlClassifier;
 
 /**
- * Training data: a dataset directory, a LIBSVM file, or arrays given in memory.
+ * Training data: a dataset directory, a LIBSVM or Vowpal Wabbit text file, or arrays given
+ * in memory.
  */
 typedef struct SlDataset SlDataset;
 
@@ -54,6 +55,51 @@ typedef struct SlDataset SlDataset;
  * A trained linear model.
  */
 typedef struct SlModel SlModel;
+
+/**
+ * How [`sl_dataset_open_vw`] reads Vowpal Wabbit text: the flags of `vw` (and of
+ * `sparselin convert --format vw`) that decide its columns. Start from
+ * [`sl_vw_options_default`]; text a model scores must be read with the options its training
+ * text was read with.
+ */
+typedef struct SlVwOptions {
+  /**
+   * Hash bits, 1 to 32, for 2^bits columns (VW's `-b`); 0 means VW's default, 18.
+   */
+  uint32_t bits;
+  /**
+   * `n_interactions` interactions, each a NUL-terminated string of namespace letters
+   * (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `":"` stands for every namespace, as
+   * in `-q ::`); NULL when there are none.
+   */
+  const char *const *interactions;
+  /**
+   * How many strings `interactions` holds.
+   */
+  size_t n_interactions;
+  /**
+   * Letters of namespaces dropped (VW's `--ignore`); NULL or "" for none.
+   */
+  const char *ignore;
+  /**
+   * Letters of the only namespaces kept (VW's `--keep`); NULL or "" for all.
+   */
+  const char *keep;
+  /**
+   * Letters of namespaces that enter only the interactions (VW's `--ignore_linear`); NULL
+   * or "" for none.
+   */
+  const char *ignore_linear;
+  /**
+   * Non-zero: names of digits are hashed as other names (VW's `--hash all`).
+   */
+  uint8_t hash_all;
+  /**
+   * Non-zero: a line without a label is a row of label 0 (text to predict on), not an
+   * error.
+   */
+  uint8_t unlabeled;
+} SlVwOptions;
 
 /**
  * Training settings. Start from [`sl_train_config_default`] and change fields. The counts
@@ -205,6 +251,29 @@ enum SlStatus sl_dataset_from_csr(size_t n_rows,
                                   const uint32_t *indices,
                                   const double *values,
                                   struct SlDataset **out);
+
+/**
+ * VW's defaults: 18 bits, no interactions, nothing dropped, names of digits read as
+ * numbers, labels required.
+ */
+struct SlVwOptions sl_vw_options_default(void);
+
+/**
+ * Read Vowpal Wabbit text (gzip ok; `-` reads standard input) into `*out`, its names hashed
+ * as `options` say (NULL: [`sl_vw_options_default`]) into 2^bits columns, exactly as
+ * `sparselin convert --format vw` hashes them, values stored as `float`. Importance weights
+ * other than 1 weigh the rows in [`sl_train`], [`sl_train_one_vs_rest`] and
+ * [`sl_cross_validate`] (unless the configuration gives sample weights), as a dataset
+ * converted from the text is weighed.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `options` is NULL or points to options whose strings
+ * are NULL or NUL-terminated and whose `interactions` is NULL with a count of 0 or holds
+ * `n_interactions` such strings; `out` is valid for one pointer write.
+ */
+enum SlStatus sl_dataset_open_vw(const char *path,
+                                 const struct SlVwOptions *options,
+                                 struct SlDataset **out);
 
 /**
  * Rows of a dataset (0 for NULL).

@@ -32,6 +32,7 @@ use crate::api::{
     Trainer,
 };
 use crate::data::ValueVec;
+use crate::data::vw::{DEFAULT_BITS, FeatureRules, Hashing};
 
 /// What a call did.
 #[repr(C)]
@@ -52,8 +53,52 @@ pub enum SlStatus {
     Panic = 5,
 }
 
-/// Training data: a dataset directory, a LIBSVM file, or arrays given in memory.
-pub struct SlDataset(ExampleSet);
+/// Training data: a dataset directory, a LIBSVM or Vowpal Wabbit text file, or arrays given
+/// in memory.
+pub struct SlDataset {
+    examples: ExampleSet,
+    /// The importance weights of Vowpal Wabbit text read in memory, when not all 1: the rows'
+    /// sample weights, as a dataset converted from the text stores them.
+    importance_weights: Option<Vec<f64>>,
+}
+
+impl SlDataset {
+    fn new(examples: ExampleSet) -> SlDataset {
+        SlDataset {
+            examples,
+            importance_weights: None,
+        }
+    }
+}
+
+/// How [`sl_dataset_open_vw`] reads Vowpal Wabbit text: the flags of `vw` (and of
+/// `sparselin convert --format vw`) that decide its columns. Start from
+/// [`sl_vw_options_default`]; text a model scores must be read with the options its training
+/// text was read with.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SlVwOptions {
+    /// Hash bits, 1 to 32, for 2^bits columns (VW's `-b`); 0 means VW's default, 18.
+    pub bits: u32,
+    /// `n_interactions` interactions, each a NUL-terminated string of namespace letters
+    /// (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `":"` stands for every namespace, as
+    /// in `-q ::`); NULL when there are none.
+    pub interactions: *const *const c_char,
+    /// How many strings `interactions` holds.
+    pub n_interactions: usize,
+    /// Letters of namespaces dropped (VW's `--ignore`); NULL or "" for none.
+    pub ignore: *const c_char,
+    /// Letters of the only namespaces kept (VW's `--keep`); NULL or "" for all.
+    pub keep: *const c_char,
+    /// Letters of namespaces that enter only the interactions (VW's `--ignore_linear`); NULL
+    /// or "" for none.
+    pub ignore_linear: *const c_char,
+    /// Non-zero: names of digits are hashed as other names (VW's `--hash all`).
+    pub hash_all: u8,
+    /// Non-zero: a line without a label is a row of label 0 (text to predict on), not an
+    /// error.
+    pub unlabeled: u8,
+}
 
 /// A trained linear model.
 pub struct SlModel(Model);
@@ -285,7 +330,7 @@ pub unsafe extern "C" fn sl_dataset_open(
         let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
         let data = api::open(Path::new(path))?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { put(out, SlDataset(data)) }
+        unsafe { put(out, SlDataset::new(data)) }
     })
 }
 
@@ -344,8 +389,95 @@ pub unsafe extern "C" fn sl_dataset_from_csr(
             n_features,
         )?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { put(out, SlDataset(data)) }
+        unsafe { put(out, SlDataset::new(data)) }
     })
+}
+
+/// VW's defaults: 18 bits, no interactions, nothing dropped, names of digits read as
+/// numbers, labels required.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_vw_options_default() -> SlVwOptions {
+    SlVwOptions {
+        bits: 0,
+        interactions: std::ptr::null(),
+        n_interactions: 0,
+        ignore: std::ptr::null(),
+        keep: std::ptr::null(),
+        ignore_linear: std::ptr::null(),
+        hash_all: 0,
+        unlabeled: 0,
+    }
+}
+
+/// Read Vowpal Wabbit text (gzip ok; `-` reads standard input) into `*out`, its names hashed
+/// as `options` say (NULL: [`sl_vw_options_default`]) into 2^bits columns, exactly as
+/// `sparselin convert --format vw` hashes them, values stored as `float`. Importance weights
+/// other than 1 weigh the rows in [`sl_train`], [`sl_train_one_vs_rest`] and
+/// [`sl_cross_validate`] (unless the configuration gives sample weights), as a dataset
+/// converted from the text is weighed.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `options` is NULL or points to options whose strings
+/// are NULL or NUL-terminated and whose `interactions` is NULL with a count of 0 or holds
+/// `n_interactions` such strings; `out` is valid for one pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sl_dataset_open_vw(
+    path: *const c_char,
+    options: *const SlVwOptions,
+    out: *mut *mut SlDataset,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let path = unsafe { string(path, "path") }?.ok_or_else(|| invalid("path is NULL"))?;
+        // SAFETY: forwarded from this function's contract.
+        let options = unsafe { options.as_ref() }
+            .copied()
+            .unwrap_or_else(|| sl_vw_options_default());
+        // SAFETY: forwarded from this function's contract.
+        let hashing = unsafe { vw_hashing(&options) }?;
+        let text = api::open_vw(Path::new(path), &hashing, options.unlabeled != 0)?;
+        let data = SlDataset {
+            examples: text.examples,
+            importance_weights: text.importance_weights,
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { put(out, data) }
+    })
+}
+
+/// The [`Hashing`] that Vowpal Wabbit options describe.
+///
+/// # Safety
+/// As [`sl_dataset_open_vw`]'s `options`.
+unsafe fn vw_hashing(options: &SlVwOptions) -> Result<Hashing, Failure> {
+    // SAFETY: forwarded from this function's contract.
+    let letters =
+        |s: *const c_char, what: &str| unsafe { string(s, what) }.map(Option::unwrap_or_default);
+    // SAFETY: forwarded from this function's contract.
+    let given = unsafe { slice(options.interactions, options.n_interactions, "interactions") }?;
+    let interactions = given
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            // SAFETY: forwarded from this function's contract.
+            let interaction = unsafe { string(s, "an interaction") }?;
+            interaction
+                .map(str::to_string)
+                .ok_or_else(|| invalid(format!("interactions[{k}] is NULL")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let rules = FeatureRules {
+        interactions,
+        ignore: letters(options.ignore, "ignore")?.to_string(),
+        keep: letters(options.keep, "keep")?.to_string(),
+        ignore_linear: letters(options.ignore_linear, "ignore_linear")?.to_string(),
+        hash_all: options.hash_all != 0,
+    };
+    let bits = match options.bits {
+        0 => DEFAULT_BITS,
+        bits => bits,
+    };
+    Hashing::new(bits, &rules).map_err(invalid)
 }
 
 /// Rows of a dataset (0 for NULL).
@@ -355,7 +487,7 @@ pub unsafe extern "C" fn sl_dataset_from_csr(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_dataset_rows(data: *const SlDataset) -> usize {
     // SAFETY: forwarded from this function's contract.
-    unsafe { data.as_ref() }.map_or(0, |d| d.0.n_rows())
+    unsafe { data.as_ref() }.map_or(0, |d| d.examples.n_rows())
 }
 
 /// Features (columns) of a dataset (0 for NULL).
@@ -365,7 +497,7 @@ pub unsafe extern "C" fn sl_dataset_rows(data: *const SlDataset) -> usize {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sl_dataset_features(data: *const SlDataset) -> usize {
     // SAFETY: forwarded from this function's contract.
-    unsafe { data.as_ref() }.map_or(0, |d| d.0.n_features())
+    unsafe { data.as_ref() }.map_or(0, |d| d.examples.n_features())
 }
 
 /// Release a dataset (NULL is ignored).
@@ -476,19 +608,24 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
 }
 
 /// The [`Trainer`] a C configuration describes for `data`: when the configuration gives no
-/// sample weights and the learner weighs rows, a dataset's stored weights (converted from
-/// Vowpal Wabbit text, or with `convert --sample-weights`) weigh them, as on the command line.
+/// sample weights and the learner weighs rows, the importance weights of Vowpal Wabbit text
+/// read in memory, or a dataset's stored weights (converted from Vowpal Wabbit text, or with
+/// `convert --sample-weights`), weigh them, as on the command line.
 ///
 /// # Safety
 /// As [`trainer`].
-unsafe fn trainer_for(c: &SlTrainConfig, data: &ExampleSet) -> Result<Trainer, Failure> {
+unsafe fn trainer_for(c: &SlTrainConfig, data: &SlDataset) -> Result<Trainer, Failure> {
     // SAFETY: forwarded from this function's contract.
     let t = unsafe { trainer(c) }?;
     let weighs_rows = !matches!(t.learner(), Learner::AttributeEfficient(_));
     if t.sample_weights_given().is_some() || !weighs_rows {
         return Ok(t);
     }
-    Ok(match data.stored_sample_weights().map_err(Error::from)? {
+    let weights = match &data.importance_weights {
+        Some(weights) => Some(weights.clone()),
+        None => data.examples.stored_sample_weights().map_err(Error::from)?,
+    };
+    Ok(match weights {
         Some(weights) => t.sample_weights(weights),
         None => t,
     })
@@ -518,7 +655,7 @@ pub unsafe extern "C" fn sl_train(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let model = unsafe { trainer_for(&config, &data.0) }?.train(&data.0)?;
+        let model = unsafe { trainer_for(&config, data) }?.train(&data.examples)?;
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlModel(model)) }
     })
@@ -611,10 +748,10 @@ pub unsafe extern "C" fn sl_cross_validate(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
+        let trainer = unsafe { handle(data, "dataset").and_then(|d| trainer_for(&config, d)) }?;
+        // SAFETY: forwarded from this function's contract.
         unsafe {
             fill_rows(data, 1, out, out_len, |data| {
-                // Inside the block above: its contract covers `config`'s pointers.
-                let trainer = trainer_for(&config, data)?;
                 Ok(trainer.cross_validate(data, folds)?.held_out_scores)
             })
         }
@@ -635,7 +772,7 @@ unsafe fn fill_rows(
 ) -> Result<(), Failure> {
     // SAFETY: forwarded from this function's contract.
     let data = unsafe { handle(data, "dataset") }?;
-    let rows = data.0.n_rows();
+    let rows = data.examples.n_rows();
     let needed = rows.saturating_mul(per_row);
     if needed > 0 && out.is_null() {
         return Err(invalid(format!(
@@ -651,7 +788,7 @@ unsafe fn fill_rows(
             ),
         }));
     }
-    let values = values(&data.0)?;
+    let values = values(&data.examples)?;
     if needed > 0 {
         // SAFETY: non-null, and the caller promises out_len ≥ needed writable doubles.
         let out = unsafe { std::slice::from_raw_parts_mut(out, needed) };
@@ -818,8 +955,10 @@ pub unsafe extern "C" fn sl_train_one_vs_rest(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let trainer = unsafe { trainer_for(&config, &data.0) }?;
-        let classifier = trainer.train_one_vs_rest(&data.0, &mut ())?.classifier;
+        let trainer = unsafe { trainer_for(&config, data) }?;
+        let classifier = trainer
+            .train_one_vs_rest(&data.examples, &mut ())?
+            .classifier;
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlClassifier(classifier)) }
     })
@@ -1003,6 +1142,102 @@ mod tests {
             .into_owned()
     }
 
+    /// VW text with importance weights and an interaction, read through the C ABI: the
+    /// dataset is the Rust API's, its weights weigh training as given sample weights do (and
+    /// give way to the configuration's), and bad options are refused with a message.
+    #[test]
+    fn vw_text_opens_and_trains_weighted_like_the_rust_api() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("train.vw");
+        let mut text = String::new();
+        for i in 0..60 {
+            let (label, weight) = if i % 3 == 0 { ("1", " 3") } else { ("-1", "") };
+            text += &format!("{label}{weight} |a x{} y |b z{}\n", i % 7, i % 5);
+        }
+        std::fs::write(&path, text).unwrap();
+        let c_path = CString::new(path.to_str().unwrap()).unwrap();
+        let ab = c"ab";
+        let interactions = [ab.as_ptr()];
+        let mut options = sl_vw_options_default();
+        options.bits = 12;
+        options.interactions = interactions.as_ptr();
+        options.n_interactions = 1;
+        let mut data = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated path, options whose one interaction is live, an out-pointer.
+        let status = unsafe { sl_dataset_open_vw(c_path.as_ptr(), &options, &mut data) };
+        assert_eq!(status, SlStatus::Ok, "{}", last_error());
+        let rules = FeatureRules {
+            interactions: vec!["ab".into()],
+            ..FeatureRules::default()
+        };
+        let expected = api::open_vw(&path, &Hashing::new(12, &rules).unwrap(), false).unwrap();
+        let weights = expected.importance_weights.clone().unwrap();
+        assert_eq!(weights.iter().filter(|&&w| w == 3.0).count(), 20);
+        // SAFETY: a live handle from above.
+        let d = unsafe { &*data };
+        assert_eq!(d.importance_weights.as_ref(), Some(&weights));
+        assert_eq!(d.examples.n_features(), 1 << 12);
+        let mut config = sl_train_config_default();
+        config.epochs = 3;
+        let train = |config: &SlTrainConfig| {
+            let mut model = std::ptr::null_mut();
+            // SAFETY: live handles and out-pointers.
+            assert_eq!(unsafe { sl_train(data, config, &mut model) }, SlStatus::Ok);
+            // SAFETY: a live handle, released once.
+            let trained = unsafe { (*model).0.clone() };
+            // SAFETY: a live handle, released once.
+            unsafe { sl_model_free(model) };
+            trained
+        };
+        let trainer = Trainer::new(Learner::ASGD).epochs(3);
+        let weighted = trainer.clone().sample_weights(weights.clone());
+        let weighted = weighted.train(&expected.examples).unwrap();
+        assert_eq!(train(&config), weighted);
+        let ones = vec![1.0; 60];
+        config.sample_weights = ones.as_ptr();
+        config.n_sample_weights = 60;
+        let unweighted = trainer.sample_weights(ones.clone());
+        let unweighted = unweighted.train(&expected.examples).unwrap();
+        assert_eq!(train(&config), unweighted);
+        assert_ne!(weighted, unweighted);
+        // SAFETY: a live handle, released once.
+        unsafe { sl_dataset_free(data) };
+        let refused = |options: &SlVwOptions, message: &str| {
+            let mut data = std::ptr::null_mut();
+            // SAFETY: as above.
+            let status = unsafe { sl_dataset_open_vw(c_path.as_ptr(), options, &mut data) };
+            assert_eq!(status, SlStatus::InvalidArgument);
+            assert!(last_error().contains(message), "{}", last_error());
+            assert!(data.is_null());
+        };
+        refused(
+            &SlVwOptions {
+                bits: 33,
+                ..options
+            },
+            "hash bits",
+        );
+        let null = [std::ptr::null()];
+        let nulls = SlVwOptions {
+            interactions: null.as_ptr(),
+            ..options
+        };
+        refused(&nulls, "interactions[0] is NULL");
+        let lone = [c"a".as_ptr()];
+        let short = SlVwOptions {
+            interactions: lone.as_ptr(),
+            ..options
+        };
+        refused(&short, "fewer than two namespaces");
+        let (ignore, keep) = (c"a", c"b");
+        let both = SlVwOptions {
+            ignore: ignore.as_ptr(),
+            keep: keep.as_ptr(),
+            ..options
+        };
+        refused(&both, "both ignored and kept");
+    }
+
     #[test]
     fn trains_and_predicts_like_the_rust_api() {
         let data = toy();
@@ -1017,7 +1252,7 @@ mod tests {
         let status = unsafe { sl_predict(model, data, 0, out.as_mut_ptr(), 4) };
         assert_eq!(status, SlStatus::Ok);
         // SAFETY: live handles from above.
-        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let (m, d) = unsafe { (&(*model).0, &(*data).examples) };
         let expected = Trainer::new(Learner::ASGD).lambda(1e-3).epochs(20);
         assert_eq!(*m, expected.train(d).unwrap());
         assert_eq!(out.to_vec(), api::predict(m, d));
@@ -1042,7 +1277,7 @@ mod tests {
         // SAFETY: live handles, NUL-terminated strings and an out-pointer.
         assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
         // SAFETY: live handles from above.
-        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let (m, d) = unsafe { (&(*model).0, &(*data).examples) };
         let weights = ClassWeights::new(4.0, 0.5).unwrap();
         let expected = Trainer::new(Learner::Batch(crate::batch::Algorithm::Dcd))
             .class_weights(ClassWeighting::Fixed(weights));
@@ -1105,7 +1340,7 @@ mod tests {
             SlStatus::Ok
         );
         // SAFETY: live handles from above.
-        let (r, d) = unsafe { (&(*resumed).0, &(*data).0) };
+        let (r, d) = unsafe { (&(*resumed).0, &(*data).examples) };
         let whole = Trainer::new(Learner::ASGD).lambda(1e-2).epochs(5);
         let whole = whole.train(d).unwrap();
         for (a, b) in r.weights.iter().zip(&whole.weights) {
@@ -1146,7 +1381,7 @@ mod tests {
         // SAFETY: a live handle, four readable weights and an out-pointer.
         assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
         // SAFETY: live handles from above.
-        let (m, d) = unsafe { (&(*model).0, &(*data).0) };
+        let (m, d) = unsafe { (&(*model).0, &(*data).examples) };
         let expected = Trainer::new(Learner::Batch(crate::batch::Algorithm::SubLbfgs))
             .sample_weights(weights.to_vec());
         assert_eq!(*m, expected.train(d).unwrap());
@@ -1209,7 +1444,7 @@ mod tests {
             trained
         };
         // SAFETY: a live handle.
-        let d = unsafe { &(*data).0 };
+        let d = unsafe { &(*data).examples };
         let sublbfgs = Trainer::new(Learner::Batch(crate::batch::Algorithm::SubLbfgs));
         let stored = vec![2.0, 0.5, 1.0, 3.0];
         let weighted = train(&config);

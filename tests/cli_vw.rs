@@ -538,7 +538,10 @@ fn a_wildcard_forms_every_pair_of_the_namespaces_of_a_line() {
     let (_, plain) = convert("plain", &[]);
     assert_ne!(rows, plain);
     let info = ok(&["info", &wild]);
-    assert!(info.contains(r#"vw text    {"interactions":["::"]}"#), "{info}");
+    assert!(
+        info.contains(r#"vw text    {"interactions":["::"]}"#),
+        "{info}"
+    );
     // A model trained on it gives the wildcard to text it scores.
     let model = f.path("wild.model");
     train(&wild, &model, "sgd", &[]);

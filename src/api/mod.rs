@@ -38,7 +38,8 @@ use std::path::Path;
 use std::str::FromStr;
 
 use crate::batch;
-use crate::data::libsvm::ParseOptions;
+use crate::data::libsvm::{ParseOptions, ValueType};
+use crate::data::stream::{TextFormat, read_text};
 use crate::data::{CsrError, DataError, open_examples};
 use crate::lao;
 use crate::memory::AllocError;
@@ -46,6 +47,7 @@ use crate::metrics;
 use crate::model::ModelError;
 use crate::online;
 
+pub use crate::data::vw::{FeatureRules, Hashing};
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
 pub use crate::model::{Model, OneVsRest, Precision, SavedModel};
@@ -120,6 +122,60 @@ impl From<CsrError> for Error {
 /// [`crate::data::open_examples`] to declare it or to read 0-based indices.
 pub fn open(path: impl AsRef<Path>) -> Result<ExampleSet, Error> {
     Ok(open_examples(path.as_ref(), ParseOptions::default())?)
+}
+
+/// Vowpal Wabbit text read into memory ([`open_vw`]).
+#[derive(Debug)]
+pub struct VwText {
+    /// The rows, in `hashing.columns()` columns.
+    pub examples: ExampleSet,
+    /// The rows' importance weights, when the text gives one other than 1: the sample weights
+    /// to train with ([`Trainer::sample_weights`]), as `sparselin train` weighs the rows.
+    pub importance_weights: Option<Vec<f64>>,
+}
+
+/// Read Vowpal Wabbit text (gzip ok; `-` reads standard input), its names hashed by
+/// `hashing` (the bits and [`FeatureRules`], VW's `-b`, `-q`, `--ignore`, …) as
+/// `sparselin convert --format vw` hashes them, values stored as `f32`. Text a model scores
+/// must be read by the hashing its training text was. With `unlabeled`, a line without a
+/// label is a row of label 0 (text to predict on), not an error.
+///
+/// ```
+/// use sparselin::api::{self, FeatureRules, Hashing, Learner, Trainer};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("train.vw");
+/// std::fs::write(&path, "1 2.0 |user young |item book\n-1 |user old |item film\n")?;
+/// let rules = FeatureRules { interactions: vec!["ui".into()], ..FeatureRules::default() };
+/// let text = api::open_vw(&path, &Hashing::new(18, &rules)?, false)?;
+/// assert_eq!(text.importance_weights, Some(vec![2.0, 1.0]));
+/// let mut trainer = Trainer::new(Learner::ASGD).epochs(5);
+/// if let Some(weights) = text.importance_weights {
+///     trainer = trainer.sample_weights(weights);
+/// }
+/// let model = trainer.train(&text.examples)?;
+/// assert_eq!(api::predict(&model, &text.examples), [1.0, -1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn open_vw(
+    path: impl AsRef<Path>,
+    hashing: &Hashing,
+    unlabeled: bool,
+) -> Result<VwText, Error> {
+    let format = TextFormat::Vw {
+        hashing: hashing.clone(),
+        unlabeled,
+    };
+    let rows = read_text(
+        path.as_ref(),
+        &format,
+        ValueType::F32,
+        Some(hashing.columns()),
+    )?;
+    Ok(VwText {
+        examples: ExampleSet::Matrix(rows.matrix),
+        importance_weights: rows.sample_weights,
+    })
 }
 
 /// Examples from CSR arrays: `labels` (m), `offsets` (m + 1, from 0 to nnz), `indices`

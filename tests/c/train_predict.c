@@ -14,6 +14,9 @@
  * 4. Trains a one-vs-rest classifier on three classes from CSR arrays, checks its classes,
  *    predictions and per-class scores, and that it saves and loads (to MODEL_PATH.ovr) while
  *    neither file kind loads as the other.
+ * 5. Writes Vowpal Wabbit text (MODEL_PATH.vw), opens it with 10 hash bits and the
+ *    interaction "ab", checks its shape, trains on it and predicts its labels; and that bad
+ *    options come back as a status and a message.
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -240,6 +243,40 @@ static void multiclass(const char *binary_model_path, const char *path) {
   sl_dataset_free(data);
 }
 
+static void vowpal_wabbit(const char *path) {
+  FILE *text = fopen(path, "w");
+  CHECK(text != NULL, "write the VW text");
+  if (text == NULL) return;
+  for (int i = 0; i < 40; i++)
+    fprintf(text, "%s%s |a w%d |b v%d x:%d\n", i % 2 ? "1" : "-1", i % 4 == 1 ? " 2" : "",
+            i % 2, i % 3, i % 5);
+  fclose(text);
+  const char *interactions[] = {"ab"};
+  SlVwOptions options = sl_vw_options_default();
+  options.bits = 10;
+  options.interactions = interactions;
+  options.n_interactions = 1;
+  SlDataset *data = NULL;
+  CHECK(sl_dataset_open_vw(path, &options, &data) == SL_STATUS_OK, "open VW text");
+  CHECK(sl_dataset_rows(data) == 40 && sl_dataset_features(data) == 1024, "VW text's shape");
+  SlTrainConfig config = sl_train_config_default();
+  config.epochs = 10;
+  SlModel *model = NULL;
+  CHECK(sl_train(data, &config, &model) == SL_STATUS_OK, "train on VW text");
+  double predictions[40];
+  CHECK(sl_predict(model, data, 0, predictions, 40) == SL_STATUS_OK, "predict VW text");
+  for (int i = 0; i < 40; i++)
+    CHECK(predictions[i] == (i % 2 ? 1.0 : -1.0), "VW text's prediction = label");
+  sl_model_free(model);
+  sl_dataset_free(data);
+  SlDataset *refused = NULL;
+  options.bits = 40;
+  CHECK(sl_dataset_open_vw(path, &options, &refused) == SL_STATUS_INVALID_ARGUMENT,
+        "40 hash bits are refused");
+  CHECK(strstr(sl_last_error(), "hash bits") != NULL, "the message says why");
+  CHECK(refused == NULL, "no handle on failure");
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s DATA.svm MODEL_PATH\n", argv[0]);
@@ -281,6 +318,9 @@ int main(int argc, char **argv) {
   char classifier_path[4096];
   snprintf(classifier_path, sizeof classifier_path, "%s.ovr", argv[2]);
   multiclass(argv[2], classifier_path);
+  char vw_path[4096];
+  snprintf(vw_path, sizeof vw_path, "%s.vw", argv[2]);
+  vowpal_wabbit(vw_path);
   if (failures > 0) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;
