@@ -235,10 +235,12 @@ pub fn settled(temporary: &Path) {
 
 /// Removes every temporary file and directory this process made and has not settled: for a
 /// signal handler, just before the process exits. Files still being written into a
-/// directory are removed with it (a second pass catches one created meanwhile).
+/// directory are removed with it (a second pass catches one created meanwhile). The record
+/// of temporaries stays locked until the process exits, so that none is made after these are
+/// removed ([`create_beside`] waits for the lock).
 pub fn remove_temporaries() {
-    let paths = std::mem::take(&mut *live());
-    for path in paths {
+    let mut paths = live();
+    for path in paths.drain(..) {
         for _ in 0..2 {
             let removed = match fs::symlink_metadata(&path) {
                 Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
@@ -250,11 +252,14 @@ pub fn remove_temporaries() {
             }
         }
     }
+    std::mem::forget(paths);
 }
 
 /// A temporary `.NAME.tmp-PID-N` beside `destination`, made by `create` (a file or a
-/// directory), which must fail with `AlreadyExists` where the name is taken. It is recorded
-/// for [`remove_temporaries`] until the caller reports it [`settled`]. N counts the
+/// directory), which must fail with `AlreadyExists` where the name is taken; `create` runs
+/// under the lock [`remove_temporaries`] takes, so whatever else it makes (a missing parent)
+/// is not made once temporaries are being removed. It is recorded for
+/// [`remove_temporaries`] until the caller reports it [`settled`]. N counts the
 /// process's temporaries, so that threads writing the same destination at once each write
 /// their own (the last rename wins, and a reader sees one whole version or another); a name
 /// left by an earlier process of the same pid is skipped, never reused or removed.
@@ -272,10 +277,13 @@ pub fn create_beside<T>(
         let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         temporary_name.push(format!(".tmp-{}-{n}", std::process::id()));
         let path = destination.with_file_name(temporary_name);
+        // Made and recorded under the lock, so that an interruption between the two cannot
+        // leave it unrecorded; recorded once made, so that a name taken by another process is
+        // never ours to remove.
+        let mut live = live();
         match create(&path) {
             Ok(made) => {
-                // Recorded once made: a name taken by another process is never ours to remove.
-                live().push(path.clone());
+                live.push(path.clone());
                 return Ok((path, made));
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,

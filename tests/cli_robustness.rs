@@ -527,6 +527,28 @@ fn interrupt_once_writing(mut child: std::process::Child, dir: &Path, signal: &s
     child.wait().unwrap().code()
 }
 
+/// A file where a dataset's missing parent directory would go is an error naming it (not
+/// taken for a temporary's name already in use, which would ask for another name forever).
+#[test]
+fn a_file_in_the_way_of_the_output_s_parent_is_an_error() {
+    let t = toy();
+    let blocker = t.dir.path().join("blocker");
+    fs::write(&blocker, "").unwrap();
+    let out = blocker.join("set");
+    let out = out.to_str().unwrap();
+    let blocker = blocker.to_str().unwrap();
+    assert_clean_failure(
+        &run(&["convert", "-q", &t.data, out]),
+        &format!("creating {blocker}: "),
+    );
+    let mut left: Vec<_> = fs::read_dir(t.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["blocker", "train.svm"]);
+}
+
 #[test]
 fn an_interrupted_command_leaves_no_temporary_behind() {
     let dir = tempfile::tempdir().unwrap();

@@ -70,9 +70,17 @@ impl DatasetWriter {
             .ok_or_else(|| DataError::invalid(dir, "output must name a directory"))?;
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
         let parent = parent.unwrap_or(Path::new("."));
-        std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
-        let (tmp, ()) = crate::output::create_beside(dir, |path| std::fs::create_dir(path))
-            .map_err(|e| DataError::io(dir, e))?;
+        // The parent is made with the temporary, under the lock an interruption takes: a
+        // dataset written inside another command's temporary (`gen`'s staging directory)
+        // must not make that temporary again once an interruption has removed it.
+        let (tmp, ()) = crate::output::create_beside(dir, |path| {
+            // Not `AlreadyExists` (a file in the way), which would ask for another name.
+            std::fs::create_dir_all(parent).map_err(|e| {
+                std::io::Error::other(format!("creating {}: {e}", parent.display()))
+            })?;
+            std::fs::create_dir(path)
+        })
+        .map_err(|e| DataError::io(dir, e))?;
         Ok(DatasetWriter {
             dir: dir.to_path_buf(),
             tmp,
