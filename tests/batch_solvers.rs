@@ -177,6 +177,41 @@ fn lbfgs_reaches_liblinear_log_optimum_on_reuters_grain() {
     );
 }
 
+/// Quantile (pinball) regression on diabetes at τ = 0.3 against the exact optimum of the
+/// unregularized problem, a linear program: scikit-learn 1.9.1 `QuantileRegressor(quantile=0.3,
+/// alpha=0, solver="highs")` on the train split gives a mean pinball loss of
+/// 17.974708320049537 at ‖(w, b)‖² = 1062502.10. At λ = 1e-10 the regularized optimum J* is
+/// then at most that loss plus λ/2·‖(w, b)‖² (5.3e-5 more), and the pinball part of any w is
+/// at least the LP's loss: subLBFGS must land between the two (5.3e-5 is 3e-6 of J).
+#[test]
+fn sublbfgs_reaches_the_linear_programming_optimum_of_quantile_regression() {
+    const LP_LOSS: f64 = 17.974708320049537;
+    const LP_NORM2: f64 = 1062502.1037062905;
+    let lambda = 1e-10;
+    let data = load("diabetes/train.svm.gz", 10);
+    let objective = Objective::new(&data, Loss::Quantile(0.3), lambda, true);
+    let options = Options {
+        max_iter: 500,
+        tol: 0.0,
+        ..Options::default()
+    };
+    let ceiling = LP_LOSS + 0.5 * lambda * LP_NORM2;
+    let pinball =
+        |s: &batch::Solution| s.objective - 0.5 * lambda * s.w.iter().map(|w| w * w).sum::<f64>();
+    let solution = solve(Algorithm::SubLbfgs, &objective, &options);
+    assert!(
+        solution.objective <= ceiling * (1.0 + 1e-12),
+        "{} above {ceiling} ({:?})",
+        solution.objective,
+        solution.stop
+    );
+    assert!(
+        pinball(&solution) >= LP_LOSS * (1.0 - 1e-9),
+        "{}",
+        pinball(&solution)
+    );
+}
+
 /// subLBFGS slows down near the optimum when many examples sit on the margin (MATH.md §7;
 /// reuters_grain has ~700 support vectors): with M = 20, 1.0e-4 above liblinear's optimum after
 /// 100 iterations, 3.5e-5 after 200 (M = 10: 1.4e-4, 9e-5). This pins that behaviour down.

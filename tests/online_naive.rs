@@ -41,7 +41,7 @@ fn problem(m: usize, n: usize, k: usize, seed: u64) -> CsrMatrix {
     CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
 }
 
-const LOSSES: [Loss; 7] = [
+const LOSSES: [Loss; 8] = [
     Loss::Squared,
     Loss::Absolute,
     Loss::Hinge,
@@ -49,6 +49,7 @@ const LOSSES: [Loss; 7] = [
     Loss::SquaredHinge,
     Loss::SmoothHinge,
     Loss::EpsilonInsensitive(0.3),
+    Loss::Quantile(0.8),
 ];
 
 /// ‖a − b‖∞ relative to the larger of ‖b‖∞ and |b's bias|.
@@ -125,7 +126,7 @@ fn fast_learners_match_their_baselines_step_for_step() {
             }
         }
     }
-    assert_eq!(cases, 3 * 7 * 2 * 2 * 3);
+    assert_eq!(cases, 3 * LOSSES.len() * 2 * 2 * 3);
     println!("worst relative difference over {cases} cases: {worst:e}");
 }
 

@@ -288,6 +288,36 @@ mod tests {
     use crate::online::hogwild::ScalarSharing;
     use crate::online::{Sampling, Stop};
 
+    /// Rows without features leave only the bias to learn: under the quantile loss, the
+    /// online and batch learners all find the τ-quantile of the labels (0.001 to 1 in a
+    /// scrambled order: any b in [0.8, 0.801] minimizes the mean pinball loss at τ = 0.8), the
+    /// online ones within their steps' noise.
+    #[test]
+    fn the_quantile_loss_learns_the_quantile_of_the_labels() {
+        let m = 1000u64;
+        let labels: Vec<f64> = (0..m).map(|i| ((i * 337) % m + 1) as f64 / 1e3).collect();
+        let data = from_csr(labels, vec![0; m as usize + 1], vec![], ValueVec::Ones, 1).unwrap();
+        for (name, lambda, tolerance) in [
+            ("sgd", 1e-3, 0.05),
+            ("asgd", 1e-3, 0.005),
+            ("casgd", 1e-3, 0.005),
+            ("sublbfgs", 1e-9, 1e-9),
+        ] {
+            let learner: Learner = name.parse().unwrap();
+            let mut trainer = Trainer::new(learner)
+                .loss(Loss::Quantile(0.8))
+                .lambda(lambda);
+            if matches!(learner, Learner::Online(_)) {
+                trainer = trainer.regularize_bias(false).epochs(30);
+            }
+            let bias = trainer.train(&data).unwrap().bias;
+            assert!(
+                (0.8 - tolerance..=0.801 + tolerance).contains(&bias),
+                "{name}: {bias}"
+            );
+        }
+    }
+
     /// A separable toy: label = sign of feature 0 minus feature 1, plus noise features.
     fn toy(m: usize) -> ExampleSet {
         let (mut labels, mut offsets, mut indices, mut values) =

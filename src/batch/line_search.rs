@@ -164,7 +164,7 @@ pub fn weak_wolfe(
 }
 
 /// Slopes of a piecewise-linear loss in the prediction p left and right of its single kink,
-/// which for hinge (y = ±1) and absolute loss lies at p = y, each times the row's class
+/// which for hinge (y = ±1), absolute and quantile loss lies at p = y, each times the row's class
 /// weight and its sample weight `s`. `None` for other losses.
 #[inline]
 pub fn kink_slopes(loss: WeightedLoss, y: f64, s: f64) -> Option<(f64, f64)> {
@@ -172,6 +172,7 @@ pub fn kink_slopes(loss: WeightedLoss, y: f64, s: f64) -> Option<(f64, f64)> {
         Loss::Hinge if y > 0.0 => (-1.0, 0.0),
         Loss::Hinge => (0.0, 1.0),
         Loss::Absolute => (-1.0, 1.0),
+        Loss::Quantile(tau) => (-tau, 1.0 - tau),
         _ => return None,
     };
     let c = s * loss.weight(y);

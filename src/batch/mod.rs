@@ -4,7 +4,7 @@
 //!   bit-identically for any thread count.
 //! * [`lbfgs`] — L-BFGS with a strong-Wolfe search for smooth losses, and the same machinery with
 //!   a weak-Wolfe search as the plain-BFGS baseline on non-smooth ones.
-//! * [`sublbfgs`] — subLBFGS for hinge and absolute loss: direction finding over the
+//! * [`sublbfgs`] — subLBFGS for hinge, absolute and quantile loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
 //! * [`dcd`] — dual coordinate descent for hinge and squared hinge, certified by its duality
@@ -49,7 +49,7 @@ use crate::memory::{self, AllocError};
 pub enum Algorithm {
     /// L-BFGS, strong Wolfe: smooth losses.
     Lbfgs,
-    /// subLBFGS with exact line search: hinge and absolute loss.
+    /// subLBFGS with exact line search: hinge, absolute and quantile loss.
     SubLbfgs,
     /// Subgradient descent, η_t = 1/(λt): any loss (baseline).
     SubGd,
@@ -376,7 +376,7 @@ pub fn solve<E: Examples>(
         }
         Algorithm::SubLbfgs => Err(SolveError::WrongLoss {
             algorithm,
-            needs: "hinge or absolute",
+            needs: "hinge, absolute or quantile",
             loss,
         }),
         Algorithm::SubGd => Ok(subgd::solve(objective, options, &mut tracker)?),

@@ -1,9 +1,10 @@
-//! subLBFGS (Yu, Vishwanathan, Günter & Schraudolph, JMLR 2010) for hinge and absolute loss,
-//! exactly as MATH.md §7: direction finding over the subdifferential with the ε-gap rule,
+//! subLBFGS (Yu, Vishwanathan, Günter & Schraudolph, JMLR 2010) for hinge, absolute and
+//! quantile loss, exactly as MATH.md §7: direction finding over the subdifferential with the
+//! ε-gap rule,
 //! the exact line search with the Wolfe fallback, B₀ = I/λ, the pair built from
 //! s' = argsup_{s∈∂J(w_{t+1})}⟨s, p_t⟩, and the memory cleared once when direction finding fails.
 //!
-//! Both losses have one kink per example, at prediction p_i = y_i, with slopes (L_i, R_i) on
+//! Each loss has one kink per example, at prediction p_i = y_i, with slopes (L_i, R_i) on
 //! either side ([`line_search::kink_slopes`]); a row is on its kink when |p_i − y_i| ≤ 1e-12,
 //! and the rows a line search stops on are snapped onto it (the "carried" μ_i = 1 of §7).
 

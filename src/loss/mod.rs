@@ -28,6 +28,10 @@ pub enum Loss {
     SmoothHinge,
     /// max(0, |p − y| − ε), the support-vector regression loss.
     EpsilonInsensitive(f64),
+    /// τ·(y − p) for p below y, (1 − τ)·(p − y) above it (the pinball loss, VW's `quantile`):
+    /// its minimizer predicts the τ-quantile of y, for τ in (0, 1); τ = ½ is half the
+    /// absolute loss.
+    Quantile(f64),
 }
 
 impl Loss {
@@ -81,6 +85,10 @@ impl Loss {
                 }
             }
             Loss::EpsilonInsensitive(eps) => ((p - y).abs() - eps).max(0.0),
+            Loss::Quantile(tau) => {
+                let r = p - y;
+                if r < 0.0 { -tau * r } else { (1.0 - tau) * r }
+            }
         }
     }
 
@@ -116,6 +124,16 @@ impl Loss {
             Loss::EpsilonInsensitive(eps) => {
                 let r = p - y;
                 if r.abs() > eps { sign(r) } else { 0.0 }
+            }
+            Loss::Quantile(tau) => {
+                let r = p - y;
+                if r < 0.0 {
+                    -tau
+                } else if r > 0.0 {
+                    1.0 - tau
+                } else {
+                    0.0
+                }
             }
         }
     }
@@ -162,6 +180,7 @@ impl fmt::Display for Loss {
             Loss::SquaredHinge => f.write_str("squared-hinge"),
             Loss::SmoothHinge => f.write_str("smooth-hinge"),
             Loss::EpsilonInsensitive(eps) => write!(f, "epsilon-insensitive:{eps}"),
+            Loss::Quantile(tau) => write!(f, "quantile:{tau}"),
         }
     }
 }
@@ -169,7 +188,8 @@ impl fmt::Display for Loss {
 impl FromStr for Loss {
     type Err = String;
 
-    /// Names as printed by `Display`; `epsilon-insensitive` takes ε after a colon (default 0.1).
+    /// Names as printed by `Display`; `epsilon-insensitive` takes ε after a colon (default
+    /// 0.1), `quantile` τ in (0, 1) (default ½, as VW's `--quantile_tau`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (name, parameter) = match s.split_once(':') {
             Some((n, p)) => (n, Some(p)),
@@ -193,9 +213,20 @@ impl FromStr for Loss {
                 };
                 return Ok(Loss::EpsilonInsensitive(eps));
             }
+            "quantile" | "pinball" => {
+                let tau = match parameter {
+                    None => 0.5,
+                    Some(p) => p
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|t| *t > 0.0 && *t < 1.0)
+                        .ok_or_else(|| format!("τ '{p}' is not a number between 0 and 1"))?,
+                };
+                return Ok(Loss::Quantile(tau));
+            }
             _ => {
                 return Err(format!(
-                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε])"
+                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε], quantile[:τ])"
                 ));
             }
         };
@@ -210,7 +241,7 @@ impl FromStr for Loss {
 mod tests {
     use super::*;
 
-    const ALL: [Loss; 7] = [
+    const ALL: [Loss; 9] = [
         Loss::Squared,
         Loss::Absolute,
         Loss::Hinge,
@@ -218,6 +249,8 @@ mod tests {
         Loss::SquaredHinge,
         Loss::SmoothHinge,
         Loss::EpsilonInsensitive(0.1),
+        Loss::Quantile(0.5),
+        Loss::Quantile(0.2),
     ];
 
     #[test]
@@ -273,6 +306,33 @@ mod tests {
         }
         assert_eq!(Loss::Log.value(-1e300, 1.0), 1e300);
         assert_eq!(Loss::Log.derivative(1e300, 1.0), 0.0);
+    }
+
+    /// The pinball loss weighs misses below y by τ and above by 1 − τ; τ = ½ is half the
+    /// absolute loss; τ outside (0, 1) is refused.
+    #[test]
+    fn quantile_loss_weighs_the_two_sides_by_tau() {
+        let q = Loss::Quantile(0.2);
+        assert_eq!(q.value(1.0, 6.0), 0.2 * 5.0);
+        assert_eq!(q.value(6.0, 1.0), 0.8 * 5.0);
+        assert_eq!(
+            (q.derivative(1.0, 6.0), q.derivative(6.0, 1.0)),
+            (-0.2, 0.8)
+        );
+        assert_eq!(q.derivative(3.0, 3.0), 0.0);
+        for (p, y) in [(-2.5, 1.0), (4.0, 0.5), (0.0, 0.0)] {
+            let half = Loss::Quantile(0.5);
+            assert_eq!(half.value(p, y), 0.5 * Loss::Absolute.value(p, y));
+        }
+        assert_eq!("quantile".parse::<Loss>(), Ok(Loss::Quantile(0.5)));
+        assert_eq!("pinball:0.9".parse::<Loss>(), Ok(Loss::Quantile(0.9)));
+        for bad in ["quantile:0", "quantile:1", "quantile:-0.2", "quantile:x"] {
+            assert!(
+                bad.parse::<Loss>().unwrap_err().contains("between 0 and 1"),
+                "{bad}"
+            );
+        }
+        assert!(!q.is_classification() && !q.is_smooth());
     }
 
     #[test]

@@ -233,6 +233,12 @@ pub fn rmse(scores: &[f64], labels: &[f64]) -> f64 {
     (2.0 * mean_loss(Loss::Squared, scores, labels)).sqrt()
 }
 
+/// The fraction of labels at or below their scores (0 for no rows).
+pub fn coverage(scores: &[f64], labels: &[f64]) -> f64 {
+    let covered = scores.iter().zip(labels).filter(|(p, y)| y <= p).count();
+    covered as f64 / scores.len().max(1) as f64
+}
+
 /// The metrics that fit a loss, on one data set.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Evaluation {
@@ -263,6 +269,11 @@ pub struct Evaluation {
     /// Regression: RMSE.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rmse: Option<f64>,
+    /// Quantile regression: the fraction of labels at or below their prediction, which is τ
+    /// where the model predicts the τ-quantile (only for models trained with the quantile
+    /// loss).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 /// Evaluate (w, b) on `data` with the metrics that fit `loss`. The objective and mean loss
@@ -341,6 +352,7 @@ fn evaluation(
         f1,
         log_loss: loss.gives_probabilities().then(|| log_loss(p, y)),
         rmse: (!classification).then(|| rmse(p, y)),
+        coverage: matches!(loss, Loss::Quantile(_)).then(|| coverage(p, y)),
     }
 }
 
@@ -470,9 +482,14 @@ mod tests {
     #[test]
     fn regression_and_log_metrics() {
         assert!((rmse(&[1.0, 3.0], &[0.0, 0.0]) - 5f64.sqrt()).abs() < 1e-15);
+        assert_eq!(coverage(&[1.0, 3.0, 2.0, 0.5], &[1.0, 4.0, 0.0, 0.4]), 0.75);
+        assert_eq!(coverage(&[], &[]), 0.0);
         assert!((log_loss(&[0.0], &[1.0]) - 2f64.ln()).abs() < 1e-15);
         let e = evaluate(Loss::Squared, 0.0, true, &[0.0, 0.0], 0.0, &data());
         assert!(e.error_rate.is_none() && e.auc.is_none() && e.rmse.is_some());
+        assert!(e.coverage.is_none());
+        let e = evaluate(Loss::Quantile(0.3), 0.0, true, &[0.0, 0.0], 0.0, &data());
+        assert!(e.rmse.is_some() && e.coverage.is_some());
         let e = evaluate(Loss::Log, 0.0, true, &[1.0, -1.0], 0.5, &data());
         assert_eq!(e.error_rate, Some(0.0));
         assert_eq!(e.auc, Some(1.0));

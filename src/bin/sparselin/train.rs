@@ -46,7 +46,7 @@ pub enum Algo {
     NaiveCasgd,
     /// Batch L-BFGS with a strong-Wolfe line search (smooth losses).
     Lbfgs,
-    /// Batch subLBFGS with the exact line search (hinge, absolute).
+    /// Batch subLBFGS with the exact line search (hinge, absolute, quantile).
     Sublbfgs,
     /// Batch subgradient descent, η_t = 1/(λt) (baseline).
     Subgd,
@@ -83,7 +83,8 @@ pub struct Args {
     /// The algorithm.
     #[arg(long, value_enum, default_value = "asgd")]
     pub algo: Algo,
-    /// Loss: squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε].
+    /// Loss: squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε],
+    /// quantile[:τ] (the pinball loss; its model predicts the τ-quantile, default 0.5).
     /// The classification losses (hinge, log, squared-hinge, smooth-hinge) read a label > 0
     /// as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print ±1), and
     /// need both classes and at most two label values.
