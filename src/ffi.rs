@@ -1135,6 +1135,22 @@ mod tests {
         data
     }
 
+    /// The model `sl_train` makes of `data` with `config` (its handle released).
+    ///
+    /// # Safety
+    /// As `sl_train`'s `data` and `config`.
+    unsafe fn trained(data: *const SlDataset, config: &SlTrainConfig) -> Model {
+        let mut model = std::ptr::null_mut();
+        // SAFETY: the caller's contract, and a local out-pointer.
+        let status = unsafe { sl_train(data, config, &mut model) };
+        assert_eq!(status, SlStatus::Ok, "{}", last_error());
+        // SAFETY: a live handle from above, released once.
+        let trained = unsafe { (*model).0.clone() };
+        // SAFETY: as above.
+        unsafe { sl_model_free(model) };
+        trained
+    }
+
     fn last_error() -> String {
         // SAFETY: sl_last_error returns a live NUL-terminated string.
         unsafe { CStr::from_ptr(sl_last_error()) }
@@ -1179,16 +1195,8 @@ mod tests {
         assert_eq!(d.examples.n_features(), 1 << 12);
         let mut config = sl_train_config_default();
         config.epochs = 3;
-        let train = |config: &SlTrainConfig| {
-            let mut model = std::ptr::null_mut();
-            // SAFETY: live handles and out-pointers.
-            assert_eq!(unsafe { sl_train(data, config, &mut model) }, SlStatus::Ok);
-            // SAFETY: a live handle, released once.
-            let trained = unsafe { (*model).0.clone() };
-            // SAFETY: a live handle, released once.
-            unsafe { sl_model_free(model) };
-            trained
-        };
+        // SAFETY (of each call): a live handle; the config's sample weights are 60 doubles.
+        let train = |config: &SlTrainConfig| unsafe { trained(data, config) };
         let trainer = Trainer::new(Learner::ASGD).epochs(3);
         let weighted = trainer.clone().sample_weights(weights.clone());
         let weighted = weighted.train(&expected.examples).unwrap();
@@ -1432,17 +1440,9 @@ mod tests {
         );
         let mut config = sl_train_config_default();
         config.learner = c"sublbfgs".as_ptr();
-        let train = |config: &SlTrainConfig| {
-            let mut model = std::ptr::null_mut();
-            // SAFETY: a live handle and an out-pointer; the config's weights, if any, are
-            // four readable doubles.
-            assert_eq!(unsafe { sl_train(data, config, &mut model) }, SlStatus::Ok);
-            // SAFETY: a live handle from above, released once.
-            let trained = unsafe { (*model).0.clone() };
-            // SAFETY: as above.
-            unsafe { sl_model_free(model) };
-            trained
-        };
+        // SAFETY (of each call): a live handle; the config's weights, if any, are four
+        // readable doubles.
+        let train = |config: &SlTrainConfig| unsafe { trained(data, config) };
         // SAFETY: a live handle.
         let d = unsafe { &(*data).examples };
         let sublbfgs = Trainer::new(Learner::Batch(crate::batch::Algorithm::SubLbfgs));
