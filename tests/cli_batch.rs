@@ -102,7 +102,10 @@ fn batch_algorithms_train_trace_and_plot() {
     assert!(!out.status.success());
     assert!(!Path::new(&p("nothing.model")).exists());
     let out = train("dcd", "log", "10");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("dcd needs hinge or squared-hinge"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("dcd needs hinge, squared-hinge, absolute or quantile")
+    );
     // dcd iterates on the dual: no L-BFGS memory, no primal starting point.
     for (flag, users) in [
         (["--memory", "5"], "the solvers with an L-BFGS memory"),

@@ -1,18 +1,23 @@
-//! Dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan, ICML 2008) for hinge
-//! and squared-hinge loss: the batch solver for margin-dominated problems, where many rows sit
-//! on their kink at the optimum and subLBFGS must land them there one line search at a time
-//! (PERF.md "Batch solvers").
+//! Dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan, ICML 2008) for hinge,
+//! squared-hinge, absolute and quantile loss: the batch solver for margin-dominated problems,
+//! where many rows sit on their kink at the optimum and subLBFGS must land them there one line
+//! search at a time (PERF.md "Batch solvers").
 //!
 //! With C = 1/(λm), J(w) = λ·P(w) for P(w) = ½‖w‖² + C Σ_i ℓ(w·x_i, y_i) (the bias a feature of
 //! value 1, as in the other solvers), whose dual is
 //!
 //! ```text
-//! min over 0 ≤ α_i ≤ U_i of F(α) = ½‖w(α)‖² + ½ Σ_i D_i α_i² − Σ_i α_i,   w(α) = Σ_i α_i y_i x_i
+//! min over L_i ≤ α_i ≤ U_i of F(α) = ½‖w(α)‖² + ½ Σ_i D_i α_i² − Σ_i t_i α_i,
+//!                              w(α) = Σ_i α_i σ_i x_i
 //! ```
 //!
-//! with U_i = C_i, D_i = 0 for hinge loss and U_i = ∞, D_i = 1/(2C_i) for squared hinge, where
-//! C_i = s_i·c_{y_i}·C with sample weights s_i and class weights c_y (liblinear's `-W` and `-wi`;
-//! all 1 unless given). A row of sample weight 0 has no dual variable (α_i = 0). A step minimizes F
+//! For the classification losses σ_i = y_i and t_i = 1, with [L_i, U_i] = [0, C_i], D_i = 0 for
+//! hinge loss and [0, ∞), D_i = 1/(2C_i) for squared hinge; for the regression losses, whose
+//! kink sits at p = y_i, σ_i = 1 and t_i = y_i, with D_i = 0 and [−C_i, C_i] for absolute loss,
+//! [−(1 − τ)C_i, τC_i] for quantile loss (ℓ is then the largest of α(y − p) over the box, as
+//! hinge loss is of α(1 − yp) over [0, 1]). C_i = s_i·c_{y_i}·C with sample weights s_i and class
+//! weights c_y (liblinear's `-W` and `-wi`; all 1 unless given). A row of sample weight 0 has no
+//! dual variable (α_i = 0). A step minimizes F
 //! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
 //! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
 //! pushing it outward is left out of the following epochs (shrinking) until the rest has
@@ -65,19 +70,34 @@ const PREFETCH_ABOVE_NNZ: u64 = 1 << 20;
 /// that moves: measured after every pass, every other pass over the data was a measurement.
 const PASSES_PER_MEASUREMENT: usize = 3;
 
-/// Whether this solver handles `loss`: hinge and squared hinge.
+/// Whether this solver handles `loss`: hinge, squared hinge, absolute and quantile.
 pub fn supports(loss: Loss) -> bool {
     dual_box(loss, 1.0).is_some()
 }
 
-/// The box and diagonal of the dual of `loss` for a row whose C is `c`: (U, D). `None` for a
-/// loss this solver does not handle.
-fn dual_box(loss: Loss, c: f64) -> Option<(f64, f64)> {
-    match loss {
-        Loss::Hinge => Some((c, 0.0)),
-        Loss::SquaredHinge => Some((f64::INFINITY, 0.5 / c)),
-        _ => None,
-    }
+/// The box of α_i for a row whose C is `c`, and the diagonal of the dual of `loss` there:
+/// (L, U, D). `None` for a loss this solver does not handle.
+fn dual_box(loss: Loss, c: f64) -> Option<Bounds> {
+    let (lower, upper, diagonal) = match loss {
+        Loss::Hinge => (0.0, c, 0.0),
+        Loss::SquaredHinge => (0.0, f64::INFINITY, 0.5 / c),
+        Loss::Absolute => (-c, c, 0.0),
+        Loss::Quantile(tau) => (-(1.0 - tau) * c, tau * c, 0.0),
+        _ => return None,
+    };
+    Some(Bounds {
+        lower,
+        upper,
+        diagonal,
+    })
+}
+
+/// The bounds of one dual variable and the diagonal term of F along it.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    lower: f64,
+    upper: f64,
+    diagonal: f64,
 }
 
 /// The index of the class of target y in [`Dual::boxes`]: 0 for +1, 1 for −1.
@@ -96,38 +116,57 @@ struct Dual<'o, 'a, E: Examples + 'a, W> {
     w: Vec<f64>,
     /// Q̄_ii = ‖x_i‖² (+1 with the bias) + D_i: the curvature of F along α_i.
     curvature: Vec<f64>,
-    /// (U, D) of rows of sample weight 1 of the classes +1 and −1 (the same unless the classes
-    /// are weighted).
-    boxes: [(f64, f64); 2],
+    /// The boxes of rows of sample weight 1 of the classes +1 and −1 (the same unless the
+    /// classes are weighted).
+    boxes: [Bounds; 2],
+    /// The loss is a classification loss: σ_i = y_i and t_i = 1, else σ_i = 1 and t_i = y_i.
+    classification: bool,
 }
 
 impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
-    /// (U_i, D_i): its class's box, for C_i = s_i·c_{y_i}·C (s_i > 0 for a row that steps).
+    /// [L_i, U_i] and D_i: its class's box, for C_i = s_i·c_{y_i}·C (s_i > 0 for a row that
+    /// steps).
     #[inline]
-    fn dual_box(&self, i: usize) -> (f64, f64) {
-        let (upper, diagonal) = self.boxes[class(self.objective.targets()[i])];
+    fn dual_box(&self, i: usize) -> Bounds {
+        let unit = self.boxes[class(self.objective.targets()[i])];
         let s = self.sample_weights.at(i);
-        (upper * s, diagonal / s)
+        Bounds {
+            lower: unit.lower * s,
+            upper: unit.upper * s,
+            diagonal: unit.diagonal / s,
+        }
     }
 
-    /// y_i (w·x_i) − 1 + D_i α_i: the derivative of F along α_i, `row` being x_i.
+    /// (σ_i, t_i): the sign of row i in w(α) and its coefficient in F's linear term.
+    #[inline]
+    fn sign_and_target(&self, i: usize) -> (f64, f64) {
+        let y = self.objective.targets()[i];
+        match self.classification {
+            true => (y, 1.0),
+            false => (1.0, y),
+        }
+    }
+
+    /// σ_i (w·x_i) − t_i + D_i α_i: the derivative of F along α_i, `row` being x_i.
     fn gradient(&self, i: usize, row: &Row<'_>) -> f64 {
         let n = self.features;
         let mut score = sparse::dot(&self.w[..n], row.indices, row.values);
         if self.objective.has_bias() {
             score += self.w[n];
         }
-        self.objective.targets()[i] * score - 1.0 + self.dual_box(i).1 * self.alpha[i]
+        let (sign, target) = self.sign_and_target(i);
+        sign * score - target + self.dual_box(i).diagonal * self.alpha[i]
     }
 
     /// α_i moved to the minimizer of F along it, w kept equal to w(α).
     fn step(&mut self, i: usize, row: &Row<'_>, gradient: f64) {
         let old = self.alpha[i];
-        // Q̄_ii = 0 only for an empty row of hinge loss without a bias: F falls along α_i
-        // without end, so α_i goes to U_i (the quotient is −∞, clamped).
-        let new = (old - gradient / self.curvature[i]).clamp(0.0, self.dual_box(i).0);
+        // Q̄_ii = 0 only for an empty row of a loss with D_i = 0 without a bias: F is linear
+        // along α_i, so α_i goes to the bound it falls towards (the quotient is ±∞, clamped).
+        let bounds = self.dual_box(i);
+        let new = (old - gradient / self.curvature[i]).clamp(bounds.lower, bounds.upper);
         self.alpha[i] = new;
-        let change = (new - old) * self.objective.targets()[i];
+        let change = (new - old) * self.sign_and_target(i).0;
         let n = self.features;
         sparse::axpy(change, row.indices, row.values, &mut self.w[..n]);
         if self.objective.has_bias() {
@@ -141,15 +180,22 @@ impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
         let ww = dense::norm2(&self.w);
         let value =
             0.5 * objective.lambda() * ww + objective.mean_loss(&objective.product(&self.w));
-        let squares = if self.boxes.iter().any(|&(_, d)| d > 0.0) {
+        let squares = if self.boxes.iter().any(|b| b.diagonal > 0.0) {
             (0..self.alpha.len())
                 .filter(|&i| self.alpha[i] != 0.0)
-                .map(|i| self.dual_box(i).1 * self.alpha[i] * self.alpha[i])
+                .map(|i| self.dual_box(i).diagonal * self.alpha[i] * self.alpha[i])
                 .sum::<f64>()
         } else {
             0.0
         };
-        let dual = 0.5 * ww + 0.5 * squares - self.alpha.iter().sum::<f64>();
+        let linear = match self.classification {
+            true => self.alpha.iter().sum::<f64>(),
+            false => (self.alpha.iter())
+                .zip(self.objective.targets())
+                .map(|(a, y)| a * y)
+                .sum::<f64>(),
+        };
+        let dual = 0.5 * ww + 0.5 * squares - linear;
         (value, value + objective.lambda() * dual)
     }
 }
@@ -188,7 +234,7 @@ fn solve_weighted<E: Examples>(
     let boxes = [1.0, -1.0].map(|y| {
         dual_box(weighted.loss(), c * weighted.weight(y)).expect("checked by batch::solve")
     });
-    if boxes.iter().any(|(_, diagonal)| !diagonal.is_finite()) {
+    if boxes.iter().any(|b| !b.diagonal.is_finite()) {
         return Err(SolveError::BadOption(format!(
             "λ = {:e} over {} rows puts the squared hinge's dual term λm/2 beyond f64's range: \
              dcd cannot step (use a smaller λ)",
@@ -209,9 +255,10 @@ fn solve_weighted<E: Examples>(
         w: memory::filled("weights", objective.dim(), 0.0)?,
         curvature: memory::filled("row norms", m, 0.0)?,
         boxes,
+        classification: weighted.loss().is_classification(),
     };
     for &i in &active {
-        let (norm, diagonal) = (rows.row(i).norm2(), dual.dual_box(i).1);
+        let (norm, diagonal) = (rows.row(i).norm2(), dual.dual_box(i).diagonal);
         if !diagonal.is_finite() {
             return Err(SolveError::BadOption(format!(
                 "row {} weighs {:e}: its squared hinge's dual term is beyond f64's range, so \
@@ -275,14 +322,15 @@ fn solve_weighted<E: Examples>(
                 }
                 let row = rows.row(i);
                 let gradient = dual.gradient(i, &row);
-                let projected = if dual.alpha[i] == 0.0 {
+                let bounds = dual.dual_box(i);
+                let projected = if dual.alpha[i] == bounds.lower {
                     if gradient > shrink_above {
                         active_len -= 1;
                         active.swap(s, active_len);
                         continue;
                     }
                     gradient.min(0.0)
-                } else if dual.alpha[i] == dual.dual_box(i).0 {
+                } else if dual.alpha[i] == bounds.upper {
                     if gradient < shrink_below {
                         active_len -= 1;
                         active.swap(s, active_len);

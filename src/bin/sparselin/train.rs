@@ -52,8 +52,9 @@ pub enum Algo {
     Subgd,
     /// Batch BFGS (limited memory) on the raw subgradient, weak Wolfe (baseline).
     Bfgs,
-    /// Batch dual coordinate descent (hinge, squared hinge), certified by its duality gap: the
-    /// fast exact solver where many rows sit on the margin (small or separable data).
+    /// Batch dual coordinate descent (hinge, squared hinge, absolute, quantile), certified by
+    /// its duality gap: the fast exact solver where many rows sit on their kink (small or
+    /// separable data).
     Dcd,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
