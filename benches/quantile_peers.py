@@ -8,7 +8,8 @@ Generates a sparse regression corpus (`sparselin gen --preset small-regression`,
 rows, 2,000 held out), or reads DIR/train.svm.gz and DIR/test.svm.gz (a `../shared/data` set),
 then, in ROUNDS interleaved rounds:
 
-* exact: `sparselin train --algo sublbfgs --loss quantile:TAU --lambda LAMBDA` against
+* exact: `sparselin train --algo sublbfgs|dcd --loss quantile:TAU --lambda LAMBDA` (dcd to a
+  duality gap of 1e-9·J, subLBFGS for MAX_ITER iterations) against
   scikit-learn's `QuantileRegressor(quantile=TAU, alpha=0, solver="highs")`, the linear
   program of the unregularized problem. Both models' J = λ/2‖(w, b)‖² + mean pinball loss at
   LAMBDA is printed: the LP model's J is an upper bound on the optimum J*, and its pinball
@@ -101,16 +102,16 @@ def main():
               f" lambda {lam}")
         model = os.path.join(tmp, "m.model")
         for r in range(1, args.rounds + 1):
-            out, _ = child_cpu(
-                [BIN, "train", dataset, "--algo", "sublbfgs", "--loss", f"quantile:{tau}",
-                 "--lambda", str(lam), "--tol", "0", "--max-iter", str(args.max_iter),
-                 "--threads", "1", "--json", "-o", model])
-            summary = json.loads(out)
-            train = summary["train"]
-            print(f"round {r} exact: sparselin sublbfgs {summary['cpu_seconds']:.3f} CPU s,"
-                  f" J {train['objective']:.9g}, pinball {train['mean_loss']:.9g}"
-                  f" ({summary['details'].get('stop')}, {summary['details'].get('iterations')}"
-                  " iterations)")
+            for algo, tol in (("sublbfgs", "0"), ("dcd", "1e-9")):
+                out, _ = child_cpu(
+                    [BIN, "train", dataset, "--algo", algo, "--loss", f"quantile:{tau}",
+                     "--lambda", str(lam), "--tol", tol, "--max-iter", str(args.max_iter),
+                     "--threads", "1", "--json", "-o", model])
+                summary = json.loads(out)
+                train, details = summary["train"], summary["details"]
+                print(f"round {r} exact: sparselin {algo} {summary['cpu_seconds']:.3f} CPU s,"
+                      f" J {train['objective']:.9g}, pinball {train['mean_loss']:.9g}"
+                      f" ({details.get('stop')}, {details.get('iterations')} iterations)")
             q = QuantileRegressor(quantile=tau, alpha=0, solver="highs")
             start = time.process_time()
             q.fit(X, y)
