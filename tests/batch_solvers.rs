@@ -246,6 +246,25 @@ fn dcd_certifies_the_optimum_of_absolute_and_quantile_regression() {
     }
 }
 
+/// Dual coordinate descent on the ε-insensitive loss (support-vector regression) reaches
+/// liblinear's optimum: on diabetes at λ = 1e-4 and ε = 5, liblinear 2.4.6
+/// `liblinear-train -q -s 13 -c 28.248587570621467 -p 5 -B 1 -e 1e-10` gives a model whose J
+/// (computed in double precision from its w and bias, as the hinge optima above) is
+/// 53.44904159123651.
+#[test]
+fn dcd_reaches_liblinear_svr_optimum_on_diabetes() {
+    let data = load("diabetes/train.svm.gz", 10);
+    let objective = Objective::new(&data, Loss::EpsilonInsensitive(5.0), 1e-4, true);
+    let options = Options {
+        tol: 1e-10,
+        ..Options::default()
+    };
+    let solution = solve(Algorithm::Dcd, &objective, &options);
+    assert_eq!(solution.stop, Stop::Converged);
+    let error = relative(solution.objective, 53.44904159123651);
+    assert!(error.abs() <= 1e-9, "{} ({error:e})", solution.objective);
+}
+
 /// subLBFGS slows down near the optimum when many examples sit on the margin (MATH.md §7;
 /// reuters_grain has ~700 support vectors): with M = 20, 1.0e-4 above liblinear's optimum after
 /// 100 iterations, 3.5e-5 after 200 (M = 10: 1.4e-4, 9e-5). This pins that behaviour down.

@@ -13,9 +13,10 @@
 //!
 //! For the classification losses σ_i = y_i and t_i = 1, with [L_i, U_i] = [0, C_i], D_i = 0 for
 //! hinge loss and [0, ∞), D_i = 1/(2C_i) for squared hinge; for the regression losses, whose
-//! kink sits at p = y_i, σ_i = 1 and t_i = y_i, with D_i = 0 and [−C_i, C_i] for absolute loss,
-//! [−(1 − τ)C_i, τC_i] for quantile loss (ℓ is then the largest of α(y − p) over the box, as
-//! hinge loss is of α(1 − yp) over [0, 1]). C_i = s_i·c_{y_i}·C with sample weights s_i and class
+//! kinks sit around p = y_i, σ_i = 1 and t_i = y_i, with D_i = 0 and [−C_i, C_i] for absolute
+//! loss, [−(1 − τ)C_i, τC_i] for quantile loss (ℓ is then the largest of α(y − p) over the box,
+//! as hinge loss is of α(1 − yp) over [0, 1]), and [−C_i, C_i] with a term ε|α_i| added to F
+//! for the ε-insensitive loss (liblinear's `-s 13`), which a step minimizes exactly too. C_i = s_i·c_{y_i}·C with sample weights s_i and class
 //! weights c_y (liblinear's `-W` and `-wi`; all 1 unless given). A row of sample weight 0 has no
 //! dual variable (α_i = 0). A step minimizes F
 //! over one α_i in closed form (a sparse dot and a sparse axpy: O(k)); each epoch visits the
@@ -70,7 +71,8 @@ const PREFETCH_ABOVE_NNZ: u64 = 1 << 20;
 /// that moves: measured after every pass, every other pass over the data was a measurement.
 const PASSES_PER_MEASUREMENT: usize = 3;
 
-/// Whether this solver handles `loss`: hinge, squared hinge, absolute and quantile.
+/// Whether this solver handles `loss`: hinge, squared hinge, absolute, quantile and
+/// ε-insensitive.
 pub fn supports(loss: Loss) -> bool {
     dual_box(loss, 1.0).is_some()
 }
@@ -83,6 +85,7 @@ fn dual_box(loss: Loss, c: f64) -> Option<Bounds> {
         Loss::SquaredHinge => (0.0, f64::INFINITY, 0.5 / c),
         Loss::Absolute => (-c, c, 0.0),
         Loss::Quantile(tau) => (-(1.0 - tau) * c, tau * c, 0.0),
+        Loss::EpsilonInsensitive(_) => (-c, c, 0.0),
         _ => return None,
     };
     Some(Bounds {
@@ -121,6 +124,8 @@ struct Dual<'o, 'a, E: Examples + 'a, W> {
     boxes: [Bounds; 2],
     /// The loss is a classification loss: σ_i = y_i and t_i = 1, else σ_i = 1 and t_i = y_i.
     classification: bool,
+    /// ε of the ε-insensitive loss (F's term ε Σ|α_i|); 0 for the other losses.
+    epsilon: f64,
 }
 
 impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
@@ -158,13 +163,36 @@ impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
         sign * score - target + self.dual_box(i).diagonal * self.alpha[i]
     }
 
-    /// α_i moved to the minimizer of F along it, w kept equal to w(α).
+    /// The derivative of F along α_i where `gradient` is that of its smooth part: with the
+    /// term ε|α_i|, the side's slope added, and at α_i = 0 the one of least magnitude of the
+    /// subdifferential [g − ε, g + ε] (0 when it holds 0).
+    #[inline]
+    fn slope(&self, i: usize, gradient: f64) -> f64 {
+        let epsilon = self.epsilon;
+        match self.alpha[i] {
+            a if a > 0.0 => gradient + epsilon,
+            a if a < 0.0 => gradient - epsilon,
+            _ if gradient + epsilon < 0.0 => gradient + epsilon,
+            _ if gradient - epsilon > 0.0 => gradient - epsilon,
+            _ => 0.0,
+        }
+    }
+
+    /// α_i moved to the minimizer of F along it, w kept equal to w(α); `gradient` is the
+    /// derivative of F's smooth part.
     fn step(&mut self, i: usize, row: &Row<'_>, gradient: f64) {
         let old = self.alpha[i];
+        let q = self.curvature[i];
         // Q̄_ii = 0 only for an empty row of a loss with D_i = 0 without a bias: F is linear
         // along α_i, so α_i goes to the bound it falls towards (the quotient is ±∞, clamped).
+        let mut unbounded = old - gradient / q;
+        if self.epsilon > 0.0 {
+            // The minimizer of ½Q̄(a − α)² + g(a − α) + ε|a|: the smooth one shrunk by ε/Q̄.
+            let shrink = self.epsilon / q;
+            unbounded = unbounded.signum() * (unbounded.abs() - shrink).max(0.0);
+        }
         let bounds = self.dual_box(i);
-        let new = (old - gradient / self.curvature[i]).clamp(bounds.lower, bounds.upper);
+        let new = unbounded.clamp(bounds.lower, bounds.upper);
         self.alpha[i] = new;
         let change = (new - old) * self.sign_and_target(i).0;
         let n = self.features;
@@ -195,7 +223,11 @@ impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
                 .map(|(a, y)| a * y)
                 .sum::<f64>(),
         };
-        let dual = 0.5 * ww + 0.5 * squares - linear;
+        let absolute = match self.epsilon > 0.0 {
+            true => self.epsilon * self.alpha.iter().map(|a| a.abs()).sum::<f64>(),
+            false => 0.0,
+        };
+        let dual = 0.5 * ww + 0.5 * squares - linear + absolute;
         (value, value + objective.lambda() * dual)
     }
 }
@@ -256,6 +288,10 @@ fn solve_weighted<E: Examples>(
         curvature: memory::filled("row norms", m, 0.0)?,
         boxes,
         classification: weighted.loss().is_classification(),
+        epsilon: match weighted.loss() {
+            Loss::EpsilonInsensitive(epsilon) => epsilon,
+            _ => 0.0,
+        },
     };
     for &i in &active {
         let (norm, diagonal) = (rows.row(i).norm2(), dual.dual_box(i).diagonal);
@@ -322,23 +358,27 @@ fn solve_weighted<E: Examples>(
                 }
                 let row = rows.row(i);
                 let gradient = dual.gradient(i, &row);
+                let slope = match dual.epsilon > 0.0 {
+                    true => dual.slope(i, gradient),
+                    false => gradient,
+                };
                 let bounds = dual.dual_box(i);
                 let projected = if dual.alpha[i] == bounds.lower {
-                    if gradient > shrink_above {
+                    if slope > shrink_above {
                         active_len -= 1;
                         active.swap(s, active_len);
                         continue;
                     }
-                    gradient.min(0.0)
+                    slope.min(0.0)
                 } else if dual.alpha[i] == bounds.upper {
-                    if gradient < shrink_below {
+                    if slope < shrink_below {
                         active_len -= 1;
                         active.swap(s, active_len);
                         continue;
                     }
-                    gradient.max(0.0)
+                    slope.max(0.0)
                 } else {
-                    gradient
+                    slope
                 };
                 // A step this small changes α_i by rounding only: none is taken, and the row
                 // counts as settled, so that the spread can close once only such rows remain.

@@ -7,9 +7,9 @@
 //! * [`sublbfgs`] — subLBFGS for hinge, absolute and quantile loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
-//! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute and quantile loss,
-//!   certified by its duality gap: the solver for margin-dominated data, where subLBFGS is
-//!   slow.
+//! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute, quantile and
+//!   ε-insensitive loss, certified by its duality gap: the solver for margin-dominated data,
+//!   where subLBFGS is slow.
 //! * [`line_search`] — the three line searches; [`kink_bracket`] — the exact one across ranks.
 //!
 //! Every solver runs unchanged across processes on an [`Objective::distributed`]: its sums over
@@ -389,7 +389,7 @@ pub fn solve<E: Examples>(
         )?),
         Algorithm::Dcd if !dcd::supports(loss) => Err(SolveError::WrongLoss {
             algorithm,
-            needs: "hinge, squared-hinge, absolute or quantile",
+            needs: "hinge, squared-hinge, absolute, quantile or epsilon-insensitive",
             loss,
         }),
         Algorithm::Dcd if objective.reducer().size() > 1 => Err(SolveError::BadOption(
