@@ -382,9 +382,10 @@ pub struct LineParser<V> {
     /// The features of each interacting namespace letter on the line (one list per letter,
     /// by `slot`): (hash, value) in the order written.
     features: Vec<Vec<(u64, V)>>,
-    /// With a wildcard among the interactions: those it stands for on the last line that
-    /// had features, and the letters of that line's namespaces with features (one bit per
-    /// ASCII letter), which most lines share.
+    /// Whether an interaction has a wildcard, whose interactions depend on the line.
+    wildcard: bool,
+    /// With a wildcard: the interactions formed on the last line, and the letters of that
+    /// line's namespaces with features (one bit per ASCII letter), which most lines share.
     expanded: Option<(u128, Vec<Vec<u8>>)>,
 }
 
@@ -423,6 +424,7 @@ impl<V: TextValue> LineParser<V> {
                     .contains(&(letter as u8))
             }),
             features: vec![Vec::new(); usize::from(lists)],
+            wildcard,
             expanded: None,
         }
     }
@@ -533,7 +535,7 @@ impl<V: TextValue> LineParser<V> {
     /// Every interaction's features of the line's namespaces, appended to `entries`.
     fn interact(&mut self, entries: &mut Vec<(u32, V)>) -> Result<(), LineError> {
         let templates = self.hashing.interactions();
-        if !templates.iter().any(|t| t.as_bytes().contains(&WILDCARD)) {
+        if !self.wildcard {
             return self.form(templates.iter().map(String::as_bytes), entries);
         }
         let last = self.expanded.take();
