@@ -1,5 +1,7 @@
 //! `sparselin train / predict / eval` end to end on a small file.
 
+mod real_data;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -646,6 +648,47 @@ fn cv_prints_each_folds_held_out_metrics_and_their_mean_and_writes_no_model() {
     );
     let neither = sparselin(&["train", &p("train.svm")]);
     assert!(!neither.status.success() && text(&neither).contains("--output"));
+}
+
+/// Quantile regression is judged by its pinball loss, not the RMSE (which judges the mean):
+/// on diabetes at τ = 0.9 the two pick different λ of this grid, and the best is the one of
+/// least held-out pinball loss; the lines name it and the coverage.
+#[test]
+fn cv_of_quantile_regression_picks_the_lambda_of_least_pinball_loss() {
+    let data = real_data::data_dir().join("diabetes/train.svm.gz");
+    let data = data.to_str().unwrap();
+    let grid = "1e-2,1e-3,1e-4,1e-6";
+    let args = [
+        "train",
+        data,
+        "--loss",
+        "quantile:0.9",
+        "--cv",
+        "3",
+        "--epochs",
+        "20",
+    ];
+    let out = sparselin(&[&args[..], &["--lambda-grid", grid, "--json"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let least = |metric: &str| {
+        let entries = report["grid"].as_array().unwrap();
+        let value = |e: &serde_json::Value| e["mean"][metric].as_f64().unwrap();
+        let best = entries.iter().min_by(|a, b| value(a).total_cmp(&value(b)));
+        best.unwrap()["lambda"].as_f64().unwrap()
+    };
+    assert_ne!(
+        least("mean_loss"),
+        least("rmse"),
+        "a grid that tells them apart"
+    );
+    assert_eq!(report["best_lambda"].as_f64().unwrap(), least("mean_loss"));
+    let out = sparselin(&[&args[..], &["--lambda-grid", grid]].concat());
+    let stdout = text(&out);
+    assert!(
+        stdout.contains(", pinball ") && stdout.contains(", coverage 0."),
+        "{stdout}"
+    );
 }
 
 #[test]

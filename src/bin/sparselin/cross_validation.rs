@@ -239,9 +239,12 @@ impl Lines {
     }
 }
 
-/// The metric the grid is judged by: the error rate, or the RMSE for regression.
+/// The metric the grid is judged by: the error rate, the mean pinball loss for quantile
+/// regression (the RMSE would judge the mean, not the quantile), or the RMSE for other
+/// regression.
 fn headline_metric(e: &Evaluation) -> f64 {
-    e.error_rate.or(e.rmse).unwrap_or(e.mean_loss)
+    let pinball = e.coverage.map(|_| e.mean_loss);
+    e.error_rate.or(pinball).or(e.rmse).unwrap_or(e.mean_loss)
 }
 
 /// "objective 0.52, error 0.123, auc 0.91" (the metrics the loss has).

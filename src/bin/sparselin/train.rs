@@ -877,11 +877,16 @@ fn renumber(weights: &[f64], from: &ExampleSet, to: &ExampleSet) -> Vec<f64> {
         .collect()
 }
 
-/// "error 0.0123" or "rmse 0.45".
+/// "error 0.0123", "pinball 0.31, coverage 0.897" (quantile regression) or "rmse 0.45".
 fn headline(e: &Evaluation) -> String {
-    match (e.error_rate, e.rmse) {
-        (Some(err), _) => format!("error {err:.5}"),
-        (None, Some(rmse)) => format!("rmse {}", decimal(rmse, 5)),
+    match (e.error_rate, e.coverage, e.rmse) {
+        (Some(err), _, _) => format!("error {err:.5}"),
+        (None, Some(coverage), _) => format!(
+            "pinball {}, coverage {}",
+            decimal(e.mean_loss, 5),
+            decimal(coverage, 4)
+        ),
+        (None, None, Some(rmse)) => format!("rmse {}", decimal(rmse, 5)),
         _ => String::new(),
     }
 }
@@ -1156,7 +1161,7 @@ fn unconverged_stop(details: &serde_json::Map<String, serde_json::Value>) -> Opt
         .filter(|&stop| stop != "converged")
 }
 
-/// ", error 0.0123" or ", rmse 0.45" (empty where neither applies).
+/// ", " and the [`headline`] (empty where it is).
 pub(crate) fn eval_tail(e: &Evaluation) -> String {
     let h = headline(e);
     if h.is_empty() { h } else { format!(", {h}") }
