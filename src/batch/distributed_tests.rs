@@ -59,7 +59,13 @@ fn exact_search_across_ranks_lands_where_the_scan_lands() {
     for case in 0..200 {
         let m = 3 + case % 150;
         let weighted = WeightedLoss::new(Loss::Hinge, ClassWeights::new(0.5, 4.0).unwrap());
-        let loss = [Loss::Hinge.into(), Loss::Absolute.into(), weighted.unwrap()][case / 3 % 3];
+        let losses = [
+            Loss::Hinge.into(),
+            Loss::Absolute.into(),
+            weighted.unwrap(),
+            Loss::Quantile(0.25).into(),
+        ];
+        let loss = losses[case / 3 % 4];
         let y: Vec<f64> = (0..m)
             .map(|_| if next() < 0.5 { 1.0 } else { -1.0 })
             .collect();
@@ -150,6 +156,7 @@ fn solvers_across_ranks_reach_the_single_process_objective() {
         (Algorithm::Lbfgs, Loss::Log, 1e-3),
         (Algorithm::SubLbfgs, Loss::Hinge, 1e-1),
         (Algorithm::SubLbfgs, Loss::Absolute, 1e-1),
+        (Algorithm::SubLbfgs, Loss::Quantile(0.7), 1e-1),
     ];
     let options = Options {
         tol: 1e-12,
