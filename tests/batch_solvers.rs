@@ -567,7 +567,8 @@ fn heart_weighted_and_copied() -> (CsrMatrix, Vec<f64>, CsrMatrix) {
 
 /// An integer sample weight is that many copies of its row, and weight 0 no row, with λ
 /// scaled by m/m' to keep λm: every solver's weighted optimum is the copies' optimum (the
-/// objectives differ by the factor m/m'), with class weights on top too.
+/// objectives differ by the factor m/m'), with class weights on top too, and for the
+/// regression losses dcd's two-sided boxes (the ±1 labels read as values).
 #[test]
 fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
     let (data, weights, copied) = heart_weighted_and_copied();
@@ -586,6 +587,10 @@ fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
         (Loss::Hinge, Algorithm::Dcd, classes, 1e-9),
         (Loss::Hinge, Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
         (Loss::Hinge, Algorithm::SubLbfgs, classes, 1e-6),
+        (Loss::Absolute, Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
+        (Loss::Quantile(0.3), Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
+        (Loss::EpsilonInsensitive(0.2), Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
+        (Loss::Quantile(0.3), Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
     ];
     for (loss, algorithm, class_weights, accuracy) in cases {
         let weighted = WeightedLoss::new(loss, class_weights).unwrap();
