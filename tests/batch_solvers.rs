@@ -579,7 +579,7 @@ fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
         tol: 1e-14,
         ..Options::default()
     };
-    let classes = ClassWeights::new(2.0, 0.5).unwrap();
+    let (classes, unit) = (ClassWeights::new(2.0, 0.5).unwrap(), ClassWeights::UNIT);
     let cases = [
         (Loss::Log, Algorithm::Lbfgs, ClassWeights::UNIT, 1e-9),
         (Loss::SquaredHinge, Algorithm::Lbfgs, classes, 1e-9),
@@ -587,10 +587,10 @@ fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
         (Loss::Hinge, Algorithm::Dcd, classes, 1e-9),
         (Loss::Hinge, Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
         (Loss::Hinge, Algorithm::SubLbfgs, classes, 1e-6),
-        (Loss::Absolute, Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
-        (Loss::Quantile(0.3), Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
-        (Loss::EpsilonInsensitive(0.2), Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
-        (Loss::Quantile(0.3), Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
+        (Loss::Absolute, Algorithm::Dcd, unit, 1e-9),
+        (Loss::Quantile(0.3), Algorithm::Dcd, unit, 1e-9),
+        (Loss::EpsilonInsensitive(0.2), Algorithm::Dcd, unit, 1e-9),
+        (Loss::Quantile(0.3), Algorithm::SubLbfgs, unit, 1e-6),
     ];
     for (loss, algorithm, class_weights, accuracy) in cases {
         let weighted = WeightedLoss::new(loss, class_weights).unwrap();
