@@ -69,8 +69,8 @@ typedef struct SlVwOptions {
   uint32_t bits;
   /**
    * `n_interactions` interactions, each a NUL-terminated string of namespace letters
-   * (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `":"` stands for every namespace, as
-   * in `-q ::`); NULL when there are none.
+   * (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `"::"`: `-q ::`, every pair of
+   * namespaces, `:` standing for any); NULL when there are none.
    */
   const char *const *interactions;
   /**

@@ -81,8 +81,8 @@ pub struct SlVwOptions {
     /// Hash bits, 1 to 32, for 2^bits columns (VW's `-b`); 0 means VW's default, 18.
     pub bits: u32,
     /// `n_interactions` interactions, each a NUL-terminated string of namespace letters
-    /// (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `":"` stands for every namespace, as
-    /// in `-q ::`); NULL when there are none.
+    /// (`"ab"`: VW's `-q ab`; `"abc"`: `--cubic abc`; `"::"`: `-q ::`, every pair of
+    /// namespaces, `:` standing for any); NULL when there are none.
     pub interactions: *const *const c_char,
     /// How many strings `interactions` holds.
     pub n_interactions: usize,
