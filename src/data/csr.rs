@@ -2,7 +2,7 @@
 
 use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
 
-use super::row_checks::{all_finite, strictly_increasing};
+use super::row_checks::{all_finite, increasing_below};
 
 /// How far past the current row [`Row::prefetch_following`] asks for the indices: about seven
 /// rows of rcv1-like (~300 bytes of indices per row). File-order ASGD on rcv1-like measured
@@ -391,27 +391,21 @@ fn validate(
             });
         }
         let row_indices = &indices[start as usize..end as usize];
-        let in_order_and_range = strictly_increasing(row_indices)
-            && row_indices
-                .last()
-                .is_none_or(|&last| (last as usize) < n_features);
-        if !in_order_and_range {
+        if !increasing_below(row_indices, n_features) {
             return Err(first_bad_index(row, row_indices, n_features));
         }
     }
-    let finite = match values {
-        ValueVec::Ones => true,
-        ValueVec::F32(v) => all_finite(v, f32::is_finite),
-        ValueVec::F64(v) => all_finite(v, f64::is_finite),
-    };
+    // The vectorized check first; the search for the first bad value only once it failed.
     let first_not_finite = match values {
-        _ if finite => None,
         ValueVec::Ones => None,
-        ValueVec::F32(v) => v
+        ValueVec::F32(v) if !all_finite(v, f32::is_finite) => v
             .iter()
             .position(|x| !x.is_finite())
             .map(|k| (k, f64::from(v[k]))),
-        ValueVec::F64(v) => v.iter().position(|x| !x.is_finite()).map(|k| (k, v[k])),
+        ValueVec::F64(v) if !all_finite(v, f64::is_finite) => {
+            v.iter().position(|x| !x.is_finite()).map(|k| (k, v[k]))
+        }
+        ValueVec::F32(_) | ValueVec::F64(_) => None,
     };
     if let Some((k, value)) = first_not_finite {
         let row = offsets.partition_point(|&start| start <= k as u64) - 1;

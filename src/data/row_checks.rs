@@ -5,10 +5,16 @@
 /// Whether `row` is strictly increasing. Written as one pass without early exit, which the
 /// compiler vectorizes: validation reads every index of a dataset each time it is opened for
 /// training, and the short-circuiting form ran one comparison per cycle at best.
-pub(crate) fn strictly_increasing(row: &[u32]) -> bool {
+fn strictly_increasing(row: &[u32]) -> bool {
     row.iter()
         .zip(row.iter().skip(1))
         .fold(true, |ordered, (a, b)| ordered & (a < b))
+}
+
+/// Whether the indices of `row` are strictly increasing and below `n`: the order and range
+/// every row of a matrix keeps.
+pub(crate) fn increasing_below(row: &[u32], n: usize) -> bool {
+    strictly_increasing(row) && row.last().is_none_or(|&last| (last as usize) < n)
 }
 
 /// Whether every value passes `finite`, in blocks checked without early exit (vectorized), so

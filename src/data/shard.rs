@@ -40,7 +40,7 @@ use sparselin_kernels::{Values, sparse};
 
 use super::csr::Row;
 use super::error::DataError;
-use super::row_checks::{all_finite, strictly_increasing};
+use super::row_checks::{all_finite, increasing_below};
 
 /// First eight bytes of every shard.
 pub const MAGIC: [u8; 8] = *b"SPLNSHRD";
@@ -335,9 +335,7 @@ impl Shard {
                 )));
             }
             let row_indices = &indices[start as usize..end as usize];
-            if !strictly_increasing(row_indices)
-                || row_indices.last().is_some_and(|&last| last as usize >= n)
-            {
+            if !increasing_below(row_indices, n) {
                 return Err(bad(format!(
                     "row {row}: indices are not strictly increasing and below {n}"
                 )));
