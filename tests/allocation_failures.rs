@@ -186,6 +186,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
         info: TrainingInfo {
             algorithm: "asgd".into(),
             lambda: 1e-3,
+            l1: 0.0,
             regularize_bias: true,
             class_weights: Default::default(),
             details: Default::default(),

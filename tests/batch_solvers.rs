@@ -749,3 +749,67 @@ fn same_solution_bit_for_bit_with_one_and_two_threads() {
         );
     }
 }
+
+/// L1-regularized optima (OWL-QN, `lbfgs` on an objective with an L1 term) against
+/// liblinear 2.4.6 `-s 6` (L1-regularized logistic regression, bias a regularized feature
+/// with `-B 1`; J = λ₁(‖w‖₁ + |b|) + (1/m)Σℓ computed from the model in double precision):
+///   liblinear-train -q -s 6 -B 1 -c 0.37037037037037035 -e 1e-12 heart_scale   (λ₁ = 1e-2)
+///   liblinear-train -q -s 6 -B 1 -c 0.6435006435006435 -e 1e-12 grain.svm      (λ₁ = 1e-3)
+///   liblinear-train -q -s 6 -B 1 -c 6.435006435006435 -e 1e-12 grain.svm       (λ₁ = 1e-4)
+/// and scikit-learn 1.9.1's `Lasso(alpha=λ₁, fit_intercept=False, tol=1e-14)` and
+/// `ElasticNet(alpha=λ + λ₁, l1_ratio=λ₁/(λ + λ₁), …)` on diabetes with a column of ones
+/// appended (so that the bias is penalized as ours is), J = (1/2m)‖Xw − y‖² + λ₁‖w‖₁ + (λ/2)‖w‖²
+/// at their coefficients: (λ, λ₁, J, non-zero weights and bias).
+const L1_HEART_LOG: (f64, f64, usize) = (1e-2, 0.4176716776757566, 12);
+const L1_GRAIN_LOG: [(f64, f64, usize); 2] = [
+    (1e-3, 0.17715876650314794, 5),
+    (1e-4, 0.05141929515618569, 21),
+];
+const L1_DIABETES_SQUARED: [(f64, f64, f64, usize); 3] = [
+    (0.0, 1.0, 2723.052875297989, 3),
+    (0.0, 0.1, 1611.3137416513578, 8),
+    (1e-2, 0.5, 2870.4281708527183, 8),
+];
+
+#[test]
+fn owlqn_reaches_liblinear_and_scikit_learn_l1_optima() {
+    let check = |data: &CsrMatrix, loss, lambda, l1, optimum: f64, nonzero: usize| {
+        let objective = Objective::new(data, loss, lambda, true).with_l1(l1);
+        let mut gap = f64::NAN;
+        let solution = batch::solve(
+            Algorithm::Lbfgs,
+            &objective,
+            &Options::default(),
+            &mut |p| gap = p.gap,
+        )
+        .unwrap();
+        let error = relative(solution.objective, optimum);
+        assert!(
+            error.abs() <= 1e-8,
+            "{loss} λ₁ = {l1}: {} vs {optimum} ({error:e})",
+            solution.objective
+        );
+        // The certificate holds: J − J* ≤ gap, the reference's J being ≥ J*.
+        assert!(
+            solution.objective - optimum <= gap * (1.0 + 1e-6) + 1e-12 * optimum,
+            "{loss} λ₁ = {l1}: gap {gap:e} below J − J_ref {:e}",
+            solution.objective - optimum
+        );
+        let found = solution.w.iter().filter(|w| **w != 0.0).count();
+        assert_eq!(
+            found, nonzero,
+            "{loss} λ₁ = {l1}: non-zero weights and bias"
+        );
+    };
+    let heart = load("heart_scale/heart_scale", 13);
+    let (l1, optimum, nonzero) = L1_HEART_LOG;
+    check(&heart, Loss::Log, 0.0, l1, optimum, nonzero);
+    let grain = load("reuters_grain/train.svm.gz", 27653);
+    for (l1, optimum, nonzero) in L1_GRAIN_LOG {
+        check(&grain, Loss::Log, 0.0, l1, optimum, nonzero);
+    }
+    let diabetes = load("diabetes/train.svm.gz", 10);
+    for (lambda, l1, optimum, nonzero) in L1_DIABETES_SQUARED {
+        check(&diabetes, Loss::Squared, lambda, l1, optimum, nonzero);
+    }
+}

@@ -501,3 +501,89 @@ fn an_initial_model_starts_a_solver_on_renumbered_data_where_it_left_off() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains(&missing));
 }
+
+/// `--l1` with lbfgs (OWL-QN): a sparse model whose objective carries the L1 term in the
+/// summary, in `eval` and in `show`; refused where it does not apply.
+#[test]
+fn an_l1_term_trains_a_sparse_model_and_stays_in_its_objective() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    // Two informative features among twenty; the others are noise.
+    let mut text = String::new();
+    for i in 0..300u64 {
+        let noise = |j: u64| ((i * 7919 + j * 104_729) % 1000) as f64 / 1000.0 - 0.5;
+        let (a, b) = (noise(1), noise(2));
+        let y = if a + 0.5 * b + 0.2 * noise(99) > 0.0 {
+            "+1"
+        } else {
+            "-1"
+        };
+        text.push_str(y);
+        for j in 1..=20 {
+            text.push_str(&format!(" {j}:{}", noise(j)));
+        }
+        text.push('\n');
+    }
+    std::fs::write(p("train.svm"), text).unwrap();
+    let train = |algo: &str, loss: &str| {
+        sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            algo,
+            "--loss",
+            loss,
+            "--lambda",
+            "0",
+            "--l1",
+            "0.02",
+            "-o",
+            &p("l1.model"),
+            "--readable",
+            &p("l1.txt"),
+            "--json",
+            "--quiet",
+        ])
+    };
+    let out = train("lbfgs", "log");
+    let objective = json_objective(&out);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["l1"], 0.02);
+    assert_eq!(summary["details"]["stop"], "converged");
+    let train_objective = summary["train"]["objective"].as_f64().unwrap();
+    assert!(
+        (train_objective / objective - 1.0).abs() <= 1e-12,
+        "{train_objective} {objective}"
+    );
+
+    let shown = sparselin(&["show", &p("l1.model"), "--json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["l1"], 0.02);
+    let nonzero = shown["nonzero_weights"].as_u64().unwrap();
+    assert!(
+        (1..10).contains(&nonzero),
+        "{nonzero} non-zero weights of 20"
+    );
+    let readable = std::fs::read_to_string(p("l1.txt")).unwrap();
+    assert!(readable.contains("\nl1 2e-2\n"), "{readable}");
+
+    let evaluated = sparselin(&["eval", &p("l1.model"), &p("train.svm"), "--json"]);
+    let evaluated: serde_json::Value = serde_json::from_slice(&evaluated.stdout).unwrap();
+    let eval_objective = evaluated["objective"].as_f64().unwrap();
+    assert!(
+        (eval_objective / objective - 1.0).abs() <= 1e-6,
+        "{eval_objective} {objective}"
+    );
+
+    let refused = train("asgd", "log");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--l1 does not apply to --algo asgd"),
+        "{stderr}"
+    );
+    let refused = train("lbfgs", "hinge");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("needs a smooth loss"), "{stderr}");
+}

@@ -329,8 +329,7 @@ fn objective(data: &CsrMatrix, config: &Config, snapshot: &Snapshot) -> f64 {
     let w = snapshot.output();
     metrics::evaluate(
         config.loss,
-        config.lambda,
-        config.regularize_bias,
+        metrics::Penalty::l2(config.lambda, config.regularize_bias),
         &w.weights,
         w.bias,
         data,

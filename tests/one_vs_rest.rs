@@ -207,7 +207,13 @@ fn class_weights_weigh_each_class_s_rows_in_its_problem_and_the_rest_1() {
             let view = ClassVsRest::new(&data, c.class);
             let weights = model.weights_for(data.n_features(), None);
             let loss = model.weighted_loss().unwrap();
-            let direct = metrics::objective(loss, 1e-3, true, &weights, model.bias, &view);
+            let direct = metrics::objective(
+                loss,
+                metrics::Penalty::l2(1e-3, true),
+                &weights,
+                model.bias,
+                &view,
+            );
             assert_eq!(c.one_vs_rest.objective, direct);
         }
     }
@@ -248,7 +254,13 @@ fn the_classifier_predicts_the_class_of_highest_score_and_learns_the_classes() {
     for (c, model) in evaluation.classes.iter().zip(classifier.models()) {
         let view = ClassVsRest::new(&data, c.class);
         let weights = model.weights_for(data.n_features(), None);
-        let direct = metrics::objective(model.loss, 1e-4, true, &weights, model.bias, &view);
+        let direct = metrics::objective(
+            model.loss,
+            metrics::Penalty::l2(1e-4, true),
+            &weights,
+            model.bias,
+            &view,
+        );
         assert_eq!(c.one_vs_rest.objective, direct);
         assert_eq!(c.rows, labels.iter().filter(|&&y| y == c.class).count());
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use sparselin::data::CsrMatrix;
 use sparselin::data::libsvm::{ParseOptions, read_file};
 use sparselin::loss::Loss;
-use sparselin::metrics::{error_rate, labels, objective, scores};
+use sparselin::metrics::{Penalty, error_rate, labels, objective, scores};
 use sparselin::online::{Algorithm, Config, Sampling, Stop, fit};
 
 fn reuters(split: &str) -> CsrMatrix {
@@ -52,7 +52,7 @@ fn check(loss: Loss, lambda: f64, epochs: u64, optimum: f64, liblinear_test_erro
     };
     let model = fit(&train, Algorithm::Asgd, &config, &mut ()).unwrap();
     let w = model.snapshot.output();
-    let f = objective(loss, lambda, true, &w.weights, w.bias, &train);
+    let f = objective(loss, Penalty::l2(lambda, true), &w.weights, w.bias, &train);
     let gap = f / optimum - 1.0;
     let test_error = error_rate(&scores(&w.weights, w.bias, &test), &labels(&test));
     let liblinear_error = liblinear_test_errors as f64 / 604.0;

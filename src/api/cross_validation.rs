@@ -142,8 +142,7 @@ impl Trainer {
                 model
                     .weighted_loss()
                     .map_err(|e| Error::Config(e.to_string()))?,
-                model.info.lambda,
-                model.info.regularize_bias,
+                model.info.penalty(),
                 &model.weights,
                 model.bias,
                 &scores,
@@ -461,8 +460,13 @@ mod tests {
             {
                 assert_eq!(validation.held_out_scores[i], score, "row {i}");
             }
-            let expected =
-                metrics::evaluate(Loss::Log, 1e-2, true, &model.weights, model.bias, &held_out);
+            let expected = metrics::evaluate(
+                Loss::Log,
+                metrics::Penalty::l2(1e-2, true),
+                &model.weights,
+                model.bias,
+                &held_out,
+            );
             assert_eq!(fold.held_out, expected);
             assert!(
                 fold.held_out.error_rate.unwrap() < 0.2,

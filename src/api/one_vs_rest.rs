@@ -102,11 +102,9 @@ pub(super) fn evaluate_and_predict(
         let weights = model.weights_for(data.n_features(), data.feature_permutation());
         // The loss with the class weights training minimized.
         let loss = model.weighted_loss().map_err(|e| config(e.to_string()))?;
-        let info = &model.info;
         one_vs_rest.push(metrics::evaluate_weighted_scores(
             loss,
-            info.lambda,
-            info.regularize_bias,
+            model.info.penalty(),
             &weights,
             model.bias,
             p,

@@ -4,6 +4,8 @@
 //!   bit-identically for any thread count.
 //! * [`lbfgs`] — L-BFGS with a strong-Wolfe search for smooth losses, and the same machinery with
 //!   a weak-Wolfe search as the plain-BFGS baseline on non-smooth ones.
+//! * [`owlqn`] — OWL-QN: L-BFGS for a smooth loss plus an L1 term λ₁‖w‖₁
+//!   ([`Objective::with_l1`]), certified by its duality gap.
 //! * [`sublbfgs`] — subLBFGS for hinge, absolute and quantile loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
@@ -30,6 +32,7 @@ pub mod lbfgs;
 pub mod line_search;
 pub mod multinomial;
 pub mod objective;
+pub mod owlqn;
 pub mod subgd;
 pub mod sublbfgs;
 
@@ -352,6 +355,9 @@ pub fn solve<E: Examples>(
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<Solution, SolveError> {
     let loss = objective.loss();
+    if objective.l1() != 0.0 {
+        return solve_l1(algorithm, objective, options, progress);
+    }
     if !(objective.lambda() > 0.0 && objective.lambda().is_normal()) {
         return Err(SolveError::BadLambda(objective.lambda()));
     }
@@ -400,6 +406,46 @@ pub fn solve<E: Examples>(
                 .into(),
         )),
         Algorithm::Dcd => dcd::solve(objective, options, &mut tracker),
+    }
+}
+
+/// [`solve`] for an objective with an L1 term: OWL-QN, the one solver of such objectives, run
+/// by `lbfgs` on a smooth loss. λ may be 0 there (L1 alone): the duality gap certifies
+/// without strong convexity.
+fn solve_l1<E: Examples>(
+    algorithm: Algorithm,
+    objective: &Objective<'_, E>,
+    options: &Options,
+    progress: &mut dyn FnMut(&Progress<'_>),
+) -> Result<Solution, SolveError> {
+    let (loss, lambda, l1) = (objective.loss(), objective.lambda(), objective.l1());
+    if !(l1 > 0.0 && l1.is_finite()) {
+        return Err(SolveError::BadOption(format!(
+            "λ₁ must be a positive finite number, not {l1:e}"
+        )));
+    }
+    if !(lambda == 0.0 || (lambda > 0.0 && lambda.is_normal())) {
+        return Err(SolveError::BadOption(format!(
+            "with an L1 term λ must be 0 or a positive finite number of at least 2.2e-308, not {lambda:e}"
+        )));
+    }
+    if objective.total_rows() == 0 {
+        return Err(SolveError::NoRows);
+    }
+    check(algorithm, options, objective.dim())?;
+    match algorithm {
+        Algorithm::Lbfgs if loss.conjugate(0.0, 1.0).is_some() => {
+            let mut tracker = Tracker::new(progress);
+            Ok(owlqn::solve(objective, options, &mut tracker)?)
+        }
+        Algorithm::Lbfgs => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "a smooth",
+            loss,
+        }),
+        _ => Err(SolveError::BadOption(format!(
+            "{algorithm} has no L1 term: an L1 penalty needs lbfgs (OWL-QN) and a smooth loss"
+        ))),
     }
 }
 

@@ -36,12 +36,15 @@ pub const CHUNK_ROWS: usize = 2048;
 /// Most row blocks (dense buffers) a transpose product uses.
 const MAX_BLOCKS: usize = 16;
 
-/// J(w) over a data set, for one loss and one λ.
+/// J(w) over a data set, for one loss, one λ and, optionally, an L1 penalty λ₁‖w‖₁
+/// ([`with_l1`](Self::with_l1)).
 pub struct Objective<'a, E: Examples + 'a> {
     /// The rows, through the view built for hot loops ([`Examples::rows`]).
     data: E::Rows<'a>,
     loss: WeightedLoss,
     lambda: f64,
+    /// λ₁ of the L1 term λ₁‖w‖₁ (0: none).
+    l1: f64,
     bias: bool,
     targets: Vec<f64>,
     blocks: Vec<Range<usize>>,
@@ -80,12 +83,27 @@ impl<'a, E: Examples> Objective<'a, E> {
             data,
             loss,
             lambda,
+            l1: 0.0,
             bias,
             targets,
             blocks,
             reducer,
             total_rows: total[0] as usize,
         }
+    }
+
+    /// The same objective plus λ₁‖w‖₁ (over every entry of w, the bias included as liblinear
+    /// includes it: the elastic net with λ > 0, L1 regularization alone with λ = 0). Only the
+    /// value carries the term: [`gradient`](Self::gradient) stays the smooth part's, from
+    /// which an L1 solver builds its pseudo-gradient.
+    pub fn with_l1(mut self, l1: f64) -> Self {
+        self.l1 = l1;
+        self
+    }
+
+    /// λ₁ of the L1 term (0 when there is none).
+    pub fn l1(&self) -> f64 {
+        self.l1
     }
 
     /// The local rows, for a solver that visits them one at a time.
@@ -332,7 +350,67 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// J(w) from w and its predictions p = Xw.
     pub fn value(&self, w: &[f64], p: &[f64]) -> f64 {
-        0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p)
+        let smooth = 0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p);
+        if self.l1 > 0.0 {
+            smooth + self.l1 * norm1(w)
+        } else {
+            smooth
+        }
+    }
+
+    /// The duality gap of an objective with an L1 term and a smooth loss at w, from its
+    /// predictions p = Xw and its smooth part's gradient: J(w) − D(α) ≥ J(w) − J*, for the
+    /// Fenchel dual D of J = Σ_i ℓ_i(x_i·w) + g(w), g = (λ/2)‖·‖² + λ₁‖·‖₁, at the dual point
+    /// α_i = −θ·s_i·c_{y_i}·ℓ'(p_i)/m that w's own derivatives give. With λ > 0, θ = 1 and
+    /// g*(z) = ‖max(|z| − λ₁, 0)‖²/(2λ); with λ = 0, g* is 0 on ‖z‖∞ ≤ λ₁ and +∞ beyond, so
+    /// θ ≤ 1 shrinks α into that box. At the minimum the gap is 0, so it certifies a
+    /// relative suboptimality (the role ‖g‖²/(2λ) plays without L1). +∞ for a loss without
+    /// a conjugate ([`Loss::conjugate`]).
+    pub fn duality_gap(&self, w: &[f64], p: &[f64], smooth_gradient: &[f64]) -> f64 {
+        // z = Xᵀα at θ = 1: minus the loss part of the smooth gradient.
+        let z = smooth_gradient
+            .iter()
+            .zip(w)
+            .map(|(g, w)| self.lambda * w - g);
+        let (theta, penalty_conjugate) = if self.lambda > 0.0 {
+            let excess = z.map(|z| (z.abs() - self.l1).max(0.0).powi(2)).sum::<f64>();
+            (1.0, excess / (2.0 * self.lambda))
+        } else {
+            let largest = z.fold(0.0f64, |m, z| m.max(z.abs()));
+            let theta = if largest > self.l1 {
+                self.l1 / largest
+            } else {
+                1.0
+            };
+            (theta, 0.0)
+        };
+        fn conjugate_sum(
+            loss: WeightedLoss,
+            theta: f64,
+            p: &[f64],
+            y: &[f64],
+            s: impl RowWeights,
+        ) -> f64 {
+            let raw = loss.loss();
+            fixed_sum(p.len(), |rows| {
+                rows.map(|i| {
+                    let weight = s.at(i) * loss.weight(y[i]);
+                    if weight == 0.0 {
+                        return 0.0;
+                    }
+                    let v = theta * raw.derivative(p[i], y[i]);
+                    weight * raw.conjugate(v, y[i]).unwrap_or(f64::INFINITY)
+                })
+                .sum::<f64>()
+            })
+        }
+        let (loss, y) = (self.loss, &self.targets);
+        let mut sum = [match self.sample_weights() {
+            Some(s) => conjugate_sum(loss, theta, p, y, s),
+            None => conjugate_sum(loss, theta, p, y, Unweighted),
+        }];
+        self.reducer.sum(&mut sum);
+        self.value(w, p) + sum[0] / self.total_rows as f64 + penalty_conjugate
     }
 
     /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
@@ -489,6 +567,11 @@ impl RowWeights for &[f64] {
     }
 }
 
+/// ‖w‖₁.
+fn norm1(w: &[f64]) -> f64 {
+    w.iter().map(|w| w.abs()).sum()
+}
+
 /// Σ over fixed chunks of `0..len`, the chunk sums added in order (deterministic).
 pub fn fixed_sum(len: usize, part: impl Fn(Range<usize>) -> f64 + Sync) -> f64 {
     fixed_sum2(len, |rows| (part(rows), 0.0)).0
@@ -634,7 +717,13 @@ pub(crate) mod tests {
             for (a, b) in f.gradient(&w, &p).unwrap().iter().zip(&g) {
                 assert!((a - b).abs() <= 1e-12, "{loss} with sample weights");
             }
-            let metric = crate::metrics::objective(weighted, 0.01, true, &w[..30], w[30], &rows);
+            let metric = crate::metrics::objective(
+                weighted,
+                crate::metrics::Penalty::l2(0.01, true),
+                &w[..30],
+                w[30],
+                &rows,
+            );
             assert!((metric - j).abs() <= 1e-12 * j.abs().max(1.0), "{loss}");
         }
     }

@@ -711,8 +711,15 @@ mod tests {
             stop: Stop::Epochs(10),
             ..config(Loss::Log, 1e-2, 1, true)
         };
-        let objective =
-            |it: &Iterate| metrics::objective(c.loss, c.lambda, true, &it.weights, it.bias, &data);
+        let objective = |it: &Iterate| {
+            metrics::objective(
+                c.loss,
+                metrics::Penalty::l2(c.lambda, true),
+                &it.weights,
+                it.bias,
+                &data,
+            )
+        };
         let single = objective(
             online::fit(&data, Algorithm::Asgd, &c, &mut ())
                 .unwrap()

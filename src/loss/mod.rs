@@ -138,6 +138,29 @@ impl Loss {
         }
     }
 
+    /// ℓ*(v) = sup_p (v·p − ℓ(p, y)), the convex conjugate in the prediction, for the smooth
+    /// losses (`None` for the others); +∞ outside its domain. At v = ℓ'(p, y) it attains
+    /// Fenchel–Young's equality ℓ(p) + ℓ*(v) = p·v, and it is what the dual of an
+    /// L1-regularized objective is made of ([`crate::batch::Objective::duality_gap`]).
+    pub fn conjugate(self, v: f64, y: f64) -> Option<f64> {
+        // The margin losses are f(y·p): ℓ*(v) = f*(y·v).
+        let t = v * y;
+        let value = match self {
+            Loss::Squared => 0.5 * v * v + v * y,
+            Loss::Log if (-1.0..=0.0).contains(&t) => {
+                // f*(−a) = a·ln a + (1 − a)·ln(1 − a), with 0·ln 0 = 0.
+                let a = -t;
+                let entropy = |x: f64, ln: f64| if x > 0.0 { x * ln } else { 0.0 };
+                entropy(a, a.ln()) + entropy(1.0 - a, (-a).ln_1p())
+            }
+            Loss::SquaredHinge if t <= 0.0 => t + 0.25 * t * t,
+            Loss::SmoothHinge if (-1.0..=0.0).contains(&t) => t + 0.5 * t * t,
+            Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge => f64::INFINITY,
+            _ => return None,
+        };
+        Some(value)
+    }
+
     /// Whether ℓ is differentiable everywhere (L-BFGS applies) or piecewise linear.
     pub fn is_smooth(self) -> bool {
         matches!(
@@ -292,6 +315,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Fenchel–Young: ℓ(p) + ℓ*(ℓ'(p)) = p·ℓ'(p) for the smooth losses, and ℓ* is the
+    /// supremum it claims to be (no p on a grid does better); outside the domain, +∞.
+    #[test]
+    fn conjugates_meet_fenchel_young_with_equality() {
+        let grid: Vec<f64> = (-400..=400).map(|k| k as f64 / 40.0).collect();
+        for loss in ALL {
+            let Some(_) = loss.conjugate(0.0, 1.0) else {
+                assert!(!loss.is_smooth(), "{loss}");
+                continue;
+            };
+            for &y in &[-1.0, 1.0] {
+                for &p in &[-30.0, -2.7, -0.55, 0.0, 0.45, 0.99, 1.9, 40.0] {
+                    let v = loss.derivative(p, y);
+                    let conjugate = loss.conjugate(v, y).unwrap();
+                    let equality = loss.value(p, y) + conjugate - p * v;
+                    assert!(equality.abs() <= 1e-12, "{loss} p={p} y={y}: {equality:e}");
+                    let best = grid
+                        .iter()
+                        .map(|&q| v * q - loss.value(q, y))
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    assert!(best <= conjugate + 1e-12, "{loss} p={p} y={y}");
+                }
+            }
+        }
+        assert_eq!(Loss::Log.conjugate(0.5, 1.0), Some(f64::INFINITY));
+        assert_eq!(
+            Loss::SquaredHinge.conjugate(-0.5, -1.0),
+            Some(f64::INFINITY)
+        );
+        assert_eq!(Loss::SmoothHinge.conjugate(-1.5, 1.0), Some(f64::INFINITY));
+        assert_eq!(Loss::Hinge.conjugate(-0.5, 1.0), None);
     }
 
     #[test]

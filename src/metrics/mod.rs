@@ -113,34 +113,72 @@ fn weighted_mean_loss(
     sum / scores.len().max(1) as f64
 }
 
-/// F(w, b) = (1/m) Σ s_i·c_{y_i}·ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²) (MATH.md §1, with the
-/// class weights c of a [`WeightedLoss`] and the sample weights s of `data`, if it has them);
-/// without the b² term when the bias is not regularized.
+/// The regularization term of an objective: (λ/2)(‖w‖² + b²) + λ₁(‖w‖₁ + |b|), without the
+/// b terms when the bias is not regularized.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Penalty {
+    /// λ of the squared norm.
+    pub lambda: f64,
+    /// λ₁ of the L1 norm (0: none).
+    pub l1: f64,
+    /// Whether the bias is regularized as a weight.
+    pub regularize_bias: bool,
+}
+
+impl Penalty {
+    /// (λ/2)(‖w‖² + b²) alone (MATH.md §1), b² only for a regularized bias.
+    pub fn l2(lambda: f64, regularize_bias: bool) -> Penalty {
+        Penalty {
+            lambda,
+            l1: 0.0,
+            regularize_bias,
+        }
+    }
+
+    /// The term's value at (w, b). Finite wherever the products are, even when ‖w‖² alone is
+    /// not: under a tiny λ the weights grow like 1/λ (λ = 1e-200 gives weights near 1e198,
+    /// whose squares overflow), so the squares are then summed scaled by the largest |w_j|.
+    pub fn value(&self, weights: &[f64], bias: f64) -> f64 {
+        let b = if self.regularize_bias { bias } else { 0.0 };
+        let squares = dense::norm2(weights) + b * b;
+        let l2 = if squares.is_finite() {
+            0.5 * self.lambda * squares
+        } else {
+            let (largest, scaled) = rescaled_squares(weights.iter().chain([&b]));
+            0.5 * self.lambda * largest * largest * scaled
+        };
+        if self.l1 > 0.0 {
+            let norm1 = weights.iter().map(|w| w.abs()).sum::<f64>() + b.abs();
+            l2 + self.l1 * norm1
+        } else {
+            l2
+        }
+    }
+}
+
+impl std::fmt::Display for Penalty {
+    /// "λ = 1e-4", with ", λ₁ = 1e-3" where there is an L1 term.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "λ = {:e}", self.lambda)?;
+        if self.l1 != 0.0 {
+            write!(f, ", λ₁ = {:e}", self.l1)?;
+        }
+        Ok(())
+    }
+}
+
+/// F(w, b) = (1/m) Σ s_i·c_{y_i}·ℓ(w·x_i + b, y_i) + the penalty (MATH.md §1, with the class
+/// weights c of a [`WeightedLoss`] and the sample weights s of `data`, if it has them).
 pub fn objective<E: Examples>(
     loss: impl Into<WeightedLoss>,
-    lambda: f64,
-    regularize_bias: bool,
+    penalty: Penalty,
     weights: &[f64],
     bias: f64,
     data: &E,
 ) -> f64 {
     let p = scores(weights, bias, data);
     let mean = weighted_mean_loss(loss.into(), &p, &labels(data), data.sample_weights());
-    mean + penalty(lambda, weights, regularize_bias.then_some(bias))
-}
-
-/// (λ/2)(‖w‖² + b²), `bias` the regularized b if there is one. Finite wherever the product is,
-/// even when ‖w‖² alone is not: under a tiny λ the weights grow like 1/λ (λ = 1e-200 gives
-/// weights near 1e198, whose squares overflow), so the squares are then summed scaled by the
-/// largest |w_j|.
-fn penalty(lambda: f64, weights: &[f64], bias: Option<f64>) -> f64 {
-    let b = bias.unwrap_or(0.0);
-    let squares = dense::norm2(weights) + b * b;
-    if squares.is_finite() {
-        return 0.5 * lambda * squares;
-    }
-    let (largest, scaled) = rescaled_squares(weights.iter().chain([&b]));
-    0.5 * lambda * largest * largest * scaled
+    mean + penalty.value(weights, bias)
 }
 
 /// The largest |v| of `values` and Σ (v/largest)² (both 0 for no value or only zeros): their
@@ -281,15 +319,14 @@ pub struct Evaluation {
 /// the error rate, AUC, precision, recall and log loss count every row once.
 pub fn evaluate<E: Examples>(
     loss: impl Into<WeightedLoss>,
-    lambda: f64,
-    regularize_bias: bool,
+    penalty: Penalty,
     weights: &[f64],
     bias: f64,
     data: &E,
 ) -> Evaluation {
     let p = scores(weights, bias, data);
     let y = labels(data);
-    let penalty = penalty(lambda, weights, regularize_bias.then_some(bias));
+    let penalty = penalty.value(weights, bias);
     evaluation(loss.into(), penalty, &p, &y, data.sample_weights())
 }
 
@@ -297,30 +334,27 @@ pub fn evaluate<E: Examples>(
 /// weighing 1.
 pub fn evaluate_scores(
     loss: impl Into<WeightedLoss>,
-    lambda: f64,
-    regularize_bias: bool,
+    penalty: Penalty,
     weights: &[f64],
     bias: f64,
     p: &[f64],
     y: &[f64],
 ) -> Evaluation {
-    evaluate_weighted_scores(loss, lambda, regularize_bias, weights, bias, p, y, None)
+    evaluate_weighted_scores(loss, penalty, weights, bias, p, y, None)
 }
 
 /// [`evaluate_scores`] with row i's loss weighed by `sample_weights[i]`, if given (as
 /// [`evaluate`] weighs a set's rows): for scores already computed.
-#[allow(clippy::too_many_arguments)]
 pub fn evaluate_weighted_scores(
     loss: impl Into<WeightedLoss>,
-    lambda: f64,
-    regularize_bias: bool,
+    penalty: Penalty,
     weights: &[f64],
     bias: f64,
     p: &[f64],
     y: &[f64],
     sample_weights: Option<&[f64]>,
 ) -> Evaluation {
-    let penalty = penalty(lambda, weights, regularize_bias.then_some(bias));
+    let penalty = penalty.value(weights, bias);
     evaluation(loss.into(), penalty, p, y, sample_weights)
 }
 
@@ -362,14 +396,17 @@ mod tests {
 
     #[test]
     fn the_penalty_is_finite_where_the_squares_alone_overflow() {
-        assert_eq!(penalty(0.5, &[3.0, 4.0], None), 6.25);
-        assert_eq!(penalty(0.5, &[3.0], Some(4.0)), 6.25);
+        assert_eq!(Penalty::l2(0.5, false).value(&[3.0, 4.0], 0.0), 6.25);
+        assert_eq!(Penalty::l2(0.5, true).value(&[3.0], 4.0), 6.25);
         // ‖w‖² = 2.5e397 overflows; (λ/2)‖w‖² = 1.25e197 does not.
-        let p = penalty(1e-200, &[3e198, -4e198], Some(0.0));
+        let p = Penalty::l2(1e-200, true).value(&[3e198, -4e198], 0.0);
         assert!((p / 1.25e197 - 1.0).abs() < 1e-12, "{p:e}");
-        let p = penalty(1e-200, &[3e198], Some(4e198));
+        let p = Penalty::l2(1e-200, true).value(&[3e198], 4e198);
         assert!((p / 1.25e197 - 1.0).abs() < 1e-12, "{p:e}");
-        assert_eq!(penalty(1.0, &[1e200, 1e200], None), f64::INFINITY);
+        assert_eq!(
+            Penalty::l2(1.0, false).value(&[1e200, 1e200], 0.0),
+            f64::INFINITY
+        );
     }
 
     #[test]
@@ -430,10 +467,17 @@ mod tests {
     fn objective_by_hand() {
         let d = data();
         // w = (1, -1), b = 0.5: scores 1.5, -1.5, 0.5; hinge 0, 0, 0.5 → mean 1/6.
-        let f = objective(Loss::Hinge, 0.1, true, &[1.0, -1.0], 0.5, &d);
+        let f = objective(Loss::Hinge, Penalty::l2(0.1, true), &[1.0, -1.0], 0.5, &d);
         assert!((f - (0.5 / 3.0 + 0.05 * (2.0 + 0.25))).abs() < 1e-15);
-        let f = objective(Loss::Hinge, 0.1, false, &[1.0, -1.0], 0.5, &d);
+        let f = objective(Loss::Hinge, Penalty::l2(0.1, false), &[1.0, -1.0], 0.5, &d);
         assert!((f - (0.5 / 3.0 + 0.05 * 2.0)).abs() < 1e-15);
+        // The elastic net adds λ₁(‖w‖₁ + |b|): 0.2·(2 + 0.5).
+        let net = Penalty {
+            l1: 0.2,
+            ..Penalty::l2(0.1, true)
+        };
+        let f = objective(Loss::Hinge, net, &[1.0, -1.0], 0.5, &d);
+        assert!((f - (0.5 / 3.0 + 0.05 * (2.0 + 0.25) + 0.2 * 2.5)).abs() < 1e-15);
     }
 
     #[test]
@@ -485,12 +529,30 @@ mod tests {
         assert_eq!(coverage(&[1.0, 3.0, 2.0, 0.5], &[1.0, 4.0, 0.0, 0.4]), 0.75);
         assert_eq!(coverage(&[], &[]), 0.0);
         assert!((log_loss(&[0.0], &[1.0]) - 2f64.ln()).abs() < 1e-15);
-        let e = evaluate(Loss::Squared, 0.0, true, &[0.0, 0.0], 0.0, &data());
+        let e = evaluate(
+            Loss::Squared,
+            Penalty::l2(0.0, true),
+            &[0.0, 0.0],
+            0.0,
+            &data(),
+        );
         assert!(e.error_rate.is_none() && e.auc.is_none() && e.rmse.is_some());
         assert!(e.coverage.is_none());
-        let e = evaluate(Loss::Quantile(0.3), 0.0, true, &[0.0, 0.0], 0.0, &data());
+        let e = evaluate(
+            Loss::Quantile(0.3),
+            Penalty::l2(0.0, true),
+            &[0.0, 0.0],
+            0.0,
+            &data(),
+        );
         assert!(e.rmse.is_some() && e.coverage.is_some());
-        let e = evaluate(Loss::Log, 0.0, true, &[1.0, -1.0], 0.5, &data());
+        let e = evaluate(
+            Loss::Log,
+            Penalty::l2(0.0, true),
+            &[1.0, -1.0],
+            0.5,
+            &data(),
+        );
         assert_eq!(e.error_rate, Some(0.0));
         assert_eq!(e.auc, Some(1.0));
         assert_eq!(e.log_loss, Some(e.mean_loss));

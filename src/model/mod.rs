@@ -65,7 +65,10 @@ pub struct TrainingInfo {
     pub algorithm: String,
     /// λ of the objective.
     pub lambda: f64,
-    /// Whether (λ/2)b² is in the objective.
+    /// λ₁ of the objective's L1 term λ₁(‖w‖₁ + |b|) (0, absent from the file: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l1: f64,
+    /// Whether (λ/2)b² (and λ₁|b|) is in the objective.
     pub regularize_bias: bool,
     /// The weights of the classes' losses in the objective (absent from the file when unit).
     #[serde(default, skip_serializing_if = "ClassWeights::is_unit")]
@@ -73,6 +76,21 @@ pub struct TrainingInfo {
     /// Algorithm-specific settings and results (steps, t₀, seed, iterations, …).
     #[serde(default)]
     pub details: serde_json::Map<String, serde_json::Value>,
+}
+
+impl TrainingInfo {
+    /// The objective's regularization term.
+    pub fn penalty(&self) -> crate::metrics::Penalty {
+        crate::metrics::Penalty {
+            lambda: self.lambda,
+            l1: self.l1,
+            regularize_bias: self.regularize_bias,
+        }
+    }
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Where an online run stopped (`train --save-resume`), so that a later run can go on as
@@ -550,6 +568,9 @@ impl Model {
         out.push_str(&format!("loss {}\n", self.loss));
         out.push_str(&format!("algorithm {}\n", self.info.algorithm));
         out.push_str(&format!("lambda {:e}\n", self.info.lambda));
+        if self.info.l1 != 0.0 {
+            out.push_str(&format!("l1 {:e}\n", self.info.l1));
+        }
         out.push_str(&format!("regularize_bias {}\n", self.info.regularize_bias));
         if !self.info.class_weights.is_unit() {
             out.push_str(&format!("class_weights {}\n", self.info.class_weights));
@@ -648,6 +669,7 @@ mod tests {
             info: TrainingInfo {
                 algorithm: "asgd".into(),
                 lambda: 1e-4,
+                l1: 0.0,
                 regularize_bias: true,
                 class_weights: ClassWeights::UNIT,
                 details,

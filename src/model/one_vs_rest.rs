@@ -327,6 +327,7 @@ mod tests {
             info: TrainingInfo {
                 algorithm: "lbfgs".into(),
                 lambda: 1e-3,
+                l1: 0.0,
                 regularize_bias: true,
                 class_weights: ClassWeights::UNIT,
                 details: serde_json::Map::new(),

@@ -40,6 +40,7 @@ pub struct Trainer {
     learner: Learner,
     loss: Option<Loss>,
     lambda: f64,
+    l1: f64,
     stop: Option<Stop>,
     seed: u64,
     regularize_bias: bool,
@@ -149,6 +150,7 @@ impl Trainer {
             learner,
             loss: None,
             lambda: 1e-4,
+            l1: 0.0,
             stop: None,
             seed: 1,
             regularize_bias: true,
@@ -191,6 +193,15 @@ impl Trainer {
     /// λ > 0 of the objective (online and batch learners).
     pub fn lambda(mut self, lambda: f64) -> Self {
         self.lambda = lambda;
+        self
+    }
+
+    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) added to the objective (0, the default: none):
+    /// L1-regularized models, sparse, as liblinear's `-s 6` (λ = 0, C = 1/(λ₁m)) and
+    /// scikit-learn's `penalty='l1'` fit them, or with λ > 0 the elastic net. Batch L-BFGS
+    /// (run as OWL-QN) with a smooth loss.
+    pub fn l1(mut self, l1: f64) -> Self {
+        self.l1 = l1;
         self
     }
 
@@ -348,7 +359,8 @@ impl Trainer {
         self
     }
 
-    /// Batch learners: stop once the relative suboptimality certificate is below `tol`.
+    /// Batch learners: stop once the relative suboptimality certificate is below `tol`
+    /// (default 1e-9, and [`batch::owlqn::DEFAULT_TOL`] with an L1 term).
     pub fn tolerance(mut self, tol: f64) -> Self {
         self.tolerance = Some(tol);
         self
@@ -789,6 +801,7 @@ impl Trainer {
             info: TrainingInfo {
                 algorithm: self.learner.to_string(),
                 lambda: if lao { 0.0 } else { self.lambda },
+                l1: self.l1,
                 regularize_bias: self.regularize_bias && !lao,
                 class_weights: weighted.class_weights(),
                 details: details.as_object().cloned().unwrap_or_default(),
@@ -891,6 +904,11 @@ impl Trainer {
                 "multinomial",
                 self.multinomial,
                 self.learner == Learner::Batch(batch::Algorithm::Lbfgs),
+            ),
+            (
+                "an L1 term",
+                self.l1 != 0.0,
+                self.learner == Learner::Batch(batch::Algorithm::Lbfgs) && !self.multinomial,
             ),
         ];
         match settings.iter().find(|(_, set, used)| *set && !*used) {
@@ -1217,17 +1235,20 @@ impl Trainer {
             w0: warm,
             ..self.batch_options()
         };
-        let objective = Objective::distributed(data, weighted, self.lambda, true, reducer);
-        let mut passes = 0.0;
+        let objective =
+            Objective::distributed(data, weighted, self.lambda, true, reducer).with_l1(self.l1);
+        let (mut passes, mut gap) = (0.0, f64::NAN);
         let solution = self.on_threads(|| {
             batch::solve(algorithm, &objective, &options, &mut |p| {
-                passes = p.passes;
+                (passes, gap) = (p.passes, p.gap);
                 monitor.iteration(p);
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
         let n = data.n_features();
         let mut details = self.solver_details(&solution, passes, &options);
+        // The certificate of the returned w: J(w) − J* ≤ gap.
+        details["gap"] = json!(gap);
         // Settings of the solvers that iterate on w; dual coordinate descent has none of them.
         if algorithm.is_primal() {
             details["memory"] = json!(options.memory);
@@ -1255,7 +1276,11 @@ impl Trainer {
         let defaults = batch::Options::default();
         batch::Options {
             max_iter: self.max_iterations.unwrap_or(defaults.max_iter),
-            tol: self.tolerance.unwrap_or(defaults.tol),
+            tol: self.tolerance.unwrap_or(if self.l1 != 0.0 {
+                batch::owlqn::DEFAULT_TOL
+            } else {
+                defaults.tol
+            }),
             memory: self.memory.unwrap_or(defaults.memory),
             first_descent: !self.exact_direction,
             ..defaults

@@ -83,6 +83,7 @@ impl Trainer {
                 info: TrainingInfo {
                     algorithm: self.learner.to_string(),
                     lambda: self.lambda,
+                    l1: 0.0,
                     regularize_bias: true,
                     class_weights,
                     details: details.as_object().cloned().unwrap_or_default(),

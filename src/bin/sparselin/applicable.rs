@@ -100,6 +100,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("multinomial", Users::Lbfgs),
+    ("l1", Users::Lbfgs),
     ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
@@ -198,6 +199,7 @@ mod tests {
         assert!(refusal(&["--algo", "lbfgs", "--epochs", "3"]).starts_with("--epochs does not"));
         assert!(refusal(&["--algo", "lbfgs", "--exact-direction"]).contains("for sublbfgs"));
         assert!(refusal(&["--algo", "naive-sgd", "--average-start", "9"]).contains("averaging"));
+        assert!(refusal(&["--algo", "sublbfgs", "--l1", "0.1"]).contains("for lbfgs"));
         assert!(refusal(&["--algo", "naive-asgd", "--hot-features", "3"]).contains("Hogwild"));
         assert!(refusal(&["--algo", "aerr", "--lambda", "5"]).starts_with("--lambda does not"));
         assert!(refusal(&["--algo", "aerr", "--threads", "2"]).starts_with("--threads"));

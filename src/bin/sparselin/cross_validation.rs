@@ -37,11 +37,15 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let learner = args.algo.learner();
     let one_vs_rest = trains_one_vs_rest(args, &data);
     let header = format!(
-        "{learner} ({loss}{}{}{}): {folds}-fold cross-validation of {} rows{}",
+        "{learner} ({loss}{}{}{}{}): {folds}-fold cross-validation of {} rows{}",
         match (learner, grid.is_empty()) {
             // The attribute-efficient learners have no λ.
             (Learner::AttributeEfficient(_), _) | (_, false) => String::new(),
             _ => format!(", λ = {:e}", args.lambda),
+        },
+        match args.l1 {
+            0.0 => String::new(),
+            l1 => format!(", λ₁ = {l1:e}"),
         },
         args.class_weight
             .as_ref()

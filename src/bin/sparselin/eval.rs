@@ -82,13 +82,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let loss = model.weighted_loss()?;
-    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
+    let penalty = model.info.penalty();
     let evaluation = match &row_weights {
         Some(row_weights) => {
             let rows = SampleWeighted::new(&data, row_weights)?;
-            evaluate(loss, lambda, regularize_bias, &weights, model.bias, &rows)
+            evaluate(loss, penalty, &weights, model.bias, &rows)
         }
-        None => evaluate(loss, lambda, regularize_bias, &weights, model.bias, &data),
+        None => evaluate(loss, penalty, &weights, model.bias, &data),
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;

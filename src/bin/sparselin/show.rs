@@ -50,6 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "loss": model.loss.to_string(),
             "algorithm": info.algorithm,
             "lambda": info.lambda,
+            "l1": info.l1,
             "regularize_bias": info.regularize_bias,
             "class_weights": info.class_weights,
             "details": info.details,
@@ -75,6 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     outln!("loss             {}", model.loss)?;
     outln!("algorithm        {}", info.algorithm)?;
     outln!("lambda           {:e}", info.lambda)?;
+    if info.l1 != 0.0 {
+        outln!("l1               {:e}", info.l1)?;
+    }
     outln!("regularize_bias  {}", info.regularize_bias)?;
     if !info.class_weights.is_unit() {
         outln!("class_weights    {}", info.class_weights)?;
@@ -148,6 +152,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
             "loss": first.loss.to_string(),
             "algorithm": info.algorithm,
             "lambda": info.lambda,
+            "l1": info.l1,
             "regularize_bias": info.regularize_bias,
             "features": classifier.n_features(),
             "classes": classes,
@@ -168,6 +173,9 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
     outln!("loss             {}", first.loss)?;
     outln!("algorithm        {}", info.algorithm)?;
     outln!("lambda           {:e}", info.lambda)?;
+    if info.l1 != 0.0 {
+        outln!("l1               {:e}", info.l1)?;
+    }
     outln!("regularize_bias  {}", info.regularize_bias)?;
     outln!("features         {}", classifier.n_features())?;
     // The details every class shares (the settings) once; each class's own (its iterations,

@@ -15,7 +15,6 @@ use sparselin::batch;
 use sparselin::data::{ClassVsRest, Dataset, ExampleSet, Examples, SampleWeighted, sample_weights};
 use sparselin::dist::mpi::World;
 use sparselin::dist::{Reducer, Timed};
-use sparselin::kernels::dense;
 use sparselin::metrics::{self, ClassTally};
 use sparselin::online::Observer;
 
@@ -132,6 +131,7 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
             "algorithm": model.info.algorithm,
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
+            "l1": model.info.l1,
             "class_weights": model.info.class_weights,
             "ranks": size,
             "details": model.info.details,
@@ -143,10 +143,10 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
         outln!(
-            "{} ({}, λ = {:e}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
+            "{} ({}, {}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
             model.info.algorithm,
             model.loss,
-            model.info.lambda,
+            model.info.penalty(),
             trained.seconds,
             traffic.seconds,
             traffic.calls
@@ -212,6 +212,7 @@ fn train_classes(
             "algorithm": model.info.algorithm,
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
+            "l1": model.info.l1,
             "classes": classifier.classes(),
             "class_weights": (classifier.models().iter())
                 .map(|m| m.info.class_weights)
@@ -299,12 +300,12 @@ fn evaluate<E: Examples>(
             .collect(),
         None => model.weights.clone(),
     };
-    let (lambda, regularize_bias) = (model.info.lambda, model.info.regularize_bias);
+    let penalty = model.info.penalty();
     let rows = data.n_rows() as f64;
     // A rank without rows adds zeros.
     let mut sums = [0.0; 3];
     if rows > 0.0 {
-        let local = metrics::evaluate(loss, lambda, regularize_bias, &weights, model.bias, data);
+        let local = metrics::evaluate(loss, penalty, &weights, model.bias, data);
         sums = [
             local.mean_loss * rows,
             local.error_rate.unwrap_or(0.0) * rows,
@@ -312,12 +313,7 @@ fn evaluate<E: Examples>(
         ];
     }
     reducer.sum(&mut sums);
-    let b2 = if regularize_bias {
-        model.bias * model.bias
-    } else {
-        0.0
-    };
-    let objective = sums[0] / sums[2] + 0.5 * lambda * (dense::norm2(&weights) + b2);
+    let objective = sums[0] / sums[2] + penalty.value(&weights, model.bias);
     let error_rate = model.loss.is_classification().then(|| sums[1] / sums[2]);
     Ok((objective, error_rate))
 }

@@ -45,6 +45,7 @@ pub fn run(
             "algorithm": model.info.algorithm,
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
+            "l1": model.info.l1,
             "regularize_bias": model.info.regularize_bias,
             "classes": classifier.classes(),
             "class_weights": (classifier.models().iter())
@@ -176,10 +177,10 @@ fn f1_tail(class: &ClassMetrics) -> String {
 pub fn title(args: &Args, classifier: &OneVsRest) -> String {
     let model = &classifier.models()[0];
     format!(
-        "{} ({}, λ = {:e}{}{}), {} over {} classes",
+        "{} ({}, {}{}{}), {} over {} classes",
         model.info.algorithm,
         model.loss,
-        model.info.lambda,
+        model.info.penalty(),
         match &args.class_weight {
             Some(weighting) => format!(", class weights {weighting}"),
             None => String::new(),
