@@ -201,6 +201,11 @@ typedef struct SlTrainConfig {
    * model is then the binary model of its relabelled rows bit for bit, not to rounding).
    */
   uint8_t separate_class_passes;
+  /**
+   * λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none): `lbfgs` with a smooth
+   * loss, for a sparse model (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic net).
+   */
+  double l1;
 } SlTrainConfig;
 
 #ifdef __cplusplus

@@ -168,6 +168,9 @@ pub struct SlTrainConfig {
     /// its own over the data instead of every class in one pass (the default; each class's
     /// model is then the binary model of its relabelled rows bit for bit, not to rounding).
     pub separate_class_passes: u8,
+    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none): `lbfgs` with a smooth
+    /// loss, for a sparse model (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic net).
+    pub l1: f64,
 }
 
 thread_local! {
@@ -535,6 +538,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         resume: std::ptr::null(),
         multinomial: 0,
         separate_class_passes: 0,
+        l1: 0.0,
     }
 }
 
@@ -553,6 +557,7 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     };
     let mut t = Trainer::new(learner)
         .lambda(c.lambda)
+        .l1(c.l1)
         .seed(c.seed)
         .regularize_bias(c.regularize_bias != 0);
     // SAFETY: forwarded from this function's contract.
@@ -1268,6 +1273,39 @@ mod tests {
         let short = unsafe { sl_predict(model, data, 1, out.as_mut_ptr(), 3) };
         assert_eq!(short, SlStatus::InvalidArgument);
         assert!(last_error().contains("4 rows"), "{}", last_error());
+        // SAFETY: live handles, released once.
+        unsafe {
+            sl_model_free(model);
+            sl_dataset_free(data);
+        }
+    }
+
+    #[test]
+    fn an_l1_term_is_read_from_the_config() {
+        let data = toy();
+        let mut config = sl_train_config_default();
+        config.learner = c"lbfgs".as_ptr();
+        config.loss = c"log".as_ptr();
+        config.lambda = 0.0;
+        config.l1 = 0.05;
+        let mut model = std::ptr::null_mut();
+        // SAFETY: live handles, NUL-terminated strings and an out-pointer.
+        assert_eq!(unsafe { sl_train(data, &config, &mut model) }, SlStatus::Ok);
+        // SAFETY: live handles from above.
+        let (m, d) = unsafe { (&(*model).0, &(*data).examples) };
+        let expected = Trainer::new(Learner::Batch(crate::batch::Algorithm::Lbfgs))
+            .loss(Loss::Log)
+            .lambda(0.0)
+            .l1(0.05);
+        assert_eq!(*m, expected.train(d).unwrap());
+        assert_eq!(m.info.l1, 0.05);
+        // An online learner has no L1 term.
+        config.learner = c"asgd".as_ptr();
+        let mut refused = std::ptr::null_mut();
+        // SAFETY: live handles, NUL-terminated strings and an out-pointer.
+        let status = unsafe { sl_train(data, &config, &mut refused) };
+        assert_eq!(status, SlStatus::Config);
+        assert!(last_error().contains("an L1 term"), "{}", last_error());
         // SAFETY: live handles, released once.
         unsafe {
             sl_model_free(model);

@@ -26,12 +26,23 @@ use crate::memory::{self, AllocError};
 /// diabetes, where J itself agrees with liblinear's and scikit-learn's optima to 1e-8.
 pub const DEFAULT_TOL: f64 = 1e-6;
 
+/// Consecutive iterations that neither decrease J by more than ftol·J nor lower the gap before
+/// OWL-QN stops as stalled. Near the minimum J stops moving in double precision while the dual
+/// points, which rest on the gradient, still improve: on a binary split of mc10 (100,000 rows,
+/// λ₁ = 1e-5) the gap fell from 1.1e-6·J to 3.6e-7·J over the 20 iterations after the first
+/// that left J unchanged.
+const STALL_PATIENCE: usize = 10;
+
+/// The direction is taken within the free coordinates when they are at most 1/this of all.
+const REDUCED_BELOW: usize = 2;
+
 /// Backtracking steps allowed per iteration (each halves the step).
 const MAX_EVALS: usize = 60;
 
 /// Minimize `objective` (which has an L1 term and a smooth loss) from `options`' start.
-/// Stops on the duality gap ≤ tol·J, on no relative decrease above `ftol`, on a failed line
-/// search (after one retry with the memory cleared), or after `max_iter`.
+/// Stops on the duality gap ≤ tol·J, on [`STALL_PATIENCE`] iterations in a row without a
+/// relative decrease of J above `ftol` or a lower gap, on a failed line search (after one
+/// retry with the memory cleared), or after `max_iter`.
 pub fn solve<E: Examples>(
     objective: &Objective<'_, E>,
     options: &Options,
@@ -53,11 +64,20 @@ pub fn solve<E: Examples>(
         value - dual
     };
     let mut iteration = 0;
+    let mut stalls = 0;
+    let mut gap = f64::INFINITY;
     let stop = loop {
-        let gap = gap_at(&w, &p, &gradient, value);
+        let previous_gap = gap;
+        gap = gap_at(&w, &p, &gradient, value);
+        if gap < previous_gap {
+            stalls = 0;
+        }
         tracker.report(Progress::new(iteration, value, gap, &w));
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
+        }
+        if stalls >= STALL_PATIENCE {
+            break Stop::Stalled;
         }
         let pseudo = pseudo_gradient(&w, &gradient, l1)?;
         let Some(step) = descend(objective, &w, &p, value, &pseudo, &mut memory, tracker)? else {
@@ -74,11 +94,11 @@ pub fn solve<E: Examples>(
         iteration += 1;
         let previous = value;
         (w, p, value, gradient) = (step.w, step.p, step.value, new_gradient);
-        if options.stalled(previous, value) {
-            let gap = gap_at(&w, &p, &gradient, value);
-            tracker.report(Progress::new(iteration, value, gap, &w));
-            break Stop::Stalled;
-        }
+        stalls = if options.stalled(previous, value) {
+            stalls + 1
+        } else {
+            0
+        };
     };
     Ok(Solution {
         objective: value,
@@ -128,8 +148,19 @@ fn descend<E: Examples>(
     memory: &mut Memory,
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Point>, AllocError> {
+    // The coordinates a step may move: off 0, or at 0 with a descending side. Where they are
+    // few, the quasi-Newton direction is taken within them (no other entry of d survives
+    // the sign constraint anyway).
+    let free: Vec<usize> = (0..w.len())
+        .filter(|&j| w[j] != 0.0 || pseudo[j] != 0.0)
+        .collect();
+    let reduced = free.len() <= w.len() / REDUCED_BELOW;
     loop {
-        let mut d = memory.apply(pseudo)?;
+        let mut d = if reduced {
+            memory.apply_within(pseudo, &free)?
+        } else {
+            memory.apply(pseudo)?
+        };
         // d = −B·pseudo, keeping only the entries that descend (of the sign of −pseudo_j).
         for (d, &pg) in d.iter_mut().zip(pseudo) {
             *d = if *d * pg > 0.0 { -*d } else { 0.0 };
@@ -155,8 +186,9 @@ fn descend<E: Examples>(
 
 /// Backtracking from η₀, halving, along w + ηd projected onto the orthant of w (of −pseudo
 /// where w_j = 0), until J decreases by at least c₁⟨pseudo, w' − w⟩ (Armijo on the projected
-/// step). X·d is computed once: a trial that projects no entry has predictions p + η·Xd; one
-/// that does needs its own product.
+/// step). A trial that projects no entry has predictions p + η·Xd, X·d computed at the first
+/// such trial; one that does needs its own product (so a first trial that projects and is
+/// accepted costs one pass, not two).
 #[allow(clippy::too_many_arguments)]
 fn backtrack<E: Examples>(
     objective: &Objective<'_, E>,
@@ -168,8 +200,7 @@ fn backtrack<E: Examples>(
     eta0: f64,
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Point>, AllocError> {
-    let xd = objective.product(d);
-    tracker.passes += 1.0;
+    let mut xd: Option<Vec<f64>> = None;
     let mut trial = memory::copied("weights", w)?;
     let mut eta = eta0;
     for _ in 0..MAX_EVALS {
@@ -190,8 +221,12 @@ fn backtrack<E: Examples>(
             tracker.passes += 1.0;
             objective.product(&trial)
         } else {
+            let xd = xd.get_or_insert_with(|| {
+                tracker.passes += 1.0;
+                objective.product(d)
+            });
             let mut trial_p = p.to_vec();
-            dense::axpby(eta, &xd, 1.0, &mut trial_p);
+            dense::axpby(eta, xd, 1.0, &mut trial_p);
             trial_p
         };
         let trial_value = objective.value(&trial, &trial_p);

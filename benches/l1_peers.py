@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""L1-regularized logistic regression: OWL-QN (`train --algo lbfgs --l1`) against liblinear -s 6.
+
+For each set of `../shared/data` named with --sets and each λ₁ of --l1s, both programs
+minimize J(w, b) = (1/m) Σ log(1 + e^(−y(w·x + b))) + λ₁(‖w‖₁ + |b|) (liblinear: `-s 6 -B 1
+-c 1/(λ₁m)`, its bias a regularized feature, as ours is), reading the values in f64
+(sparselin from a `convert --values f64` dataset).
+
+* J* is the lowest J seen (liblinear at any -e of its ladder, or an OWL-QN iterate);
+  OWL-QN's duality gap bounds J* from below at every iteration, and "certified to" is
+  (J* − the highest such bound)/J*. A target it does not beat tenfold is not timed.
+* sparselin: `train SET --algo lbfgs --loss log --lambda 0 --l1 λ₁ --tol 0 --trace` at
+  `--threads 1` and `--threads 2`; the time to a target is the trace's `seconds` (solver
+  only, loading excluded) at the first iteration within the target of J*.
+* liblinear: `liblinear-train -s 6 -B 1 -c 1/(λ₁m) -e E` over a ladder of E; its `train()`
+  call alone is timed in CPU seconds by an LD_PRELOAD shim (single-threaded, so CPU is its
+  wall time) and J is computed here from its model file; its time to a target is that of
+  the first (largest) E whose model is within it.
+
+Each run is repeated --rounds times, alternating the programs; medians are reported.
+"÷ ll" is sparselin's time over liblinear's at 1 / 2 threads (below 1: sparselin first).
+
+    python3 benches/l1_peers.py --sets heart_scale,reuters_grain,spamassassin --rounds 3
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+
+import numpy as np
+
+from sublbfgs_real_sets import (first_time, fmt, liblinear_weights, median_or_none, ratio,
+                                read_svm, run)
+from sublbfgs_vs_liblinear import SHIM
+
+EPS_LADDER = ["0.1", "0.01", "0.001", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8"]
+TARGETS = [1e-2, 1e-4, 1e-6]
+
+
+def objective(w, b, l1, labels, rows):
+    """J(w, b): mean log loss plus λ₁(‖w‖₁ + |b|)."""
+    scores = np.array([w[i] @ v for i, v in rows]) + b
+    margins = np.where(labels > 0, 1.0, -1.0) * scores
+    return np.logaddexp(0.0, -margins).mean() + l1 * (np.abs(w).sum() + abs(b))
+
+
+def owlqn_trace(binary, data, l1, threads, max_iter, work):
+    """[(seconds, J, gap)], one entry per OWL-QN iteration."""
+    trace = os.path.join(work, "trace.csv")
+    run([binary, "train", data, "--algo", "lbfgs", "--loss", "log", "--lambda", "0",
+         "--l1", str(l1), "--tol", "0", "--max-iter", str(max_iter), "--threads", str(threads),
+         "--quiet", "--trace", trace, "-o", os.path.join(work, "sparselin.model")])
+    with open(trace) as f:
+        header = f.readline().strip().split(",")
+        s, j, g = (header.index(k) for k in ("seconds", "train_objective", "gap"))
+        return [(float(r[s]), float(r[j]), float(r[g]))
+                for r in (line.strip().split(",") for line in f)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sparselin", default="target/release/sparselin")
+    parser.add_argument("--data-root", default="../shared/data")
+    parser.add_argument("--sets", default="heart_scale,reuters_grain,spamassassin")
+    parser.add_argument("--files", default="",
+                        help="more sets: LIBSVM files with labels ±1, comma-separated")
+    parser.add_argument("--l1s", default="1e-3,1e-4")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-iter", type=int, default=1000)
+    parser.add_argument("--json", help="also write the table's numbers here")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="l1_peers_")
+    shim = os.path.join(work, "train_cpu.so")
+    with open(os.path.join(work, "train_cpu.c"), "w") as f:
+        f.write(SHIM)
+    run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
+
+    print("| set | rows | features | λ₁ | J* | non-zero | certified to | target "
+          "| OWL-QN it. | OWL-QN ms, 1 / 2 threads | liblinear -e | liblinear ms | ÷ ll |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    records = []
+    sets = [s for s in args.sets.split(",") if s] + [f for f in args.files.split(",") if f]
+    for name in sets:
+        folder = os.path.join(args.data_root, name)
+        if os.path.isfile(name):
+            svm, name = name, os.path.basename(name)
+            features = 1 + max(int(pair.split(":")[0]) for line in open(svm)
+                               for pair in line.split()[1:])
+        elif name == "heart_scale":
+            features = 13
+            svm = os.path.join(folder, "heart_scale")
+        else:
+            with open(os.path.join(folder, "meta.json")) as f:
+                features = json.load(f)["features"]
+            svm = os.path.join(work, f"{name}.svm")
+            with open(svm, "w") as out:
+                subprocess.run(["gunzip", "-c", os.path.join(folder, "train.svm.gz")],
+                               stdout=out, check=True)
+        labels, rows = read_svm(svm, features)
+        m = len(labels)
+        data = os.path.join(work, f"{name}.data")
+        run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
+             str(features)])
+        for l1 in (float(x) for x in args.l1s.split(",")):
+            c = repr(1.0 / (l1 * m))
+            ll_cpu = {e: [] for e in EPS_LADDER}
+            ll_j, ll_nonzero = {}, {}
+            traces = {1: [], 2: []}
+            for _ in range(args.rounds):
+                for threads in (1, 2):
+                    traces[threads].append(
+                        owlqn_trace(args.sparselin, data, l1, threads, args.max_iter, work))
+                for e in EPS_LADDER:
+                    model = os.path.join(work, "liblinear.model")
+                    done = run(["liblinear-train", "-s", "6", "-c", c, "-B", "1", "-e", e,
+                                svm, model], dict(os.environ, LD_PRELOAD=shim))
+                    cpu = float(re.search(r"train\(\) cpu ([0-9.]+)", done.stderr).group(1))
+                    ll_cpu[e].append(cpu)
+                    if e not in ll_j:
+                        w, b = liblinear_weights(model, features)
+                        ll_j[e] = objective(w, b, l1, labels, rows)
+                        ll_nonzero[e] = int(np.count_nonzero(w)) + int(b != 0)
+            owlqn = traces[1][0]
+            j_star = min(min(ll_j.values()), min(j for t in traces[1] for _, j, _ in t))
+            lower = max(j - g for t in traces[1] for _, j, g in t)
+            certified = max(0.0, (j_star - lower) / j_star)
+            nonzero = ll_nonzero[EPS_LADDER[-1]]
+            iterations = [(i, j) for i, (_, j, _) in enumerate(owlqn)]
+            for target in TARGETS:
+                head = (f"| {name} | {m} | {features} | {l1:g} | {j_star:.10g} | {nonzero} | "
+                        f"{certified:.0e} | {target:g} |")
+                if certified > 0.1 * target:
+                    print(f"{head} J* not certified to a tenth of the target |||||",
+                          flush=True)
+                    continue
+                it = first_time(iterations, j_star, target)
+                t = {n: median_or_none([first_time(x, j_star, target) for x in traces[n]])
+                     for n in (1, 2)}
+                reached = [e for e in EPS_LADDER if (ll_j[e] - j_star) / j_star <= target]
+                e = reached[0] if reached else None
+                tl = statistics.median(ll_cpu[e]) if e else None
+                print(f"{head} {'—' if it is None else it} | {fmt(t[1])} / {fmt(t[2])} | "
+                      f"{e or '—'} | {fmt(tl)} | {ratio(t[1], tl)} / {ratio(t[2], tl)} |",
+                      flush=True)
+                records.append(dict(set=name, rows=m, features=features, l1=l1,
+                                    j_star=j_star, nonzero=nonzero, certified=certified,
+                                    target=target, iterations=it, seconds_1=t[1],
+                                    seconds_2=t[2], liblinear_eps=e, liblinear=tl))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(records, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
