@@ -87,8 +87,8 @@ def main():
         folder = os.path.join(args.data_root, name)
         if os.path.isfile(name):
             svm, name = name, os.path.basename(name)
-            features = 1 + max(int(pair.split(":")[0]) for line in open(svm)
-                               for pair in line.split()[1:])
+            features = max(int(pair.split(":")[0]) for line in open(svm)
+                           for pair in line.split()[1:])
         elif name == "heart_scale":
             features = 13
             svm = os.path.join(folder, "heart_scale")

@@ -471,3 +471,35 @@ fn cross_validation_reports_each_fold_and_picks_the_lambda_of_lowest_error() {
     assert!(errors[0] > 0.1 && errors[1] < 0.05, "{errors:?}");
     assert_eq!(report["grid"][1]["folds"].as_array().unwrap().len(), 4);
 }
+
+/// `--l1` trains every class against the rest with the L1 term (each class's model records
+/// it, the noise features stay at 0), and cross-validates with it.
+#[test]
+fn an_l1_term_reaches_every_class_and_cross_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 400, false);
+    let (train, model) = (p("train.svm"), p("l1.model"));
+    let args = [
+        "train", &train, "--algo", "lbfgs", "--loss", "log", "--lambda", "0", "--l1", "0.01",
+    ];
+    let summary = stdout(&sparselin(&[&args[..], &["-o", &model]].concat()));
+    assert!(
+        summary.contains("lbfgs (log, λ = 0e0, λ₁ = 1e-2), one-vs-rest over 4 classes"),
+        "{summary}"
+    );
+    let shown: serde_json::Value =
+        serde_json::from_str(&stdout(&sparselin(&["show", &model, "--json"]))).unwrap();
+    assert_eq!(shown["l1"], 0.01);
+    let readable = stdout(&sparselin(&["show", &model]));
+    // Every class's model has weights at exactly 0 (of its 15 features).
+    let classes = shown["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 4);
+    for class in classes {
+        let nonzero = class["nonzero_weights"].as_u64().unwrap();
+        assert!((1..15).contains(&nonzero), "{class}\n{readable}");
+    }
+    let cv = stdout(&sparselin(&[&args[..], &["--cv", "3"]].concat()));
+    assert!(cv.contains("λ₁ = 1e-2"), "{cv}");
+    assert!(cv.contains("3-fold cross-validation of 400 rows"), "{cv}");
+}

@@ -40,7 +40,7 @@ const REDUCED_BELOW: usize = 2;
 const MAX_EVALS: usize = 60;
 
 /// Minimize `objective` (which has an L1 term and a smooth loss) from `options`' start.
-/// Stops on the duality gap ≤ tol·J, on [`STALL_PATIENCE`] iterations in a row without a
+/// Stops on the duality gap ≤ tol·J, on ten iterations in a row without a
 /// relative decrease of J above `ftol` or a lower gap, on a failed line search (after one
 /// retry with the memory cleared), or after `max_iter`.
 pub fn solve<E: Examples>(
