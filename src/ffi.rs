@@ -168,8 +168,9 @@ pub struct SlTrainConfig {
     /// its own over the data instead of every class in one pass (the default; each class's
     /// model is then the binary model of its relabelled rows bit for bit, not to rounding).
     pub separate_class_passes: u8,
-    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none): `lbfgs` with a smooth
-    /// loss, for a sparse model (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic net).
+    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none), for a sparse model:
+    /// `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic
+    /// net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
     pub l1: f64,
 }
 

@@ -137,6 +137,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
         loss,
         class_weights: Default::default(),
         lambda: 1e-3,
+        l1: 0.0,
         t0: None,
         average_start: 10,
         regularize_bias: true,

@@ -1142,3 +1142,82 @@ fn predict_writes_its_lines_to_a_file_whole_or_not_at_all() {
         "train.svm, m.model, pred.txt and no temporary: {left:?}"
     );
 }
+
+/// `--l1` with sgd: truncated steps leave the noise features at exactly 0 (the model records
+/// λ₁ and its objective counts the term), on one thread; Hogwild workers and averaging
+/// learners refuse it, by name.
+#[test]
+fn sgd_with_an_l1_term_trains_a_sparse_model_on_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300, 30);
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            &p("train.svm"),
+            "--algo",
+            "sgd",
+            "--loss",
+            "log",
+            "--lambda",
+            "1e-3",
+            "--l1",
+            "0.01",
+            "--epochs",
+            "10",
+            "-o",
+            &p("m.model"),
+            "--json",
+            "--quiet",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        sparselin(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    for threads in [&[][..], &["--threads", "1"]] {
+        let out = train(threads);
+        assert!(out.status.success(), "{}", text(&out));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["l1"], 0.01);
+        let shown = sparselin(&["show", &p("m.model"), "--json"]);
+        let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        let nonzero = shown["nonzero_weights"].as_u64().unwrap();
+        assert!((2..25).contains(&nonzero), "{nonzero} of 30 weights off 0");
+        let eval = sparselin(&["eval", &p("m.model"), &p("train.svm"), "--json"]);
+        let eval: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+        let l1_norm = shown["l1_norm"].as_f64().unwrap() + shown["bias"].as_f64().unwrap().abs();
+        let penalty = eval["objective"].as_f64().unwrap() - eval["mean_loss"].as_f64().unwrap();
+        let l2 = 0.5e-3
+            * (shown["l2_norm"].as_f64().unwrap().powi(2)
+                + shown["bias"].as_f64().unwrap().powi(2));
+        assert!(
+            (penalty - l2 - 0.01 * l1_norm).abs() <= 1e-9,
+            "{penalty} {l2} {l1_norm}"
+        );
+    }
+    let out = train(&["--threads", "2"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("Hogwild workers run without it"),
+        "{}",
+        text(&out)
+    );
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "asgd",
+        "--l1",
+        "0.01",
+        "-o",
+        &p("a.model"),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--l1 does not apply to --algo asgd"),
+        "{}",
+        text(&out)
+    );
+}

@@ -76,6 +76,7 @@ fn config(
         loss,
         class_weights: Default::default(),
         lambda,
+        l1: 0.0,
         t0: None,
         average_start: 1,
         regularize_bias,

@@ -42,6 +42,7 @@ fn check(loss: Loss, lambda: f64, epochs: u64, optimum: f64, liblinear_test_erro
         loss,
         class_weights: Default::default(),
         lambda,
+        l1: 0.0,
         t0: None,
         average_start: 5 * 1554 + 1,
         regularize_bias: true,

@@ -439,6 +439,7 @@ mod tests {
             loss,
             class_weights: Default::default(),
             lambda,
+            l1: 0.0,
             t0: None,
             average_start,
             regularize_bias,

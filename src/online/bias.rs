@@ -6,6 +6,18 @@
 //! the bias rate r of [`Schedule::bias_rate`](super::Schedule::bias_rate) (1 by default), and
 //! its average is kept as a running mean. Both are O(1) per step.
 
+/// x moved toward 0 by `by` ≥ 0, and 0 if that crosses it: the proximal step of by·|x|.
+#[inline]
+pub fn soft_threshold(x: f64, by: f64) -> f64 {
+    if x > by {
+        x - by
+    } else if x < -by {
+        x + by
+    } else {
+        0.0
+    }
+}
+
 /// The bias's running state.
 #[derive(Clone, Copy, Debug)]
 pub enum BiasTerm {
@@ -57,6 +69,15 @@ impl BiasTerm {
         match self {
             BiasTerm::Regularized { a, .. } => *a += g,
             BiasTerm::Free { b, .. } => *b -= eta * g,
+        }
+    }
+
+    /// Soft-thresholds a regularized bias's sum a_t by λ₁ (its L1 step, [`super::Sgd`]); a
+    /// free bias has no L1 term.
+    #[inline]
+    pub fn truncate(&mut self, l1: f64) {
+        if let BiasTerm::Regularized { a, .. } = self {
+            *a = soft_threshold(*a, l1);
         }
     }
 

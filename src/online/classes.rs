@@ -97,6 +97,11 @@ pub fn fit_classes_mixing<E: Examples>(
     if !trains_classes_in_one_pass(algorithm) {
         return Err(ConfigError::NotInOnePass(algorithm));
     }
+    if config.l1 != 0.0 {
+        return Err(ConfigError::L1Here(
+            "classes in one pass run without it (train each class on its own)",
+        ));
+    }
     let (schedule, steps) = plan(data, algorithm, config, 0)?;
     let losses = (weights.iter())
         .map(|&w| WeightedLoss::new(config.loss, w))
@@ -414,6 +419,7 @@ mod tests {
             loss,
             class_weights: ClassWeights::UNIT,
             lambda: 1e-2,
+            l1: 0.0,
             t0: None,
             average_start: 1,
             regularize_bias: true,

@@ -106,6 +106,9 @@ pub struct Config {
     pub class_weights: ClassWeights,
     /// λ > 0.
     pub lambda: f64,
+    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) (0: none; SGD and its baseline only): after each
+    /// step the weights are soft-thresholded by η_t·λ₁ (truncated gradient), lazily in O(k).
+    pub l1: f64,
     /// Step-size offset t₀ ≥ 0; `None` picks [`default_t0`].
     pub t0: Option<f64>,
     /// First averaged step t_a ≥ 1.
@@ -132,6 +135,19 @@ pub enum ConfigError {
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
     T0(f64),
+    /// λ₁ must be non-negative and finite.
+    #[error("the L1 strength λ₁ must be a non-negative finite number, got {0}")]
+    L1(f64),
+    /// An L1 term for a learner without one.
+    #[error(
+        "{0} has no L1 term: it is for sgd and naive-sgd (truncated steps), and lbfgs among \
+         the batch solvers"
+    )]
+    L1Algorithm(Algorithm),
+    /// An L1 term where its lazy truncation cannot run: across Hogwild workers, or for
+    /// classes in one pass.
+    #[error("an L1 term truncates the weights on one thread, one class at a time: {0}")]
+    L1Here(&'static str),
     /// The default t₀ = (‖x‖² + 1)/λ is beyond f64's range (a tiny λ, or huge features).
     #[error(
         "the default t0 = (|x|² + 1)/λ is beyond f64's range at λ = {0:e}: give t0 (--t0), \
@@ -489,7 +505,9 @@ pub fn fit_mixing<E: Examples>(
     );
     let (mix, per_epoch, x_bar) = Mixing::parts(mixing);
     // x̄ (n entries) moves into the one learner that runs: no copy.
-    let naive = |kind, x_bar| Naive::around(data, kind, x_bar, loss, schedule, reg);
+    let naive = |kind, x_bar| {
+        Naive::around(data, kind, x_bar, loss, schedule, reg).map(|n| n.truncating(config.l1))
+    };
     let run = Run {
         config,
         loss,
@@ -500,7 +518,10 @@ pub fn fit_mixing<E: Examples>(
         start,
     };
     Ok(match algorithm {
-        Algorithm::Sgd => run.drive(data, Sgd::new(n, loss, schedule, reg)?, observer),
+        Algorithm::Sgd => {
+            let sgd = Sgd::new(n, loss, schedule, reg)?.truncating(config.l1)?;
+            run.drive(data, sgd, observer)
+        }
         Algorithm::Asgd => run.drive(data, Asgd::new(n, loss, schedule, reg)?, observer),
         Algorithm::Casgd => {
             let x_bar = x_bar.map_or_else(|| mean_example(data), Ok)?;
@@ -529,6 +550,12 @@ pub(crate) fn plan<E: Examples>(
     }
     if m == 0 {
         return Err(ConfigError::NoRows);
+    }
+    if !(config.l1 >= 0.0 && config.l1.is_finite()) {
+        return Err(ConfigError::L1(config.l1));
+    }
+    if config.l1 != 0.0 && !matches!(algorithm, Algorithm::Sgd | Algorithm::NaiveSgd) {
+        return Err(ConfigError::L1Algorithm(algorithm));
     }
     let rate = config.bias_rate;
     if !(rate > 0.0 && rate.is_finite()) {

@@ -3,12 +3,14 @@
 //! Every step copies the example into a dense vector (centered for CASGD: x − x̄, dense),
 //! shrinks all of [w, b] by 1 − 1/(t + t₀) and adds −η_t g_t [x, 1] (a free bias: no shrink,
 //! and −r·η_t g_t at the bias rate r); the averaged learners then update the dense running
-//! mean w̄ ← w̄ + (w − w̄)/(t − t_a + 1). They exist to be the correctness oracle of the O(k)
+//! mean w̄ ← w̄ + (w − w̄)/(t − t_a + 1). With an L1 term SGD then soft-thresholds every
+//! weight (and a regularized bias) by η_t·λ₁. They exist to be the correctness oracle of the O(k)
 //! learners (same loss, sampler and schedule, hence the same steps) and the baseline of the
 //! cost comparison; their cost grows as T·n.
 
 use sparselin_kernels::{dense, sparse};
 
+use super::bias::soft_threshold;
 use super::casgd::mean_example;
 use super::{Iterate, Learner, Schedule, Snapshot};
 use crate::data::{Examples, Row};
@@ -40,6 +42,8 @@ pub struct Naive {
     b_bar: f64,
     /// Dense copy of the current example.
     x: Vec<f64>,
+    /// λ₁ of an L1 term (SGD; 0: none).
+    l1: f64,
 }
 
 impl Naive {
@@ -90,7 +94,14 @@ impl Naive {
             },
             b_bar: 0.0,
             x: memory::filled("dense example values", n, 0.0)?,
+            l1: 0.0,
         })
+    }
+
+    /// The baseline with an L1 term λ₁ (SGD only: the driver refuses it for the others).
+    pub fn truncating(mut self, l1: f64) -> Naive {
+        self.l1 = l1;
+        self
     }
 
     /// The model on raw data: for CASGD b' = b − w·x̄ (MATH.md §4).
@@ -129,6 +140,13 @@ impl Learner for Naive {
         } else {
             self.b - self.schedule.bias_eta(t) * g
         };
+        if self.l1 != 0.0 {
+            let by = eta * self.l1;
+            self.w.iter_mut().for_each(|w| *w = soft_threshold(*w, by));
+            if self.regularize_bias {
+                self.b = soft_threshold(self.b, by);
+            }
+        }
 
         let start = self.schedule.average_start;
         if self.kind != NaiveKind::Sgd && t >= start {

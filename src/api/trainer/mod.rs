@@ -199,7 +199,8 @@ impl Trainer {
     /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) added to the objective (0, the default: none):
     /// L1-regularized models, sparse, as liblinear's `-s 6` (λ = 0, C = 1/(λ₁m)) and
     /// scikit-learn's `penalty='l1'` fit them, or with λ > 0 the elastic net. Batch L-BFGS
-    /// (run as OWL-QN) with a smooth loss.
+    /// (run as OWL-QN) with a smooth loss; SGD and its baseline (truncated gradient, λ > 0,
+    /// on one thread: a thread count of 1, classes one at a time).
     pub fn l1(mut self, l1: f64) -> Self {
         self.l1 = l1;
         self
@@ -908,7 +909,16 @@ impl Trainer {
             (
                 "an L1 term",
                 self.l1 != 0.0,
-                self.learner == Learner::Batch(batch::Algorithm::Lbfgs) && !self.multinomial,
+                match self.learner {
+                    Learner::Batch(algorithm) => {
+                        algorithm == batch::Algorithm::Lbfgs && !self.multinomial
+                    }
+                    Learner::Online(algorithm) => matches!(
+                        algorithm,
+                        online::Algorithm::Sgd | online::Algorithm::NaiveSgd
+                    ),
+                    Learner::AttributeEfficient(_) => false,
+                },
             ),
         ];
         match settings.iter().find(|(_, set, used)| *set && !*used) {
@@ -986,6 +996,9 @@ impl Trainer {
                 model.info.lambda.to_string(),
                 self.lambda.to_string(),
             );
+        }
+        if model.info.l1 != self.l1 {
+            return differs("l1", model.info.l1.to_string(), self.l1.to_string());
         }
         if model.info.regularize_bias != self.regularize_bias {
             let name = |regularized| if regularized { "regularized" } else { "free" };
@@ -1069,7 +1082,8 @@ impl Trainer {
                 };
                 dist::online::fit_from(data, algorithm, &config, start, &options, reducer, monitor)?
             }
-            Some(threads) if parallel => {
+            // An L1 term's truncation runs on one thread: a thread count of 1 is that run.
+            Some(threads) if parallel && (threads > 1 || config.l1 == 0.0) => {
                 let options = hogwild::Options {
                     scalars: self.scalars.unwrap_or_default(),
                     hot_features: self.hot_features,
@@ -1128,6 +1142,7 @@ impl Trainer {
             loss,
             class_weights: ClassWeights::UNIT,
             lambda: self.lambda,
+            l1: self.l1,
             t0: self.t0,
             average_start: self.average_start.unwrap_or(1),
             regularize_bias: self.regularize_bias,
@@ -1207,6 +1222,7 @@ impl Trainer {
                     loss: weighted.loss(),
                     class_weights: weighted.class_weights(),
                     lambda: self.lambda,
+                    l1: 0.0,
                     t0: None,
                     average_start: 1,
                     regularize_bias: true,

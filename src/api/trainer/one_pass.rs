@@ -29,7 +29,11 @@ impl Trainer {
         };
         let (_, per_class) = self.class_threads(classes);
         let threads = per_class.or(self.threads).unwrap_or(1);
-        (self.classes_in_one_pass && online::trains_classes_in_one_pass(algorithm) && threads == 1)
+        // An L1 term's lazy truncation runs one class at a time.
+        (self.classes_in_one_pass
+            && online::trains_classes_in_one_pass(algorithm)
+            && threads == 1
+            && self.l1 == 0.0)
             .then_some(algorithm)
     }
 

@@ -30,6 +30,8 @@ enum Users {
     SubLbfgs,
     /// lbfgs.
     Lbfgs,
+    /// What takes an L1 term: lbfgs, sgd and naive-sgd.
+    L1,
     /// The online learners and the batch solvers (those with λ and a bias).
     Regularized,
     /// aerr, aelr, aesvr.
@@ -54,6 +56,7 @@ impl Users {
             Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Lbfgs => algo == Lbfgs,
+            Users::L1 => matches!(algo, Lbfgs | Sgd | NaiveSgd),
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
             Users::Aesvr => algo == Aesvr,
@@ -71,6 +74,7 @@ impl Users {
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Lbfgs => "lbfgs",
+            Users::L1 => "lbfgs, sgd and naive-sgd",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
             Users::Aesvr => "aesvr",
@@ -100,7 +104,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("multinomial", Users::Lbfgs),
-    ("l1", Users::Lbfgs),
+    ("l1", Users::L1),
     ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
@@ -199,7 +203,8 @@ mod tests {
         assert!(refusal(&["--algo", "lbfgs", "--epochs", "3"]).starts_with("--epochs does not"));
         assert!(refusal(&["--algo", "lbfgs", "--exact-direction"]).contains("for sublbfgs"));
         assert!(refusal(&["--algo", "naive-sgd", "--average-start", "9"]).contains("averaging"));
-        assert!(refusal(&["--algo", "sublbfgs", "--l1", "0.1"]).contains("for lbfgs"));
+        assert!(refusal(&["--algo", "sublbfgs", "--l1", "0.1"]).contains("for lbfgs, sgd"));
+        assert!(refusal(&["--algo", "asgd", "--l1", "0.1"]).contains("for lbfgs, sgd"));
         assert!(refusal(&["--algo", "naive-asgd", "--hot-features", "3"]).contains("Hogwild"));
         assert!(refusal(&["--algo", "aerr", "--lambda", "5"]).starts_with("--lambda does not"));
         assert!(refusal(&["--algo", "aerr", "--threads", "2"]).starts_with("--threads"));

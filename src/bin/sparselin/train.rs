@@ -113,8 +113,10 @@ pub struct Args {
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
     /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo lbfgs` with a
-    /// smooth loss (solved by OWL-QN). λ stays as set: `--lambda 0` for L1 alone (liblinear's
-    /// `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`), λ > 0 for the elastic net
+    /// smooth loss (solved by OWL-QN; λ stays as set: `--lambda 0` for L1 alone, liblinear's
+    /// `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0 the elastic net), or
+    /// `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's `--l1`: each step ends by
+    /// moving every weight η_t·λ₁ toward 0, lazily in O(k); on one thread, λ > 0)
     #[arg(long, value_name = "λ₁", default_value_t = 0.0)]
     pub l1: f64,
     /// With --cv: cross-validate each of these λ on the same folds (comma-separated, e.g.
@@ -423,6 +425,9 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
         if !given("lambda") {
             args.lambda = model.info.lambda;
         }
+        if !given("l1") {
+            args.l1 = model.info.l1;
+        }
         if !given("free_bias") {
             args.free_bias = !model.info.regularize_bias;
         }
@@ -627,7 +632,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             let parallel = algorithm.has_hogwild();
             let trainer = match args.threads {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
-                None if parallel => trainer.threads(hogwild::available_threads()),
+                // An L1 term's truncation runs on one thread.
+                None if parallel && args.l1 == 0.0 => trainer.threads(hogwild::available_threads()),
                 None => trainer,
             };
             match (parallel, args.hot_features) {

@@ -417,6 +417,9 @@ impl<'a> Trained<'a> {
             return Err(ConfigError::Threads);
         }
         let (first, drawn) = start.map_or((0, 0), |start| (start.steps, start.drawn));
+        if config.l1 != 0.0 {
+            return Err(ConfigError::L1Here("Hogwild workers run without it"));
+        }
         let (schedule, steps) = plan(data, algorithm, config, first)?;
         if let Some(start) = start {
             check_start(start, algorithm, data.n_features(), &schedule)?;
@@ -683,6 +686,7 @@ mod tests {
                         loss: Loss::Log,
                         class_weights: Default::default(),
                         lambda: 1e-2,
+                        l1: 0.0,
                         t0: None,
                         average_start: 1,
                         regularize_bias,
@@ -757,6 +761,7 @@ mod tests {
                 loss: Loss::Log,
                 class_weights: Default::default(),
                 lambda: 1e-2,
+                l1: 0.0,
                 t0: Some(50.0),
                 average_start: 700,
                 regularize_bias,
