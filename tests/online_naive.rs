@@ -524,7 +524,8 @@ fn a_free_bias_steps_at_its_rate() {
 /// SGD with an L1 term (truncated gradient) against its literal baseline: the O(k) learner
 /// truncates a weight lazily, by the steps it missed at once, the baseline every weight every
 /// step; both land on the same iterate, with the same weights at exactly 0 — for every loss,
-/// t₀, bias setting and a start from given weights. Other learners refuse the term.
+/// t₀, bias setting and a start from given weights; a resumed run ends where an
+/// uninterrupted one does. Other learners refuse the term.
 #[test]
 fn sgd_with_an_l1_term_matches_its_baseline() {
     let data = problem(150, 40, 6, 3);
@@ -570,6 +571,34 @@ fn sgd_with_an_l1_term_matches_its_baseline() {
     let b = fit_from(&data, Algorithm::NaiveSgd, &c, Some(&start), &mut ()).unwrap();
     let difference = relative_difference(&a.snapshot.last, &b.snapshot.last);
     assert!(difference <= 1e-9, "warm start: {difference:e}");
+    // Stopped and resumed, the run ends where the uninterrupted one does (to rounding).
+    let whole = Config {
+        l1: 2e-3,
+        stop: Stop::Steps(1000),
+        ..config(Loss::Log, 7.5, 1, true)
+    };
+    let first = Config {
+        stop: Stop::Steps(400),
+        ..whole
+    };
+    let stopped = fit(&data, Algorithm::Sgd, &first, &mut ())
+        .unwrap()
+        .snapshot;
+    let start = Start {
+        snapshot: stopped,
+        steps: 400,
+        drawn: 400,
+    };
+    let rest = Config {
+        stop: Stop::Steps(600),
+        ..whole
+    };
+    let resumed = fit_from(&data, Algorithm::Sgd, &rest, Some(&start), &mut ()).unwrap();
+    let uninterrupted = fit(&data, Algorithm::Sgd, &whole, &mut ())
+        .unwrap()
+        .snapshot;
+    let difference = relative_difference(&resumed.snapshot.last, &uninterrupted.last);
+    assert!(difference <= 1e-9, "resumed: {difference:e}");
     // Without the term the result is SGD's, bit for bit; ASGD has none.
     let plain = config(Loss::Log, 7.5, 1, true);
     let zero = Config { l1: 0.0, ..plain };
