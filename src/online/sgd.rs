@@ -11,7 +11,7 @@
 //! per step still, exact up to rounding against the literal baseline, with one step count
 //! per feature.
 
-use sparselin_kernels::{HugeArray, dense, sparse};
+use sparselin_kernels::{HugeArray, Values, dense, sparse};
 
 use super::bias::soft_threshold;
 use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
@@ -35,8 +35,9 @@ pub struct Sgd {
 /// The lazy L1 truncation of [`Sgd`].
 struct Truncation {
     l1: f64,
-    /// τ_j: v_j holds the sum truncated through step τ_j.
-    through: Vec<u64>,
+    /// τ_j: v_j holds the sum truncated through step τ_j (an f64, exact below 2^53 steps,
+    /// so that the lag τ − τ_j needs no conversion in the step).
+    through: Vec<f64>,
 }
 
 impl Sgd {
@@ -64,7 +65,7 @@ impl Sgd {
             0.0 => None,
             l1 => Some(Truncation {
                 l1,
-                through: memory::filled("L1 step counts", self.v.len(), 0)?,
+                through: memory::filled("L1 step counts", self.v.len(), 0.0)?,
             }),
         };
         Ok(self)
@@ -117,7 +118,7 @@ impl Learner for Sgd {
         let mut weights = memory::copied("weights", &self.v)?;
         if let Some(truncation) = &self.truncation {
             for (v, &through) in weights.iter_mut().zip(&truncation.through) {
-                *v = soft_threshold(*v, (t - through) as f64 * truncation.l1);
+                *v = soft_threshold(*v, (t as f64 - through) * truncation.l1);
             }
         }
         if divisor == 0.0 {
@@ -144,36 +145,45 @@ impl Learner for Sgd {
             .bias
             .restarted(snapshot.last.bias, 0.0, divisor, 0.0, 0.0);
         if let Some(truncation) = &mut self.truncation {
-            truncation.through.fill(t);
+            truncation.through.fill(t as f64);
         }
     }
 }
 
 impl Sgd {
-    /// Step t with the L1 term: the example's entries of v brought up to step t − 1, the step,
-    /// then those entries and the bias truncated for step t.
+    /// Step t with the L1 term: the example's entries of v brought up to step t − 1 as the
+    /// dot product reads them, the step, and those entries truncated for step t as the
+    /// update writes them (two passes over the example, not four).
     fn truncated_step(&mut self, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let truncation = self.truncation.as_mut().expect("an L1 term");
-        let l1 = truncation.l1;
-        for &j in x.indices {
-            let j = j as usize;
-            let lag = (t - 1 - truncation.through[j]) as f64;
-            self.v[j] = soft_threshold(self.v[j], lag * l1);
-        }
+        let (l1, v, through) = (truncation.l1, &mut self.v, &mut truncation.through);
+        let (previous, now) = ((t - 1) as f64, t as f64);
+        let mut vx = 0.0;
+        for_each_entry(&x, |j, value| {
+            let caught_up = soft_threshold(v[j], (previous - through[j]) * l1);
+            v[j] = caught_up;
+            vx += caught_up * value;
+        });
         let divisor = self.schedule.divisor(t - 1);
-        let vx = sparse::dot(&self.v, x.indices, x.values);
         let p = if divisor == 0.0 { 0.0 } else { -vx / divisor } + self.bias.value(divisor);
         let g = s * self.loss.derivative(p, y);
-        if g != 0.0 {
-            sparse::axpy(g, x.indices, x.values, &mut self.v);
-        }
-        for &j in x.indices {
-            let j = j as usize;
-            self.v[j] = soft_threshold(self.v[j], l1);
-            truncation.through[j] = t;
-        }
+        for_each_entry(&x, |j, value| {
+            v[j] = soft_threshold(v[j] + g * value, l1);
+            through[j] = now;
+        });
         self.bias.update(g, self.schedule.bias_eta(t));
         self.bias.truncate(l1);
         p
+    }
+}
+
+/// `visit(j, x_j)` for each stored entry of `x`, its value widened to f64.
+#[inline]
+fn for_each_entry(x: &Row<'_>, mut visit: impl FnMut(usize, f64)) {
+    let indices = x.indices.iter().map(|&j| j as usize);
+    match x.values {
+        Values::Ones => indices.for_each(|j| visit(j, 1.0)),
+        Values::F32(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, f64::from(a))),
+        Values::F64(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, a)),
     }
 }
