@@ -189,6 +189,44 @@ fn solvers_across_ranks_reach_the_single_process_objective() {
     }
 }
 
+/// OWL-QN across ranks: its duality gap sums the conjugates over every rank's rows, so the
+/// ranks stop together, on the single process's optimum (L1 alone and the elastic net).
+#[test]
+fn owlqn_across_ranks_reaches_the_single_process_objective() {
+    let x = planted(3000, 25, 5);
+    let options = Options {
+        tol: crate::batch::owlqn::DEFAULT_TOL,
+        ..Options::default()
+    };
+    for (lambda, l1) in [(0.0, 3e-3), (1e-3, 1e-3)] {
+        let objective = Objective::new(&x, Loss::Log, lambda, true).with_l1(l1);
+        let single = solve(Algorithm::Lbfgs, &objective, &options, &mut |_| {}).unwrap();
+        assert_eq!(single.stop, crate::batch::Stop::Converged);
+        for ranks in [2, 3] {
+            let runs = threads::run(ranks, |r| {
+                let part = Part {
+                    x: &x,
+                    rows: share(x.n_rows(), r.rank(), ranks),
+                };
+                let objective = Objective::distributed(&part, Loss::Log, lambda, true, r);
+                solve(
+                    Algorithm::Lbfgs,
+                    &objective.with_l1(l1),
+                    &options,
+                    &mut |_| {},
+                )
+                .unwrap()
+            });
+            for run in &runs {
+                assert_eq!(run.w, runs[0].w, "λ₁ = {l1}: ranks disagree");
+                assert_eq!(run.stop, crate::batch::Stop::Converged);
+            }
+            let relative = (runs[0].objective - single.objective).abs() / single.objective;
+            assert!(relative <= 1e-6, "λ₁ = {l1}, {ranks} ranks: {relative:e}");
+        }
+    }
+}
+
 #[test]
 fn a_rank_without_rows_takes_part_in_every_sum() {
     let x = random_matrix(500, 10, 9);
