@@ -17,6 +17,9 @@
  * 5. Writes Vowpal Wabbit text (MODEL_PATH.vw), opens it with 10 hash bits and the
  *    interaction "ab", checks its shape, trains on it and predicts its labels; and that bad
  *    options come back as a status and a message.
+ * 6. Trains L1-regularized logistic regression (lbfgs, lambda 0, l1 0.05) on CSR arrays whose
+ *    label is the sign of one feature and checks that the noise features weigh exactly 0,
+ *    and that an averaging learner refuses the L1 term.
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -277,6 +280,36 @@ static void vowpal_wabbit(const char *path) {
   CHECK(refused == NULL, "no handle on failure");
 }
 
+static void l1(void) {
+  /* Eight rows: the label is the sign of feature 0; features 1 and 2 are small noise. */
+  const double labels[] = {1, -1, 1, -1, 1, -1, 1, -1};
+  const uint64_t offsets[] = {0, 3, 6, 9, 12, 15, 18, 21, 24};
+  const uint32_t indices[] = {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,
+                              0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2};
+  const double values[] = {0.9, 0.1, -0.2, -0.7, 0.2, 0.1, 1.0, -0.1, 0.1, -0.8, -0.2, -0.1,
+                           0.6, 0.1, 0.2, -1.0, 0.1, -0.2, 0.8, -0.2, -0.1, -0.6, -0.1, 0.2};
+  SlDataset *data = NULL;
+  CHECK(sl_dataset_from_csr(8, 3, 24, labels, offsets, indices, values, &data) == SL_STATUS_OK,
+        "L1 data from CSR arrays");
+  SlTrainConfig config = sl_train_config_default();
+  config.learner = "lbfgs";
+  config.loss = "log";
+  config.lambda = 0.0;
+  config.l1 = 0.05;
+  SlModel *model = NULL;
+  CHECK(sl_train(data, &config, &model) == SL_STATUS_OK, "L1-regularized logistic regression");
+  double weights[3], bias;
+  CHECK(sl_model_weights(model, weights, 3, &bias) == SL_STATUS_OK, "its weights");
+  CHECK(weights[0] > 0.0, "the informative feature weighs in");
+  CHECK(weights[1] == 0.0 && weights[2] == 0.0, "the noise features weigh exactly 0");
+  config.learner = "asgd";
+  SlModel *refused = NULL;
+  CHECK(sl_train(data, &config, &refused) == SL_STATUS_CONFIG, "asgd refuses an L1 term");
+  CHECK(strstr(sl_last_error(), "L1") != NULL, "and says so");
+  sl_model_free(model);
+  sl_dataset_free(data);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s DATA.svm MODEL_PATH\n", argv[0]);
@@ -284,6 +317,7 @@ int main(int argc, char **argv) {
   }
   toy();
   errors();
+  l1();
 
   SlDataset *data = NULL;
   if (sl_dataset_open(argv[1], &data) != SL_STATUS_OK) {
