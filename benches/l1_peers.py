@@ -27,13 +27,12 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import tempfile
 
 import numpy as np
 
 from sublbfgs_real_sets import (first_time, fmt, liblinear_weights, median_or_none, ratio,
-                                read_svm, run)
+                                read_svm, run, training_text)
 from sublbfgs_vs_liblinear import SHIM
 
 EPS_LADDER = ["0.1", "0.01", "0.001", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8"]
@@ -84,21 +83,8 @@ def main():
     records = []
     sets = [s for s in args.sets.split(",") if s] + [f for f in args.files.split(",") if f]
     for name in sets:
-        folder = os.path.join(args.data_root, name)
-        if os.path.isfile(name):
-            svm, name = name, os.path.basename(name)
-            features = max(int(pair.split(":")[0]) for line in open(svm)
-                           for pair in line.split()[1:])
-        elif name == "heart_scale":
-            features = 13
-            svm = os.path.join(folder, "heart_scale")
-        else:
-            with open(os.path.join(folder, "meta.json")) as f:
-                features = json.load(f)["features"]
-            svm = os.path.join(work, f"{name}.svm")
-            with open(svm, "w") as out:
-                subprocess.run(["gunzip", "-c", os.path.join(folder, "train.svm.gz")],
-                               stdout=out, check=True)
+        svm, features = training_text(args.data_root, name, work)
+        name = os.path.basename(name)
         labels, rows = read_svm(svm, features)
         m = len(labels)
         data = os.path.join(work, f"{name}.data")

@@ -64,6 +64,25 @@ def read_svm(path, features):
     return np.array(labels), rows
 
 
+def training_text(data_root, name, work):
+    """(LIBSVM text path, feature count) of the training split of set `name` of data_root
+    (unpacked into work), or of `name` itself where it is a LIBSVM file."""
+    if os.path.isfile(name):
+        with open(name) as f:
+            features = max(int(pair.split(":")[0]) for line in f for pair in line.split()[1:])
+        return name, features
+    folder = os.path.join(data_root, name)
+    if name == "heart_scale":
+        return os.path.join(folder, "heart_scale"), 13
+    with open(os.path.join(folder, "meta.json")) as f:
+        features = json.load(f)["features"]
+    svm = os.path.join(work, f"{name}.svm")
+    with open(svm, "w") as out:
+        subprocess.run(["gunzip", "-c", os.path.join(folder, "train.svm.gz")], stdout=out,
+                       check=True)
+    return svm, features
+
+
 def objective(w, b, lam, labels, rows):
     """J(w, b) of MATH.md §1 with hinge loss."""
     scores = np.array([w[i] @ v for i, v in rows]) + b
@@ -155,17 +174,7 @@ def main():
     records = []
     runs = [(algo, threads) for algo in ("sublbfgs", "dcd") for threads in (1, 2)]
     for name in args.sets.split(","):
-        folder = os.path.join(args.data_root, name)
-        if name == "heart_scale":
-            features = 13
-            svm = os.path.join(folder, "heart_scale")
-        else:
-            with open(os.path.join(folder, "meta.json")) as f:
-                features = json.load(f)["features"]
-            svm = os.path.join(work, f"{name}.svm")
-            with open(svm, "w") as out:
-                subprocess.run(["gunzip", "-c", os.path.join(folder, "train.svm.gz")],
-                               stdout=out, check=True)
+        svm, features = training_text(args.data_root, name, work)
         labels, rows = read_svm(svm, features)
         m = len(labels)
         # The values in f64, as liblinear and this script read them: the same problem.

@@ -531,18 +531,13 @@ mod tests {
             .initial_model(stopped.clone())
             .train(&data)
             .unwrap();
-        let (j, j_full) = [&resumed, &full]
-            .map(|m| {
-                metrics::objective(
-                    Loss::Log,
-                    metrics::Penalty::l2(1e-3, true),
-                    &m.weights,
-                    m.bias,
-                    &data,
-                )
-            })
-            .into();
-        assert!((j - j_full).abs() <= 1e-9 * j_full, "{j} vs {j_full}");
+        let penalty = metrics::Penalty::l2(1e-3, true);
+        let j = |m: &Model| metrics::objective(Loss::Log, penalty, &m.weights, m.bias, &data);
+        let (j_resumed, j_full) = (j(&resumed), j(&full));
+        assert!(
+            (j_resumed - j_full).abs() <= 1e-9 * j_full,
+            "{j_resumed} vs {j_full}"
+        );
         assert!(iterations(&resumed) < iterations(&full));
         assert_eq!(resumed.info.details["warm_start"]["initial_model"], true);
         // From the optimum there is nothing left to do.
@@ -564,13 +559,7 @@ mod tests {
             .initial_model(narrow.clone())
             .train_monitored(&data, &mut seen)
             .unwrap();
-        let start = metrics::objective(
-            Loss::Hinge,
-            metrics::Penalty::l2(1e-3, true),
-            &narrow.weights,
-            narrow.bias,
-            &data,
-        );
+        let start = metrics::objective(Loss::Hinge, penalty, &narrow.weights, narrow.bias, &data);
         assert!(
             (seen.0[0] - start).abs() <= 1e-12 * start,
             "{:?} vs {start}",
@@ -584,15 +573,6 @@ mod tests {
         assert!(err(aerr).contains("initial_model does not apply to aerr"));
         // The online learners start from one too, their steps and average anew: an epoch from
         // the optimum ends nearer to it than an epoch from zero, on one thread and on two.
-        let j = |m: &Model| {
-            metrics::objective(
-                Loss::Log,
-                metrics::Penalty::l2(1e-3, true),
-                &m.weights,
-                m.bias,
-                &data,
-            )
-        };
         for threads in [1, 2] {
             let asgd = Trainer::new(Learner::ASGD)
                 .loss(Loss::Log)
