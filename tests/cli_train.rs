@@ -1221,3 +1221,73 @@ fn sgd_with_an_l1_term_trains_a_sparse_model_on_one_thread() {
         text(&out)
     );
 }
+
+/// `--cv K --l1-grid …` cross-validates each λ₁ on the same folds and names the best: not the
+/// one so large that every weight is 0; sgd takes the grid too, on one thread; asgd refuses it,
+/// and so does a run without --cv.
+#[test]
+fn cv_over_an_l1_grid_names_the_best_l1() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300, 30);
+    let cv = |algo: &str, lambda: &str| {
+        sparselin(&[
+            "train",
+            &p("train.svm"),
+            "--algo",
+            algo,
+            "--loss",
+            "log",
+            "--lambda",
+            lambda,
+            "--cv",
+            "3",
+            "--l1-grid",
+            "1,0.01,0.0001",
+            "--json",
+        ])
+    };
+    for (algo, lambda) in [("lbfgs", "0"), ("sgd", "1e-3")] {
+        let out = cv(algo, lambda);
+        assert!(out.status.success(), "{algo}: {}", text(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let grid = report["grid"].as_array().unwrap();
+        let values: Vec<f64> = grid.iter().map(|g| g["l1"].as_f64().unwrap()).collect();
+        assert_eq!(values, [1.0, 0.01, 0.0001], "{algo}");
+        let error = |g: &serde_json::Value| g["mean"]["error_rate"].as_f64().unwrap();
+        let best = report["best_l1"].as_f64().unwrap();
+        assert_ne!(best, 1.0, "{algo}: {report}");
+        let least = grid.iter().map(error).fold(f64::INFINITY, f64::min);
+        let best_error = grid.iter().find(|g| g["l1"] == best).map(error).unwrap();
+        assert_eq!(best_error, least, "{algo}");
+        assert!(
+            error(&grid[0]) > least,
+            "{algo}: λ₁ = 1 zeroes every weight"
+        );
+        assert_eq!(
+            report["lambda"].as_f64().unwrap(),
+            lambda.parse::<f64>().unwrap()
+        );
+        assert!(
+            report.get("l1").is_none(),
+            "{algo}: the searched strength is the grid's"
+        );
+    }
+    let out = cv("asgd", "1e-3");
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--l1-grid does not apply to --algo asgd"),
+        "{}",
+        text(&out)
+    );
+    let out = sparselin(&[
+        "train",
+        &p("train.svm"),
+        "--algo",
+        "lbfgs",
+        "--l1-grid",
+        "0.1",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("add --cv K"), "{}", text(&out));
+}

@@ -108,6 +108,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
     ("lambda_grid", Users::Regularized),
+    ("l1_grid", Users::L1),
     ("class_weight", Users::Regularized),
     ("sample_weights", Users::Regularized),
     // Batch solvers always regularize the bias.

@@ -1,6 +1,8 @@
-//! `sparselin train DATA --cv K [--lambda-grid L1,L2,...]`: k-fold cross-validation of the
-//! training settings, as liblinear's `-v K` (and, over a grid of λ, its `-C`). Trains K
-//! models per λ and writes none; prints the held-out metrics as each fold or λ finishes.
+//! `sparselin train DATA --cv K [--lambda-grid L1,L2,... | --l1-grid L1,L2,...]`: k-fold
+//! cross-validation of the training settings, as liblinear's `-v K` (and, over a grid of λ,
+//! its `-C`; over one of λ₁, scikit-learn's `LogisticRegressionCV(penalty='l1')`). Trains K
+//! models per grid value and writes none; prints the held-out metrics as each fold or value
+//! finishes.
 
 use anyhow::Context;
 use serde_json::json;
@@ -17,8 +19,50 @@ use crate::train::{
     Args, eval_tail, positive, trainer, trains_one_vs_rest, weighted_rows, with_row_weights,
 };
 
-/// Cross-validate the settings of `args` over `folds` folds: at `--lambda`, printing every
-/// fold, or at each λ of `--lambda-grid`, printing each λ's mean and the best λ.
+/// The strength a grid searches.
+#[derive(Clone, Copy, PartialEq)]
+enum Strength {
+    /// λ of the squared norm.
+    Lambda,
+    /// λ₁ of the L1 term.
+    L1,
+}
+
+impl Strength {
+    /// Its symbol in the printed lines.
+    fn symbol(self) -> &'static str {
+        match self {
+            Strength::Lambda => "λ",
+            Strength::L1 => "λ₁",
+        }
+    }
+
+    /// Its key in the JSON report.
+    fn key(self) -> &'static str {
+        match self {
+            Strength::Lambda => "lambda",
+            Strength::L1 => "l1",
+        }
+    }
+
+    /// `trainer` with this strength set to `value`.
+    fn set(self, trainer: &Trainer, value: f64) -> Trainer {
+        match self {
+            Strength::Lambda => trainer.clone().lambda(value),
+            Strength::L1 => trainer.clone().l1(value),
+        }
+    }
+}
+
+/// The values of one strength to cross-validate (none: the settings as given).
+struct Grid {
+    strength: Strength,
+    values: Vec<f64>,
+}
+
+/// Cross-validate the settings of `args` over `folds` folds: as given, printing every fold,
+/// or at each value of `--lambda-grid` or `--l1-grid`, printing each value's mean and the
+/// best.
 pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let Input {
         examples: data,
@@ -28,19 +72,26 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let trainer = trainer(args)?;
     // Checks the sample weights against the rows, naming the weight file.
     weighted_rows(args, &trainer, &data)?;
-    let grid = args
-        .lambda_grid
-        .iter()
-        .map(|&lambda| positive("--lambda-grid", lambda))
-        .collect::<anyhow::Result<Vec<f64>>>()?;
+    let (strength, flag, values) = match args.l1_grid.is_empty() {
+        true => (Strength::Lambda, "--lambda-grid", &args.lambda_grid),
+        false => (Strength::L1, "--l1-grid", &args.l1_grid),
+    };
+    let grid = Grid {
+        strength,
+        values: (values.iter())
+            .map(|&value| positive(flag, value))
+            .collect::<anyhow::Result<Vec<f64>>>()?,
+    };
+    let searched = |s: Strength| !grid.values.is_empty() && s == grid.strength;
     let loss = trainer.training_loss();
     let learner = args.algo.learner();
     let one_vs_rest = trains_one_vs_rest(args, &data);
     let header = format!(
         "{learner} ({loss}{}{}{}{}): {folds}-fold cross-validation of {} rows{}",
-        match (learner, grid.is_empty()) {
+        match learner {
             // The attribute-efficient learners have no λ.
-            (Learner::AttributeEfficient(_), _) | (_, false) => String::new(),
+            Learner::AttributeEfficient(_) => String::new(),
+            _ if searched(Strength::Lambda) => String::new(),
             _ => format!(", λ = {:e}", args.lambda),
         },
         match args.l1 {
@@ -95,7 +146,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
 fn binary_report(
     args: &Args,
     trainer: &Trainer,
-    grid: &[f64],
+    grid: &Grid,
     data: &ExampleSet,
     folds: usize,
     lines: &mut Lines,
@@ -106,7 +157,7 @@ fn binary_report(
             .cross_validate_each(data, folds, each)
             .with_context(|| format!("cross-validating on {}", args.data.display()))
     };
-    if grid.is_empty() {
+    if grid.values.is_empty() {
         let validation = validate(trainer, &mut |i, fold| {
             lines.print(format!(
                 "fold {}: trained on {} rows, held out {}: {}",
@@ -119,27 +170,39 @@ fn binary_report(
         let mean = validation.mean();
         lines.print(format!("mean over the folds: {}", summary(&mean)));
         lines.written()?;
-        report["lambda"] = json!(args.lambda);
+        settings(args, None, report);
         report["folds"] = json!(validation.folds);
         report["mean"] = json!(mean);
     } else {
-        let mut results = Vec::with_capacity(grid.len());
-        for &lambda in grid {
-            let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
+        let (symbol, key) = (grid.strength.symbol(), grid.strength.key());
+        let mut results = Vec::with_capacity(grid.values.len());
+        for &value in &grid.values {
+            let validation = validate(&grid.strength.set(trainer, value), &mut |_, _| {})?;
             let mean = validation.mean();
-            lines.print(format!("λ = {lambda:e}: {}", summary(&mean)));
-            results.push((lambda, validation.folds, mean));
+            lines.print(format!("{symbol} = {value:e}: {}", summary(&mean)));
+            results.push((value, validation.folds, mean));
         }
-        let best = best_lambda(results.iter().map(|r| (r.0, headline_metric(&r.2))))?;
-        lines.print(format!("best: λ = {best:e}"));
+        let best = best_value(results.iter().map(|r| (r.0, headline_metric(&r.2))))?;
+        lines.print(format!("best: {symbol} = {best:e}"));
         lines.written()?;
-        report["best_lambda"] = json!(best);
+        settings(args, Some(grid.strength), report);
+        report[format!("best_{key}")] = json!(best);
         report["grid"] = results
             .iter()
-            .map(|(lambda, folds, mean)| json!({"lambda": lambda, "folds": folds, "mean": mean}))
+            .map(|(value, folds, mean)| json!({key: value, "folds": folds, "mean": mean}))
             .collect();
     }
     Ok(())
+}
+
+/// The strengths cross-validated as given (all but the one a grid searches), into the report.
+fn settings(args: &Args, searched: Option<Strength>, report: &mut serde_json::Value) {
+    if searched != Some(Strength::Lambda) {
+        report["lambda"] = json!(args.lambda);
+    }
+    if searched != Some(Strength::L1) {
+        report["l1"] = json!(args.l1);
+    }
 }
 
 /// Cross-validate a one-vs-rest classifier per fold (at `--lambda` or over the grid), into
@@ -147,7 +210,7 @@ fn binary_report(
 fn classes_report(
     args: &Args,
     trainer: &Trainer,
-    grid: &[f64],
+    grid: &Grid,
     validate: impl Fn(
         &Trainer,
         &mut dyn FnMut(usize, &ClassesFold),
@@ -156,7 +219,7 @@ fn classes_report(
     report: &mut serde_json::Value,
 ) -> anyhow::Result<()> {
     let mean = |v: &ClassesCrossValidation| json!({"error_rate": v.mean_error_rate(), "macro_f1": v.mean_macro_f1()});
-    if grid.is_empty() {
+    if grid.values.is_empty() {
         let validation = validate(trainer, &mut |i, fold| {
             lines.print(format!(
                 "fold {}: trained on {} rows, held out {}: {}",
@@ -168,35 +231,37 @@ fn classes_report(
         })?;
         lines.print(format!("mean over the folds: {}", mean_line(&validation)));
         lines.written()?;
-        report["lambda"] = json!(args.lambda);
+        settings(args, None, report);
         report["folds"] = json!(validation.folds);
         report["mean"] = mean(&validation);
         return Ok(());
     }
-    let mut results = Vec::with_capacity(grid.len());
-    for &lambda in grid {
-        let validation = validate(&trainer.clone().lambda(lambda), &mut |_, _| {})?;
-        lines.print(format!("λ = {lambda:e}: {}", mean_line(&validation)));
-        results.push((lambda, validation));
+    let (symbol, key) = (grid.strength.symbol(), grid.strength.key());
+    let mut results = Vec::with_capacity(grid.values.len());
+    for &value in &grid.values {
+        let validation = validate(&grid.strength.set(trainer, value), &mut |_, _| {})?;
+        lines.print(format!("{symbol} = {value:e}: {}", mean_line(&validation)));
+        results.push((value, validation));
     }
-    let best = best_lambda(results.iter().map(|(l, v)| (*l, v.mean_error_rate())))?;
-    lines.print(format!("best: λ = {best:e}"));
+    let best = best_value(results.iter().map(|(l, v)| (*l, v.mean_error_rate())))?;
+    lines.print(format!("best: {symbol} = {best:e}"));
     lines.written()?;
-    report["best_lambda"] = json!(best);
+    settings(args, Some(grid.strength), report);
+    report[format!("best_{key}")] = json!(best);
     report["grid"] = results
         .iter()
-        .map(|(lambda, v)| json!({"lambda": lambda, "folds": v.folds, "mean": mean(v)}))
+        .map(|(value, v)| json!({key: value, "folds": v.folds, "mean": mean(v)}))
         .collect();
     Ok(())
 }
 
-/// The λ of the lowest held-out score (error, or RMSE for regression) of `(λ, score)`
-/// pairs; of equals, the larger λ, the simpler model.
-fn best_lambda(scores: impl Iterator<Item = (f64, f64)>) -> anyhow::Result<f64> {
+/// The strength of the lowest held-out score (error, or RMSE for regression) of
+/// `(strength, score)` pairs; of equals, the larger strength, the simpler model.
+fn best_value(scores: impl Iterator<Item = (f64, f64)>) -> anyhow::Result<f64> {
     scores
         .min_by(|a, b| a.1.total_cmp(&b.1).then(b.0.total_cmp(&a.0)))
-        .map(|(lambda, _)| lambda)
-        .context("an empty --lambda-grid")
+        .map(|(value, _)| value)
+        .context("an empty grid")
 }
 
 /// "error 0.01234, macro F1 0.98765" averaged over the folds.

@@ -129,6 +129,17 @@ pub struct Args {
         conflicts_with = "lambda"
     )]
     pub lambda_grid: Vec<f64>,
+    /// With --cv: cross-validate each of these λ₁ of the L1 term on the same folds (e.g.
+    /// 1e-3,1e-4,1e-5; lbfgs, sgd and naive-sgd) and name the one of lowest mean held-out
+    /// error (the larger λ₁, the sparser model, of a tie), as scikit-learn's
+    /// `LogisticRegressionCV(penalty='l1')` searches its C
+    #[arg(
+        long,
+        value_name = "L1,L2,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["l1", "lambda_grid"]
+    )]
+    pub l1_grid: Vec<f64>,
     /// Batch solvers: iteration limit (dcd: passes' worth of coordinate steps, m steps each).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
@@ -156,7 +167,8 @@ pub struct Args {
     /// bias rate are the model's unless given, and must then agree with it; so are the
     /// sampling and seed, which may differ. The new model is resumable too.
     #[arg(long, value_name = "MODEL",
-          conflicts_with_all = ["initial_model", "warm_start_epochs", "cv", "lambda_grid"])]
+          conflicts_with_all = ["initial_model", "warm_start_epochs", "cv", "lambda_grid",
+                                "l1_grid"])]
     pub resume: Option<PathBuf>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd and --l1
     /// once the duality gap ≤ tol·J (either a certificate that J is within a factor 1 + tol of
@@ -249,7 +261,7 @@ pub struct Args {
     #[command(flatten)]
     pub text: TextArgs,
     /// Where to write the model.
-    #[arg(short = 'o', long, required_unless_present_any = ["cv", "lambda_grid"])]
+    #[arg(short = 'o', long, required_unless_present_any = ["cv", "lambda_grid", "l1_grid"])]
     pub output: Option<PathBuf>,
     /// Cross-validate instead of training one model (liblinear's `-v K`): deal the rows into K
     /// folds at random (the seed's; stratified by class for the classification losses),
@@ -476,6 +488,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.lambda_grid.is_empty() || args.cv.is_some(),
         "--lambda-grid compares λ by cross-validation: add --cv K (which writes no model)"
     );
+    anyhow::ensure!(
+        args.l1_grid.is_empty() || args.cv.is_some(),
+        "--l1-grid compares λ₁ by cross-validation: add --cv K (which writes no model)"
+    );
     if let Some(folds) = args.cv {
         let folds = usize::try_from(folds).context("--cv: too many folds")?;
         return crate::cross_validation::run(args, format, folds);
@@ -633,7 +649,9 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             let trainer = match args.threads {
                 Some(n) => trainer.threads(usize::try_from(n).unwrap_or(usize::MAX)),
                 // An L1 term's truncation runs on one thread.
-                None if parallel && args.l1 == 0.0 => trainer.threads(hogwild::available_threads()),
+                None if parallel && args.l1 == 0.0 && args.l1_grid.is_empty() => {
+                    trainer.threads(hogwild::available_threads())
+                }
                 None => trainer,
             };
             match (parallel, args.hot_features) {
