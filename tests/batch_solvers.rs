@@ -751,16 +751,20 @@ fn same_solution_bit_for_bit_with_one_and_two_threads() {
 }
 
 /// L1-regularized optima (OWL-QN, `lbfgs` on an objective with an L1 term) against
-/// liblinear 2.4.6 `-s 6` (L1-regularized logistic regression, bias a regularized feature
+/// liblinear 2.4.6 `-s 6` and `-s 5` (L1-regularized logistic regression and squared-hinge
+/// SVM, bias a regularized feature
 /// with `-B 1`; J = λ₁(‖w‖₁ + |b|) + (1/m)Σℓ computed from the model in double precision):
 ///   liblinear-train -q -s 6 -B 1 -c 0.37037037037037035 -e 1e-12 heart_scale   (λ₁ = 1e-2)
 ///   liblinear-train -q -s 6 -B 1 -c 0.6435006435006435 -e 1e-12 grain.svm      (λ₁ = 1e-3)
 ///   liblinear-train -q -s 6 -B 1 -c 6.435006435006435 -e 1e-12 grain.svm       (λ₁ = 1e-4)
+///   liblinear-train -q -s 5 -B 1 -c 0.37037037037037035 -e 1e-8 heart_scale    (λ₁ = 1e-2,
+///     squared hinge; at -e 1e-12 it stops at its iteration limit 0.3 % above this)
 /// and scikit-learn 1.9.1's `Lasso(alpha=λ₁, fit_intercept=False, tol=1e-14)` and
 /// `ElasticNet(alpha=λ + λ₁, l1_ratio=λ₁/(λ + λ₁), …)` on diabetes with a column of ones
 /// appended (so that the bias is penalized as ours is), J = (1/2m)‖Xw − y‖² + λ₁‖w‖₁ + (λ/2)‖w‖²
 /// at their coefficients: (λ, λ₁, J, non-zero weights and bias).
 const L1_HEART_LOG: (f64, f64, usize) = (1e-2, 0.4176716776757566, 12);
+const L1_HEART_SQUARED_HINGE: (f64, f64, usize) = (1e-2, 0.4611618341423822, 13);
 const L1_GRAIN_LOG: [(f64, f64, usize); 2] = [
     (1e-3, 0.17715876650314794, 5),
     (1e-4, 0.05141929515618569, 21),
@@ -804,6 +808,8 @@ fn owlqn_reaches_liblinear_and_scikit_learn_l1_optima() {
     let heart = load("heart_scale/heart_scale", 13);
     let (l1, optimum, nonzero) = L1_HEART_LOG;
     check(&heart, Loss::Log, 0.0, l1, optimum, nonzero);
+    let (l1, optimum, nonzero) = L1_HEART_SQUARED_HINGE;
+    check(&heart, Loss::SquaredHinge, 0.0, l1, optimum, nonzero);
     let grain = load("reuters_grain/train.svm.gz", 27653);
     for (l1, optimum, nonzero) in L1_GRAIN_LOG {
         check(&grain, Loss::Log, 0.0, l1, optimum, nonzero);
