@@ -752,8 +752,8 @@ fn same_solution_bit_for_bit_with_one_and_two_threads() {
 
 /// L1-regularized optima (OWL-QN, `lbfgs` on an objective with an L1 term) against
 /// liblinear 2.4.6 `-s 6` and `-s 5` (L1-regularized logistic regression and squared-hinge
-/// SVM, bias a regularized feature
-/// with `-B 1`; J = λ₁(‖w‖₁ + |b|) + (1/m)Σℓ computed from the model in double precision):
+/// SVM, bias a regularized feature with `-B 1`; J = λ₁(‖w‖₁ + |b|) + (1/m)Σℓ computed from the
+/// model in double precision):
 ///   liblinear-train -q -s 6 -B 1 -c 0.37037037037037035 -e 1e-12 heart_scale   (λ₁ = 1e-2)
 ///   liblinear-train -q -s 6 -B 1 -c 0.6435006435006435 -e 1e-12 grain.svm      (λ₁ = 1e-3)
 ///   liblinear-train -q -s 6 -B 1 -c 6.435006435006435 -e 1e-12 grain.svm       (λ₁ = 1e-4)
