@@ -51,7 +51,9 @@ pub struct Objective<'a, E: Examples + 'a> {
     blocks: Vec<Range<usize>>,
     /// The row blocks' dense buffers of the last transpose product, kept for the next: a fresh
     /// buffer of n entries costs a page fault per 4 KiB (2 MiB where the kernel backs it with a
-    /// huge page) on every evaluation, a fifth of OWL-QN's time on spamassassin.
+    /// huge page) on every evaluation, a fifth of OWL-QN's time on spamassassin. They live as
+    /// long as the objective (blocks × n entries, what every evaluation allocates anyway; one
+    /// vector more at subLBFGS's peak, `tests/allocation_failures.rs`).
     block_buffers: Mutex<Vec<Vec<f64>>>,
     reducer: &'a dyn Reducer,
     /// m: the rows of every rank.
