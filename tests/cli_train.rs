@@ -20,6 +20,12 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// A failed run whose output says `message`.
+fn assert_refused(out: &Output, message: &str) {
+    assert!(!out.status.success(), "{}", text(out));
+    assert!(text(out).contains(message), "{}", text(out));
+}
+
 /// Separable data: the label is the sign of feature 1 minus feature 2.
 fn write_data(path: &Path, rows: usize, features: usize) {
     let mut s = String::new();
@@ -463,8 +469,7 @@ fn a_free_bias_trains_at_the_bias_rate_and_a_regularized_one_refuses_it() {
         let mut args = vec!["train", &train, "-o", &model];
         args.extend_from_slice(extra);
         let out = sparselin(&args);
-        assert!(!out.status.success());
-        assert!(text(&out).contains(message), "{}", text(&out));
+        assert_refused(&out, message);
     };
     refused(
         &["--bias-rate", "0.01"],
@@ -995,12 +1000,7 @@ fn sample_weights_from_a_file_train_what_copies_of_the_rows_train() {
         "-o",
         &never,
     ]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out).contains("--sample-weights does not apply to --algo aerr"),
-        "{}",
-        text(&out)
-    );
+    assert_refused(&out, "--sample-weights does not apply to --algo aerr");
 }
 
 #[test]
@@ -1198,12 +1198,7 @@ fn sgd_with_an_l1_term_trains_a_sparse_model_on_one_thread() {
         );
     }
     let out = train(&["--threads", "2"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out).contains("Hogwild workers run without it"),
-        "{}",
-        text(&out)
-    );
+    assert_refused(&out, "Hogwild workers run without it");
     let out = sparselin(&[
         "train",
         &p("train.svm"),
@@ -1214,12 +1209,7 @@ fn sgd_with_an_l1_term_trains_a_sparse_model_on_one_thread() {
         "-o",
         &p("a.model"),
     ]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out).contains("--l1 does not apply to --algo asgd"),
-        "{}",
-        text(&out)
-    );
+    assert_refused(&out, "--l1 does not apply to --algo asgd");
 }
 
 /// `--cv K --l1-grid …` cross-validates each λ₁ on the same folds and names the best: not the
@@ -1274,12 +1264,7 @@ fn cv_over_an_l1_grid_names_the_best_l1() {
         );
     }
     let out = cv("asgd", "1e-3");
-    assert!(!out.status.success());
-    assert!(
-        text(&out).contains("--l1-grid does not apply to --algo asgd"),
-        "{}",
-        text(&out)
-    );
+    assert_refused(&out, "--l1-grid does not apply to --algo asgd");
     let out = sparselin(&[
         "train",
         &p("train.svm"),
@@ -1288,6 +1273,5 @@ fn cv_over_an_l1_grid_names_the_best_l1() {
         "--l1-grid",
         "0.1",
     ]);
-    assert!(!out.status.success());
-    assert!(text(&out).contains("add --cv K"), "{}", text(&out));
+    assert_refused(&out, "add --cv K");
 }
