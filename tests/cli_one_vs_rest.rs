@@ -501,5 +501,7 @@ fn an_l1_term_reaches_every_class_and_cross_validation() {
     }
     let cv = stdout(&sparselin(&[&args[..], &["--cv", "3"]].concat()));
     assert!(cv.contains("λ₁ = 1e-2"), "{cv}");
+    let softmax = sparselin(&[&args[..], &["--multinomial", "-o", &model]].concat());
+    assert_clean_failure(&softmax, "multinomial logistic regression has no L1 term");
     assert!(cv.contains("3-fold cross-validation of 400 rows"), "{cv}");
 }

@@ -910,9 +910,7 @@ impl Trainer {
                 "an L1 term",
                 self.l1 != 0.0,
                 match self.learner {
-                    Learner::Batch(algorithm) => {
-                        algorithm == batch::Algorithm::Lbfgs && !self.multinomial
-                    }
+                    Learner::Batch(algorithm) => algorithm == batch::Algorithm::Lbfgs,
                     Learner::Online(algorithm) => matches!(
                         algorithm,
                         online::Algorithm::Sgd | online::Algorithm::NaiveSgd
@@ -921,6 +919,13 @@ impl Trainer {
                 },
             ),
         ];
+        if self.multinomial && self.l1 != 0.0 {
+            return Err(Error::Config(
+                "multinomial logistic regression has no L1 term: train the classes one against \
+                 the rest (without multinomial) for L1-regularized models"
+                    .into(),
+            ));
+        }
         match settings.iter().find(|(_, set, used)| *set && !*used) {
             Some((what, _, _)) => Err(Error::Config(format!(
                 "{what} does not apply to {} (a{family} learner{})",
