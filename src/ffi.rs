@@ -1300,7 +1300,7 @@ mod tests {
             .l1(0.05);
         assert_eq!(*m, expected.train(d).unwrap());
         assert_eq!(m.info.l1, 0.05);
-        // An online learner has no L1 term.
+        // An averaging learner has no L1 term.
         config.learner = c"asgd".as_ptr();
         let mut refused = std::ptr::null_mut();
         // SAFETY: live handles, NUL-terminated strings and an out-pointer.

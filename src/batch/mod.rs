@@ -311,7 +311,8 @@ pub enum SolveError {
         loss: crate::loss::Loss,
     },
     /// λ must be positive (the line searches and the certificate need strong convexity),
-    /// finite and normal (≥ 2.2·10⁻³⁰⁸), so that B₀ = I/λ is finite.
+    /// finite and normal (≥ 2.2·10⁻³⁰⁸), so that B₀ = I/λ is finite; with an L1 term it may
+    /// be 0.
     #[error("λ must be a positive finite number of at least 2.2e-308, not {0:e}")]
     BadLambda(f64),
     /// No rank has a row: J would be 0/0.
@@ -354,18 +355,39 @@ pub fn solve<E: Examples>(
     options: &Options,
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<Solution, SolveError> {
-    let loss = objective.loss();
-    if objective.l1() != 0.0 {
-        return solve_l1(algorithm, objective, options, progress);
+    let (loss, lambda, l1) = (objective.loss(), objective.lambda(), objective.l1());
+    if !(l1 >= 0.0 && l1.is_finite()) {
+        return Err(SolveError::BadOption(format!(
+            "λ₁ must be a non-negative finite number, not {l1:e}"
+        )));
     }
-    if !(objective.lambda() > 0.0 && objective.lambda().is_normal()) {
-        return Err(SolveError::BadLambda(objective.lambda()));
+    // With an L1 term λ may be 0 (L1 alone): the duality gap certifies without strong
+    // convexity.
+    let strongly_convex = lambda > 0.0 && lambda.is_normal();
+    if !(strongly_convex || (l1 > 0.0 && lambda == 0.0)) {
+        return Err(SolveError::BadLambda(lambda));
     }
     if objective.total_rows() == 0 {
         return Err(SolveError::NoRows);
     }
     check(algorithm, options, objective.dim())?;
     let mut tracker = Tracker::new(progress);
+    if l1 > 0.0 {
+        // OWL-QN is the one solver of an objective with an L1 term, run by lbfgs.
+        return match algorithm {
+            Algorithm::Lbfgs if loss.conjugate(0.0, 1.0).is_some() => {
+                Ok(owlqn::solve(objective, options, &mut tracker)?)
+            }
+            Algorithm::Lbfgs => Err(SolveError::WrongLoss {
+                algorithm,
+                needs: "a smooth",
+                loss,
+            }),
+            _ => Err(SolveError::BadOption(format!(
+                "{algorithm} has no L1 term: an L1 penalty needs lbfgs (OWL-QN) and a smooth loss"
+            ))),
+        };
+    }
     match algorithm {
         Algorithm::Lbfgs if loss.is_smooth() => Ok(lbfgs::solve(
             objective,
@@ -406,46 +428,6 @@ pub fn solve<E: Examples>(
                 .into(),
         )),
         Algorithm::Dcd => dcd::solve(objective, options, &mut tracker),
-    }
-}
-
-/// [`solve`] for an objective with an L1 term: OWL-QN, the one solver of such objectives, run
-/// by `lbfgs` on a smooth loss. λ may be 0 there (L1 alone): the duality gap certifies
-/// without strong convexity.
-fn solve_l1<E: Examples>(
-    algorithm: Algorithm,
-    objective: &Objective<'_, E>,
-    options: &Options,
-    progress: &mut dyn FnMut(&Progress<'_>),
-) -> Result<Solution, SolveError> {
-    let (loss, lambda, l1) = (objective.loss(), objective.lambda(), objective.l1());
-    if !(l1 > 0.0 && l1.is_finite()) {
-        return Err(SolveError::BadOption(format!(
-            "λ₁ must be a positive finite number, not {l1:e}"
-        )));
-    }
-    if !(lambda == 0.0 || (lambda > 0.0 && lambda.is_normal())) {
-        return Err(SolveError::BadOption(format!(
-            "with an L1 term λ must be 0 or a positive finite number of at least 2.2e-308, not {lambda:e}"
-        )));
-    }
-    if objective.total_rows() == 0 {
-        return Err(SolveError::NoRows);
-    }
-    check(algorithm, options, objective.dim())?;
-    match algorithm {
-        Algorithm::Lbfgs if loss.conjugate(0.0, 1.0).is_some() => {
-            let mut tracker = Tracker::new(progress);
-            Ok(owlqn::solve(objective, options, &mut tracker)?)
-        }
-        Algorithm::Lbfgs => Err(SolveError::WrongLoss {
-            algorithm,
-            needs: "a smooth",
-            loss,
-        }),
-        _ => Err(SolveError::BadOption(format!(
-            "{algorithm} has no L1 term: an L1 penalty needs lbfgs (OWL-QN) and a smooth loss"
-        ))),
     }
 }
 

@@ -386,15 +386,15 @@ impl<'a, E: Examples> Objective<'a, E> {
         }
     }
 
-    /// The duality gap of an objective with an L1 term and a smooth loss at w, from its
-    /// predictions p = Xw and its smooth part's gradient: J(w) − D(α) ≥ J(w) − J*, for the
-    /// Fenchel dual D of J = Σ_i ℓ_i(x_i·w) + g(w), g = (λ/2)‖·‖² + λ₁‖·‖₁, at the dual point
+    /// A lower bound on J* for an objective with an L1 term and a smooth loss, from an iterate
+    /// w, its predictions p = Xw and its smooth part's gradient: D(α) ≤ J*, for the Fenchel
+    /// dual D of J = Σ_i ℓ_i(x_i·w) + g(w), g = (λ/2)‖·‖² + λ₁‖·‖₁, at the dual point
     /// α_i = −θ·s_i·c_{y_i}·ℓ'(p_i)/m that w's own derivatives give. With λ > 0, θ = 1 and
     /// g*(z) = ‖max(|z| − λ₁, 0)‖²/(2λ); with λ = 0, g* is 0 on ‖z‖∞ ≤ λ₁ and +∞ beyond, so
-    /// θ ≤ 1 shrinks α into that box. At the minimum the gap is 0, so it certifies a
-    /// relative suboptimality (the role ‖g‖²/(2λ) plays without L1). +∞ for a loss without
-    /// a conjugate ([`Loss::conjugate`]).
-    pub fn duality_gap(&self, w: &[f64], p: &[f64], smooth_gradient: &[f64]) -> f64 {
+    /// θ ≤ 1 shrinks α into that box. At the minimum D(α) = J(w), so J(w) − D(α), the duality
+    /// gap, certifies a relative suboptimality (the role ‖g‖²/(2λ) plays without L1). −∞ for
+    /// a loss without a conjugate ([`Loss::conjugate`]).
+    pub fn dual_bound(&self, w: &[f64], p: &[f64], smooth_gradient: &[f64]) -> f64 {
         // z = Xᵀα at θ = 1: minus the loss part of the smooth gradient.
         let z = smooth_gradient
             .iter()
@@ -438,7 +438,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             None => conjugate_sum(loss, theta, p, y, Unweighted),
         }];
         self.reducer.sum(&mut sum);
-        self.value(w, p) + sum[0] / self.total_rows as f64 + penalty_conjugate
+        -sum[0] / self.total_rows as f64 - penalty_conjugate
     }
 
     /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).

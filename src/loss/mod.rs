@@ -141,7 +141,7 @@ impl Loss {
     /// ℓ*(v) = sup_p (v·p − ℓ(p, y)), the convex conjugate in the prediction, for the smooth
     /// losses (`None` for the others); +∞ outside its domain. At v = ℓ'(p, y) it attains
     /// Fenchel–Young's equality ℓ(p) + ℓ*(v) = p·v, and it is what the dual of an
-    /// L1-regularized objective is made of ([`crate::batch::Objective::duality_gap`]).
+    /// L1-regularized objective is made of ([`crate::batch::Objective::dual_bound`]).
     pub fn conjugate(self, v: f64, y: f64) -> Option<f64> {
         // The margin losses are f(y·p): ℓ*(v) = f*(y·v).
         let t = v * y;

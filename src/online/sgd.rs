@@ -13,8 +13,7 @@
 
 use sparselin_kernels::{HugeArray, Values, dense, sparse};
 
-use super::bias::soft_threshold;
-use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot};
+use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot, soft_threshold};
 use crate::data::Row;
 use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
