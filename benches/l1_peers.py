@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""L1-regularized logistic regression: OWL-QN (`train --algo lbfgs --l1`) against liblinear -s 6.
+"""L1-regularized logistic regression: OWL-QN (`train --algo lbfgs --l1`) and coordinate descent
+(`--algo cd --l1`) against liblinear -s 6.
 
 For each set of `../shared/data` named with --sets and each λ₁ of --l1s, both programs
 minimize J(w, b) = (1/m) Σ log(1 + e^(−y(w·x + b))) + λ₁(‖w‖₁ + |b|) (liblinear: `-s 6 -B 1
 -c 1/(λ₁m)`, its bias a regularized feature, as ours is), reading the values in f64
 (sparselin from a `convert --values f64` dataset).
 
-* J* is the lowest J seen (liblinear at any -e of its ladder, or an OWL-QN iterate);
-  OWL-QN's duality gap bounds J* from below at every iteration, and "certified to" is
-  (J* − the highest such bound)/J*. A target it does not beat tenfold is not timed.
-* sparselin: `train SET --algo lbfgs --loss log --lambda 0 --l1 λ₁ --tol 0 --trace` at
-  `--threads 1` and `--threads 2`; the time to a target is the trace's `seconds` (solver
-  only, loading excluded) at the first iteration within the target of J*.
+* J* is the lowest J seen (liblinear at any -e of its ladder, or a sparselin iterate);
+  each sparselin solver's duality gap bounds J* from below at every iteration, and
+  "certified to" is (J* − the highest such bound)/J*. A target it does not beat tenfold is
+  not timed.
+* sparselin: `train SET --algo A --loss log --lambda 0 --l1 λ₁ --tol 0 --trace` for each A
+  of --algos at `--threads 1` and `--threads 2`; the time to a target is the trace's
+  `seconds` (solver only, loading excluded; cd's copy of the data by columns included) at
+  the first iteration within the target of J*.
 * liblinear: `liblinear-train -s 6 -B 1 -c 1/(λ₁m) -e E` over a ladder of E; its `train()`
   call alone is timed in CPU seconds by an LD_PRELOAD shim (single-threaded, so CPU is its
   wall time) and J is computed here from its model file; its time to a target is that of
@@ -46,10 +49,10 @@ def objective(w, b, l1, labels, rows):
     return np.logaddexp(0.0, -margins).mean() + l1 * (np.abs(w).sum() + abs(b))
 
 
-def owlqn_trace(binary, data, l1, threads, max_iter, work):
-    """[(seconds, J, gap)], one entry per OWL-QN iteration."""
+def solver_trace(binary, algo, data, l1, threads, max_iter, work):
+    """[(seconds, J, gap)], one entry per iteration of `--algo algo`."""
     trace = os.path.join(work, "trace.csv")
-    run([binary, "train", data, "--algo", "lbfgs", "--loss", "log", "--lambda", "0",
+    run([binary, "train", data, "--algo", algo, "--loss", "log", "--lambda", "0",
          "--l1", str(l1), "--tol", "0", "--max-iter", str(max_iter), "--threads", str(threads),
          "--quiet", "--trace", trace, "-o", os.path.join(work, "sparselin.model")])
     with open(trace) as f:
@@ -67,6 +70,7 @@ def main():
     parser.add_argument("--files", default="",
                         help="more sets: LIBSVM files with labels ±1, comma-separated")
     parser.add_argument("--l1s", default="1e-3,1e-4")
+    parser.add_argument("--algos", default="lbfgs,cd", help="sparselin solvers, comma-separated")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-iter", type=int, default=1000)
     parser.add_argument("--json", help="also write the table's numbers here")
@@ -77,9 +81,12 @@ def main():
         f.write(SHIM)
     run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
 
-    print("| set | rows | features | λ₁ | J* | non-zero | certified to | target "
-          "| OWL-QN it. | OWL-QN ms, 1 / 2 threads | liblinear -e | liblinear ms | ÷ ll |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    algos = args.algos.split(",")
+    print("| set | rows | features | λ₁ | J* | non-zero | certified to | target | "
+          + "".join(f"{a} it. | {a} ms, 1 / 2 threads | " for a in algos)
+          + "liblinear -e | liblinear ms | "
+          + "".join(f"{a} ÷ ll | " for a in algos))
+    print("|---" * (10 + 3 * len(algos)) + "|")
     records = []
     sets = [s for s in args.sets.split(",") if s] + [f for f in args.files.split(",") if f]
     for name in sets:
@@ -94,11 +101,12 @@ def main():
             c = repr(1.0 / (l1 * m))
             ll_cpu = {e: [] for e in EPS_LADDER}
             ll_j, ll_nonzero = {}, {}
-            traces = {1: [], 2: []}
+            traces = {(a, n): [] for a in algos for n in (1, 2)}
             for _ in range(args.rounds):
-                for threads in (1, 2):
-                    traces[threads].append(
-                        owlqn_trace(args.sparselin, data, l1, threads, args.max_iter, work))
+                for a in algos:
+                    for threads in (1, 2):
+                        traces[a, threads].append(solver_trace(
+                            args.sparselin, a, data, l1, threads, args.max_iter, work))
                 for e in EPS_LADDER:
                     model = os.path.join(work, "liblinear.model")
                     done = run(["liblinear-train", "-s", "6", "-c", c, "-B", "1", "-e", e,
@@ -109,32 +117,35 @@ def main():
                         w, b = liblinear_weights(model, features)
                         ll_j[e] = objective(w, b, l1, labels, rows)
                         ll_nonzero[e] = int(np.count_nonzero(w)) + int(b != 0)
-            owlqn = traces[1][0]
-            j_star = min(min(ll_j.values()), min(j for t in traces[1] for _, j, _ in t))
-            lower = max(j - g for t in traces[1] for _, j, g in t)
+            ones = [t for (a, n), ts in traces.items() if n == 1 for t in ts]
+            j_star = min(min(ll_j.values()), min(j for t in ones for _, j, _ in t))
+            lower = max(j - g for t in ones for _, j, g in t)
             certified = max(0.0, (j_star - lower) / j_star)
             nonzero = ll_nonzero[EPS_LADDER[-1]]
-            iterations = [(i, j) for i, (_, j, _) in enumerate(owlqn)]
             for target in TARGETS:
                 head = (f"| {name} | {m} | {features} | {l1:g} | {j_star:.10g} | {nonzero} | "
                         f"{certified:.0e} | {target:g} |")
                 if certified > 0.1 * target:
-                    print(f"{head} J* not certified to a tenth of the target |||||",
-                          flush=True)
+                    print(f"{head} J* not certified to a tenth of the target "
+                          + "|" * (2 + 3 * len(algos)), flush=True)
                     continue
-                it = first_time(iterations, j_star, target)
-                t = {n: median_or_none([first_time(x, j_star, target) for x in traces[n]])
-                     for n in (1, 2)}
                 reached = [e for e in EPS_LADDER if (ll_j[e] - j_star) / j_star <= target]
                 e = reached[0] if reached else None
                 tl = statistics.median(ll_cpu[e]) if e else None
-                print(f"{head} {'—' if it is None else it} | {fmt(t[1])} / {fmt(t[2])} | "
-                      f"{e or '—'} | {fmt(tl)} | {ratio(t[1], tl)} / {ratio(t[2], tl)} |",
-                      flush=True)
-                records.append(dict(set=name, rows=m, features=features, l1=l1,
-                                    j_star=j_star, nonzero=nonzero, certified=certified,
-                                    target=target, iterations=it, seconds_1=t[1],
-                                    seconds_2=t[2], liblinear_eps=e, liblinear=tl))
+                record = dict(set=name, rows=m, features=features, l1=l1, j_star=j_star,
+                              nonzero=nonzero, certified=certified, target=target,
+                              liblinear_eps=e, liblinear=tl)
+                cells, ratios = "", ""
+                for a in algos:
+                    first = [(i, j) for i, (_, j, _) in enumerate(traces[a, 1][0])]
+                    it = first_time(first, j_star, target)
+                    t = {n: median_or_none([first_time(x, j_star, target)
+                                            for x in traces[a, n]]) for n in (1, 2)}
+                    cells += f" {'—' if it is None else it} | {fmt(t[1])} / {fmt(t[2])} |"
+                    ratios += f" {ratio(t[1], tl)} / {ratio(t[2], tl)} |"
+                    record[a] = dict(iterations=it, seconds_1=t[1], seconds_2=t[2])
+                print(f"{head}{cells} {e or '—'} | {fmt(tl)} |{ratios}", flush=True)
+                records.append(record)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)

@@ -150,31 +150,35 @@ fn sublbfgs_reaches_liblinear_hinge_optimum_on_heart_scale() {
 }
 
 #[test]
-fn lbfgs_reaches_liblinear_log_optimum_on_heart_scale() {
+fn lbfgs_and_cd_reach_liblinear_log_optimum_on_heart_scale() {
     let data = load("heart_scale/heart_scale", 13);
-    for (lambda, optimum) in HEART_LOG {
-        let objective = Objective::new(&data, Loss::Log, lambda, true);
-        let solution = solve(Algorithm::Lbfgs, &objective, &Options::default());
-        let error = relative(solution.objective, optimum);
-        assert!(
-            error.abs() <= 1e-6,
-            "λ = {lambda}: {} vs {optimum} ({error:e})",
-            solution.objective
-        );
+    for algorithm in [Algorithm::Lbfgs, Algorithm::Cd] {
+        for (lambda, optimum) in HEART_LOG {
+            let objective = Objective::new(&data, Loss::Log, lambda, true);
+            let solution = solve(algorithm, &objective, &Options::default());
+            let error = relative(solution.objective, optimum);
+            assert!(
+                error.abs() <= 1e-6,
+                "{algorithm} λ = {lambda}: {} vs {optimum} ({error:e})",
+                solution.objective
+            );
+        }
     }
 }
 
 #[test]
-fn lbfgs_reaches_liblinear_log_optimum_on_reuters_grain() {
+fn lbfgs_and_cd_reach_liblinear_log_optimum_on_reuters_grain() {
     let data = load("reuters_grain/train.svm.gz", 27653);
     let log = Objective::new(&data, Loss::Log, GRAIN_LOG.0, true);
-    let solution = solve(Algorithm::Lbfgs, &log, &Options::default());
-    let error = relative(solution.objective, GRAIN_LOG.1);
-    assert!(
-        error.abs() <= 1e-6,
-        "log: {} ({error:e})",
-        solution.objective
-    );
+    for algorithm in [Algorithm::Lbfgs, Algorithm::Cd] {
+        let solution = solve(algorithm, &log, &Options::default());
+        let error = relative(solution.objective, GRAIN_LOG.1);
+        assert!(
+            error.abs() <= 1e-6,
+            "{algorithm}: {} ({error:e})",
+            solution.objective
+        );
+    }
 }
 
 /// Quantile (pinball) regression on diabetes at τ = 0.3 against the exact optimum of the
@@ -443,6 +447,7 @@ fn every_solver_reaches_liblinears_class_weighted_optima_on_heart_scale() {
         (Loss::Hinge, Algorithm::SubLbfgs, HEART_WEIGHTED_HINGE),
         (Loss::Hinge, Algorithm::Dcd, HEART_WEIGHTED_HINGE),
         (Loss::Log, Algorithm::Lbfgs, HEART_WEIGHTED_LOG),
+        (Loss::Log, Algorithm::Cd, HEART_WEIGHTED_LOG),
         (
             Loss::SquaredHinge,
             Algorithm::Lbfgs,
@@ -451,6 +456,11 @@ fn every_solver_reaches_liblinears_class_weighted_optima_on_heart_scale() {
         (
             Loss::SquaredHinge,
             Algorithm::Dcd,
+            HEART_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Cd,
             HEART_WEIGHTED_SQUARED_HINGE,
         ),
     ];
@@ -582,7 +592,9 @@ fn integer_sample_weights_are_copies_of_their_rows_for_every_solver() {
     let (classes, unit) = (ClassWeights::new(2.0, 0.5).unwrap(), ClassWeights::UNIT);
     let cases = [
         (Loss::Log, Algorithm::Lbfgs, ClassWeights::UNIT, 1e-9),
+        (Loss::Log, Algorithm::Cd, classes, 1e-9),
         (Loss::SquaredHinge, Algorithm::Lbfgs, classes, 1e-9),
+        (Loss::SquaredHinge, Algorithm::Cd, ClassWeights::UNIT, 1e-9),
         (Loss::SquaredHinge, Algorithm::Dcd, ClassWeights::UNIT, 1e-9),
         (Loss::Hinge, Algorithm::Dcd, classes, 1e-9),
         (Loss::Hinge, Algorithm::SubLbfgs, ClassWeights::UNIT, 1e-6),
@@ -654,9 +666,15 @@ fn every_solver_reaches_scikit_learns_sample_weighted_optima_on_heart_scale() {
         (Loss::Hinge, Algorithm::SubLbfgs, SKLEARN_WEIGHTED_HINGE),
         (Loss::Hinge, Algorithm::Dcd, SKLEARN_WEIGHTED_HINGE),
         (Loss::Log, Algorithm::Lbfgs, SKLEARN_WEIGHTED_LOG),
+        (Loss::Log, Algorithm::Cd, SKLEARN_WEIGHTED_LOG),
         (
             Loss::SquaredHinge,
             Algorithm::Lbfgs,
+            SKLEARN_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Cd,
             SKLEARN_WEIGHTED_SQUARED_HINGE,
         ),
         (
@@ -692,6 +710,7 @@ fn unit_sample_weights_change_no_bit_of_any_solver() {
         (Loss::SquaredHinge, Algorithm::Dcd),
         (Loss::Hinge, Algorithm::SubGd),
         (Loss::Hinge, Algorithm::Bfgs),
+        (Loss::Log, Algorithm::Cd),
     ] {
         let options = Options {
             max_iter: 50,
@@ -741,6 +760,7 @@ fn same_solution_bit_for_bit_with_one_and_two_threads() {
         (Algorithm::SubLbfgs, Loss::Hinge),
         (Algorithm::Lbfgs, Loss::Log),
         (Algorithm::Dcd, Loss::Hinge),
+        (Algorithm::Cd, Loss::Log),
     ] {
         assert_eq!(
             run(1, algorithm, loss),
@@ -776,21 +796,24 @@ const L1_DIABETES_SQUARED: [(f64, f64, f64, usize); 3] = [
 ];
 
 #[test]
-fn owlqn_reaches_liblinear_and_scikit_learn_l1_optima() {
+fn owlqn_and_cd_reach_liblinear_and_scikit_learn_l1_optima() {
+    for algorithm in [Algorithm::Lbfgs, Algorithm::Cd] {
+        l1_optima_reached_by(algorithm);
+    }
+}
+
+fn l1_optima_reached_by(algorithm: Algorithm) {
     let check = |data: &CsrMatrix, loss, lambda, l1, optimum: f64, nonzero: usize| {
         let objective = Objective::new(data, loss, lambda, true).with_l1(l1);
         let mut gap = f64::NAN;
-        let solution = batch::solve(
-            Algorithm::Lbfgs,
-            &objective,
-            &Options::default(),
-            &mut |p| gap = p.gap,
-        )
+        let solution = batch::solve(algorithm, &objective, &Options::default(), &mut |p| {
+            gap = p.gap;
+        })
         .unwrap();
         let error = relative(solution.objective, optimum);
         assert!(
             error.abs() <= 1e-8,
-            "{loss} λ₁ = {l1}: {} vs {optimum} ({error:e})",
+            "{algorithm} {loss} λ₁ = {l1}: {} vs {optimum} ({error:e})",
             solution.objective
         );
         // The certificate holds: J − J* ≤ gap, the reference's J being ≥ J*.

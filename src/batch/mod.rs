@@ -9,6 +9,8 @@
 //! * [`sublbfgs`] — subLBFGS for hinge, absolute and quantile loss: direction finding over the
 //!   subdifferential and the exact line search.
 //! * [`subgd`] — the subgradient-descent baseline.
+//! * [`cd`] — coordinate descent on a Newton model (newGLMNET) for a smooth loss with an L1
+//!   term, an L2 term or both, certified by its duality gap: the solver for dense features.
 //! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute, quantile and
 //!   ε-insensitive loss, certified by its duality gap: the solver for margin-dominated data,
 //!   where subLBFGS is slow.
@@ -24,6 +26,7 @@
 //! direction (subLBFGS, after clearing its memory once), and `max_iter`. Dual coordinate
 //! descent certifies by its duality gap instead, which bounds J(w) − J* as well.
 
+pub mod cd;
 pub mod dcd;
 #[cfg(test)]
 mod distributed_tests;
@@ -61,6 +64,9 @@ pub enum Algorithm {
     Bfgs,
     /// Dual coordinate descent: hinge and squared hinge, one process.
     Dcd,
+    /// Coordinate descent on a Newton model (newGLMNET): smooth losses, L1 and/or L2, one
+    /// process.
+    Cd,
 }
 
 impl Algorithm {
@@ -87,6 +93,7 @@ impl fmt::Display for Algorithm {
             Algorithm::SubGd => "subgd",
             Algorithm::Bfgs => "bfgs",
             Algorithm::Dcd => "dcd",
+            Algorithm::Cd => "cd",
         })
     }
 }
@@ -101,8 +108,9 @@ impl FromStr for Algorithm {
             "subgd" => Ok(Algorithm::SubGd),
             "bfgs" => Ok(Algorithm::Bfgs),
             "dcd" => Ok(Algorithm::Dcd),
+            "cd" => Ok(Algorithm::Cd),
             _ => Err(format!(
-                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd)"
+                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd, cd)"
             )),
         }
     }
@@ -324,6 +332,9 @@ pub enum SolveError {
     /// The solver's per-feature vectors do not fit in this machine's memory.
     #[error(transparent)]
     Memory(#[from] AllocError),
+    /// The column-major copy of the data coordinate descent reads cannot be built.
+    #[error(transparent)]
+    Columns(#[from] crate::data::column_major::TransposeError),
 }
 
 /// An error unless every setting of `options` that `algorithm` reads is in range for data of
@@ -372,10 +383,10 @@ pub fn solve<E: Examples>(
     }
     check(algorithm, options, objective.dim())?;
     let mut tracker = Tracker::new(progress);
-    if l1 > 0.0 {
-        // OWL-QN is the one solver of an objective with an L1 term, run by lbfgs.
+    if l1 > 0.0 && algorithm != Algorithm::Cd {
+        // Of the others, OWL-QN alone solves an objective with an L1 term, run by lbfgs.
         return match algorithm {
-            Algorithm::Lbfgs if loss.conjugate(0.0, 1.0).is_some() => {
+            Algorithm::Lbfgs if loss.is_smooth() => {
                 Ok(owlqn::solve(objective, options, &mut tracker)?)
             }
             Algorithm::Lbfgs => Err(SolveError::WrongLoss {
@@ -384,7 +395,8 @@ pub fn solve<E: Examples>(
                 loss,
             }),
             _ => Err(SolveError::BadOption(format!(
-                "{algorithm} has no L1 term: an L1 penalty needs lbfgs (OWL-QN) and a smooth loss"
+                "{algorithm} has no L1 term: an L1 penalty needs lbfgs (OWL-QN) or cd and a \
+                 smooth loss"
             ))),
         };
     }
@@ -428,6 +440,15 @@ pub fn solve<E: Examples>(
                 .into(),
         )),
         Algorithm::Dcd => dcd::solve(objective, options, &mut tracker),
+        Algorithm::Cd if !loss.is_smooth() => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "a smooth",
+            loss,
+        }),
+        Algorithm::Cd if objective.reducer().size() > 1 => Err(SolveError::BadOption(
+            "cd runs in one process: its coordinate steps follow one another".into(),
+        )),
+        Algorithm::Cd => cd::solve(objective, options, &mut tracker),
     }
 }
 

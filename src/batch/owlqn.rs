@@ -33,7 +33,7 @@ pub const DEFAULT_TOL: f64 = 1e-6;
 /// points, which rest on the gradient, still improve: on a binary split of mc10 (100,000 rows,
 /// λ₁ = 1e-5, J = 0.279) the gap fell from 8.5e-7 to 3.6e-7 over the 19 iterations after the
 /// last that changed J's first 12 digits.
-const STALL_PATIENCE: usize = 10;
+pub(super) const STALL_PATIENCE: usize = 10;
 
 /// The direction is taken within the free coordinates when they are at most 1/this of all.
 const REDUCED_BELOW: usize = 2;

@@ -9,11 +9,14 @@
 //! * [`shard`] — one binary CSR shard (memory-mapped, zero-copy).
 //! * [`dataset`] — a directory of shards with a manifest (per-column arrays in raw files,
 //!   [`columns`]); [`writer`] builds one atomically.
+//! * [`column_major`] — the rows transposed in memory, for solvers that step one feature at
+//!   a time.
 //! * [`sample_weights`] — per-row weights of the loss, paired with a set of rows.
 //! * [`class_vs_rest`] — a multiclass set seen as one class against the others.
 
 pub mod chunk;
 pub mod class_vs_rest;
+pub mod column_major;
 pub mod columns;
 pub mod convert;
 pub mod csr;

@@ -138,6 +138,22 @@ impl Loss {
         }
     }
 
+    /// ℓ''(p, y), the second derivative in p: the curvature a Newton-type solver models the
+    /// loss with ([`crate::batch::cd`]). Where it jumps (squared hinge at yp = 1, smooth hinge
+    /// at yp = 0 and 1) it takes the value of the side the derivative's formula takes, the
+    /// generalized Hessian of Mangasarian; the piecewise-linear losses have 0 off their kinks.
+    #[inline]
+    pub fn second_derivative(self, p: f64, y: f64) -> f64 {
+        match self {
+            Loss::Squared => 1.0,
+            // σ(z)·(1 − σ(z)) as σ(z)·σ(−z): both factors exact in the tails.
+            Loss::Log => y * y * logistic(y * p) * logistic(-y * p),
+            Loss::SquaredHinge if y * p < 1.0 => 2.0 * y * y,
+            Loss::SmoothHinge if y * p > 0.0 && y * p < 1.0 => y * y,
+            _ => 0.0,
+        }
+    }
+
     /// ℓ*(v) = sup_p (v·p − ℓ(p, y)), the convex conjugate in the prediction, for the smooth
     /// losses (`None` for the others); +∞ outside its domain. At v = ℓ'(p, y) it attains
     /// Fenchel–Young's equality ℓ(p) + ℓ*(v) = p·v, and it is what the dual of an
@@ -315,6 +331,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn second_derivative_matches_finite_differences_away_from_kinks() {
+        for loss in ALL {
+            for &y in &[-1.0, 1.0, 0.3] {
+                for &p in &[-2.7, -0.55, 0.45, 0.77, 1.9, 3.3, 40.0] {
+                    let h = 1e-6;
+                    let numeric =
+                        (loss.derivative(p + h, y) - loss.derivative(p - h, y)) / (2.0 * h);
+                    let analytic = loss.second_derivative(p, y);
+                    assert!(
+                        (numeric - analytic).abs() < 1e-5,
+                        "{loss} p={p} y={y}: {numeric} vs {analytic}"
+                    );
+                }
+            }
+        }
+        // The log loss's curvature stays positive and exact far in the tails.
+        let tail = Loss::Log.second_derivative(700.0, 1.0);
+        assert!(tail > 0.0 && (tail / (-700.0f64).exp() - 1.0).abs() < 1e-12);
     }
 
     /// Fenchel–Young: ℓ(p) + ℓ*(ℓ'(p)) = p·ℓ'(p) for the smooth losses, and ℓ* is the

@@ -199,8 +199,8 @@ impl Trainer {
     /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) added to the objective (0, the default: none):
     /// L1-regularized models, sparse, as liblinear's `-s 6` (λ = 0, C = 1/(λ₁m)) and
     /// scikit-learn's `penalty='l1'` fit them, or with λ > 0 the elastic net. Batch L-BFGS
-    /// (run as OWL-QN) with a smooth loss; SGD and its baseline (truncated gradient, λ > 0,
-    /// on one thread: a thread count of 1, classes one at a time).
+    /// (run as OWL-QN) and coordinate descent (`cd`) with a smooth loss; SGD and its baseline
+    /// (truncated gradient, λ > 0, on one thread: a thread count of 1, classes one at a time).
     pub fn l1(mut self, l1: f64) -> Self {
         self.l1 = l1;
         self
@@ -910,7 +910,9 @@ impl Trainer {
                 "an L1 term",
                 self.l1 != 0.0,
                 match self.learner {
-                    Learner::Batch(algorithm) => algorithm == batch::Algorithm::Lbfgs,
+                    Learner::Batch(algorithm) => {
+                        matches!(algorithm, batch::Algorithm::Lbfgs | batch::Algorithm::Cd)
+                    }
                     Learner::Online(algorithm) => matches!(
                         algorithm,
                         online::Algorithm::Sgd | online::Algorithm::NaiveSgd
@@ -1270,10 +1272,15 @@ impl Trainer {
         let mut details = self.solver_details(&solution, passes, &options);
         // The certificate of the returned w: J(w) − J* ≤ gap.
         details["gap"] = json!(gap);
-        // Settings of the solvers that iterate on w; dual coordinate descent has none of them.
-        if algorithm.is_primal() {
+        // Settings of the solvers that use them.
+        if algorithm.has_memory() {
             details["memory"] = json!(options.memory);
+        }
+        if algorithm == batch::Algorithm::SubLbfgs {
             details["first_descent"] = json!(options.first_descent);
+        }
+        // Dual coordinate descent iterates on the dual variables, from 0.
+        if algorithm.is_primal() {
             // The warm start's time is part of the run's seconds, and kept out of the model,
             // which the same command writes byte for byte again.
             details["warm_start"] = match (self.warm_start, &self.initial_model) {

@@ -30,7 +30,7 @@ enum Users {
     SubLbfgs,
     /// lbfgs.
     Lbfgs,
-    /// What takes an L1 term: lbfgs, sgd and naive-sgd.
+    /// What takes an L1 term: lbfgs, cd, sgd and naive-sgd.
     L1,
     /// The online learners and the batch solvers (those with λ and a bias).
     Regularized,
@@ -44,7 +44,7 @@ impl Users {
     fn include(self, algo: Algo) -> bool {
         use Algo::*;
         let online = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
-        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs);
+        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd);
         let batch = primal || algo == Dcd;
         match self {
             Users::Online => online,
@@ -56,7 +56,7 @@ impl Users {
             Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Lbfgs => algo == Lbfgs,
-            Users::L1 => matches!(algo, Lbfgs | Sgd | NaiveSgd),
+            Users::L1 => matches!(algo, Lbfgs | Cd | Sgd | NaiveSgd),
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
             Users::Aesvr => algo == Aesvr,
@@ -68,13 +68,13 @@ impl Users {
             Users::Online => "the online learners (sgd, asgd, casgd and their naive baselines)",
             Users::Averaging => "the averaging learners (asgd, casgd, naive-asgd, naive-casgd)",
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
-            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd)",
-            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs)",
+            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd, cd)",
+            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs, cd)",
             Users::Startable => "the online learners and the primal batch solvers",
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Lbfgs => "lbfgs",
-            Users::L1 => "lbfgs, sgd and naive-sgd",
+            Users::L1 => "lbfgs, cd, sgd and naive-sgd",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
             Users::Aesvr => "aesvr",
@@ -199,13 +199,18 @@ mod tests {
         assert_eq!(
             refusal(&["--algo", "asgd", "--max-iter", "5"]),
             "--max-iter does not apply to --algo asgd: it is for the batch solvers (lbfgs, \
-             sublbfgs, subgd, bfgs, dcd)"
+             sublbfgs, subgd, bfgs, dcd, cd)"
+        );
+        assert!(refusal(&["--algo", "cd", "--memory", "5"]).contains("L-BFGS memory"));
+        assert_eq!(
+            refusal(&["--algo", "cd", "--l1", "0.1", "--max-iter", "5"]),
+            ""
         );
         assert!(refusal(&["--algo", "lbfgs", "--epochs", "3"]).starts_with("--epochs does not"));
         assert!(refusal(&["--algo", "lbfgs", "--exact-direction"]).contains("for sublbfgs"));
         assert!(refusal(&["--algo", "naive-sgd", "--average-start", "9"]).contains("averaging"));
-        assert!(refusal(&["--algo", "sublbfgs", "--l1", "0.1"]).contains("for lbfgs, sgd"));
-        assert!(refusal(&["--algo", "asgd", "--l1", "0.1"]).contains("for lbfgs, sgd"));
+        assert!(refusal(&["--algo", "sublbfgs", "--l1", "0.1"]).contains("for lbfgs, cd, sgd"));
+        assert!(refusal(&["--algo", "asgd", "--l1", "0.1"]).contains("for lbfgs, cd, sgd"));
         assert!(refusal(&["--algo", "naive-asgd", "--hot-features", "3"]).contains("Hogwild"));
         assert!(refusal(&["--algo", "aerr", "--lambda", "5"]).starts_with("--lambda does not"));
         assert!(refusal(&["--algo", "aerr", "--threads", "2"]).starts_with("--threads"));

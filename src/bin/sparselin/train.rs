@@ -57,6 +57,10 @@ pub enum Algo {
     /// its duality gap: the fast exact solver where many rows sit on their kink (small or
     /// separable data).
     Dcd,
+    /// Batch coordinate descent on a Newton model (newGLMNET, liblinear's `-s 6`) for a smooth
+    /// loss with --l1, --lambda or both, certified by its duality gap: the L1 solver for dense
+    /// or correlated features (keeps a column-major copy of the data in memory)
+    Cd,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
     Aerr,
@@ -112,10 +116,10 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4)]
     pub lambda: f64,
-    /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo lbfgs` with a
-    /// smooth loss (solved by OWL-QN; λ stays as set: `--lambda 0` for L1 alone, liblinear's
-    /// `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0 the elastic net), or
-    /// `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's `--l1`: each step ends by
+    /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo cd` or
+    /// `lbfgs` with a smooth loss (coordinate descent, or OWL-QN; λ stays as set: `--lambda 0`
+    /// for L1 alone, liblinear's `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0
+    /// the elastic net), or `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's `--l1`: each step ends by
     /// moving every weight η_t·λ₁ toward 0, lazily in O(k); on one thread, λ > 0)
     #[arg(long, value_name = "λ₁", default_value_t = 0.0)]
     pub l1: f64,
@@ -401,6 +405,7 @@ impl Algo {
             Algo::Subgd => Learner::Batch(B::SubGd),
             Algo::Bfgs => Learner::Batch(B::Bfgs),
             Algo::Dcd => Learner::Batch(B::Dcd),
+            Algo::Cd => Learner::Batch(B::Cd),
             Algo::Aerr => Learner::AttributeEfficient(L::Aerr),
             Algo::Aelr => Learner::AttributeEfficient(L::Aelr),
             Algo::Aesvr => Learner::AttributeEfficient(L::Aesvr),

@@ -1,0 +1,213 @@
+//! The data by columns (compressed sparse columns): what a solver that steps one feature at a
+//! time reads, each feature's non-zeros together with the rows they sit in
+//! ([`crate::batch::cd`]). Built once per training run from the rows, in memory: four bytes of
+//! row index and eight of value per non-zero, whatever the rows store, so that every product
+//! with a column is exact in double precision.
+
+use std::ops::Range;
+
+use sparselin_kernels::{BoundedIndices, IndexVec, Values};
+
+use super::csr::Examples;
+
+/// The columns of a data set.
+#[derive(Clone, Debug)]
+pub struct ColumnMajor {
+    /// Column j's entries are `starts[j]..starts[j + 1]`.
+    starts: Vec<usize>,
+    /// The row of each entry, increasing within a column.
+    rows: IndexVec,
+    /// The value of each entry.
+    values: Vec<f64>,
+    n_rows: usize,
+}
+
+/// One column: its rows and values.
+#[derive(Clone, Copy, Debug)]
+pub struct Column<'a> {
+    /// The rows where the column is stored, increasing, each below the row count.
+    pub rows: BoundedIndices<'a>,
+    /// The values, parallel to `rows`.
+    pub values: &'a [f64],
+}
+
+impl Column<'_> {
+    /// The values as the sparse kernels take them.
+    #[inline]
+    pub fn kernel_values(&self) -> Values<'_> {
+        Values::F64(self.values)
+    }
+}
+
+/// Why the columns of a data set cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TransposeError {
+    /// Row indices are stored in 32 bits.
+    #[error("{0} rows are more than the 2^32 a column-major copy can index")]
+    TooManyRows(usize),
+    /// The copy does not fit in memory.
+    #[error(
+        "cannot allocate the column-major copy of the data: {nnz} non-zeros ({:.1} GB)",
+        *.nnz as f64 * 12e-9
+    )]
+    Memory {
+        /// Non-zeros of the data.
+        nnz: u64,
+    },
+}
+
+impl ColumnMajor {
+    /// The columns of `data`: two passes over its rows (count, then place), O(nnz + n).
+    pub fn of(data: &impl Examples) -> Result<ColumnMajor, TransposeError> {
+        let (m, n) = (data.n_rows(), data.n_features());
+        if m > 1 << 32 {
+            return Err(TransposeError::TooManyRows(m));
+        }
+        let nnz = data.nnz();
+        let too_big = || TransposeError::Memory { nnz };
+        let entries = usize::try_from(nnz).map_err(|_| too_big())?;
+        let mut starts = try_filled(n + 1, 0usize).ok_or_else(too_big)?;
+        for i in 0..m {
+            for &j in data.row(i).indices.iter() {
+                starts[j as usize + 1] += 1;
+            }
+        }
+        for j in 0..n {
+            starts[j + 1] += starts[j];
+        }
+        let mut next = starts.clone();
+        let mut rows = try_filled(entries, 0u32).ok_or_else(too_big)?;
+        let mut values = try_filled(entries, 0.0f64).ok_or_else(too_big)?;
+        for i in 0..m {
+            let row = data.row(i);
+            for (k, &j) in row.indices.iter().enumerate() {
+                let at = &mut next[j as usize];
+                rows[*at] = i as u32;
+                values[*at] = row.values.get(k);
+                *at += 1;
+            }
+        }
+        Ok(ColumnMajor {
+            starts,
+            rows: IndexVec::new(rows),
+            values,
+            n_rows: m,
+        })
+    }
+
+    /// Number of columns (n).
+    pub fn n_columns(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Number of rows of the data (every row index is below it).
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Stored entries.
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Where column `j`'s entries sit among all entries (in [`rows`](Self::rows) and
+    /// [`values`](Self::values) order), for arrays kept parallel to them.
+    #[inline]
+    pub fn range(&self, j: usize) -> Range<usize> {
+        self.starts[j]..self.starts[j + 1]
+    }
+
+    /// Column `j`.
+    #[inline]
+    pub fn column(&self, j: usize) -> Column<'_> {
+        let range = self.range(j);
+        Column {
+            rows: self.rows.bounded().slice(range.clone()),
+            values: &self.values[range],
+        }
+    }
+
+    /// One zero per entry, for values kept parallel to the entries (an error where they do
+    /// not fit).
+    pub fn zeroed_entries(&self) -> Result<Vec<f64>, TransposeError> {
+        try_filled(self.nnz(), 0.0).ok_or(TransposeError::Memory {
+            nnz: self.nnz() as u64,
+        })
+    }
+
+    /// The row index of every entry, columns one after the other.
+    pub fn rows(&self) -> &[u32] {
+        self.rows.as_slice()
+    }
+
+    /// The value of every entry, columns one after the other.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+}
+
+/// `count` copies of `value`, or `None` where they do not fit.
+fn try_filled<T: Clone>(count: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(count).ok()?;
+    v.resize(count, value);
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, ValueVec};
+
+    #[test]
+    fn columns_hold_every_entry_of_the_rows_in_row_order() {
+        // Rows: {0: 1.5, 3: -2}, {}, {3: 4, 1: 0.25 sorted as 1, 3}, {0: 7}; column 2 empty.
+        let data = CsrMatrix::new(
+            vec![1.0, -1.0, 1.0, -1.0],
+            vec![0, 2, 2, 4, 5],
+            vec![0, 3, 1, 3, 0],
+            ValueVec::F32(vec![1.5, -2.0, 0.25, 4.0, 7.0]),
+            5,
+        )
+        .unwrap();
+        let columns = ColumnMajor::of(&data).unwrap();
+        assert_eq!(
+            (columns.n_columns(), columns.n_rows(), columns.nnz()),
+            (5, 4, 5)
+        );
+        let column = |j| {
+            let c = columns.column(j);
+            (c.rows.as_slice().to_vec(), c.values.to_vec())
+        };
+        assert_eq!(column(0), (vec![0, 3], vec![1.5, 7.0]));
+        assert_eq!(column(1), (vec![2], vec![0.25]));
+        assert_eq!(column(2), (vec![], vec![]));
+        assert_eq!(column(3), (vec![0, 2], vec![-2.0, 4.0]));
+        assert_eq!(column(4), (vec![], vec![]));
+        assert_eq!(columns.range(3), 3..5);
+    }
+
+    #[test]
+    fn a_random_matrix_transposes_to_its_dense_transpose() {
+        let data = crate::batch::objective::tests::random_matrix(37, 11, 5);
+        let columns = ColumnMajor::of(&data).unwrap();
+        let mut dense = vec![vec![0.0; 11]; 37];
+        for (i, row) in dense.iter_mut().enumerate() {
+            let r = data.row(i);
+            for (k, &j) in r.indices.iter().enumerate() {
+                row[j as usize] = r.values.get(k);
+            }
+        }
+        let mut seen = 0;
+        for j in 0..11 {
+            let c = columns.column(j);
+            assert!(c.rows.windows(2).all(|p| p[0] < p[1]), "column {j}");
+            for (&i, &v) in c.rows.iter().zip(c.values) {
+                assert_eq!(dense[i as usize][j], v);
+                assert_ne!(v, 0.0);
+            }
+            seen += c.rows.len();
+        }
+        assert_eq!(seen as u64, data.nnz());
+    }
+}
