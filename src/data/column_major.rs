@@ -191,21 +191,23 @@ mod tests {
     fn a_random_matrix_transposes_to_its_dense_transpose() {
         let data = crate::batch::objective::tests::random_matrix(37, 11, 5);
         let columns = ColumnMajor::of(&data).unwrap();
-        let mut dense = vec![vec![0.0; 11]; 37];
-        for (i, row) in dense.iter_mut().enumerate() {
-            let r = data.row(i);
+        // The transpose, dense: one vector per column.
+        let mut dense = vec![vec![0.0; 37]; 11];
+        for (i, r) in (0..data.n_rows()).map(|i| (i, data.row(i))) {
             for (k, &j) in r.indices.iter().enumerate() {
-                row[j as usize] = r.values.get(k);
+                dense[j as usize][i] = r.values.get(k);
             }
         }
         let mut seen = 0;
-        for j in 0..11 {
+        for (j, expected) in dense.iter().enumerate() {
             let c = columns.column(j);
             assert!(c.rows.windows(2).all(|p| p[0] < p[1]), "column {j}");
+            let mut found = vec![0.0; 37];
             for (&i, &v) in c.rows.iter().zip(c.values) {
-                assert_eq!(dense[i as usize][j], v);
                 assert_ne!(v, 0.0);
+                found[i as usize] = v;
             }
+            assert_eq!(&found, expected, "column {j}");
             seen += c.rows.len();
         }
         assert_eq!(seen as u64, data.nnz());
