@@ -64,9 +64,8 @@ const MAX_STEP: f64 = 10.0;
 /// Coordinate steps smaller than this are not taken.
 const NEGLIGIBLE_STEP: f64 = 1e-12;
 
-/// Columns per parallel task, and entries per task for arrays parallel to the entries.
+/// Columns per parallel task of the gradient.
 const COLUMN_CHUNK: usize = 256;
-const ENTRY_CHUNK: usize = 1 << 16;
 
 /// Minimize `objective` (a smooth loss, λ > 0 or an L1 term) from `options`' start. Stops on
 /// the duality gap ≤ tol·J, on ten iterations in a row that neither lower J by more than
@@ -77,21 +76,33 @@ pub fn solve<E: Examples>(
     tracker: &mut Tracker<'_>,
 ) -> Result<Solution, SolveError> {
     let columns = ColumnMajor::of(objective.rows())?;
-    tracker.passes += 1.0;
     let mut rows = RowTerms::new(objective)?;
     let mut model = Model::new(objective, &columns, options.start(objective.dim())?)?;
     let mut order = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
     let mut p = objective.product(&model.w);
-    tracker.passes += 1.0;
+    tracker.passes += 2.0;
+    // A pass: as many entries read as the data holds (the bias column's included).
+    let pass = (columns.nnz() + usize::from(objective.has_bias()) * objective.n_rows()).max(1);
     let mut dual = f64::NEG_INFINITY;
     let (mut gap, mut stalls, mut iteration) = (f64::INFINITY, 0, 0);
     let mut previous = f64::INFINITY;
+    // Entries read since the whole gradient was last computed.
+    let mut since_whole = usize::MAX;
     let stop = loop {
         let value = objective.value(&model.w, &p);
         rows.expand_at(&p);
-        model.gradient(&columns, &rows);
-        tracker.passes += 1.0;
-        dual = dual.max(objective.dual_bound(&model.w, &p, &model.gradient));
+        // The whole gradient, and with it a new dual bound and every coordinate reconsidered,
+        // once the work since the last costs a pass, or when the last step changed J by no
+        // more than the tolerance (a sign of the end, to be certified); the active
+        // coordinates' alone otherwise.
+        let whole = since_whole >= pass || previous - value <= options.tol * value.abs();
+        if whole {
+            since_whole = 0;
+        }
+        let mut read = model.gradient(&columns, &rows, whole);
+        if whole {
+            dual = dual.max(objective.dual_bound(&model.w, &p, &model.gradient));
+        }
         let previous_gap = gap;
         gap = value - dual;
         stalls = if options.stalled(previous, value) && gap >= previous_gap {
@@ -100,6 +111,7 @@ pub fn solve<E: Examples>(
             0
         };
         previous = value;
+        tracker.passes += read as f64 / pass as f64;
         tracker.report(Progress::new(iteration, value, gap, &model.w));
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
@@ -107,18 +119,23 @@ pub fn solve<E: Examples>(
         if stalls >= STALL_PATIENCE {
             break Stop::Stalled;
         }
-        model.choose_active();
-        model.curvature(&columns, &rows);
-        tracker.passes += 1.0;
-        let swept = model.descend(&columns, &mut rows, &mut order);
-        tracker.passes += swept;
-        if !model.search_line(&rows, &p) {
+        model.choose_active(whole);
+        read = model.curvature(&columns, &rows);
+        read += model.descend(&columns, &mut rows, &mut order);
+        since_whole = since_whole.saturating_add(read);
+        tracker.passes += read as f64 / pass as f64;
+        let Some(step) = model.search_line(&rows, &p) else {
             break Stop::LineSearchFailed;
-        }
-        p = objective.product(&model.w);
-        tracker.passes += 1.0;
+        };
+        // Xw moves by t·X·d; the rounding this accumulates is removed by the exact product
+        // the solution's J is computed from.
+        p.par_iter_mut()
+            .zip(&rows.xd)
+            .for_each(|(p, xd)| *p += step * xd);
         iteration += 1;
     };
+    let p = objective.product(&model.w);
+    tracker.passes += 1.0;
     let value = objective.value(&model.w, &p);
     Ok(Solution {
         objective: value,
@@ -200,9 +217,8 @@ impl RowTerms {
 struct Model {
     lambda: f64,
     l1: f64,
-    /// n: the features; w has one more entry, the bias, when `bias`.
+    /// n: the features; w has one more entry when the objective has a bias.
     features: usize,
-    bias: bool,
     /// m, the unit of the shrinking margins.
     total_rows: usize,
     w: Vec<f64>,
@@ -237,7 +253,6 @@ impl Model {
             lambda: objective.lambda(),
             l1: objective.l1(),
             features: columns.n_columns(),
-            bias: objective.has_bias(),
             total_rows: objective.total_rows(),
             gradient: memory::filled("gradient", dim, 0.0)?,
             diagonal: memory::filled("curvature diagonal", dim, 0.0)?,
@@ -251,82 +266,117 @@ impl Model {
         })
     }
 
-    /// ∇L(w) from the rows' slopes: a sparse dot per column, in parallel.
-    fn gradient(&mut self, columns: &ColumnMajor, rows: &RowTerms) {
-        let n = self.features;
-        self.gradient[..n]
-            .par_chunks_mut(COLUMN_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (k, g) in chunk.iter_mut().enumerate() {
-                    let column = columns.column(c * COLUMN_CHUNK + k);
-                    *g = sparse::dot(&rows.slope, column.rows, column.kernel_values());
-                }
-            });
-        if self.bias {
-            self.gradient[n] = fixed_sum(rows.slope.len(), |r| rows.slope[r].iter().sum());
+    /// ∇L(w) from the rows' slopes, a sparse dot per column in parallel: of every coordinate
+    /// (`whole`) or of the active ones. Returns the entries read.
+    fn gradient(&mut self, columns: &ColumnMajor, rows: &RowTerms, whole: bool) -> usize {
+        let (n, lambda, w, slope) = (self.features, self.lambda, &self.w, &rows.slope);
+        let of = |j: usize| {
+            let loss_part = if j < n {
+                let column = columns.column(j);
+                sparse::dot(slope, column.rows, column.kernel_values())
+            } else {
+                fixed_sum(slope.len(), |r| slope[r].iter().sum())
+            };
+            loss_part + lambda * w[j]
+        };
+        let entries = |j: usize| {
+            if j < n {
+                columns.range(j).len()
+            } else {
+                slope.len()
+            }
+        };
+        if whole {
+            self.gradient
+                .par_chunks_mut(COLUMN_CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (k, g) in chunk.iter_mut().enumerate() {
+                        *g = of(c * COLUMN_CHUNK + k);
+                    }
+                });
+            (0..self.gradient.len()).map(entries).sum()
+        } else {
+            let found: Vec<f64> = self.active.par_iter().map(|&j| of(j)).collect();
+            for (&j, g) in self.active.iter().zip(found) {
+                self.gradient[j] = g;
+            }
+            self.active.iter().map(|&j| entries(j)).sum()
         }
-        dense::axpby(self.lambda, &self.w, 1.0, &mut self.gradient);
     }
 
-    /// The coordinates of this iteration's model: all but those at 0 whose gradient lies
-    /// inside [−λ₁ + v/m, λ₁ − v/m], v the previous iteration's largest violation (none is
-    /// shrunk in the first, nor without an L1 term). Also records the violations.
-    fn choose_active(&mut self) {
+    /// The coordinates of this iteration's model, in increasing order: of all (`whole`) or of
+    /// the last iteration's, those not at 0 with a gradient inside [−λ₁ + v/m, λ₁ − v/m], v
+    /// the last iteration's largest violation (none is left out in the first iteration, nor
+    /// without an L1 term). Also records the violations.
+    fn choose_active(&mut self, whole: bool) {
         let margin = self.widest_violation / self.total_rows as f64;
-        let (mut sum, mut widest) = (0.0, 0.0f64);
-        self.active.clear();
-        for (j, (&w, &g)) in self.w.iter().zip(&self.gradient).enumerate() {
-            let violation = violation(w, g, self.l1);
-            if w == 0.0 && g.abs() < self.l1 - margin {
-                continue;
-            }
-            self.active.push(j);
-            sum += violation;
-            widest = widest.max(violation);
+        let (w, gradient, l1) = (&self.w, &self.gradient, self.l1);
+        let keep = |j: usize| !(w[j] == 0.0 && gradient[j].abs() < l1 - margin);
+        if whole {
+            self.active.clear();
+            self.active.extend((0..w.len()).filter(|&j| keep(j)));
+        } else {
+            self.active.retain(|&j| keep(j));
+            self.active.sort_unstable();
         }
+        let violations = self
+            .active
+            .iter()
+            .map(|&j| violation(w[j], gradient[j], l1));
+        let (sum, widest) = violations.fold((0.0, 0.0f64), |(s, m), v| (s + v, m.max(v)));
         self.first_violation.get_or_insert(sum);
         self.widest_violation = widest;
     }
 
-    /// The curvature of the active columns: h_i·x_ij for their entries and the diagonal.
-    fn curvature(&mut self, columns: &ColumnMajor, rows: &RowTerms) {
+    /// The curvature of the active columns: h_i·x_ij for their entries and the diagonal, a
+    /// column per task. Returns the entries read.
+    fn curvature(&mut self, columns: &ColumnMajor, rows: &RowTerms) -> usize {
         let h = &rows.curvature;
-        self.curved_values
-            .par_chunks_mut(ENTRY_CHUNK)
-            .zip(columns.rows().par_chunks(ENTRY_CHUNK))
-            .zip(columns.values().par_chunks(ENTRY_CHUNK))
-            .for_each(|((out, at), values)| {
-                for ((o, &i), &x) in out.iter_mut().zip(at).zip(values) {
-                    *o = h[i as usize] * x;
-                }
-            });
         let n = self.features;
         let floor = self.lambda + CURVATURE_FLOOR;
-        let curved = &self.curved_values;
-        self.diagonal[..n]
-            .par_chunks_mut(COLUMN_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (k, d) in chunk.iter_mut().enumerate() {
-                    let j = c * COLUMN_CHUNK + k;
-                    *d = dense::dot(&curved[columns.range(j)], columns.column(j).values) + floor;
-                }
-            });
-        if self.bias {
-            self.diagonal[n] = fixed_sum(h.len(), |r| h[r].iter().sum()) + floor;
+        // The active columns' parts of `curved_values` (`active` is in increasing order).
+        let mut parts = Vec::with_capacity(self.active.len());
+        let (mut rest, mut offset) = (&mut self.curved_values[..], 0);
+        for &j in self.active.iter().take_while(|&&j| j < n) {
+            let range = columns.range(j);
+            let (mine, tail) = rest[range.start - offset..].split_at_mut(range.len());
+            parts.push((j, mine));
+            (rest, offset) = (tail, range.end);
         }
+        let diagonals: Vec<f64> = parts
+            .par_iter_mut()
+            .map(|(j, curved)| {
+                let column = columns.column(*j);
+                let mut diagonal = floor;
+                for ((c, &i), &x) in curved.iter_mut().zip(column.rows.iter()).zip(column.values) {
+                    *c = h[i as usize] * x;
+                    diagonal += *c * x;
+                }
+                diagonal
+            })
+            .collect();
+        let mut read = 0;
+        for ((j, curved), diagonal) in parts.iter().zip(diagonals) {
+            self.diagonal[*j] = diagonal;
+            read += curved.len();
+        }
+        if self.active.last() == Some(&n) {
+            self.diagonal[n] = fixed_sum(h.len(), |r| h[r].iter().sum()) + floor;
+            read += h.len();
+        }
+        read
     }
 
     /// Coordinate descent on the model over the active coordinates, from d = 0: sets
-    /// `target` = w + d and `rows.xd` = X·d. Returns the passes' worth of work done (each
-    /// step over a column reads its entries twice).
+    /// `target` = w + d and `rows.xd` = X·d. Returns the entries read (a step along a column
+    /// reads its entries twice).
     fn descend(
         &mut self,
         columns: &ColumnMajor,
         rows: &mut RowTerms,
         order: &mut Xoshiro256PlusPlus,
-    ) -> f64 {
+    ) -> usize {
         self.target.copy_from_slice(&self.w);
         rows.xd.fill(0.0);
         let first = self.first_violation.unwrap_or(0.0);
@@ -394,13 +444,13 @@ impl Model {
         if sweeps == 1 {
             self.inner_tolerance *= 0.25;
         }
-        entries as f64 / (columns.nnz() + usize::from(self.bias) * rows.xd.len()).max(1) as f64
+        entries
     }
 
     /// The largest step t = 2⁻ᵏ along d = target − w with J(w + td) − J(w) ≤ σ·t·Δ, Δ the
-    /// model's predicted decrease ∇L·d + λ₁(‖w + d‖₁ − ‖w‖₁); moves w there. False if
-    /// none of [`MAX_HALVINGS`] halvings decreases J enough.
-    fn search_line(&mut self, rows: &RowTerms, p: &[f64]) -> bool {
+    /// model's predicted decrease ∇L·d + λ₁(‖w + d‖₁ − ‖w‖₁); moves w there and returns t.
+    /// `None` if none of [`MAX_HALVINGS`] halvings decreases J enough.
+    fn search_line(&mut self, rows: &RowTerms, p: &[f64]) -> Option<f64> {
         let (lambda, l1) = (self.lambda, self.l1);
         let predicted = self
             .active
@@ -431,11 +481,11 @@ impl Model {
                         w + t * (self.target[j] - w)
                     };
                 }
-                return true;
+                return Some(t);
             }
             t *= 0.5;
         }
-        false
+        None
     }
 }
 
