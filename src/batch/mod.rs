@@ -31,6 +31,8 @@ pub mod dcd;
 #[cfg(test)]
 mod distributed_tests;
 pub mod kink_bracket;
+#[cfg(test)]
+mod l1_tests;
 pub mod lbfgs;
 pub mod line_search;
 pub mod multinomial;
