@@ -110,7 +110,7 @@ typedef struct SlVwOptions {
 typedef struct SlTrainConfig {
   /**
    * Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-   * `dcd`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+   * `dcd`, `cd`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
    */
   const char *learner;
   /**
@@ -203,8 +203,8 @@ typedef struct SlTrainConfig {
   uint8_t separate_class_passes;
   /**
    * λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none), for a sparse model:
-   * `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic
-   * net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
+   * `cd` or `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the
+   * elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
    */
   double l1;
 } SlTrainConfig;

@@ -114,7 +114,7 @@ pub struct SlClassifier(OneVsRest);
 #[derive(Clone, Copy, Debug)]
 pub struct SlTrainConfig {
     /// Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-    /// `dcd`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+    /// `dcd`, `cd`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
     pub learner: *const c_char,
     /// Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
     /// …); NULL means the learner's default.
@@ -169,8 +169,8 @@ pub struct SlTrainConfig {
     /// model is then the binary model of its relabelled rows bit for bit, not to rounding).
     pub separate_class_passes: u8,
     /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none), for a sparse model:
-    /// `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the elastic
-    /// net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
+    /// `cd` or `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the
+    /// elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
     pub l1: f64,
 }
 

@@ -265,7 +265,7 @@ impl FromStr for Learner {
     type Err = String;
 
     /// The command line's names: `sgd`, `asgd`, `casgd`, `naive-sgd`, …, `lbfgs`, `sublbfgs`,
-    /// `subgd`, `bfgs`, `dcd`, `aerr`, `aelr`, `aesvr`.
+    /// `subgd`, `bfgs`, `dcd`, `cd`, `aerr`, `aelr`, `aesvr`.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Ok(a) = s.parse() {
             return Ok(Learner::Online(a));
@@ -276,7 +276,7 @@ impl FromStr for Learner {
         s.parse().map(Learner::AttributeEfficient).map_err(|_| {
             format!(
                 "unknown learner '{s}' (sgd, asgd, casgd, naive-sgd, naive-asgd, naive-casgd, \
-                 lbfgs, sublbfgs, subgd, bfgs, dcd, aerr, aelr, aesvr)"
+                 lbfgs, sublbfgs, subgd, bfgs, dcd, cd, aerr, aelr, aesvr)"
             )
         })
     }
@@ -462,10 +462,11 @@ mod tests {
             "lbfgs",
             "sublbfgs",
             "dcd",
+            "cd",
         ] {
             let trainer = Trainer::new(learner.parse().unwrap()).lambda(1e-2);
             let trainer = match learner {
-                "lbfgs" => trainer.loss(Loss::Log),
+                "lbfgs" | "cd" => trainer.loss(Loss::Log),
                 _ => trainer,
             };
             let plain = trainer.train(&data).unwrap();
