@@ -1,7 +1,6 @@
 //! [`Trainer`]: one learner of any family with its settings, run on a dataset; what the
 //! `sparselin train` command line and the C ABI build their models with.
 
-use rayon::prelude::*;
 use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
@@ -609,18 +608,14 @@ impl Trainer {
             }
             trainings
         } else {
-            let pool = thread_pool(at_once)?;
             let monitor = std::sync::Mutex::new(monitor);
-            pool.install(|| {
-                (classes.par_iter().enumerate())
-                    .map(|(k, &class)| {
-                        if let Ok(mut monitor) = monitor.lock() {
-                            monitor.class_start(class, k, classes.len());
-                        }
-                        trainer.train_class(data, class, weights[k], &Local, &mut ())
-                    })
-                    .collect()
-            })
+            at_most_at_once(at_once, classes.len(), |k| {
+                let class = classes[k];
+                if let Ok(mut monitor) = monitor.lock() {
+                    monitor.class_start(class, k, classes.len());
+                }
+                trainer.train_class(data, class, weights[k], &Local, &mut ())
+            })?
         };
         let trainings = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;
         OneVsRestTraining::of(classes, trainings, started)
@@ -1498,6 +1493,44 @@ struct Run {
 }
 
 /// A rayon pool of `threads` threads.
+/// `job(0)`, …, `job(count − 1)` in that order, computed on `at_once` threads of their own,
+/// never more at once: each job (a class's training) runs in a pool of its own, and a rayon
+/// worker waiting on another pool would take up further jobs of its own pool meanwhile (on
+/// mc10 with `cd`, every class's copy of the data at once: 1.5 GB where two need 0.3).
+fn at_most_at_once<T: Send>(
+    at_once: usize,
+    count: usize,
+    job: impl Fn(usize) -> T + Sync,
+) -> Result<Vec<T>, Error> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= count {
+                return done;
+            }
+            done.push((k, job(k)));
+        }
+    };
+    let mut results: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers = (0..at_once.min(count))
+            .map(|_| std::thread::Builder::new().spawn_scoped(scope, worker))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Error::Config(format!("cannot start {at_once} threads: {e}")))?;
+        let mut results = Vec::with_capacity(count);
+        for handle in workers {
+            match handle.join() {
+                Ok(done) => results.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok::<_, Error>(results)
+    })?;
+    results.sort_by_key(|(k, _)| *k);
+    Ok(results.into_iter().map(|(_, result)| result).collect())
+}
+
 fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -1599,6 +1632,29 @@ fn count_two_classes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Jobs run in order of their index, never more than `at_once` at a time, each result in
+    /// its job's place, even where each job runs a rayon pool of its own.
+    #[test]
+    fn at_most_at_once_bounds_the_jobs_in_flight() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let results = at_most_at_once(3, 40, |k| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            let pool = thread_pool(2).unwrap();
+            let square = pool.install(|| {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                k * k
+            });
+            running.fetch_sub(1, Ordering::SeqCst);
+            square
+        })
+        .unwrap();
+        assert_eq!(results, (0..40).map(|k| k * k).collect::<Vec<_>>());
+        assert_eq!(most.load(Ordering::SeqCst), 3);
+        assert_eq!(at_most_at_once(4, 0, |k| k).unwrap(), Vec::<usize>::new());
+    }
 
     #[test]
     fn classes_at_once_share_the_threads_and_leave_their_workers_unpinned() {

@@ -79,17 +79,14 @@ impl Trainer {
                 .collect()
         } else {
             let monitor = std::sync::Mutex::new(monitor);
-            thread_pool(at_once.min(groups.len()))?.install(|| {
-                (groups.par_iter().cloned())
-                    .map(|range| {
-                        if let Ok(mut monitor) = monitor.lock() {
-                            announce(&mut monitor, range.clone());
-                        }
-                        let (classes, weights) = (&classes[range.clone()], &weights[range]);
-                        self.train_group(data, algorithm, classes, weights, &Local, &mut ())
-                    })
-                    .collect()
-            })
+            at_most_at_once(at_once, groups.len(), |g| {
+                let range = groups[g].clone();
+                if let Ok(mut monitor) = monitor.lock() {
+                    announce(&mut monitor, range.clone());
+                }
+                let (classes, weights) = (&classes[range.clone()], &weights[range]);
+                self.train_group(data, algorithm, classes, weights, &Local, &mut ())
+            })?
         };
         let groups = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;
         OneVsRestTraining::of(
