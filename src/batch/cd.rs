@@ -273,7 +273,7 @@ impl Model {
         let of = |j: usize| {
             let loss_part = if j < n {
                 let column = columns.column(j);
-                sparse::dot(slope, column.rows, column.kernel_values())
+                sparse::dot(slope, column.rows, column.values)
             } else {
                 fixed_sum(slope.len(), |r| slope[r].iter().sum())
             };
@@ -348,12 +348,13 @@ impl Model {
             .par_iter_mut()
             .map(|(j, curved)| {
                 let column = columns.column(*j);
-                let mut diagonal = floor;
-                for ((c, &i), &x) in curved.iter_mut().zip(column.rows.iter()).zip(column.values) {
-                    *c = h[i as usize] * x;
-                    diagonal += *c * x;
-                }
-                diagonal
+                let rows = column.rows.as_slice();
+                floor
+                    + match column.values {
+                        Values::Ones => curve(curved, rows, h, std::iter::repeat(1.0)),
+                        Values::F32(x) => curve(curved, rows, h, x.iter().map(|&x| f64::from(x))),
+                        Values::F64(x) => curve(curved, rows, h, x.iter().copied()),
+                    }
             })
             .collect();
         let mut read = 0;
@@ -394,7 +395,7 @@ impl Model {
                 let j = self.active[k];
                 let curved_dot = if j < n {
                     let column = columns.column(j);
-                    entries += column.values.len();
+                    entries += column.rows.len();
                     let curved = &self.curved_values[columns.range(j)];
                     sparse::dot(&rows.xd, column.rows, Values::F64(curved))
                 } else {
@@ -422,8 +423,8 @@ impl Model {
                 self.target[j] += step;
                 if j < n {
                     let column = columns.column(j);
-                    entries += column.values.len();
-                    sparse::axpy(step, column.rows, column.kernel_values(), &mut rows.xd);
+                    entries += column.rows.len();
+                    sparse::axpy(step, column.rows, column.values, &mut rows.xd);
                 } else {
                     entries += rows.xd.len();
                     rows.xd.iter_mut().for_each(|x| *x += step);
@@ -487,6 +488,17 @@ impl Model {
         }
         None
     }
+}
+
+/// h_i·x_ij into `curved` for a column's rows i and values x (one loop per storage of the
+/// values); returns Σ h_i·x_ij², the column's diagonal entry of the curvature.
+fn curve(curved: &mut [f64], rows: &[u32], h: &[f64], values: impl Iterator<Item = f64>) -> f64 {
+    let mut diagonal = 0.0;
+    for ((c, &i), x) in curved.iter_mut().zip(rows).zip(values) {
+        *c = h[i as usize] * x;
+        diagonal += *c * x;
+    }
+    diagonal
 }
 
 /// How far the gradient g of the smooth part at a weight w violates the optimality condition

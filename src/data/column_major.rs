@@ -1,14 +1,15 @@
 //! The data by columns (compressed sparse columns): what a solver that steps one feature at a
 //! time reads, each feature's non-zeros together with the rows they sit in
 //! ([`crate::batch::cd`]). Built once per training run from the rows, in memory: four bytes of
-//! row index and eight of value per non-zero, whatever the rows store, so that every product
-//! with a column is exact in double precision.
+//! row index per non-zero and the values in the rows' own precision (none for binary data;
+//! eight bytes where the rows mix precisions), so that every product with a column is the
+//! product with the rows' values, widened exactly to double precision.
 
 use std::ops::Range;
 
 use sparselin_kernels::{BoundedIndices, IndexVec, Values};
 
-use super::csr::Examples;
+use super::csr::{Examples, ValueVec};
 
 /// The columns of a data set.
 #[derive(Clone, Debug)]
@@ -18,7 +19,7 @@ pub struct ColumnMajor {
     /// The row of each entry, increasing within a column.
     rows: IndexVec,
     /// The value of each entry.
-    values: Vec<f64>,
+    values: ValueVec,
     n_rows: usize,
 }
 
@@ -28,15 +29,7 @@ pub struct Column<'a> {
     /// The rows where the column is stored, increasing, each below the row count.
     pub rows: BoundedIndices<'a>,
     /// The values, parallel to `rows`.
-    pub values: &'a [f64],
-}
-
-impl Column<'_> {
-    /// The values as the sparse kernels take them.
-    #[inline]
-    pub fn kernel_values(&self) -> Values<'_> {
-        Values::F64(self.values)
-    }
+    pub values: Values<'a>,
 }
 
 /// Why the columns of a data set cannot be built.
@@ -47,7 +40,7 @@ pub enum TransposeError {
     TooManyRows(usize),
     /// The copy does not fit in memory.
     #[error(
-        "cannot allocate the column-major copy of the data: {nnz} non-zeros ({:.1} GB)",
+        "cannot allocate the column-major copy of the data: {nnz} non-zeros (up to {:.1} GB)",
         *.nnz as f64 * 12e-9
     )]
     Memory {
@@ -67,8 +60,11 @@ impl ColumnMajor {
         let too_big = || TransposeError::Memory { nnz };
         let entries = usize::try_from(nnz).map_err(|_| too_big())?;
         let mut starts = try_filled(n + 1, 0usize).ok_or_else(too_big)?;
+        let mut precision = Precision::Ones;
         for i in 0..m {
-            for &j in data.row(i).indices.iter() {
+            let row = data.row(i);
+            precision = precision.and(row.values);
+            for &j in row.indices.iter() {
                 starts[j as usize + 1] += 1;
             }
         }
@@ -77,13 +73,22 @@ impl ColumnMajor {
         }
         let mut next = starts.clone();
         let mut rows = try_filled(entries, 0u32).ok_or_else(too_big)?;
-        let mut values = try_filled(entries, 0.0f64).ok_or_else(too_big)?;
+        let mut values = match precision {
+            Precision::Ones => ValueVec::Ones,
+            Precision::F32 => ValueVec::F32(try_filled(entries, 0.0).ok_or_else(too_big)?),
+            Precision::F64 => ValueVec::F64(try_filled(entries, 0.0).ok_or_else(too_big)?),
+        };
         for i in 0..m {
             let row = data.row(i);
             for (k, &j) in row.indices.iter().enumerate() {
                 let at = &mut next[j as usize];
                 rows[*at] = i as u32;
-                values[*at] = row.values.get(k);
+                match (&mut values, row.values) {
+                    (ValueVec::F32(to), Values::F32(from)) => to[*at] = from[k],
+                    (ValueVec::F64(to), from) => to[*at] = from.get(k),
+                    // Binary rows into binary columns (F32 columns hold F32 rows only).
+                    _ => {}
+                }
                 *at += 1;
             }
         }
@@ -107,11 +112,11 @@ impl ColumnMajor {
 
     /// Stored entries.
     pub fn nnz(&self) -> usize {
-        self.values.len()
+        self.rows.as_slice().len()
     }
 
-    /// Where column `j`'s entries sit among all entries (in [`rows`](Self::rows) and
-    /// [`values`](Self::values) order), for arrays kept parallel to them.
+    /// Where column `j`'s entries sit among all entries (the columns one after the other),
+    /// for arrays kept parallel to them.
     #[inline]
     pub fn range(&self, j: usize) -> Range<usize> {
         self.starts[j]..self.starts[j + 1]
@@ -123,7 +128,7 @@ impl ColumnMajor {
         let range = self.range(j);
         Column {
             rows: self.rows.bounded().slice(range.clone()),
-            values: &self.values[range],
+            values: self.values.slice(range.start, range.end),
         }
     }
 
@@ -134,15 +139,24 @@ impl ColumnMajor {
             nnz: self.nnz() as u64,
         })
     }
+}
 
-    /// The row index of every entry, columns one after the other.
-    pub fn rows(&self) -> &[u32] {
-        self.rows.as_slice()
-    }
+/// The narrowest storage that holds every row's values exactly.
+#[derive(Clone, Copy)]
+enum Precision {
+    Ones,
+    F32,
+    F64,
+}
 
-    /// The value of every entry, columns one after the other.
-    pub fn values(&self) -> &[f64] {
-        &self.values
+impl Precision {
+    /// This precision widened to hold `values` too.
+    fn and(self, values: Values<'_>) -> Precision {
+        match (self, values) {
+            (Precision::F64, _) | (_, Values::F64(_)) => Precision::F64,
+            (Precision::F32, _) | (_, Values::F32(_)) => Precision::F32,
+            (Precision::Ones, Values::Ones) => Precision::Ones,
+        }
     }
 }
 
@@ -177,8 +191,10 @@ mod tests {
         );
         let column = |j| {
             let c = columns.column(j);
-            (c.rows.as_slice().to_vec(), c.values.to_vec())
+            let values: Vec<f64> = (0..c.rows.len()).map(|k| c.values.get(k)).collect();
+            (c.rows.as_slice().to_vec(), values)
         };
+        assert!(matches!(columns.column(0).values, Values::F32(_)));
         assert_eq!(column(0), (vec![0, 3], vec![1.5, 7.0]));
         assert_eq!(column(1), (vec![2], vec![0.25]));
         assert_eq!(column(2), (vec![], vec![]));
@@ -203,7 +219,8 @@ mod tests {
             let c = columns.column(j);
             assert!(c.rows.windows(2).all(|p| p[0] < p[1]), "column {j}");
             let mut found = vec![0.0; 37];
-            for (&i, &v) in c.rows.iter().zip(c.values) {
+            for (k, &i) in c.rows.iter().enumerate() {
+                let v = c.values.get(k);
                 assert_ne!(v, 0.0);
                 found[i as usize] = v;
             }
@@ -211,5 +228,62 @@ mod tests {
             seen += c.rows.len();
         }
         assert_eq!(seen as u64, data.nnz());
+        assert!(matches!(columns.column(0).values, Values::F64(_)));
+    }
+
+    /// Binary rows give binary columns, and rows of two precisions double precision.
+    #[test]
+    fn columns_keep_the_rows_precision() {
+        let binary = CsrMatrix::new(
+            vec![1.0, -1.0],
+            vec![0, 1, 3],
+            vec![2, 0, 2],
+            ValueVec::Ones,
+            3,
+        )
+        .unwrap();
+        let columns = ColumnMajor::of(&binary).unwrap();
+        assert_eq!(columns.column(2).values, Values::Ones);
+        assert_eq!(columns.column(2).rows.as_slice(), &[0, 1]);
+        let single =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F32(vec![0.1]), 1).unwrap();
+        let double =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![0.1]), 1).unwrap();
+        let mixed = Mixed([&single, &double]);
+        let columns = ColumnMajor::of(&mixed).unwrap();
+        assert_eq!(
+            columns.column(0).values,
+            Values::F64(&[f64::from(0.1f32), 0.1])
+        );
+    }
+
+    /// Two one-row sets one after the other.
+    struct Mixed<'a>([&'a CsrMatrix; 2]);
+
+    impl Examples for Mixed<'_> {
+        fn n_rows(&self) -> usize {
+            2
+        }
+
+        fn n_features(&self) -> usize {
+            1
+        }
+
+        fn row(&self, i: usize) -> crate::data::Row<'_> {
+            self.0[i].row(0)
+        }
+
+        fn nnz(&self) -> u64 {
+            2
+        }
+
+        type Rows<'b>
+            = &'b Self
+        where
+            Self: 'b;
+
+        fn rows(&self) -> &Self {
+            self
+        }
     }
 }
