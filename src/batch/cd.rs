@@ -21,11 +21,14 @@
 //! [−λ₁, λ₁] stay out of an iteration's model (shrinking, as in the paper), and the inner
 //! descent's stopping rule tightens fourfold whenever a single sweep met it.
 //!
-//! Every iteration computes J and the whole gradient from an exact product Xw and reports
-//! the Fenchel duality gap against the best dual bound seen ([`Objective::dual_bound`]), the
-//! certificate OWL-QN gives too. Sums over a column, fixed chunks of entries and rows are
-//! computed in parallel, the coordinate steps one after another, so the model is the same for
-//! any thread count, bit for bit.
+//! Every iteration computes J from the predictions Xw (moved along by each step, and
+//! recomputed exactly for the solution's J) and the gradient of the model's coordinates. The
+//! whole gradient, which reconsiders every coordinate and gives a new dual point, is computed
+//! once the work since the last amounts to a pass over the data, or after a step that lowered
+//! J by at most tol·J; each iteration reports the Fenchel duality gap against the best dual
+//! bound seen ([`Objective::dual_bound`]), the certificate OWL-QN gives too. Sums over a
+//! column and over fixed chunks of rows are computed in parallel, the coordinate steps one
+//! after another, so the model is the same for any thread count, bit for bit.
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -76,7 +79,7 @@ pub fn solve<E: Examples>(
     tracker: &mut Tracker<'_>,
 ) -> Result<Solution, SolveError> {
     let columns = ColumnMajor::of(objective.rows())?;
-    let mut rows = RowTerms::new(objective)?;
+    let mut rows = RowTerms::new(objective);
     let mut model = Model::new(objective, &columns, options.start(objective.dim())?)?;
     let mut order = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
     let mut p = objective.product(&model.w);
@@ -160,7 +163,7 @@ struct RowTerms {
 }
 
 impl RowTerms {
-    fn new<E: Examples>(objective: &Objective<'_, E>) -> Result<RowTerms, SolveError> {
+    fn new<E: Examples>(objective: &Objective<'_, E>) -> RowTerms {
         let weighted = objective.weighted_loss();
         let m = objective.total_rows() as f64;
         let targets = objective.targets().to_vec();
@@ -173,14 +176,14 @@ impl RowTerms {
             })
             .collect();
         let rows = targets.len();
-        Ok(RowTerms {
+        RowTerms {
             loss: weighted.loss(),
             scale,
             targets,
             slope: vec![0.0; rows],
             curvature: vec![0.0; rows],
             xd: vec![0.0; rows],
-        })
+        }
     }
 
     /// The slopes and curvatures at predictions `p`.
@@ -226,7 +229,8 @@ struct Model {
     gradient: Vec<f64>,
     /// The diagonal of the model's curvature: Σ_i h_i x_ij² + λ + ν.
     diagonal: Vec<f64>,
-    /// h_i·x_ij for every entry of the columns, parallel to [`ColumnMajor::values`].
+    /// h_i·x_ij for the entries of the model's columns, parallel to the columns' entries
+    /// ([`ColumnMajor::range`]).
     curved_values: Vec<f64>,
     /// w + d, d the model's direction.
     target: Vec<f64>,
