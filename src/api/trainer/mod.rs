@@ -1492,7 +1492,6 @@ struct Run {
     resume: Option<ResumeState>,
 }
 
-/// A rayon pool of `threads` threads.
 /// `job(0)`, …, `job(count − 1)` in that order, computed on `at_once` threads of their own,
 /// never more at once: each job (a class's training) runs in a pool of its own, and a rayon
 /// worker waiting on another pool would take up further jobs of its own pool meanwhile (on
@@ -1531,6 +1530,7 @@ fn at_most_at_once<T: Send>(
     Ok(results.into_iter().map(|(_, result)| result).collect())
 }
 
+/// A rayon pool of `threads` threads.
 fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -1633,8 +1633,9 @@ fn count_two_classes(
 mod tests {
     use super::*;
 
-    /// Jobs run in order of their index, never more than `at_once` at a time, each result in
-    /// its job's place, even where each job runs a rayon pool of its own.
+    /// Jobs start in order of their index, never more than `at_once` at a time (a loaded
+    /// machine may run fewer), each result in its job's place, even where each job runs a
+    /// rayon pool of its own (a parallel iterator on a pool of 3 ran 30 at once here).
     #[test]
     fn at_most_at_once_bounds_the_jobs_in_flight() {
         use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1652,7 +1653,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(results, (0..40).map(|k| k * k).collect::<Vec<_>>());
-        assert_eq!(most.load(Ordering::SeqCst), 3);
+        assert!((1..=3).contains(&most.load(Ordering::SeqCst)), "{most:?}");
         assert_eq!(at_most_at_once(4, 0, |k| k).unwrap(), Vec::<usize>::new());
     }
 

@@ -119,8 +119,9 @@ pub struct Args {
     /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo cd` or
     /// `lbfgs` with a smooth loss (coordinate descent, or OWL-QN; λ stays as set: `--lambda 0`
     /// for L1 alone, liblinear's `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0
-    /// the elastic net), or `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's `--l1`: each step ends by
-    /// moving every weight η_t·λ₁ toward 0, lazily in O(k); on one thread, λ > 0)
+    /// the elastic net), or `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's
+    /// `--l1`: each step ends by moving every weight η_t·λ₁ toward 0, lazily in O(k); on one
+    /// thread, λ > 0)
     #[arg(long, value_name = "λ₁", default_value_t = 0.0)]
     pub l1: f64,
     /// With --cv: cross-validate each of these λ on the same folds (comma-separated, e.g.
@@ -134,7 +135,7 @@ pub struct Args {
     )]
     pub lambda_grid: Vec<f64>,
     /// With --cv: cross-validate each of these λ₁ of the L1 term on the same folds (e.g.
-    /// 1e-3,1e-4,1e-5; lbfgs, sgd and naive-sgd) and name the one of lowest mean held-out
+    /// 1e-3,1e-4,1e-5; cd, lbfgs, sgd and naive-sgd) and name the one of lowest mean held-out
     /// error (the larger λ₁, the sparser model, of a tie), as scikit-learn's
     /// `LogisticRegressionCV(penalty='l1')` searches its C
     #[arg(
