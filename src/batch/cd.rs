@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use sparselin_kernels::{Values, dense, sparse};
 
 use super::objective::{CHUNK_ROWS, Objective, fixed_sum};
-use super::owlqn::STALL_PATIENCE;
+use super::owlqn::{STALL_PATIENCE, least_subgradient};
 use super::{Options, Progress, Solution, SolveError, Stop, Tracker};
 use crate::data::Examples;
 use crate::data::column_major::ColumnMajor;
@@ -279,7 +279,7 @@ impl Model {
                 let column = columns.column(j);
                 sparse::dot(slope, column.rows, column.values)
             } else {
-                fixed_sum(slope.len(), |r| slope[r].iter().sum())
+                total(slope)
             };
             loss_part + lambda * w[j]
         };
@@ -367,7 +367,7 @@ impl Model {
             read += curved.len();
         }
         if self.active.last() == Some(&n) {
-            self.diagonal[n] = fixed_sum(h.len(), |r| h[r].iter().sum()) + floor;
+            self.diagonal[n] = total(h) + floor;
             read += h.len();
         }
         read
@@ -505,16 +505,15 @@ fn curve(curved: &mut [f64], rows: &[u32], h: &[f64], values: impl Iterator<Item
     diagonal
 }
 
-/// How far the gradient g of the smooth part at a weight w violates the optimality condition
-/// of J = smooth + λ₁|w|: the magnitude of the subgradient of least norm.
+/// Σ v_i over fixed chunks of rows: the bias column's sums, the same for any thread count.
+fn total(v: &[f64]) -> f64 {
+    fixed_sum(v.len(), |rows| v[rows].iter().sum())
+}
+
+/// How far a weight w, where the smooth part's derivative is g, violates the optimality
+/// conditions of J = smooth + λ₁|w|: the magnitude of its least subgradient.
 fn violation(w: f64, g: f64, l1: f64) -> f64 {
-    if w > 0.0 {
-        (g + l1).abs()
-    } else if w < 0.0 {
-        (g - l1).abs()
-    } else {
-        (g.abs() - l1).max(0.0)
-    }
+    least_subgradient(w, g, l1).abs()
 }
 
 /// The step z minimizing g·z + ½h·z² + λ₁|w + z|: the Newton step of the side of 0 that

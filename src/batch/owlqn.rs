@@ -110,25 +110,32 @@ pub fn solve<E: Examples>(
     })
 }
 
-/// The subgradient of least norm of the smooth part plus λ₁‖w‖₁, from the smooth part's
-/// gradient g: g_j + λ₁·sign(w_j) off 0; at w_j = 0, the one-sided derivative that descends
-/// (g_j + λ₁ if that is negative, g_j − λ₁ if that is positive), else 0.
+/// The subgradient of least norm of the smooth part plus λ₁‖w‖₁, entry by entry
+/// ([`least_subgradient`]).
 fn pseudo_gradient(w: &[f64], g: &[f64], l1: f64) -> Result<Vec<f64>, AllocError> {
     let mut pseudo = memory::copied("pseudo-gradient", g)?;
     for (pg, &w) in pseudo.iter_mut().zip(w) {
-        *pg = if w > 0.0 {
-            *pg + l1
-        } else if w < 0.0 {
-            *pg - l1
-        } else if *pg + l1 < 0.0 {
-            *pg + l1
-        } else if *pg - l1 > 0.0 {
-            *pg - l1
-        } else {
-            0.0
-        };
+        *pg = least_subgradient(w, *pg, l1);
     }
     Ok(pseudo)
+}
+
+/// The entry of least magnitude of the subdifferential of (smooth part) + λ₁|w| at a weight
+/// w where the smooth part's derivative is g: g + λ₁·sign(w) off 0; at w = 0, the one-sided
+/// derivative that descends (g + λ₁ if that is negative, g − λ₁ if that is positive), else 0.
+/// Its magnitude is how far w violates the optimality conditions.
+pub(super) fn least_subgradient(w: f64, g: f64, l1: f64) -> f64 {
+    if w > 0.0 {
+        g + l1
+    } else if w < 0.0 {
+        g - l1
+    } else if g + l1 < 0.0 {
+        g + l1
+    } else if g - l1 > 0.0 {
+        g - l1
+    } else {
+        0.0
+    }
 }
 
 /// An accepted point: w, its predictions Xw and J(w).
