@@ -68,6 +68,8 @@ fn trainers() -> Vec<Trainer> {
         batch(Algorithm::Lbfgs).loss(Loss::Log),
         batch(Algorithm::Dcd).loss(Loss::SquaredHinge),
         batch(Algorithm::SubGd),
+        // Its classes share one column-major copy of the data, a binary run builds its own.
+        batch(Algorithm::Cd).loss(Loss::Log).l1(1e-3),
     ]
 }
 

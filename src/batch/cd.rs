@@ -78,9 +78,19 @@ pub fn solve<E: Examples>(
     options: &Options,
     tracker: &mut Tracker<'_>,
 ) -> Result<Solution, SolveError> {
-    let columns = ColumnMajor::of(objective.rows())?;
+    let built;
+    let columns = match &options.columns {
+        Some(shared) => {
+            check_shape(shared, objective.rows())?;
+            shared
+        }
+        None => {
+            built = ColumnMajor::of(objective.rows())?;
+            &built
+        }
+    };
     let mut rows = RowTerms::new(objective);
-    let mut model = Model::new(objective, &columns, options.start(objective.dim())?)?;
+    let mut model = Model::new(objective, columns, options.start(objective.dim())?)?;
     let mut order = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
     let mut p = objective.product(&model.w);
     tracker.passes += 2.0;
@@ -102,7 +112,7 @@ pub fn solve<E: Examples>(
         if whole {
             since_whole = 0;
         }
-        let mut read = model.gradient(&columns, &rows, whole);
+        let mut read = model.gradient(columns, &rows, whole);
         if whole {
             dual = dual.max(objective.dual_bound(&model.w, &p, &model.gradient));
         }
@@ -123,8 +133,8 @@ pub fn solve<E: Examples>(
             break Stop::Stalled;
         }
         model.choose_active(whole);
-        read = model.curvature(&columns, &rows);
-        read += model.descend(&columns, &mut rows, &mut order);
+        read = model.curvature(columns, &rows);
+        read += model.descend(columns, &mut rows, &mut order);
         since_whole = since_whole.saturating_add(read);
         tracker.passes += read as f64 / pass as f64;
         let Some(step) = model.search_line(&rows, &p) else {
@@ -146,6 +156,20 @@ pub fn solve<E: Examples>(
         iterations: iteration,
         stop,
     })
+}
+
+/// An error unless `columns` has the shape of `rows`: as many rows, columns and entries.
+fn check_shape(columns: &ColumnMajor, rows: &impl Examples) -> Result<(), SolveError> {
+    let shape = (columns.n_rows(), columns.n_columns(), columns.nnz() as u64);
+    let expected = (rows.n_rows(), rows.n_features(), rows.nnz());
+    if shape == expected {
+        return Ok(());
+    }
+    Err(SolveError::BadOption(format!(
+        "the column-major copy given holds {} rows, {} columns and {} entries, the data {} \
+         rows, {} columns and {} entries",
+        shape.0, shape.1, shape.2, expected.0, expected.1, expected.2
+    )))
 }
 
 /// Per-row terms of the expansion at the current w, each scaled by the row's weight a_i/m.

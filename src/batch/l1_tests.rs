@@ -2,9 +2,12 @@
 //! (`cd`), against the optimality conditions, their duality gaps against the optimum, and
 //! each other.
 
+use std::sync::Arc;
+
 use super::objective::tests::random_matrix;
 use super::{Algorithm, Objective, Options, Progress, Solution, SolveError, Stop, solve};
 use crate::data::CsrMatrix;
+use crate::data::column_major::ColumnMajor;
 use crate::dist::threads;
 use crate::loss::Loss;
 
@@ -144,5 +147,30 @@ fn cd_refuses_piecewise_linear_losses_and_ranks() {
     assert!(
         results.iter().all(|r| r.contains("one process")),
         "{results:?}"
+    );
+}
+
+/// A column-major copy given to cd is read as built, the same model bit for bit, and one of
+/// another shape is refused.
+#[test]
+fn cd_reads_a_shared_column_major_copy_of_the_same_shape_only() {
+    let x = data();
+    let objective = Objective::new(&x, Loss::Log, 1e-3, true).with_l1(1e-3);
+    let own = solve(Algorithm::Cd, &objective, &to(1e-8), &mut |_| {}).unwrap();
+    let shared = Options {
+        columns: Some(Arc::new(ColumnMajor::of(&x).unwrap())),
+        ..to(1e-8)
+    };
+    let given = solve(Algorithm::Cd, &objective, &shared, &mut |_| {}).unwrap();
+    assert_eq!((own.w, own.iterations), (given.w, given.iterations));
+    let other = random_matrix(300, 41, 11);
+    let mismatched = Options {
+        columns: Some(Arc::new(ColumnMajor::of(&other).unwrap())),
+        ..to(1e-8)
+    };
+    let refused = solve(Algorithm::Cd, &objective, &mismatched, &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(&refused, SolveError::BadOption(m) if m.contains("41 columns")),
+        "{refused}"
     );
 }

@@ -43,6 +43,7 @@ pub mod sublbfgs;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -50,6 +51,7 @@ use serde::Serialize;
 pub use objective::Objective;
 
 use crate::data::Examples;
+use crate::data::column_major::ColumnMajor;
 use crate::memory::{self, AllocError};
 
 /// The batch algorithms `sparselin train --algo` offers.
@@ -147,6 +149,11 @@ pub struct Options {
     pub first_descent: bool,
     /// Starting point (zeros when `None`).
     pub w0: Option<Vec<f64>>,
+    /// cd: the objective's rows by column ([`ColumnMajor::of`] them), built once and shared by
+    /// the solves on the same rows, as one-vs-rest's classes are (each would otherwise build
+    /// and hold a copy of its own). `None`: cd builds its own. A copy whose shape differs from
+    /// the rows' is refused.
+    pub columns: Option<Arc<ColumnMajor>>,
 }
 
 impl Default for Options {
@@ -161,6 +168,7 @@ impl Default for Options {
             dir_eps: 1e-8,
             first_descent: true,
             w0: None,
+            columns: None,
         }
     }
 }

@@ -1,10 +1,13 @@
 //! [`Trainer`]: one learner of any family with its settings, run on a dataset; what the
 //! `sparselin train` command line and the C ABI build their models with.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
 use super::{Error, ExampleSet, Examples, Learner, Loss, Model};
 use crate::batch::{self, Objective};
+use crate::data::column_major::ColumnMajor;
 use crate::data::{ClassVsRest, SampleWeighted};
 use crate::dist::online::{self as dist_online, Averaging, LocalSteps};
 use crate::dist::{self, Local, Reducer};
@@ -505,7 +508,7 @@ impl Trainer {
                 return Err(Error::Config(format!("{algo} has no distributed version")));
             }
             Learner::AttributeEfficient(algo) => self.train_lao(algo, weighted.loss(), data)?,
-            _ => self.run_learner(data, permutation, weighted, reducer, monitor)?,
+            _ => self.run_learner(data, permutation, weighted, None, reducer, monitor)?,
         };
         self.finish(run, details, weighted, permutation, reducer)
     }
@@ -599,12 +602,15 @@ impl Trainer {
             _ => (1, self.clone()),
         };
         let started = std::time::Instant::now();
+        let columns = self.shared_columns(data, reducer)?;
+        let columns = columns.as_ref();
         let trainings: Vec<Result<Training, Error>> = if at_once == 1 {
             let mut trainings = Vec::with_capacity(classes.len());
             for (k, &class) in classes.iter().enumerate() {
                 monitor.class_start(class, k, classes.len());
                 let weights = weights[k];
-                trainings.push(trainer.train_class(data, class, weights, reducer, monitor));
+                let training = trainer.train_class(data, class, weights, columns, reducer, monitor);
+                trainings.push(training);
             }
             trainings
         } else {
@@ -614,7 +620,7 @@ impl Trainer {
                 if let Ok(mut monitor) = monitor.lock() {
                     monitor.class_start(class, k, classes.len());
                 }
-                trainer.train_class(data, class, weights[k], &Local, &mut ())
+                trainer.train_class(data, class, weights[k], columns, &Local, &mut ())
             })?
         };
         let trainings = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -669,13 +675,29 @@ impl Trainer {
         }
     }
 
+    /// The column-major copy of `data` that every class's coordinate descent reads, built once
+    /// for them all (one per class would cost its time and memory again); `None` for the other
+    /// solvers, and across ranks, where cd does not run.
+    fn shared_columns(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+    ) -> Result<Option<Arc<ColumnMajor>>, Error> {
+        if self.learner != Learner::Batch(batch::Algorithm::Cd) || reducer.size() > 1 {
+            return Ok(None);
+        }
+        let columns = ColumnMajor::of(data).map_err(batch::SolveError::from)?;
+        Ok(Some(Arc::new(columns)))
+    }
+
     /// Class `class` of `data` against the rest, trained across the ranks of `reducer` with
-    /// these settings and the class weights `weights`.
+    /// these settings and the class weights `weights` (`columns`: [`batch::Options::columns`]).
     fn train_class<M: Monitor>(
         &self,
         data: &ExampleSet,
         class: f64,
         weights: ClassWeights,
+        columns: Option<&Arc<ColumnMajor>>,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<Training, Error> {
@@ -683,7 +705,8 @@ impl Trainer {
             .map_err(|e| Error::Config(e.to_string()))?;
         let permutation = data.feature_permutation();
         let rows = ClassVsRest::new(data, class);
-        let (run, details) = self.run_learner(&rows, permutation, weighted, reducer, monitor)?;
+        let (run, details) =
+            self.run_learner(&rows, permutation, weighted, columns, reducer, monitor)?;
         self.finish(run, details, weighted, permutation, reducer)
     }
 
@@ -712,12 +735,13 @@ impl Trainer {
     }
 
     /// The online learner or batch solver run on `data`'s rows, weighed by the sample
-    /// weights if any.
+    /// weights if any (`columns`: [`batch::Options::columns`]).
     fn run_learner<M: Monitor, E: Examples>(
         &self,
         data: &E,
         permutation: Option<&[u32]>,
         weighted: WeightedLoss,
+        columns: Option<&Arc<ColumnMajor>>,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
@@ -734,12 +758,24 @@ impl Trainer {
             (Learner::Online(algorithm), Some(rows)) => {
                 self.train_online(algorithm, weighted, rows, permutation, reducer, monitor)
             }
-            (Learner::Batch(algorithm), None) => {
-                self.train_batch(algorithm, weighted, data, permutation, reducer, monitor)
-            }
-            (Learner::Batch(algorithm), Some(rows)) => {
-                self.train_batch(algorithm, weighted, rows, permutation, reducer, monitor)
-            }
+            (Learner::Batch(algorithm), None) => self.train_batch(
+                algorithm,
+                weighted,
+                data,
+                permutation,
+                columns,
+                reducer,
+                monitor,
+            ),
+            (Learner::Batch(algorithm), Some(rows)) => self.train_batch(
+                algorithm,
+                weighted,
+                rows,
+                permutation,
+                columns,
+                reducer,
+                monitor,
+            ),
             (Learner::AttributeEfficient(algo), _) => {
                 unreachable!("{algo} is trained by train_lao")
             }
@@ -1202,6 +1238,7 @@ impl Trainer {
         weighted: WeightedLoss,
         data: &E,
         permutation: Option<&[u32]>,
+        columns: Option<&Arc<ColumnMajor>>,
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<(Run, serde_json::Value), Error> {
@@ -1251,6 +1288,7 @@ impl Trainer {
         };
         let options = batch::Options {
             w0: warm,
+            columns: columns.cloned(),
             ..self.batch_options()
         };
         let objective =
