@@ -3,6 +3,7 @@
 //! ([`Trainer::classes_in_one_pass`]), on one process or across ranks
 //! ([`crate::dist::online::fit_classes`]).
 
+use super::one_vs_rest::at_most_at_once;
 use super::*;
 
 /// The most bytes of sums a pass keeps for its classes (unless one class alone needs more):
