@@ -1,5 +1,7 @@
 //! `sparselin train --algo lbfgs|sublbfgs|subgd|bfgs|dcd` and `sparselin plot` end to end.
 
+mod real_data;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -253,6 +255,34 @@ fn a_batch_trace_scores_every_iterate_on_the_test_data() {
 
 /// Values near 1e200 overflow a batch solver's products: the error says so, and names the
 /// features' scale as the cure (its steps come from a line search, not a step size).
+/// On features of very different scales (spambase's unscaled counts) L-BFGS stops at its
+/// iteration limit, and its warning names cd, which converges there in 27 iterations.
+#[test]
+fn lbfgs_stopped_on_badly_scaled_features_points_to_cd() {
+    let data = real_data::data_dir().join("spambase/train.svm.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    let (data, model) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let args = [
+        "train",
+        data,
+        "--loss",
+        "log",
+        "--lambda",
+        "1e-2",
+        "--max-iter",
+        "200",
+    ];
+    let out = sparselin(&[&args[..], &["--algo", "lbfgs", "-o", model]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stopped = "lbfgs stopped before converging (max-iterations after 200 iterations";
+    assert!(out.status.success() && err.contains(stopped), "{err}");
+    assert!(err.contains("slow L-BFGS: `--algo cd`"), "{err}");
+    let out = sparselin(&[&args[..], &["--algo", "cd", "-o", model]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("warning"), "{err}");
+}
+
 #[test]
 fn a_batch_run_that_overflows_names_the_features_scale() {
     let dir = tempfile::tempdir().unwrap();

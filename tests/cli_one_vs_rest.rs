@@ -242,6 +242,8 @@ fn multinomial_fits_the_classes_together_and_predicts_softmax_probabilities() {
     let warning = "warning: multinomial lbfgs stopped before converging (max-iterations after 2";
     assert!(err.contains(warning), "{err}");
     assert_eq!(err.matches("stopped before converging").count(), 1, "{err}");
+    // cd fits no multinomial model: no hint at it.
+    assert!(!err.contains("--algo cd"), "{err}");
     // Only lbfgs fits it, and only more than two classes.
     let out = sparselin(&[
         "train",
