@@ -307,6 +307,23 @@ fn batch_settings_out_of_range_are_refused() {
         assert_clean_failure(&out, message);
         assert!(!Path::new(model).exists());
     }
+    // A negative number after a flag is its value, refused for its range (not taken for a
+    // flag of its own).
+    for (setting, message) in [
+        (
+            ["--lambda", "-1"],
+            "λ (lambda) must be a positive finite number of at least 2.2e-308, not -1e0",
+        ),
+        (["--l1", "-1"], "λ₁ must be a non-negative finite number"),
+        (
+            ["--tol", "-1"],
+            "the tolerance must be a finite number ≥ 0, not -1",
+        ),
+    ] {
+        let out = run(&[&lbfgs[..], &setting].concat());
+        assert_clean_failure(&out, message);
+        assert!(!Path::new(model).exists());
+    }
 }
 
 #[test]

@@ -99,9 +99,19 @@ fn a_feature_count_from_meta_json_is_checked_and_named_and_a_stray_one_ignored()
     let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model")]);
     let beyond = format!("t.svm:3:7: index 5 is beyond the 3 features that {meta} declares");
     assert_refused(&out, &[&beyond]);
-    std::fs::write(&meta, r#"{"features": 5}"#).unwrap();
+    // convert reads it too, and leaves no dataset behind when it refuses.
+    let out = sparselin(&["convert", &p("t.svm"), &p("ds"), "--quiet"]);
+    assert_refused(&out, &[&beyond]);
+    assert!(!std::path::Path::new(&p("ds")).exists());
+    std::fs::write(&meta, r#"{"features": 7}"#).unwrap();
     let out = sparselin(&["train", &p("t.svm"), "-o", &p("m.model"), "--quiet"]);
     assert!(out.status.success(), "{out:?}");
+    let out = sparselin(&["convert", &p("t.svm"), &p("ds"), "--quiet"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("3 rows, 7 columns"),
+        "{out:?}"
+    );
+    std::fs::remove_dir_all(p("ds")).unwrap();
     // `meta.json` is a common name: one that is not JSON, or whose entry is not a feature
     // count, is not the data's. A warning names it; the count is the largest index + 1.
     let bad_entries = ["\"abc\"", "1e3", "-4", "null", "4294967297"]
@@ -128,6 +138,27 @@ fn a_feature_count_from_meta_json_is_checked_and_named_and_a_stray_one_ignored()
             );
         }
     }
+}
+
+/// The commands that read a dataset directory, given a text file, say to convert it.
+#[test]
+fn info_verify_and_export_of_a_text_file_say_to_convert_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("t.svm"), small_text()).unwrap();
+    for args in [
+        &["info", &p("t.svm")][..],
+        &["verify", &p("t.svm")],
+        &["export", &p("t.svm"), &p("out.svm")],
+    ] {
+        let out = sparselin(args);
+        let expected = format!(
+            "{}: a file, where a dataset directory is expected",
+            p("t.svm")
+        );
+        assert_refused(&out, &[&expected, "sparselin convert"]);
+    }
+    assert_eq!(names(dir.path()), ["t.svm"]);
 }
 
 #[test]

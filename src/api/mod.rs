@@ -395,7 +395,7 @@ mod tests {
         assert!(err(Trainer::new("bfgs".parse().unwrap()).regularize_bias(false)).contains("bias"));
         assert!(err(Trainer::new("aelr".parse().unwrap()).loss(Loss::Hinge)).contains("squared"));
         assert!(err(Trainer::new("aerr".parse().unwrap()).attributes(8)).contains("1..=7"));
-        assert!(err(Trainer::new(Learner::ASGD).lambda(-1.0)).contains("lambda"));
+        assert!(err(Trainer::new(Learner::ASGD).lambda(-1.0)).contains("λ (lambda) must be"));
         // A subnormal λ: 1/λ overflows (the learning rates, B₀).
         for learner in ["asgd", "sublbfgs", "subgd"] {
             let e = err(Trainer::new(learner.parse().unwrap()).lambda(1e-310));

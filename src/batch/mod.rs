@@ -331,7 +331,7 @@ pub enum SolveError {
     /// λ must be positive (the line searches and the certificate need strong convexity),
     /// finite and normal (≥ 2.2·10⁻³⁰⁸), so that B₀ = I/λ is finite; with an L1 term it may
     /// be 0.
-    #[error("λ must be a positive finite number of at least 2.2e-308, not {0:e}")]
+    #[error("λ (lambda) must be a positive finite number of at least 2.2e-308, not {0:e}")]
     BadLambda(f64),
     /// No rank has a row: J would be 0/0.
     #[error("the training data has no rows")]

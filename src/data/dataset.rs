@@ -444,6 +444,13 @@ impl Dataset {
 
 /// Parse and check `dir`'s manifest.
 fn read_manifest(dir: &Path) -> Result<Manifest, DataError> {
+    if dir.is_file() {
+        return Err(DataError::invalid(
+            dir,
+            "a file, where a dataset directory is expected: convert it into one first \
+             (`sparselin convert FILE DIR`)",
+        ));
+    }
     let manifest_path = dir.join(MANIFEST);
     let text = std::fs::read(&manifest_path).map_err(|e| DataError::io(&manifest_path, e))?;
     let manifest: Manifest = serde_json::from_slice(&text)

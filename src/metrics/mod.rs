@@ -193,24 +193,25 @@ pub(crate) fn rescaled_squares<'a>(values: impl Iterator<Item = &'a f64> + Clone
     (largest, scaled)
 }
 
-/// Fraction of rows whose sign of score (0 counts as +1) differs from the class (label > 0).
+/// Fraction of rows whose predicted class (+1 for a score > 0, −1 for a score ≤ 0, as
+/// liblinear, scikit-learn and Vowpal Wabbit predict) differs from the class (label > 0).
 pub fn error_rate(scores: &[f64], labels: &[f64]) -> f64 {
     let wrong = scores
         .iter()
         .zip(labels)
-        .filter(|&(&p, &y)| (p >= 0.0) != (y > 0.0))
+        .filter(|&(&p, &y)| (p > 0.0) != (y > 0.0))
         .count();
     wrong as f64 / scores.len().max(1) as f64
 }
 
-/// Precision, recall and F1 of the class +1 (label > 0), a score ≥ 0 predicting it (as
+/// Precision, recall and F1 of the class +1 (label > 0), a score > 0 predicting it (as
 /// [`error_rate`] counts): TP/(TP + FP), TP/(TP + FN) and their harmonic mean. A ratio with
 /// nothing to count is `None` (precision when nothing is predicted +1, recall when no label
 /// is), and so is F1 without both; F1 is 0 when both are.
 pub fn precision_recall_f1(scores: &[f64], labels: &[f64]) -> [Option<f64>; 3] {
     let (mut true_positives, mut predicted, mut actual) = (0usize, 0usize, 0usize);
     for (&p, &y) in scores.iter().zip(labels) {
-        let (says, is) = (p >= 0.0, y > 0.0);
+        let (says, is) = (p > 0.0, y > 0.0);
         predicted += usize::from(says);
         actual += usize::from(is);
         true_positives += usize::from(says && is);
@@ -411,13 +412,14 @@ mod tests {
 
     #[test]
     fn precision_recall_and_f1_count_the_class_plus_one() {
-        // Scores ≥ 0 predict +1: TP = 2 (rows 0, 4; row 4 scores exactly 0), FP = 1 (row 1),
-        // FN = 2 (rows 2, 5), TN = 1 (row 3).
+        // Scores > 0 predict +1: TP = 1 (row 0), FP = 1 (row 1), FN = 3 (rows 2, 5 and 4,
+        // whose score of exactly 0 predicts −1), TN = 1 (row 3).
         let scores = [0.5, 2.0, -1.0, -0.5, 0.0, -3.0];
         let labels = [1.0, -1.0, 1.0, 0.0, 1.0, 1.0];
         let [p, r, f1] = precision_recall_f1(&scores, &labels);
-        assert_eq!((p, r), (Some(2.0 / 3.0), Some(0.5)));
-        assert!((f1.unwrap() - 4.0 / 7.0).abs() < 1e-15, "{f1:?}");
+        assert_eq!((p, r), (Some(0.5), Some(0.25)));
+        assert!((f1.unwrap() - 1.0 / 3.0).abs() < 1e-15, "{f1:?}");
+        assert_eq!(error_rate(&scores, &labels), 4.0 / 6.0);
         // Nothing predicted +1: no precision, so no F1; recall 0.
         assert_eq!(
             precision_recall_f1(&[-1.0, -1.0], &[1.0, -1.0]),
@@ -488,7 +490,8 @@ mod tests {
         assert_eq!(auc(&[0.5, 0.5, 0.5, 0.5], &y), Some(0.5));
         assert_eq!(auc(&[0.5, 0.5, 0.9, 0.1], &y), Some(0.875));
         assert_eq!(auc(&[1.0, 2.0], &[1.0, 1.0]), None);
-        assert_eq!(error_rate(&[0.0, -0.1, -3.0, 2.0], &y), 0.5);
+        // A score of exactly 0 predicts −1 (row 0, labelled +1: an error).
+        assert_eq!(error_rate(&[0.0, -0.1, -3.0, 2.0], &y), 0.75);
     }
 
     /// Against the definition: the fraction of (positive, negative) pairs ranked right, ties

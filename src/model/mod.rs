@@ -288,12 +288,13 @@ impl Model {
         dot + self.bias
     }
 
-    /// What the model predicts for a score: the class ±1 for classification losses (a score
-    /// of exactly 0 counts as +1), the score itself for regression. A NaN score (weights a
+    /// What the model predicts for a score: the class ±1 for classification losses (+1 for a
+    /// score > 0, −1 for one ≤ 0, as liblinear, scikit-learn and Vowpal Wabbit predict), the
+    /// score itself for regression. A NaN score (weights a
     /// program built by hand; saved models cannot hold NaN) predicts NaN, not a class.
     pub fn prediction(&self, score: f64) -> f64 {
         if self.loss.is_classification() && !score.is_nan() {
-            if score >= 0.0 { 1.0 } else { -1.0 }
+            if score > 0.0 { 1.0 } else { -1.0 }
         } else {
             score
         }
@@ -985,7 +986,8 @@ mod tests {
             loss: Loss::Hinge,
             ..model()
         };
-        assert_eq!([m.prediction(0.0), m.prediction(-1e-300)], [1.0, -1.0]);
+        let at = [0.0, 1e-300, -1e-300].map(|s| m.prediction(s));
+        assert_eq!(at, [-1.0, 1.0, -1.0]);
         assert!(m.prediction(f64::NAN).is_nan());
     }
 

@@ -130,7 +130,7 @@ pub struct Config {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
     /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite.
-    #[error("lambda must be a positive finite number of at least 2.2e-308, got {0:e}")]
+    #[error("λ (lambda) must be a positive finite number of at least 2.2e-308, not {0:e}")]
     Lambda(f64),
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]

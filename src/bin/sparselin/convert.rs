@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use sparselin::data::convert::{ConvertOptions, Storage, convert_with_progress};
 use sparselin::data::libsvm::ValueType;
-use sparselin::data::stream::plain_text_len;
+use sparselin::data::stream::{TextFormat, plain_text_len};
 
-use crate::input::TextArgs;
+use crate::input::{TextArgs, meta_features, naming_meta};
 use crate::progress::{Unit, bar};
 
 /// Stream a LIBSVM/SVMlight or Vowpal Wabbit text file into a dataset directory (shards +
@@ -36,7 +36,8 @@ pub struct Args {
     /// Rows per shard (shards are the unit of parallel and out-of-core work); at least 1.
     #[arg(long, default_value_t = 1 << 17)]
     rows_per_shard: usize,
-    /// Declared column count (default: largest index seen); an index beyond it is an error.
+    /// Declared column count (default: the `features` entry of a meta.json beside a LIBSVM
+    /// file, else the largest index seen); an index beyond it is an error.
     #[arg(long)]
     features: Option<usize>,
     /// Renumber features by descending frequency (hot weights share cache lines); the
@@ -72,6 +73,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "--rows-per-shard must be at least 1"
     );
     let format = args.text.format(None)?;
+    let meta = match (args.features, &format) {
+        (None, TextFormat::Libsvm { .. }) if args.input.is_file() => meta_features(&args.input),
+        _ => None,
+    };
     let options = ConvertOptions {
         format,
         sample_weights: args.sample_weights,
@@ -85,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Binary::No => Storage::Values,
         },
         rows_per_shard: args.rows_per_shard,
-        n_features: args.features,
+        n_features: args.features.or(meta.as_ref().map(|m| m.1)),
         renumber_by_frequency: args.renumber,
         ..ConvertOptions::default()
     };
@@ -95,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         progress.set_position(bytes);
     });
     progress.finish_and_clear();
-    let summary = summary?;
+    let summary = summary.map_err(|error| naming_meta(error, meta))?;
     let seconds = start.elapsed().as_secs_f64();
     let mb_per_s = summary.text_bytes as f64 / 1e6 / seconds.max(1e-9);
     if args.json {

@@ -257,7 +257,17 @@ pub fn read_examples(
         zero_based: matches!(format, TextFormat::Libsvm { zero_based: true }),
         ..ParseOptions::default()
     };
-    let examples = open_examples(path, options).map_err(|error| match (error, meta) {
+    let examples = open_examples(path, options).map_err(|error| naming_meta(error, meta))?;
+    Ok(Input {
+        examples,
+        weights: None,
+    })
+}
+
+/// `error`, with an index beyond the feature count that `meta` (a meta.json and its count)
+/// declared named as that file's.
+pub(crate) fn naming_meta(error: DataError, meta: Option<(PathBuf, usize)>) -> anyhow::Error {
+    match (error, meta) {
         (
             DataError::Text(LibsvmError::BeyondDeclared {
                 file,
@@ -272,18 +282,14 @@ pub fn read_examples(
             meta.display()
         ),
         (error, _) => anyhow::Error::from(error),
-    })?;
-    Ok(Input {
-        examples,
-        weights: None,
-    })
+    }
 }
 
 /// The `meta.json` in the file's directory and its `features` count, if there is one with
 /// that entry. `meta.json` is a common name, so one that cannot be read, is not JSON, or whose
 /// `features` is not a count from 0 to 2^32 is not taken for the data's: a warning names it
 /// and the count falls back to the largest index seen (`train --features` sets it).
-fn meta_features(path: &Path) -> Option<(PathBuf, usize)> {
+pub(crate) fn meta_features(path: &Path) -> Option<(PathBuf, usize)> {
     let meta = path.parent()?.join("meta.json");
     if !meta.is_file() {
         return None;
