@@ -1275,3 +1275,59 @@ fn cv_over_an_l1_grid_names_the_best_l1() {
     ]);
     assert_refused(&out, "add --cv K");
 }
+
+/// Regression models are judged by R² too (scikit-learn's `score`): `eval` prints the R² of
+/// the scores `predict` prints, and cross-validation averages it over the folds.
+#[test]
+fn eval_reports_the_r2_of_a_regression_s_predictions() {
+    let data = real_data::data_dir().join("diabetes");
+    let (train, test) = (data.join("train.svm.gz"), data.join("test.svm.gz"));
+    let (train, test) = (train.to_str().unwrap(), test.to_str().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let args = ["train", train, "--algo", "lbfgs", "--loss", "squared"];
+    let out = sparselin(&[&args[..], &["-o", model]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    let eval = sparselin(&["eval", model, test, "--json"]);
+    assert!(eval.status.success(), "{}", text(&eval));
+    let metrics: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+    let r2 = metrics["r2"].as_f64().unwrap();
+    let predict = sparselin(&["predict", model, test]);
+    let scores: Vec<f64> = std::str::from_utf8(&predict.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let gz = std::fs::read(data.join("test.svm.gz")).unwrap();
+    let mut labels_text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut labels_text)
+        .unwrap();
+    let labels: Vec<f64> = labels_text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    let mean = labels.iter().sum::<f64>() / labels.len() as f64;
+    let total: f64 = labels.iter().map(|y| (y - mean).powi(2)).sum();
+    let residual: f64 = scores
+        .iter()
+        .zip(&labels)
+        .map(|(p, y)| (y - p).powi(2))
+        .sum();
+    assert!((r2 - (1.0 - residual / total)).abs() < 1e-9, "{r2}");
+    assert!(
+        (0.4..0.5).contains(&r2),
+        "{r2} (the data's reference: ridge R² 0.45)"
+    );
+    let text_eval = text(&sparselin(&["eval", model, test]));
+    assert!(text_eval.contains("\nr2 0.4"), "{text_eval}");
+    let cv = sparselin(&[&args[..], &["--cv", "3", "--json"]].concat());
+    let report: serde_json::Value = serde_json::from_slice(&cv.stdout).unwrap();
+    let folds = report["folds"].as_array().unwrap();
+    let mean_r2 = folds
+        .iter()
+        .map(|f| f["held_out"]["r2"].as_f64().unwrap())
+        .sum::<f64>()
+        / folds.len() as f64;
+    assert!((report["mean"]["r2"].as_f64().unwrap() - mean_r2).abs() < 1e-12);
+}

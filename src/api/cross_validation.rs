@@ -95,6 +95,7 @@ impl CrossValidation {
             f1: mean_of_all(|e| e.f1),
             log_loss: mean_of_all(|e| e.log_loss),
             rmse: mean_of_all(|e| e.rmse),
+            r2: mean_of_all(|e| e.r2),
             coverage: mean_of_all(|e| e.coverage),
         }
     }

@@ -272,6 +272,20 @@ pub fn rmse(scores: &[f64], labels: &[f64]) -> f64 {
     (2.0 * mean_loss(Loss::Squared, scores, labels)).sqrt()
 }
 
+/// R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)², the coefficient of determination of the scores ŷ
+/// (scikit-learn's `r2_score` and a regressor's `score`): 1 for a perfect fit, 0 for the
+/// labels' mean, below 0 for worse. `None` where the labels do not vary (fewer than two
+/// rows, or all the same), which leaves the ratio undefined.
+pub fn r2(scores: &[f64], labels: &[f64]) -> Option<f64> {
+    let m = labels.len() as f64;
+    let mean = labels.iter().sum::<f64>() / m;
+    let total: f64 = labels.iter().map(|y| (y - mean) * (y - mean)).sum();
+    let residual: f64 = (scores.iter().zip(labels))
+        .map(|(p, y)| (y - p) * (y - p))
+        .sum();
+    (total > 0.0 && total.is_finite()).then(|| 1.0 - residual / total)
+}
+
 /// The fraction of labels at or below their scores (0 for no rows).
 pub fn coverage(scores: &[f64], labels: &[f64]) -> f64 {
     let covered = scores.iter().zip(labels).filter(|(p, y)| y <= p).count();
@@ -308,6 +322,10 @@ pub struct Evaluation {
     /// Regression: RMSE.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rmse: Option<f64>,
+    /// Regression but quantile: R² ([`r2`]; absent where the labels do not vary). A quantile
+    /// model predicts no mean, which R² judges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r2: Option<f64>,
     /// Quantile regression: the fraction of labels at or below their prediction, which is τ
     /// where the model predicts the τ-quantile (only for models trained with the quantile
     /// loss).
@@ -387,6 +405,11 @@ fn evaluation(
         f1,
         log_loss: loss.gives_probabilities().then(|| log_loss(p, y)),
         rmse: (!classification).then(|| rmse(p, y)),
+        r2: match loss {
+            Loss::Quantile(_) => None,
+            _ if classification => None,
+            _ => r2(p, y),
+        },
         coverage: matches!(loss, Loss::Quantile(_)).then(|| coverage(p, y)),
     }
 }
@@ -541,6 +564,12 @@ mod tests {
         );
         assert!(e.error_rate.is_none() && e.auc.is_none() && e.rmse.is_some());
         assert!(e.coverage.is_none());
+        // Labels 1, −1, 1 (mean 1/3, Σ(y − ȳ)² = 8/3) and scores 0: R² = 1 − 3/(8/3).
+        assert!(
+            (e.r2.unwrap() - (1.0 - 9.0 / 8.0)).abs() < 1e-15,
+            "{:?}",
+            e.r2
+        );
         let e = evaluate(
             Loss::Quantile(0.3),
             Penalty::l2(0.0, true),
@@ -548,7 +577,7 @@ mod tests {
             0.0,
             &data(),
         );
-        assert!(e.rmse.is_some() && e.coverage.is_some());
+        assert!(e.rmse.is_some() && e.coverage.is_some() && e.r2.is_none());
         let e = evaluate(
             Loss::Log,
             Penalty::l2(0.0, true),
@@ -559,5 +588,22 @@ mod tests {
         assert_eq!(e.error_rate, Some(0.0));
         assert_eq!(e.auc, Some(1.0));
         assert_eq!(e.log_loss, Some(e.mean_loss));
+        assert!(e.rmse.is_none() && e.r2.is_none());
+    }
+
+    /// R² is 1 for a perfect fit, 0 for the labels' mean, negative for worse, and absent
+    /// where the labels do not vary.
+    #[test]
+    fn r2_against_its_definition() {
+        let y = [3.0, -0.5, 2.0, 7.0];
+        assert_eq!(r2(&y, &y), Some(1.0));
+        assert_eq!(r2(&[2.875; 4], &y), Some(0.0));
+        // scikit-learn's r2_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]) = 0.9486081370449679.
+        let got = r2(&[2.5, 0.0, 2.0, 8.0], &y).unwrap();
+        assert!((got - 0.9486081370449679).abs() < 1e-15, "{got}");
+        assert!(r2(&[0.0, 0.0], &[5.0, 5.0]).is_none());
+        assert!(r2(&[1.0], &[2.0]).is_none());
+        assert!(r2(&[], &[]).is_none());
+        assert!(r2(&[10.0, -10.0], &[1.0, 2.0]).unwrap() < 0.0);
     }
 }

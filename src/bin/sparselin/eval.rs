@@ -152,6 +152,7 @@ pub fn describe(e: &Evaluation) -> String {
         ("f1", e.f1),
         ("log_loss", e.log_loss),
         ("rmse", e.rmse),
+        ("r2", e.r2),
         ("coverage", e.coverage),
     ];
     for (name, value) in optional {

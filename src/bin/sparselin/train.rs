@@ -935,7 +935,8 @@ fn renumber(weights: &[f64], from: &ExampleSet, to: &ExampleSet) -> Vec<f64> {
         .collect()
 }
 
-/// "error 0.0123", "pinball 0.31, coverage 0.897" (quantile regression) or "rmse 0.45".
+/// "error 0.0123", "pinball 0.31, coverage 0.897" (quantile regression) or "rmse 0.45, r2
+/// 0.61" (R² where the labels vary).
 fn headline(e: &Evaluation) -> String {
     match (e.error_rate, e.coverage, e.rmse) {
         (Some(err), _, _) => format!("error {err:.5}"),
@@ -944,7 +945,10 @@ fn headline(e: &Evaluation) -> String {
             decimal(e.mean_loss, 5),
             decimal(coverage, 4)
         ),
-        (None, None, Some(rmse)) => format!("rmse {}", decimal(rmse, 5)),
+        (None, None, Some(rmse)) => match e.r2 {
+            Some(r2) => format!("rmse {}, r2 {}", decimal(rmse, 5), decimal(r2, 5)),
+            None => format!("rmse {}", decimal(rmse, 5)),
+        },
         _ => String::new(),
     }
 }
