@@ -322,8 +322,8 @@ pub struct Evaluation {
     /// Regression: RMSE.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rmse: Option<f64>,
-    /// Regression but quantile: R² ([`r2`]; absent where the labels do not vary). A quantile
-    /// model predicts no mean, which R² judges.
+    /// Regression, quantile regression aside (its model predicts no mean, which R² judges):
+    /// R² ([`r2`]; absent where the labels do not vary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub r2: Option<f64>,
     /// Quantile regression: the fraction of labels at or below their prediction, which is τ
@@ -335,7 +335,8 @@ pub struct Evaluation {
 
 /// Evaluate (w, b) on `data` with the metrics that fit `loss`. The objective and mean loss
 /// weigh the classes as `loss` does, and the rows by `data`'s sample weights if it has them;
-/// the error rate, AUC, precision, recall and log loss count every row once.
+/// the error rate, AUC, precision, recall, log loss, RMSE, R² and coverage count every row
+/// once.
 pub fn evaluate<E: Examples>(
     loss: impl Into<WeightedLoss>,
     penalty: Penalty,
