@@ -1331,3 +1331,43 @@ fn eval_reports_the_r2_of_a_regression_s_predictions() {
         / folds.len() as f64;
     assert!((report["mean"]["r2"].as_f64().unwrap() - mean_r2).abs() < 1e-12);
 }
+
+/// An online learner's model that errs on its training rows as often as always predicting the
+/// larger class is flagged: on spambase's unscaled features ASGD learns nothing usable.
+#[test]
+fn an_online_model_no_better_than_a_constant_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let flagged = "is no lower than always predicting the larger class (0.39001)";
+    let spambase = real_data::data_dir().join("spambase/train.svm.gz");
+    let heart = real_data::data_dir().join("heart_scale/heart_scale");
+    for (data, algo, expected) in [(&spambase, "asgd", true), (&heart, "asgd", false)] {
+        let data = data.to_str().unwrap();
+        let out = sparselin(&["train", data, "--algo", algo, "--threads", "1", "-o", model]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert_eq!(stderr.contains(flagged), expected, "{data}: {stderr}");
+    }
+    // A batch solver's model is not judged so: stopped at iteration 0 it is w = 0, whose
+    // scores of 0 predict −1 everywhere, but it warns that it stopped short instead.
+    let data = spambase.to_str().unwrap();
+    let args = [
+        "train",
+        data,
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "--max-iter",
+        "0",
+    ];
+    let out = sparselin(&[&args[..], &["--json", "-o", model]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["train"]["error_rate"].as_f64(),
+        Some(1429.0 / 3664.0)
+    );
+    assert!(stderr.contains("stopped before converging") && !stderr.contains("larger class"));
+}
