@@ -193,25 +193,31 @@ pub(crate) fn rescaled_squares<'a>(values: impl Iterator<Item = &'a f64> + Clone
     (largest, scaled)
 }
 
-/// Fraction of rows whose predicted class (+1 for a score > 0, −1 for a score ≤ 0, as
-/// liblinear, scikit-learn and Vowpal Wabbit predict) differs from the class (label > 0).
+/// Whether a score predicts the class +1: when it is > 0, a score of 0 predicting −1, as
+/// liblinear, scikit-learn and Vowpal Wabbit predict. Every prediction of a class follows it.
+pub fn predicts_plus_one(score: f64) -> bool {
+    score > 0.0
+}
+
+/// Fraction of rows whose predicted class ([`predicts_plus_one`]) differs from the class
+/// (label > 0).
 pub fn error_rate(scores: &[f64], labels: &[f64]) -> f64 {
     let wrong = scores
         .iter()
         .zip(labels)
-        .filter(|&(&p, &y)| (p > 0.0) != (y > 0.0))
+        .filter(|&(&p, &y)| predicts_plus_one(p) != (y > 0.0))
         .count();
     wrong as f64 / scores.len().max(1) as f64
 }
 
-/// Precision, recall and F1 of the class +1 (label > 0), a score > 0 predicting it (as
+/// Precision, recall and F1 of the class +1 (label > 0), as [`predicts_plus_one`] predicts it (as
 /// [`error_rate`] counts): TP/(TP + FP), TP/(TP + FN) and their harmonic mean. A ratio with
 /// nothing to count is `None` (precision when nothing is predicted +1, recall when no label
 /// is), and so is F1 without both; F1 is 0 when both are.
 pub fn precision_recall_f1(scores: &[f64], labels: &[f64]) -> [Option<f64>; 3] {
     let (mut true_positives, mut predicted, mut actual) = (0usize, 0usize, 0usize);
     for (&p, &y) in scores.iter().zip(labels) {
-        let (says, is) = (p > 0.0, y > 0.0);
+        let (says, is) = (predicts_plus_one(p), y > 0.0);
         predicted += usize::from(says);
         actual += usize::from(is);
         true_positives += usize::from(says && is);

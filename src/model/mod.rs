@@ -288,13 +288,17 @@ impl Model {
         dot + self.bias
     }
 
-    /// What the model predicts for a score: the class ±1 for classification losses (+1 for a
-    /// score > 0, −1 for one ≤ 0, as liblinear, scikit-learn and Vowpal Wabbit predict), the
-    /// score itself for regression. A NaN score (weights a
-    /// program built by hand; saved models cannot hold NaN) predicts NaN, not a class.
+    /// What the model predicts for a score: the class ±1 for classification losses
+    /// ([`metrics::predicts_plus_one`](crate::metrics::predicts_plus_one): +1 for a score > 0),
+    /// the score itself for regression. A NaN score (weights a program built by hand; saved
+    /// models cannot hold NaN) predicts NaN, not a class.
     pub fn prediction(&self, score: f64) -> f64 {
         if self.loss.is_classification() && !score.is_nan() {
-            if score > 0.0 { 1.0 } else { -1.0 }
+            if crate::metrics::predicts_plus_one(score) {
+                1.0
+            } else {
+                -1.0
+            }
         } else {
             score
         }
