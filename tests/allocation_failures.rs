@@ -198,6 +198,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
             details: Default::default(),
         },
         resume: None,
+        column_scales: None,
     };
     let bytes = model.to_bytes(Precision::F64);
     let path = Path::new("wide.model");

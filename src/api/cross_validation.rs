@@ -143,9 +143,7 @@ impl Trainer {
                 model
                     .weighted_loss()
                     .map_err(|e| Error::Config(e.to_string()))?,
-                model.info.penalty(),
-                &model.weights,
-                model.bias,
+                model.penalty_value(),
                 &scores,
                 split.held_out.labels(),
             );

@@ -99,14 +99,11 @@ pub(super) fn evaluate_and_predict(
             .iter()
             .map(|&label| if label == class { 1.0 } else { -1.0 })
             .collect();
-        let weights = model.weights_for(data.n_features(), data.feature_permutation());
         // The loss with the class weights training minimized.
         let loss = model.weighted_loss().map_err(|e| config(e.to_string()))?;
         one_vs_rest.push(metrics::evaluate_weighted_scores(
             loss,
-            model.info.penalty(),
-            &weights,
-            model.bias,
+            model.penalty_value(),
             p,
             &y,
             sample_weights,

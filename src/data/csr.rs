@@ -327,6 +327,23 @@ impl CsrMatrix {
         &self.values
     }
 
+    /// The same rows with their values changed by `change(indices, values)` (which must leave
+    /// one value per entry, or binary rows), checked again as [`CsrMatrix::new`] checks them.
+    pub(crate) fn map_values(
+        mut self,
+        change: impl FnOnce(&[u32], &mut ValueVec),
+    ) -> Result<CsrMatrix, CsrError> {
+        change(self.indices.as_slice(), &mut self.values);
+        validate(
+            &self.labels,
+            &self.offsets,
+            self.indices.as_slice(),
+            &self.values,
+            self.n_features,
+        )?;
+        Ok(self)
+    }
+
     /// The same rows with a larger declared feature count (e.g. from a dataset's metadata,
     /// when the largest index seen in a file is below the true dimension).
     pub fn with_n_features(self, n_features: usize) -> Result<Self, CsrError> {

@@ -15,11 +15,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use sparselin_kernels::Values;
 
+use super::column_scales::ColumnScales;
 use super::columns::{ArrayFile, ColumnArray, ColumnStatistics, ColumnTally};
-use super::csr::{CsrError, Examples, MAX_FEATURES, Row};
+use super::csr::{CsrError, Examples, MAX_FEATURES, Row, ValueVec};
 use super::error::DataError;
-use super::shard::{Shard, ValueKind};
+use super::shard::{Shard, ShardRows, ValueKind};
 use super::vw::{FeatureRules, Hashing};
 use crate::memory::AllocError;
 
@@ -438,6 +440,7 @@ impl Dataset {
             starts,
             locate,
             dataset: self,
+            scaled_values: Vec::new(),
         })
     }
 }
@@ -583,6 +586,9 @@ pub struct DatasetExamples {
     starts: Vec<usize>,
     locate: Locate,
     n_features: usize,
+    /// Each shard's values divided by column scales ([`DatasetExamples::scaled`]), read in
+    /// place of the mapped ones; empty when the values are the files'.
+    scaled_values: Vec<ValueVec>,
 }
 
 impl DatasetExamples {
@@ -612,6 +618,48 @@ impl DatasetExamples {
         }
         self.n_features = n_features;
         Ok(self)
+    }
+
+    /// The same rows with each column divided by its scale (`scales` in this set's column
+    /// numbering, [`ColumnScales`]): every shard's values are copied into memory, scaled
+    /// (the indices stay mapped). An error names the dataset if a scaled value overflows
+    /// (scales of other data, far larger values than theirs).
+    pub fn scaled(mut self, scales: &ColumnScales) -> Result<DatasetExamples, DataError> {
+        let scaled: Vec<ValueVec> = (0..self.dataset.shards.len())
+            .into_par_iter()
+            .map(|s| {
+                let rows = self.shard_rows(s);
+                let mut values = match rows.values() {
+                    Values::Ones => ValueVec::Ones,
+                    Values::F32(v) => ValueVec::F32(v.to_vec()),
+                    Values::F64(v) => ValueVec::F64(v.to_vec()),
+                };
+                scales.scale_values(rows.indices(), &mut values);
+                values
+            })
+            .collect();
+        let overflow = scaled.iter().any(|values| match values {
+            ValueVec::F64(v) => !v.iter().all(|x| x.is_finite()),
+            ValueVec::F32(_) | ValueVec::Ones => false,
+        });
+        if overflow {
+            return Err(DataError::invalid(
+                &self.dataset.dir,
+                "a value divided by its column's scale is beyond f64's range",
+            ));
+        }
+        self.scaled_values = scaled;
+        Ok(self)
+    }
+
+    /// The typed views of shard `s`'s sections, its values scaled if they are.
+    #[inline]
+    fn shard_rows(&self, s: usize) -> ShardRows<'_> {
+        let rows = self.dataset.shards[s].rows();
+        match self.scaled_values.get(s) {
+            Some(values) => rows.with_values(values.slice(0, rows.values_len())),
+            None => rows,
+        }
     }
 
     /// Global row ranges of the shards, the natural unit of parallel work.
@@ -648,7 +696,7 @@ impl Examples for DatasetExamples {
     fn row(&self, i: usize) -> Row<'_> {
         assert!(i < self.n_rows(), "row {i} of {}", self.n_rows());
         let (shard, local) = self.locate(i);
-        self.dataset.shards[shard].row(local)
+        self.shard_rows(shard).row(local)
     }
 
     fn nnz(&self) -> u64 {

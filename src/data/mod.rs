@@ -9,6 +9,7 @@
 //! * [`shard`] — one binary CSR shard (memory-mapped, zero-copy).
 //! * [`dataset`] — a directory of shards with a manifest (per-column arrays in raw files,
 //!   [`columns`]); [`writer`] builds one atomically.
+//! * [`column_scales`] — each column divided by a power of two near its largest magnitude.
 //! * [`column_major`] — the rows transposed in memory, for solvers that step one feature at
 //!   a time.
 //! * [`sample_weights`] — per-row weights of the loss, paired with a set of rows.
@@ -17,6 +18,7 @@
 pub mod chunk;
 pub mod class_vs_rest;
 pub mod column_major;
+pub mod column_scales;
 pub mod columns;
 pub mod convert;
 pub mod csr;

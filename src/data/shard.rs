@@ -463,6 +463,27 @@ impl<'a> ShardRows<'a> {
         }
     }
 
+    /// The same rows with `values` (one per stored entry, or binary) in place of the
+    /// shard's: its values scaled ([`crate::data::DatasetExamples::scaled`]).
+    pub(crate) fn with_values(self, values: Values<'a>) -> ShardRows<'a> {
+        ShardRows { values, ..self }
+    }
+
+    /// Every stored entry's column index, row after row.
+    pub(crate) fn indices(&self) -> &'a [u32] {
+        self.indices.as_slice()
+    }
+
+    /// Every stored entry's value, row after row.
+    pub(crate) fn values(&self) -> Values<'a> {
+        self.values
+    }
+
+    /// The number of stored entries.
+    pub(crate) fn values_len(&self) -> usize {
+        self.indices.len()
+    }
+
     /// [`Shard::prefetch_extent`].
     #[inline]
     pub fn prefetch_extent(&self, i: usize) {

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::column_scales::ColumnScales;
 use super::csr::{CsrMatrix, Examples, Row};
 use super::dataset::{Dataset, DatasetExamples, DatasetRows};
 use super::error::DataError;
@@ -36,6 +37,23 @@ pub fn open_examples(path: &Path, options: ParseOptions) -> Result<ExampleSet, D
 }
 
 impl ExampleSet {
+    /// The same rows with each column divided by its scale (`scales` in this set's column
+    /// numbering; see [`ColumnScales`]): a dataset's values are copied into memory and
+    /// scaled, a text set's scaled in place. An error if a scaled value overflows, naming
+    /// the dataset, or `path` for text.
+    pub fn scaled(self, scales: &ColumnScales, path: &Path) -> Result<ExampleSet, DataError> {
+        match self {
+            ExampleSet::Dataset(d) => Ok(ExampleSet::Dataset(d.scaled(scales)?)),
+            ExampleSet::Matrix(m) => match scales.scale_matrix(m) {
+                Ok(m) => Ok(ExampleSet::Matrix(m)),
+                Err(e) => Err(DataError::invalid(
+                    path,
+                    format!("divided by its column's scale, {e}"),
+                )),
+            },
+        }
+    }
+
     /// The sample weights a dataset stores ([`Dataset::sample_weights`]), read now; `None`
     /// for a dataset without them and for text (which carries none).
     pub fn stored_sample_weights(&self) -> Result<Option<Vec<f64>>, DataError> {

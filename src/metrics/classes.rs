@@ -189,14 +189,7 @@ mod tests {
     use super::*;
 
     fn blank() -> Evaluation {
-        super::super::evaluate_scores(
-            crate::loss::Loss::Hinge,
-            super::super::Penalty::l2(0.0, false),
-            &[],
-            0.0,
-            &[],
-            &[],
-        )
+        super::super::evaluate_scores(crate::loss::Loss::Hinge, 0.0, &[], &[])
     }
 
     #[test]

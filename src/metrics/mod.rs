@@ -350,37 +350,39 @@ pub fn evaluate<E: Examples>(
     bias: f64,
     data: &E,
 ) -> Evaluation {
+    evaluate_with_penalty(loss, penalty.value(weights, bias), weights, bias, data)
+}
+
+/// [`evaluate`] with the objective's regularization term given by its value, `penalty`: a
+/// model's own ([`crate::model::Model::penalty_value`]), which for a model of scaled columns
+/// is not the term of the weights that score the rows.
+pub fn evaluate_with_penalty<E: Examples>(
+    loss: impl Into<WeightedLoss>,
+    penalty: f64,
+    weights: &[f64],
+    bias: f64,
+    data: &E,
+) -> Evaluation {
     let p = scores(weights, bias, data);
     let y = labels(data);
-    let penalty = penalty.value(weights, bias);
     evaluation(loss.into(), penalty, &p, &y, data.sample_weights())
 }
 
-/// [`evaluate`] of (w, b) on rows whose scores w·x + b are `p` and labels `y`, each row
-/// weighing 1.
-pub fn evaluate_scores(
-    loss: impl Into<WeightedLoss>,
-    penalty: Penalty,
-    weights: &[f64],
-    bias: f64,
-    p: &[f64],
-    y: &[f64],
-) -> Evaluation {
-    evaluate_weighted_scores(loss, penalty, weights, bias, p, y, None)
+/// The metrics [`evaluate`] gives of rows whose scores w·x + b are `p` and labels `y`, each
+/// row weighing 1, the objective's regularization term being `penalty` (its value).
+pub fn evaluate_scores(loss: impl Into<WeightedLoss>, penalty: f64, p: &[f64], y: &[f64]) -> Evaluation {
+    evaluate_weighted_scores(loss, penalty, p, y, None)
 }
 
 /// [`evaluate_scores`] with row i's loss weighed by `sample_weights[i]`, if given (as
 /// [`evaluate`] weighs a set's rows): for scores already computed.
 pub fn evaluate_weighted_scores(
     loss: impl Into<WeightedLoss>,
-    penalty: Penalty,
-    weights: &[f64],
-    bias: f64,
+    penalty: f64,
     p: &[f64],
     y: &[f64],
     sample_weights: Option<&[f64]>,
 ) -> Evaluation {
-    let penalty = penalty.value(weights, bias);
     evaluation(loss.into(), penalty, p, y, sample_weights)
 }
 

@@ -13,11 +13,13 @@
 //! | L | header: JSON with the loss, the [`TrainingInfo`] and, in a resumable model, the [`ResumeState`]'s numbers |
 //! | 8n or 4n | the weights w_0 … w_{n−1} |
 //! | 0 or 8n | a resumable model's last iterate w_t (f64), when its weights are an average |
+//! | 0 or 2n | a model of scaled columns: the exponents k_j of its columns' scales 2^k_j (i16) |
 //! | 4 | CRC-32 (crc32fast) of every byte before it |
 //!
 //! Version 2 added the resume state; a model without one is written as version 1 (the same
 //! bytes), so that earlier builds still read it. Version 3 is a one-vs-rest classifier, a file
-//! of such files ([`one_vs_rest`]); [`SavedModel::load`] reads any version.
+//! of such files ([`one_vs_rest`]); version 4 added the column scales, and is written only
+//! for a model trained with them. [`SavedModel::load`] reads any version.
 //!
 //! Files are written to a temporary name in the target directory and renamed into place, so a
 //! reader never sees a half-written model. Weights are indexed by the feature ids of the data
@@ -31,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use sparselin_kernels::sparse;
 
 use crate::data::Row;
+use crate::data::column_scales::{ColumnScales, MAX_ABS};
 use crate::loss::{ClassWeightError, ClassWeights, Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
 use crate::online::Iterate;
@@ -41,11 +44,15 @@ pub use one_vs_rest::{ONE_VS_REST_VERSION, OneVsRest, SavedModel};
 
 /// The first bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"SPLNMODL";
-/// The newest model file format version, which this build writes for a resumable model; it
-/// reads every version from 1 on.
+/// The model file format version this build writes for a resumable model without column
+/// scales.
 pub const FORMAT_VERSION: u32 = 2;
-/// The version of a model without a resume state: version 2's bytes without it.
+/// The version of a model without a resume state or column scales: version 2's bytes without
+/// it.
 const PLAIN_VERSION: u32 = 1;
+/// The version of a model trained on scaled columns (with or without a resume state), and
+/// the newest this build reads.
+pub const SCALED_VERSION: u32 = 4;
 const FIXED_HEADER: usize = 8 + 4 + 4 + 8 + 8 + 4;
 
 /// How the weights are stored on disk (in memory they are always f64).
@@ -154,6 +161,10 @@ struct Header {
     info: TrainingInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     resume: Option<ResumeHeader>,
+    /// How the column scales that follow were chosen (`max-abs`), present exactly when they
+    /// do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    column_scales: Option<String>,
 }
 
 /// A [`ResumeState`]'s numbers in the header; the last iterate's weights follow the model's.
@@ -182,6 +193,11 @@ pub struct Model {
     pub info: TrainingInfo,
     /// Where its online run stopped, if it was saved to be resumed.
     pub resume: Option<ResumeState>,
+    /// The scales 2^k_j its columns were divided by in training, in original feature ids
+    /// ([`crate::data::column_scales`]), if they were: the weights are those of the
+    /// original columns all the same (w_j = v_j / 2^k_j of the scaled problem's v), and
+    /// the scales serve its objective, whose regularization is of v.
+    pub column_scales: Option<ColumnScales>,
 }
 
 /// Why a model could not be used, read or written.
@@ -321,14 +337,63 @@ impl Model {
             .then(|| crate::loss::logistic(score))
     }
 
-    /// The version its file has: [`FORMAT_VERSION`] with a resume state, the version before
-    /// it without one (whose readers then read it too).
+    /// The version its file has: [`SCALED_VERSION`] with column scales, else
+    /// [`FORMAT_VERSION`] with a resume state, the version before it without one (whose
+    /// readers then read it too).
     fn format_version(&self) -> u32 {
-        if self.resume.is_some() {
+        if self.column_scales.is_some() {
+            SCALED_VERSION
+        } else if self.resume.is_some() {
             FORMAT_VERSION
         } else {
             PLAIN_VERSION
         }
+    }
+
+    /// This model, trained on columns divided by `scales` (in original feature ids; see
+    /// [`ColumnScales`]), as the model of the original columns: w_j = v_j / 2^k_j, and the
+    /// last iterate of a resume state likewise, exactly; the scales are kept for its
+    /// objective. For a model whose weights are of the scaled columns (one just trained on
+    /// them, without scales of its own).
+    pub fn of_original_columns(mut self, scales: ColumnScales) -> Model {
+        debug_assert!(self.column_scales.is_none(), "already of the original columns");
+        scales.to_original_units(&mut self.weights);
+        if let Some(last) = self.resume.as_mut().and_then(|r| r.last.as_mut()) {
+            scales.to_original_units(&mut last.weights);
+        }
+        self.column_scales = Some(scales);
+        self
+    }
+
+    /// This model's weights as weights of the columns divided by `scales` (in original
+    /// feature ids): v_j = w_j·2^k_j, and the last iterate of a resume state likewise; the
+    /// start of a run on those columns (the inverse of [`Model::of_original_columns`]).
+    pub fn in_scaled_columns(mut self, scales: &ColumnScales) -> Model {
+        scales.to_scaled_units(&mut self.weights);
+        if let Some(last) = self.resume.as_mut().and_then(|r| r.last.as_mut()) {
+            scales.to_scaled_units(&mut last.weights);
+        }
+        self.column_scales = None;
+        self
+    }
+
+    /// The weights of the problem it was trained on: v_j = w_j·2^k_j for a model of scaled
+    /// columns, w itself otherwise.
+    pub fn trained_weights(&self) -> Cow<'_, [f64]> {
+        match &self.column_scales {
+            Some(scales) => {
+                let mut v = self.weights.clone();
+                scales.to_scaled_units(&mut v);
+                Cow::Owned(v)
+            }
+            None => Cow::Borrowed(&self.weights),
+        }
+    }
+
+    /// The value of its objective's regularization term (λ/2)(‖v‖² + b²) + λ₁(‖v‖₁ + |b|),
+    /// for v its [`Model::trained_weights`]: the term of the objective it minimized.
+    pub fn penalty_value(&self) -> f64 {
+        self.info.penalty().value(&self.trained_weights(), self.bias)
     }
 
     /// The file's bytes (see the module documentation).
@@ -345,6 +410,7 @@ impl Model {
             loss: self.loss.to_string(),
             info: self.info.clone(),
             resume,
+            column_scales: self.column_scales.as_ref().map(|_| MAX_ABS.to_string()),
         })
         .expect("the header is plain data");
         let width = match precision {
@@ -353,8 +419,9 @@ impl Model {
         };
         let last = self.resume.as_ref().and_then(|r| r.last.as_ref());
         let last_len = last.map_or(0, |last| 8 * last.weights.len());
+        let scales_len = self.column_scales.as_ref().map_or(0, |_| 2 * self.weights.len());
         let mut out = Vec::with_capacity(
-            FIXED_HEADER + header.len() + width * self.weights.len() + last_len + 4,
+            FIXED_HEADER + header.len() + width * self.weights.len() + last_len + scales_len + 4,
         );
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.format_version().to_le_bytes());
@@ -371,6 +438,12 @@ impl Model {
         }
         for &w in last.map_or(&[][..], |last| &last.weights[..]) {
             out.extend_from_slice(&w.to_le_bytes());
+        }
+        if let Some(scales) = &self.column_scales {
+            let k = scales.exponents();
+            for j in 0..self.weights.len() {
+                out.extend_from_slice(&k.get(j).copied().unwrap_or(0).to_le_bytes());
+            }
         }
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
@@ -396,10 +469,10 @@ impl Model {
                 u32_at(12)
             )));
         }
-        if !(PLAIN_VERSION..=FORMAT_VERSION).contains(&version) {
+        if !(PLAIN_VERSION..=SCALED_VERSION).contains(&version) {
             return Err(bad(format!(
                 "model format version {version}, this build reads versions \
-                 {PLAIN_VERSION} to {ONE_VS_REST_VERSION}"
+                 {PLAIN_VERSION} to {SCALED_VERSION}"
             )));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
@@ -428,6 +501,14 @@ impl Model {
                 "bad header: a resume state in a version {PLAIN_VERSION} file"
             )));
         }
+        if header.column_scales.is_some() && version != SCALED_VERSION {
+            return Err(bad(format!(
+                "bad header: column scales in a version {version} file"
+            )));
+        }
+        if let Some(how) = header.column_scales.as_deref().filter(|&how| how != MAX_ABS) {
+            return Err(bad(format!("bad header: unknown column scaling {how:?}")));
+        }
         if header.resume.is_some() && width != 8 {
             return Err(bad("a resume state with f32 weights".into()));
         }
@@ -436,7 +517,9 @@ impl Model {
             .as_ref()
             .is_some_and(|r| r.last_bias.is_some());
         let last_width = if has_last { 8 } else { 0 };
-        let expected = (n as u128) * (width + last_width) as u128 + weights_at as u128;
+        let scales_width = if header.column_scales.is_some() { 2 } else { 0 };
+        let expected =
+            (n as u128) * (width + last_width + scales_width) as u128 + weights_at as u128;
         if expected != body.len() as u128 {
             return Err(bad(format!(
                 "{} bytes of header and weights, expected {expected} for {n} features",
@@ -472,13 +555,14 @@ impl Model {
         if !bias.is_finite() {
             return Err(bad(format!("the bias is {bias}")));
         }
+        let last_end = weights_end + last_width * n as usize;
         let resume = match header.resume {
             None => None,
             Some(r) => {
                 let last = match r.last_bias {
                     None => None,
                     Some(last_bias) => {
-                        let stored = body[weights_end..].chunks_exact(8);
+                        let stored = body[weights_end..last_end].chunks_exact(8);
                         let weights = memory::collected(
                             "last iterate",
                             stored.len(),
@@ -505,12 +589,26 @@ impl Model {
                 Some(state)
             }
         };
+        let column_scales = match header.column_scales {
+            None => None,
+            Some(_) => {
+                let stored = body[last_end..].chunks_exact(2);
+                let exponents = memory::collected(
+                    "column scales",
+                    stored.len(),
+                    stored.map(|c| i16::from_le_bytes(c.try_into().unwrap())),
+                )
+                .map_err(memory_error)?;
+                Some(ColumnScales::from_exponents(exponents).map_err(bad)?)
+            }
+        };
         Ok(Model {
             weights,
             bias,
             loss,
             info: header.info,
             resume,
+            column_scales,
         })
     }
 
@@ -585,6 +683,12 @@ impl Model {
         }
         out.push_str(&format!("n_features {}\n", self.weights.len()));
         out.push_str(&format!("bias {:e}\n", self.bias));
+        if self.column_scales.is_some() {
+            out.push_str(&format!(
+                "column_scales {MAX_ABS} (the weights are of the original columns; the scales \
+                 are in the binary model only)\n"
+            ));
+        }
         if let Some(r) = &self.resume {
             out.push_str(&format!(
                 "resume steps={} rows={} t0={:e} average_start={} bias_rate={} last_iterate={}\n",
@@ -680,6 +784,7 @@ mod tests {
                 details,
             },
             resume: None,
+            column_scales: None,
         }
     }
 
@@ -823,6 +928,74 @@ mod tests {
             e.to_string().ends_with("has 3 weights for 4 features"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn column_scales_round_trip_in_version_4_and_serve_the_objective_of_the_scaled_weights() {
+        let path = Path::new("s.model");
+        let version = |bytes: &[u8]| u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let scales = ColumnScales::from_exponents(vec![1, -3, 0, 2]).unwrap();
+        for start in [model(), resumable(true), resumable(false)] {
+            let trained = start.clone().of_original_columns(scales.clone());
+            assert_eq!(trained.weights[0], start.weights[0] / 2.0);
+            assert_eq!(trained.weights[1], start.weights[1] * 8.0);
+            let last = |m: &Model| m.resume.as_ref().and_then(|r| r.last.clone());
+            if let Some(last) = last(&trained) {
+                assert_eq!(last.weights[0], last_weights(&start)[0] / 2.0);
+            }
+            for precision in [Precision::F64, Precision::F32] {
+                if precision == Precision::F32 && trained.resume.is_some() {
+                    continue;
+                }
+                let bytes = trained.encode(precision, path).unwrap();
+                assert_eq!(version(&bytes), 4);
+                let back = Model::from_bytes(&bytes, path).unwrap();
+                assert_eq!(back.column_scales.as_ref(), Some(&scales));
+                if precision == Precision::F64 {
+                    assert_eq!(back, trained);
+                }
+            }
+            // Back to the scaled columns: the weights trained, bit for bit.
+            assert_eq!(trained.trained_weights().as_ref(), start.weights.as_slice());
+            assert_eq!(
+                trained.clone().in_scaled_columns(&scales),
+                Model {
+                    column_scales: None,
+                    ..start.clone()
+                }
+            );
+            assert_eq!(
+                trained.penalty_value(),
+                start.info.penalty().value(&start.weights, start.bias)
+            );
+            assert!(trained.to_readable().contains("column_scales max-abs"));
+        }
+        let err = |bytes: Vec<u8>| Model::from_bytes(&bytes, path).unwrap_err().to_string();
+        let bytes = model().of_original_columns(scales).to_bytes(Precision::F64);
+        // Scales cut off, claimed by a version 1 or 2 file, out of range, of another kind.
+        let mut cut = bytes.clone();
+        cut.drain(bytes.len() - 4 - 2..bytes.len() - 4);
+        assert!(err(with_crc(cut)).contains("expected"));
+        for old in [1, 2] {
+            let mut old_version = bytes.clone();
+            old_version[8] = old;
+            assert!(
+                err(with_crc(old_version))
+                    .ends_with(&format!("column scales in a version {old} file"))
+            );
+        }
+        let mut far = bytes.clone();
+        let at = bytes.len() - 4 - 2;
+        far[at..at + 2].copy_from_slice(&2000i16.to_le_bytes());
+        assert!(err(with_crc(far)).contains("scale exponent of feature 4 is 2000"));
+        let mut other = bytes.clone();
+        let at = (bytes.windows(9).position(|w| w == b"\"max-abs\"")).unwrap();
+        other[at..at + 9].copy_from_slice(b"\"min-max\"");
+        assert!(err(with_crc(other)).ends_with("unknown column scaling \"min-max\""));
+    }
+
+    fn last_weights(m: &Model) -> Vec<f64> {
+        m.resume.as_ref().unwrap().last.as_ref().unwrap().weights.clone()
     }
 
     #[test]

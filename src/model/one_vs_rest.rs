@@ -19,7 +19,8 @@
 
 use std::path::Path;
 
-use super::{MAGIC, Model, ModelError, Precision, read, write_atomically};
+use super::{MAGIC, Model, ModelError, Precision, SCALED_VERSION, read, write_atomically};
+use crate::data::column_scales::ColumnScales;
 
 /// The file format version of a one-vs-rest classifier.
 pub const ONE_VS_REST_VERSION: u32 = 3;
@@ -101,6 +102,25 @@ impl OneVsRest {
     /// Number of features n (every class's model has as many).
     pub fn n_features(&self) -> usize {
         self.models[0].n_features()
+    }
+
+    /// Every class's model as the model of the original columns
+    /// ([`Model::of_original_columns`]), for a classifier trained on columns divided by
+    /// `scales` (in original feature ids).
+    pub fn of_original_columns(mut self, scales: &ColumnScales) -> OneVsRest {
+        self.models = (self.models.into_iter())
+            .map(|model| model.of_original_columns(scales.clone()))
+            .collect();
+        self
+    }
+
+    /// Every class's model's weights as weights of the columns divided by `scales`
+    /// ([`Model::in_scaled_columns`]).
+    pub fn in_scaled_columns(mut self, scales: &ColumnScales) -> OneVsRest {
+        self.models = (self.models.into_iter())
+            .map(|model| model.in_scaled_columns(scales))
+            .collect();
+        self
     }
 
     /// Record `key: value` in every class's model's training details
@@ -210,13 +230,13 @@ impl OneVsRest {
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
         if version != ONE_VS_REST_VERSION {
-            return Err(bad(if version < ONE_VS_REST_VERSION {
+            return Err(bad(if (1..=SCALED_VERSION).contains(&version) {
                 format!(
                     "model format version {version} holds one model, not a one-vs-rest classifier"
                 )
             } else {
                 format!(
-                    "model format version {version}, this build reads versions 1 to {ONE_VS_REST_VERSION}"
+                    "model format version {version}, this build reads versions 1 to {SCALED_VERSION}"
                 )
             }));
         }
@@ -333,6 +353,7 @@ mod tests {
                 details: serde_json::Map::new(),
             },
             resume: None,
+            column_scales: None,
         }
     }
 
@@ -436,7 +457,7 @@ mod tests {
         assert!(err(&resealed(trailing)).contains("5 bytes after the last class's model"));
         let mut future = bytes.clone();
         future[8] = 9;
-        assert!(err(&future).contains("version 9, this build reads versions 1 to 3"));
+        assert!(err(&future).contains("version 9, this build reads versions 1 to 4"));
         // Labels out of order, too few classes, models that do not agree.
         let mut swapped = bytes.clone();
         swapped[16..24].copy_from_slice(&9.0f64.to_le_bytes());

@@ -620,6 +620,7 @@ impl Trainer {
                 details: details.as_object().cloned().unwrap_or_default(),
             },
             resume,
+            column_scales: None,
         };
         Ok(Training {
             model,

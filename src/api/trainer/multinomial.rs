@@ -89,6 +89,7 @@ impl Trainer {
                     details: details.as_object().cloned().unwrap_or_default(),
                 },
                 resume: None,
+                column_scales: None,
             })
             .collect();
         let classifier = OneVsRest::new(classes.to_vec(), models).map_err(Error::Config)?;

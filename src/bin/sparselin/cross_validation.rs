@@ -11,12 +11,15 @@ use sparselin::api::{
     ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, Trainer,
 };
 use sparselin::data::stream::TextFormat;
+use sparselin::dist::Local;
 use sparselin::metrics::Evaluation;
 
 use crate::input::{Input, read_examples};
 use crate::number::decimal;
+use crate::scaling;
 use crate::train::{
-    Args, eval_tail, positive, trainer, trains_one_vs_rest, weighted_rows, with_row_weights,
+    Args, eval_tail, positive, scale_name, scale_note, trainer, trains_one_vs_rest,
+    weighted_rows, with_row_weights,
 };
 
 /// The strength a grid searches.
@@ -68,7 +71,12 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         examples: data,
         weights,
     } = read_examples(&args.data, args.features, &format)?;
-    let args = &with_row_weights(args, weights)?;
+    let mut args = with_row_weights(args, weights)?;
+    // Scales of all the rows, as svm-scale's before liblinear's -v: every fold's model
+    // trains and is evaluated on the columns so scaled.
+    args.column_scales = scaling::run_scales(&args, &data, &Local)?;
+    let data = scaling::scaled(data, &args, &args.data)?;
+    let args = &args;
     let trainer = trainer(args)?;
     // Checks the sample weights against the rows, naming the weight file.
     weighted_rows(args, &trainer, &data)?;
@@ -87,7 +95,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let learner = args.algo.learner();
     let one_vs_rest = trains_one_vs_rest(args, &data);
     let header = format!(
-        "{learner} ({loss}{}{}{}{}): {folds}-fold cross-validation of {} rows{}",
+        "{learner} ({loss}{}{}{}{}{}): {folds}-fold cross-validation of {} rows{}",
         match learner {
             // The attribute-efficient learners have no λ.
             Learner::AttributeEfficient(_) => String::new(),
@@ -105,6 +113,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         args.weights_origin()
             .map(|path| format!(", sample weights {}", path.display()))
             .unwrap_or_default(),
+        scale_note(args),
         data.n_rows(),
         match (one_vs_rest, loss.is_classification()) {
             (true, _) if args.multinomial => ", multinomial, folds stratified by class",
@@ -123,6 +132,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         "seed": args.seed,
         "class_weights": args.class_weight.as_ref().map(|w| w.to_string()),
         "sample_weights": args.weights_origin(),
+        "scale": scale_name(args),
     });
     if one_vs_rest {
         let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &ClassesFold)| {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use sparselin::api;
 use sparselin::data::{Examples, SampleWeighted};
-use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate};
+use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate_with_penalty};
 use sparselin::model::SavedModel;
 
 use crate::input::{
@@ -82,13 +82,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     refuse_multiclass(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let loss = model.weighted_loss()?;
-    let penalty = model.info.penalty();
+    // The regularization of the weights trained (of the scaled columns, if they were).
+    let penalty = model.penalty_value();
     let evaluation = match &row_weights {
         Some(row_weights) => {
             let rows = SampleWeighted::new(&data, row_weights)?;
-            evaluate(loss, penalty, &weights, model.bias, &rows)
+            evaluate_with_penalty(loss, penalty, &weights, model.bias, &rows)
         }
-        None => evaluate(loss, penalty, &weights, model.bias, &data),
+        None => evaluate_with_penalty(loss, penalty, &weights, model.bias, &data),
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&evaluation)?)?;

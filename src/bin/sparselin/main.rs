@@ -37,6 +37,7 @@ mod number;
 mod plot;
 mod predict;
 mod progress;
+mod scaling;
 mod show;
 mod trace;
 mod train;

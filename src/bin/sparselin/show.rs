@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use sparselin::data::column_scales::MAX_ABS;
 use sparselin::data::stream::open_text;
 use sparselin::kernels::dense;
 use sparselin::model::{Model, OneVsRest, SavedModel};
@@ -52,6 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "lambda": info.lambda,
             "l1": info.l1,
             "regularize_bias": info.regularize_bias,
+            "scale": scale_json(&model),
             "class_weights": info.class_weights,
             "details": info.details,
             "features": model.weights.len(),
@@ -80,6 +82,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!("l1               {:e}", info.l1)?;
     }
     outln!("regularize_bias  {}", info.regularize_bias)?;
+    if let Some(line) = scale_line(&model) {
+        outln!("{line}")?;
+    }
     if !info.class_weights.is_unit() {
         outln!("class_weights    {}", info.class_weights)?;
     }
@@ -107,6 +112,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
     print_largest(&top, &names, "")
+}
+
+/// The exponents k of the scales 2^k a model's columns were divided by in training, smallest
+/// and largest, if they were.
+fn scale_range(model: &Model) -> Option<(i16, i16)> {
+    let k = model.column_scales.as_ref()?.exponents();
+    Some((
+        k.iter().copied().min().unwrap_or(0),
+        k.iter().copied().max().unwrap_or(0),
+    ))
+}
+
+/// "scale  max-abs (…)" for a model trained on scaled columns.
+fn scale_line(model: &Model) -> Option<String> {
+    let (low, high) = scale_range(model)?;
+    Some(format!(
+        "scale            {MAX_ABS} (features divided by 2^k, k from {low} to {high}, in \
+         training; the weights are of the unscaled features)"
+    ))
+}
+
+/// The JSON of [`scale_line`]: `null` for a model of unscaled columns.
+fn scale_json(model: &Model) -> serde_json::Value {
+    match scale_range(model) {
+        Some((low, high)) => json!({ "how": MAX_ABS, "min_exponent": low, "max_exponent": high }),
+        None => serde_json::Value::Null,
+    }
 }
 
 /// A one-vs-rest classifier: its classes and shared settings, then each class's model as
@@ -154,6 +186,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
             "lambda": info.lambda,
             "l1": info.l1,
             "regularize_bias": info.regularize_bias,
+            "scale": scale_json(first),
             "features": classifier.n_features(),
             "classes": classes,
         });
@@ -177,6 +210,9 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
         outln!("l1               {:e}", info.l1)?;
     }
     outln!("regularize_bias  {}", info.regularize_bias)?;
+    if let Some(line) = scale_line(first) {
+        outln!("{line}")?;
+    }
     outln!("features         {}", classifier.n_features())?;
     // The details every class shares (the settings) once; each class's own (its iterations,
     // its stop) under it.

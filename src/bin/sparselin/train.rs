@@ -14,6 +14,7 @@ use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
 use sparselin::data::vw::FeatureRules;
 use sparselin::data::{ExampleSet, Examples, SampleWeighted};
+use sparselin::dist::Local;
 use sparselin::lao;
 use sparselin::loss::{ClassWeighting, Loss, WeightedLoss};
 use sparselin::metrics::Penalty;
@@ -28,6 +29,7 @@ use crate::input::{
     vw_features,
 };
 use crate::number::decimal;
+use crate::scaling;
 use crate::trace::{self, TraceRow};
 
 /// The training algorithms.
@@ -129,6 +131,16 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     pub l1: f64,
+    /// Scale the features before training: `max-abs` divides each by the power of two at or
+    /// above its largest |value| in the training data, so that values lie in [−1, 1] (as
+    /// svm-scale or scikit-learn's MaxAbsScaler; zeros stay zeros), for features of very
+    /// different scales, which slow or stall the learners. λ and λ₁ then regularize the
+    /// weights of the scaled features. The model written is of the original features,
+    /// exactly (powers of two round nothing), with the scales recorded: predict and eval
+    /// take unscaled data. Resuming a model trained so scales alike; an --initial-model
+    /// trained so lends its scales.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub scale: Option<crate::scaling::Scaling>,
     /// With --cv: cross-validate each of these λ on the same folds (comma-separated, e.g.
     /// 1e-2,1e-3,1e-4) and name the one of lowest mean held-out error (RMSE for regression;
     /// the larger λ of a tie), as liblinear's `-C` searches its C.
@@ -344,6 +356,10 @@ pub struct Args {
     /// The model of --resume, read once ([`with_resumed_settings`]).
     #[arg(skip)]
     pub resumed: Option<Model>,
+    /// The column scales of the run, in original feature ids, once known
+    /// ([`crate::scaling::run_scales`]).
+    #[arg(skip)]
+    pub column_scales: Option<sparselin::data::column_scales::ColumnScales>,
     /// The training rows' sample weights, read once: --sample-weights, or the dataset's own
     /// ([`with_row_weights`]).
     #[arg(skip)]
@@ -457,6 +473,13 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
         if !given("free_bias") {
             args.free_bias = !model.info.regularize_bias;
         }
+        // The scales, if any, are the model's own (see `scaling::run_scales`).
+        anyhow::ensure!(
+            args.scale.is_none() || model.column_scales.is_some(),
+            "--scale: {} was trained on unscaled features, and a resumed run goes on with its \
+             objective",
+            path.display()
+        );
         if !given("average_start") {
             args.average_start = state.average_start;
         }
@@ -513,8 +536,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_inputs(&args)?;
     check_outputs(&args)?;
     let Input { examples, weights } = read_examples(&args.data, args.features, &format)?;
-    let (mut args, data) = (with_row_weights(args, weights)?, &examples);
-    args.vw_features = vw_features(data, &format);
+    let mut args = with_row_weights(args, weights)?;
+    args.vw_features = vw_features(&examples, &format);
+    args.column_scales = scaling::run_scales(&args, &examples, &Local)?;
+    // From here on the run sees the scaled columns, if it scales, and so do its summaries;
+    // the model file is of the original ones.
+    let examples = scaling::scaled(examples, &args, &args.data)?;
+    let data = &examples;
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
         Some(path) => {
@@ -524,7 +552,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "{}: no rows to evaluate (every --test metric would be 0 or undefined)",
                 sparselin::data::error::name(path)
             );
-            Some(test)
+            Some(scaling::scaled(test, &args, path)?)
         }
         None => None,
     };
@@ -563,7 +591,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let details = &mut training.model.info.details;
         details.insert(VW_FEATURES.to_string(), rules);
     }
-    write_outputs(&args, &training.model, Some(&progress.trace))?;
+    let written = scaling::to_write(training.model.clone(), &args);
+    write_outputs(&args, &written, Some(&progress.trace))?;
     report(&args, &rows, test.as_ref(), &training, cpu_seconds)
 }
 
@@ -601,13 +630,13 @@ impl TrainingRows<'_> {
     pub fn evaluate(
         &self,
         loss: WeightedLoss,
-        penalty: Penalty,
+        penalty: f64,
         weights: &[f64],
         bias: f64,
     ) -> Evaluation {
         match &self.weighted {
-            Some(rows) => metrics::evaluate(loss, penalty, weights, bias, rows),
-            None => metrics::evaluate(loss, penalty, weights, bias, self.data),
+            Some(rows) => metrics::evaluate_with_penalty(loss, penalty, weights, bias, rows),
+            None => metrics::evaluate_with_penalty(loss, penalty, weights, bias, self.data),
         }
     }
 }
@@ -631,11 +660,11 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     Ok(match learner {
         Learner::Online(algorithm) => {
             let trainer = match &args.initial_model {
-                Some(path) => trainer.initial_model(Model::load(path)?),
+                Some(path) => trainer.initial_model(scaling::as_start(Model::load(path)?, args)),
                 None => trainer,
             };
             let trainer = match &args.resumed {
-                Some(model) => trainer.resume(model.clone()),
+                Some(model) => trainer.resume(scaling::as_start(model.clone(), args)),
                 None => trainer.save_resume(args.save_resume),
             };
             let trainer = with_weights(trainer, args)
@@ -683,7 +712,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 None => trainer,
             };
             let trainer = match &args.initial_model {
-                Some(path) => trainer.initial_model(Model::load(path)?),
+                Some(path) => trainer.initial_model(scaling::as_start(Model::load(path)?, args)),
                 None => trainer,
             };
             let trainer = match args.threads {
@@ -830,9 +859,8 @@ impl Observer for Progress<'_> {
 
     fn epoch_end(&mut self, end: &EpochEnd<'_>) {
         let w = end.snapshot.output();
-        let train = self
-            .rows
-            .evaluate(self.loss, self.penalty(), &w.weights, w.bias);
+        let penalty = self.penalty().value(&w.weights, w.bias);
+        let train = self.rows.evaluate(self.loss, penalty, &w.weights, w.bias);
         let test = self.evaluate_test(&w.weights, w.bias);
         self.bar.set_position(end.steps);
         self.bar.println(format!(
@@ -1103,7 +1131,7 @@ fn report(
     let penalty = model.info.penalty();
     let weights_for = |d: &ExampleSet| model.weights_for(d.n_features(), d.feature_permutation());
     let data = rows.data;
-    let train_eval = rows.evaluate(loss, penalty, &weights_for(data), model.bias);
+    let train_eval = rows.evaluate(loss, model.penalty_value(), &weights_for(data), model.bias);
     if !train_eval.objective.is_finite() {
         // Finite weights whose scores overflow (values near 1e300): the model is written,
         // but it scores nothing usefully.
@@ -1116,7 +1144,9 @@ fn report(
     if let (Learner::Online(_), Some(error)) = (args.algo.learner(), train_eval.error_rate) {
         warn_if_no_better_than_a_constant(error, data);
     }
-    let test_eval = test.map(|d| metrics::evaluate(loss, penalty, &weights_for(d), model.bias, d));
+    let test_eval = test.map(|d| {
+        metrics::evaluate_with_penalty(loss, model.penalty_value(), &weights_for(d), model.bias, d)
+    });
     let per_second = trained.examples as f64 / trained.seconds.max(1e-12);
     if args.json {
         let summary = json!({
@@ -1127,6 +1157,7 @@ fn report(
             "regularize_bias": model.info.regularize_bias,
             "class_weights": model.info.class_weights,
             "sample_weights": args.weights_origin(),
+            "scale": scale_name(args),
             "details": model.info.details,
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -1142,10 +1173,11 @@ fn report(
     } else {
         let weights = &model.info.class_weights;
         outln!(
-            "{} ({}, {}{}{}{}): {} examples in {:.3} s ({:.0}/s)",
+            "{} ({}, {}{}{}{}{}): {} examples in {:.3} s ({:.0}/s)",
             model.info.algorithm,
             model.loss,
             penalty,
+            scale_note(args),
             if weights.is_unit() {
                 String::new()
             } else {
@@ -1180,6 +1212,21 @@ fn report(
         }
     }
     Ok(())
+}
+
+/// ", features scaled by max-abs" for a run that scales, for its summary's title; empty
+/// otherwise.
+pub(crate) fn scale_note(args: &Args) -> String {
+    scale_name(args)
+        .map(|how| format!(", features scaled by {how}"))
+        .unwrap_or_default()
+}
+
+/// How the run scaled the features (`max-abs`), if it did.
+pub(crate) fn scale_name(args: &Args) -> Option<&'static str> {
+    args.column_scales
+        .as_ref()
+        .map(|_| sparselin::data::column_scales::MAX_ABS)
 }
 
 /// Whether a run of `args` classifies: a classification loss, and a learner other than the

@@ -18,6 +18,7 @@ use sparselin::dist::{Reducer, Timed};
 use sparselin::metrics::{self, ClassTally};
 use sparselin::online::Observer;
 
+use crate::scaling;
 use crate::train::Args;
 
 /// Initialize MPI, check the job size against `ranks`, train; on error, abort every rank.
@@ -57,7 +58,6 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
     }
     let share = Dataset::open_share(&args.data, rank, size)?;
     args.vw_features = share.vw_features().cloned();
-    let args = &args;
     let first_row = share.first_row() as usize;
     let share = share.into_examples()?;
     let share = match args.features {
@@ -65,6 +65,10 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
         None => share,
     };
     let data = ExampleSet::Dataset(share);
+    // The largest magnitudes over every rank's rows.
+    args.column_scales = scaling::run_scales(&args, &data, world)?;
+    let data = scaling::scaled(data, &args, &args.data)?;
+    let args = &args;
     let timed = Timed::new(world);
     let local = Args {
         threads: args.threads.or(Some(1)),
@@ -125,7 +129,7 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
         return Ok(());
     }
     let model = &trained.model;
-    crate::train::write_outputs(args, model, None)?;
+    crate::train::write_outputs(args, &scaling::to_write(model.clone(), args), None)?;
     if args.json {
         let summary = json!({
             "algorithm": model.info.algorithm,
@@ -133,6 +137,7 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
             "lambda": model.info.lambda,
             "l1": model.info.l1,
             "class_weights": model.info.class_weights,
+            "scale": crate::train::scale_name(args),
             "ranks": size,
             "details": model.info.details,
             "seconds": trained.seconds,
@@ -143,10 +148,11 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
         outln!(
-            "{} ({}, {}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
+            "{} ({}, {}{}) on {size} ranks: {:.3} s, of which {:.3} s in {} sums",
             model.info.algorithm,
             model.loss,
             model.info.penalty(),
+            crate::train::scale_note(args),
             trained.seconds,
             traffic.seconds,
             traffic.calls
@@ -213,6 +219,7 @@ fn train_classes(
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
             "l1": model.info.l1,
+            "scale": crate::train::scale_name(args),
             "classes": classifier.classes(),
             "class_weights": (classifier.models().iter())
                 .map(|m| m.info.class_weights)
@@ -300,12 +307,12 @@ fn evaluate<E: Examples>(
             .collect(),
         None => model.weights.clone(),
     };
-    let penalty = model.info.penalty();
+    let penalty = model.penalty_value();
     let rows = data.n_rows() as f64;
     // A rank without rows adds zeros.
     let mut sums = [0.0; 3];
     if rows > 0.0 {
-        let local = metrics::evaluate(loss, penalty, &weights, model.bias, data);
+        let local = metrics::evaluate_with_penalty(loss, penalty, &weights, model.bias, data);
         sums = [
             local.mean_loss * rows,
             local.error_rate.unwrap_or(0.0) * rows,
@@ -313,7 +320,7 @@ fn evaluate<E: Examples>(
         ];
     }
     reducer.sum(&mut sums);
-    let objective = sums[0] / sums[2] + penalty.value(&weights, model.bias);
+    let objective = sums[0] / sums[2] + penalty;
     let error_rate = model.loss.is_classification().then(|| sums[1] / sums[2]);
     Ok((objective, error_rate))
 }

@@ -12,7 +12,8 @@ use sparselin::model::Precision;
 use sparselin::online::Observer;
 
 use crate::number::decimal;
-use crate::train::{Args, WeightType, eval_tail, warn_if_unconverged};
+use crate::scaling;
+use crate::train::{Args, WeightType, eval_tail, scale_name, scale_note, warn_if_unconverged};
 
 /// Train, save and report a one-vs-rest classifier on `data` (read, and its outputs checked,
 /// by [`crate::train::run`]).
@@ -52,6 +53,7 @@ pub fn run(
                 .map(|m| m.info.class_weights)
                 .collect::<Vec<_>>(),
             "sample_weights": args.weights_origin(),
+            "scale": scale_name(args),
             "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
             "rows": data.n_rows(),
             "features": data.n_features(),
@@ -138,12 +140,15 @@ pub fn write_classifier(args: &Args, mut classifier: OneVsRest) -> anyhow::Resul
         WeightType::F32 => Precision::F32,
     };
     let name = args.output.as_deref().unwrap_or(Path::new("(model)"));
+    let classifier = scaling::classifier_to_write(classifier, args);
     let bytes = classifier.encode(precision, name)?;
-    // The summary describes the classifier as written: in f32, its weights rounded.
+    // The summary describes the classifier as written (in f32, its weights rounded), on
+    // the columns the run saw.
     let classifier = match precision {
         Precision::F64 => classifier,
         Precision::F32 => OneVsRest::from_bytes(&bytes, name)?,
     };
+    let classifier = scaling::classifier_as_trained(classifier, args);
     if let Some(path) = &args.output {
         sparselin::output::write_file(path, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -177,10 +182,11 @@ fn f1_tail(class: &ClassMetrics) -> String {
 pub fn title(args: &Args, classifier: &OneVsRest) -> String {
     let model = &classifier.models()[0];
     format!(
-        "{} ({}, {}{}{}), {} over {} classes",
+        "{} ({}, {}{}{}{}), {} over {} classes",
         model.info.algorithm,
         model.loss,
         model.info.penalty(),
+        scale_note(args),
         match &args.class_weight {
             Some(weighting) => format!(", class weights {weighting}"),
             None => String::new(),

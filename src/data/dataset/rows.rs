@@ -25,7 +25,9 @@ impl<'a> DatasetRows<'a> {
     pub(super) fn new(examples: &'a DatasetExamples) -> Self {
         DatasetRows {
             examples,
-            shards: examples.dataset.shards.iter().map(|s| s.rows()).collect(),
+            shards: (0..examples.dataset.shards.len())
+                .map(|s| examples.shard_rows(s))
+                .collect(),
             n_rows: examples.n_rows(),
         }
     }

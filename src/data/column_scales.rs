@@ -1,0 +1,322 @@
+//! Each column divided by a power of two near its largest magnitude (`train --scale max-abs`),
+//! so that features of very different scales (counts next to rates) weigh alike in the
+//! regularizer and in the learners' steps — what svm-scale and scikit-learn's `MaxAbsScaler`
+//! do before training.
+//!
+//! Column j is divided by s_j = 2^k_j, the power of two at or above its largest |value|: its
+//! values then lie in [−1, 1], the largest above ½. Dividing by a power of two changes only a
+//! number's exponent, so every scaled value is exact (unless it falls below its type's normal
+//! range, 2^-126 for f32) and a model v trained on the scaled columns becomes the model of
+//! the original ones, w_j = v_j / s_j, exactly: each product w_j·x_j equals v_j·x̃_j, so w
+//! scores the original rows bit for bit as v scores the scaled ones. scikit-learn's scaler
+//! divides by the largest |value| itself, which puts it at exactly 1 but rounds the values
+//! and the weights.
+
+use rayon::prelude::*;
+
+use super::csr::Examples;
+use super::{CsrError, CsrMatrix, ValueVec};
+
+/// The name of this scaling, as `train --scale` takes it and model files record it.
+pub const MAX_ABS: &str = "max-abs";
+
+/// The smallest and largest exponent k of a scale 2^k: both 2^k and 2^-k are normal f64
+/// numbers, so multiplying by either is exact wherever the result is normal.
+const EXPONENTS: std::ops::RangeInclusive<i32> = -1022..=1022;
+
+/// Per-column divisors 2^k_j, by their exponents k_j, in some column numbering: a data set's
+/// (what it is scaled by) or original feature ids (what a model stores). A column past the
+/// end is not scaled (k = 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnScales {
+    exponents: Vec<i16>,
+}
+
+impl ColumnScales {
+    /// The scales of columns whose largest |value| is `max_abs[j]` (see
+    /// [`column_max_abs`]): the power of two at or above it; 1 for a column that is all
+    /// zeros.
+    pub fn from_max_abs(max_abs: &[f64]) -> ColumnScales {
+        ColumnScales {
+            exponents: max_abs.iter().map(|&m| exponent_at_or_above(m)).collect(),
+        }
+    }
+
+    /// Scales given by their exponents, as a model file stores them; an error naming the
+    /// first exponent outside -1022..=1022.
+    pub fn from_exponents(exponents: Vec<i16>) -> Result<ColumnScales, String> {
+        match exponents
+            .iter()
+            .position(|&k| !EXPONENTS.contains(&i32::from(k)))
+        {
+            Some(j) => Err(format!(
+                "the scale exponent of feature {} is {}, outside {}..={}",
+                j + 1,
+                exponents[j],
+                EXPONENTS.start(),
+                EXPONENTS.end()
+            )),
+            None => Ok(ColumnScales { exponents }),
+        }
+    }
+
+    /// k_j of every column: column j is divided by 2^k_j.
+    pub fn exponents(&self) -> &[i16] {
+        &self.exponents
+    }
+
+    /// Whether every column keeps its values (all k_j = 0).
+    pub fn is_identity(&self) -> bool {
+        self.exponents.iter().all(|&k| k == 0)
+    }
+
+    /// s_j = 2^k_j, the divisor of column j.
+    #[inline]
+    pub fn divisor(&self, j: usize) -> f64 {
+        power_of_two(self.exponents.get(j).map_or(0, |&k| i32::from(k)))
+    }
+
+    /// The same scales in a data set's column numbering, from scales in original feature ids:
+    /// column j of the data is feature `permutation[j]` (`None`: the identity), and a column
+    /// these scales lack is not scaled.
+    pub fn in_columns(&self, n_columns: usize, permutation: Option<&[u32]>) -> ColumnScales {
+        let exponent = |id: usize| self.exponents.get(id).copied().unwrap_or(0);
+        let exponents = match permutation {
+            None => (0..n_columns).map(exponent).collect(),
+            Some(p) => (0..n_columns)
+                .map(|j| p.get(j).map_or(0, |&id| exponent(id as usize)))
+                .collect(),
+        };
+        ColumnScales { exponents }
+    }
+
+    /// The same scales in original feature ids, from scales in the column numbering whose
+    /// column j is feature `permutation[j]` (a permutation of 0..n; `None`: the identity).
+    pub fn to_original(&self, permutation: Option<&[u32]>) -> ColumnScales {
+        match permutation {
+            None => self.clone(),
+            Some(p) => {
+                let mut exponents = vec![0; p.len().max(self.exponents.len())];
+                for (&k, &id) in self.exponents.iter().zip(p) {
+                    exponents[id as usize] = k;
+                }
+                ColumnScales { exponents }
+            }
+        }
+    }
+
+    /// Weights of the scaled columns, v, turned into weights of the original ones:
+    /// w_j = v_j / s_j (exact unless a result falls below the normal range).
+    pub fn to_original_units(&self, weights: &mut [f64]) {
+        for (w, &k) in weights.iter_mut().zip(&self.exponents) {
+            *w *= power_of_two(-i32::from(k));
+        }
+    }
+
+    /// Weights of the original columns, w, turned into weights of the scaled ones:
+    /// v_j = w_j · s_j (the inverse of [`ColumnScales::to_original_units`]).
+    pub fn to_scaled_units(&self, weights: &mut [f64]) {
+        for (w, &k) in weights.iter_mut().zip(&self.exponents) {
+            *w *= power_of_two(i32::from(k));
+        }
+    }
+
+    /// Divide each value of the entries `indices` by its column's scale, in place. f32 values
+    /// (and the 1s of binary rows, once a column of them is scaled) stay f32 unless a scaled
+    /// value is beyond f32's range (scales of other data: see [`ColumnScales::in_columns`]),
+    /// which makes them f64.
+    pub(crate) fn scale_values(&self, indices: &[u32], values: &mut ValueVec) {
+        let factor = |j: u32| {
+            let k = self.exponents.get(j as usize).map_or(0, |&k| i32::from(k));
+            power_of_two(-k)
+        };
+        let fits_f32 = |x: f64| x.abs() <= f64::from(f32::MAX);
+        let scaled: Vec<f64> = match values {
+            ValueVec::F64(v) => {
+                for (x, &j) in v.iter_mut().zip(indices) {
+                    *x *= factor(j);
+                }
+                return;
+            }
+            ValueVec::Ones => {
+                if indices.iter().all(|&j| factor(j) == 1.0) {
+                    return;
+                }
+                // A binary column scaled is no longer binary: its 1s become 2^-k.
+                indices.iter().map(|&j| factor(j)).collect()
+            }
+            ValueVec::F32(v) => {
+                let fit = indices.iter().zip(v.iter()).all(|(&j, &x)| fits_f32(f64::from(x) * factor(j)));
+                if fit {
+                    for (x, &j) in v.iter_mut().zip(indices) {
+                        *x = (f64::from(*x) * factor(j)) as f32;
+                    }
+                    return;
+                }
+                v.iter().zip(indices).map(|(&x, &j)| f64::from(x) * factor(j)).collect()
+            }
+        };
+        *values = if scaled.iter().all(|&x| fits_f32(x)) {
+            ValueVec::F32(scaled.iter().map(|&x| x as f32).collect())
+        } else {
+            ValueVec::F64(scaled)
+        };
+    }
+
+    /// `matrix` with each column divided by its scale (the scales in its column numbering);
+    /// an error if a value overflows (scales of other data, far larger values than theirs).
+    pub fn scale_matrix(&self, matrix: CsrMatrix) -> Result<CsrMatrix, CsrError> {
+        matrix.map_values(|indices, values| self.scale_values(indices, values))
+    }
+}
+
+/// The largest |value| of each column of `data` (0 for a column without a non-zero), one
+/// pass over the rows split among the current rayon pool's threads.
+pub fn column_max_abs<E: Examples>(data: &E) -> Vec<f64> {
+    let n = data.n_features();
+    let m = data.n_rows();
+    let rows = data.rows();
+    let parts = rayon::current_num_threads().clamp(1, m.max(1));
+    let part_max = |part: usize| {
+        let mut max = vec![0.0f64; n];
+        for i in part * m / parts..(part + 1) * m / parts {
+            let row = rows.row(i);
+            for (k, &j) in row.indices.iter().enumerate() {
+                let x = row.values.get(k).abs();
+                let slot = &mut max[j as usize];
+                *slot = slot.max(x);
+            }
+        }
+        max
+    };
+    (0..parts)
+        .into_par_iter()
+        .map(part_max)
+        .reduce_with(|mut a, b| {
+            for (a, b) in a.iter_mut().zip(b) {
+                *a = a.max(b);
+            }
+            a
+        })
+        .unwrap_or_else(|| vec![0.0; n])
+}
+
+/// The smallest k with 2^k ≥ m, within [`EXPONENTS`] (0 for m = 0).
+fn exponent_at_or_above(m: f64) -> i16 {
+    if !(m > 0.0 && m.is_finite()) {
+        return 0;
+    }
+    let (low, high) = (*EXPONENTS.start(), *EXPONENTS.end());
+    let mut k = (m.log2().ceil() as i32).clamp(low, high);
+    // log2 rounds: step to the exact boundary.
+    while k > low && power_of_two(k - 1) >= m {
+        k -= 1;
+    }
+    while k < high && power_of_two(k) < m {
+        k += 1;
+    }
+    k as i16
+}
+
+/// 2^k for k within [`EXPONENTS`] ± 1, built from its bits (exact, unlike `powi`'s
+/// repeated products for large |k|).
+fn power_of_two(k: i32) -> f64 {
+    let k = k.clamp(-1022, 1023);
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Row;
+
+    fn matrix(values: ValueVec) -> CsrMatrix {
+        // Rows: {0: a, 2: b}, {1: c}, {0: d, 1: e}; column 3 empty.
+        CsrMatrix::new(
+            vec![1.0, -1.0, 1.0],
+            vec![0, 2, 3, 5],
+            vec![0, 2, 1, 0, 1],
+            values,
+            4,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn each_scale_is_the_power_of_two_at_or_above_the_largest_magnitude() {
+        let m = matrix(ValueVec::F64(vec![3.0, -0.001, 683.0, -4.0, 0.5]));
+        let max = column_max_abs(&m);
+        assert_eq!(max, [4.0, 683.0, 0.001, 0.0]);
+        let scales = ColumnScales::from_max_abs(&max);
+        assert_eq!(scales.exponents(), [2, 10, -9, 0]);
+        for (j, &m) in max.iter().enumerate().take(3) {
+            let scaled = m / scales.divisor(j);
+            assert!(scaled > 0.5 && scaled <= 1.0, "column {j}: {scaled}");
+        }
+        for m in [1.0, 0.5, 2f64.powi(-1022), 1e-310, f64::MAX, 0.75, 1.0 + f64::EPSILON] {
+            let k = exponent_at_or_above(m);
+            let s = power_of_two(i32::from(k));
+            assert!(s >= m || k == 1022, "{m:e}: 2^{k}");
+            assert!(power_of_two(i32::from(k) - 1) < m || k == -1022, "{m:e}: 2^{k}");
+        }
+    }
+
+    #[test]
+    fn scaled_rows_score_bit_for_bit_as_the_original_rows_with_unscaled_weights() {
+        for values in [
+            ValueVec::F64(vec![3.3, -0.0013, 683.7, -4.1, 0.51]),
+            ValueVec::F32(vec![3.3, -0.0013, 683.7, -4.1, 0.51]),
+        ] {
+            let m = matrix(values);
+            let scales = ColumnScales::from_max_abs(&column_max_abs(&m));
+            let scaled = scales.scale_matrix(m.clone()).unwrap();
+            let v = [0.37, -1.9e-3, 12.25, 7.0];
+            let mut w = v;
+            scales.to_original_units(&mut w);
+            let score = |row: Row<'_>, w: &[f64]| -> f64 {
+                row.indices
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &j)| w[j as usize] * row.values.get(k))
+                    .sum()
+            };
+            for i in 0..m.n_rows() {
+                assert_eq!(
+                    score(m.row(i), &w).to_bits(),
+                    score(scaled.row(i), &v).to_bits()
+                );
+            }
+            let mut back = w;
+            scales.to_scaled_units(&mut back);
+            assert_eq!(back, v);
+            let largest = column_max_abs(&scaled);
+            assert!(largest[..3].iter().all(|&x| x > 0.5 && x <= 1.0), "{largest:?}");
+        }
+    }
+
+    #[test]
+    fn binary_columns_stay_binary_unless_given_a_scale() {
+        let m = matrix(ValueVec::Ones);
+        let scales = ColumnScales::from_max_abs(&column_max_abs(&m));
+        assert!(scales.is_identity());
+        assert_eq!(scales.scale_matrix(m.clone()).unwrap(), m);
+        let halved = ColumnScales::from_exponents(vec![0, 1, 0, 0]).unwrap();
+        let scaled = halved.scale_matrix(m).unwrap();
+        assert_eq!(
+            scaled.values(),
+            &ValueVec::F32(vec![1.0, 1.0, 0.5, 1.0, 0.5])
+        );
+    }
+
+    #[test]
+    fn scales_move_between_column_numberings() {
+        let original = ColumnScales::from_exponents(vec![1, 2, 3]).unwrap();
+        // Column j holds feature p[j].
+        let p = [2, 0, 1];
+        let columns = original.in_columns(4, Some(&p));
+        assert_eq!(columns.exponents(), [3, 1, 2, 0]);
+        assert_eq!(columns.to_original(Some(&[2, 0, 1, 3])).exponents(), [1, 2, 3, 0]);
+        assert_eq!(original.in_columns(2, None).exponents(), [1, 2]);
+        assert!(ColumnScales::from_exponents(vec![0, 1023]).is_err());
+    }
+}
