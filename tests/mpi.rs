@@ -250,6 +250,58 @@ fn warm_started_lbfgs_reaches_the_cold_single_process_objective() {
     }
 }
 
+/// spambase (features from 0.001 to 15,841 in size) in shards of 500 rows: each rank's
+/// share has its own largest values, and the ranks scale by those of all the rows.
+#[test]
+fn scaled_features_take_every_rank_s_largest_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("spambase");
+    let input = data_dir().join("spambase/train.svm.gz");
+    let status = Command::new(BIN)
+        .args(["convert", "--rows-per-shard", "500"])
+        .arg(&input)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let model = |name: &str| tmp.path().join(name);
+    let args = |model: &Path| {
+        [
+            data.to_str().unwrap(),
+            "--algo",
+            "lbfgs",
+            "--loss",
+            "log",
+            "--lambda",
+            "1e-3",
+            "--tol",
+            "1e-12",
+            "--scale",
+            "max-abs",
+            "-o",
+            model.to_str().unwrap(),
+        ]
+        .map(String::from)
+    };
+    let load = |path: &Path| sparselin::model::Model::load(path).unwrap();
+    let alone = objective(&train(
+        None,
+        &args(&model("alone")).each_ref().map(|s| s.as_str()),
+    ));
+    let scales = load(&model("alone")).column_scales;
+    assert!(scales.is_some());
+    for ranks in [2, 3] {
+        let name = format!("ranks{ranks}");
+        let output = train(
+            Some(ranks),
+            &args(&model(&name)).each_ref().map(|s| s.as_str()),
+        );
+        let relative = (objective(&output) - alone).abs() / alone;
+        assert!(relative <= 1e-10, "{ranks} ranks: {relative:e}");
+        assert_eq!(load(&model(&name)).column_scales, scales, "{ranks} ranks");
+    }
+}
+
 /// heart_scale (270 rows, 7 shards of 40), 20 epochs. Measured above the single-process
 /// objective (PERF.md "Distributed"): averaging every epoch, hinge λ = 0.1: +0.12% at 2 ranks,
 /// +0.36% at 4; log λ = 1e-2: +0.08%, +0.26%. Once at the end, hinge λ = 0.1: +0.26%, +0.67%.

@@ -146,14 +146,20 @@ impl ColumnScales {
                 indices.iter().map(|&j| factor(j)).collect()
             }
             ValueVec::F32(v) => {
-                let fit = indices.iter().zip(v.iter()).all(|(&j, &x)| fits_f32(f64::from(x) * factor(j)));
+                let fit = indices
+                    .iter()
+                    .zip(v.iter())
+                    .all(|(&j, &x)| fits_f32(f64::from(x) * factor(j)));
                 if fit {
                     for (x, &j) in v.iter_mut().zip(indices) {
                         *x = (f64::from(*x) * factor(j)) as f32;
                     }
                     return;
                 }
-                v.iter().zip(indices).map(|(&x, &j)| f64::from(x) * factor(j)).collect()
+                v.iter()
+                    .zip(indices)
+                    .map(|(&x, &j)| f64::from(x) * factor(j))
+                    .collect()
             }
         };
         *values = if scaled.iter().all(|&x| fits_f32(x)) {
@@ -253,11 +259,22 @@ mod tests {
             let scaled = m / scales.divisor(j);
             assert!(scaled > 0.5 && scaled <= 1.0, "column {j}: {scaled}");
         }
-        for m in [1.0, 0.5, 2f64.powi(-1022), 1e-310, f64::MAX, 0.75, 1.0 + f64::EPSILON] {
+        for m in [
+            1.0,
+            0.5,
+            2f64.powi(-1022),
+            1e-310,
+            f64::MAX,
+            0.75,
+            1.0 + f64::EPSILON,
+        ] {
             let k = exponent_at_or_above(m);
             let s = power_of_two(i32::from(k));
             assert!(s >= m || k == 1022, "{m:e}: 2^{k}");
-            assert!(power_of_two(i32::from(k) - 1) < m || k == -1022, "{m:e}: 2^{k}");
+            assert!(
+                power_of_two(i32::from(k) - 1) < m || k == -1022,
+                "{m:e}: 2^{k}"
+            );
         }
     }
 
@@ -290,7 +307,10 @@ mod tests {
             scales.to_scaled_units(&mut back);
             assert_eq!(back, v);
             let largest = column_max_abs(&scaled);
-            assert!(largest[..3].iter().all(|&x| x > 0.5 && x <= 1.0), "{largest:?}");
+            assert!(
+                largest[..3].iter().all(|&x| x > 0.5 && x <= 1.0),
+                "{largest:?}"
+            );
         }
     }
 
@@ -309,13 +329,76 @@ mod tests {
     }
 
     #[test]
+    fn a_dataset_scales_shard_by_shard_as_its_rows_in_memory_do() {
+        use crate::data::convert::{ConvertOptions, convert};
+        use crate::data::{Dataset, ExampleSet, libsvm};
+        let tmp = tempfile::tempdir().unwrap();
+        let input = tmp.path().join("in.svm");
+        let text: String = (0..40u32)
+            .map(|i| {
+                format!(
+                    "{} 1:{} {}:0.25 7:{}\n",
+                    2 * (i % 2) as i32 - 1,
+                    i * 37,
+                    i % 5 + 2,
+                    -0.001 * f64::from(i)
+                )
+            })
+            .collect();
+        std::fs::write(&input, text).unwrap();
+        let matrix = libsvm::read_file(&input, Default::default()).unwrap();
+        let scales = ColumnScales::from_max_abs(&column_max_abs(&matrix));
+        assert_eq!(scales.exponents(), [11, -2, -2, -2, -2, -2, -4]);
+        let scaled = scales.scale_matrix(matrix).unwrap();
+        for renumber_by_frequency in [false, true] {
+            let out = tmp.path().join(format!("ds{renumber_by_frequency}"));
+            let options = ConvertOptions {
+                rows_per_shard: 3,
+                renumber_by_frequency,
+                ..ConvertOptions::default()
+            };
+            convert(&input, &out, &options).unwrap();
+            let dataset = Dataset::open(&out).unwrap().into_examples().unwrap();
+            let permutation = dataset.dataset().feature_permutation().map(<[u32]>::to_vec);
+            let in_columns = scales.in_columns(dataset.n_features(), permutation.as_deref());
+            let max = column_max_abs(&dataset);
+            assert_eq!(ColumnScales::from_max_abs(&max), in_columns);
+            let set = ExampleSet::Dataset(dataset)
+                .scaled(&in_columns, &input)
+                .unwrap();
+            assert_eq!(set.feature_permutation().map(<[u32]>::to_vec), permutation);
+            let view = set.rows();
+            for i in 0..scaled.n_rows() {
+                let expected = scaled.row(i);
+                for row in [set.row(i), view.row(i)] {
+                    let original = |k: usize| {
+                        let j = row.indices[k] as usize;
+                        permutation.as_ref().map_or(j, |p| p[j] as usize)
+                    };
+                    let mut entries: Vec<(usize, f64)> = (0..row.nnz())
+                        .map(|k| (original(k), row.values.get(k)))
+                        .collect();
+                    entries.sort_by_key(|e| e.0);
+                    let want: Vec<(usize, f64)> = (0..expected.nnz())
+                        .map(|k| (expected.indices[k] as usize, expected.values.get(k)))
+                        .collect();
+                    assert_eq!(entries, want, "row {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn scales_move_between_column_numberings() {
         let original = ColumnScales::from_exponents(vec![1, 2, 3]).unwrap();
         // Column j holds feature p[j].
         let p = [2, 0, 1];
         let columns = original.in_columns(4, Some(&p));
         assert_eq!(columns.exponents(), [3, 1, 2, 0]);
-        assert_eq!(columns.to_original(Some(&[2, 0, 1, 3])).exponents(), [1, 2, 3, 0]);
+        assert_eq!(
+            columns.to_original(Some(&[2, 0, 1, 3])).exponents(),
+            [1, 2, 3, 0]
+        );
         assert_eq!(original.in_columns(2, None).exponents(), [1, 2]);
         assert!(ColumnScales::from_exponents(vec![0, 1023]).is_err());
     }

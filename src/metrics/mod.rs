@@ -370,7 +370,12 @@ pub fn evaluate_with_penalty<E: Examples>(
 
 /// The metrics [`evaluate`] gives of rows whose scores w·x + b are `p` and labels `y`, each
 /// row weighing 1, the objective's regularization term being `penalty` (its value).
-pub fn evaluate_scores(loss: impl Into<WeightedLoss>, penalty: f64, p: &[f64], y: &[f64]) -> Evaluation {
+pub fn evaluate_scores(
+    loss: impl Into<WeightedLoss>,
+    penalty: f64,
+    p: &[f64],
+    y: &[f64],
+) -> Evaluation {
     evaluate_weighted_scores(loss, penalty, p, y, None)
 }
 

@@ -356,7 +356,10 @@ impl Model {
     /// objective. For a model whose weights are of the scaled columns (one just trained on
     /// them, without scales of its own).
     pub fn of_original_columns(mut self, scales: ColumnScales) -> Model {
-        debug_assert!(self.column_scales.is_none(), "already of the original columns");
+        debug_assert!(
+            self.column_scales.is_none(),
+            "already of the original columns"
+        );
         scales.to_original_units(&mut self.weights);
         if let Some(last) = self.resume.as_mut().and_then(|r| r.last.as_mut()) {
             scales.to_original_units(&mut last.weights);
@@ -393,7 +396,9 @@ impl Model {
     /// The value of its objective's regularization term (λ/2)(‖v‖² + b²) + λ₁(‖v‖₁ + |b|),
     /// for v its [`Model::trained_weights`]: the term of the objective it minimized.
     pub fn penalty_value(&self) -> f64 {
-        self.info.penalty().value(&self.trained_weights(), self.bias)
+        self.info
+            .penalty()
+            .value(&self.trained_weights(), self.bias)
     }
 
     /// The file's bytes (see the module documentation).
@@ -419,7 +424,10 @@ impl Model {
         };
         let last = self.resume.as_ref().and_then(|r| r.last.as_ref());
         let last_len = last.map_or(0, |last| 8 * last.weights.len());
-        let scales_len = self.column_scales.as_ref().map_or(0, |_| 2 * self.weights.len());
+        let scales_len = self
+            .column_scales
+            .as_ref()
+            .map_or(0, |_| 2 * self.weights.len());
         let mut out = Vec::with_capacity(
             FIXED_HEADER + header.len() + width * self.weights.len() + last_len + scales_len + 4,
         );
@@ -506,7 +514,11 @@ impl Model {
                 "bad header: column scales in a version {version} file"
             )));
         }
-        if let Some(how) = header.column_scales.as_deref().filter(|&how| how != MAX_ABS) {
+        if let Some(how) = header
+            .column_scales
+            .as_deref()
+            .filter(|&how| how != MAX_ABS)
+        {
             return Err(bad(format!("bad header: unknown column scaling {how:?}")));
         }
         if header.resume.is_some() && width != 8 {
@@ -995,7 +1007,14 @@ mod tests {
     }
 
     fn last_weights(m: &Model) -> Vec<f64> {
-        m.resume.as_ref().unwrap().last.as_ref().unwrap().weights.clone()
+        m.resume
+            .as_ref()
+            .unwrap()
+            .last
+            .as_ref()
+            .unwrap()
+            .weights
+            .clone()
     }
 
     #[test]

@@ -18,8 +18,8 @@ use crate::input::{Input, read_examples};
 use crate::number::decimal;
 use crate::scaling;
 use crate::train::{
-    Args, eval_tail, positive, scale_name, scale_note, trainer, trains_one_vs_rest,
-    weighted_rows, with_row_weights,
+    Args, eval_tail, positive, scale_name, scale_note, trainer, trains_one_vs_rest, weighted_rows,
+    with_row_weights,
 };
 
 /// The strength a grid searches.
