@@ -1125,7 +1125,8 @@ fn report(
     cpu_seconds: Option<f64>,
 ) -> anyhow::Result<()> {
     let model = &trained.model;
-    warn_if_unconverged(model, "");
+    let scaled = args.column_scales.is_some();
+    warn_if_unconverged(model, "", scaled);
     // The model is in original feature ids; the data may be renumbered, or wider.
     let loss = model.weighted_loss()?;
     let penalty = model.info.penalty();
@@ -1137,12 +1138,12 @@ fn report(
         // but it scores nothing usefully.
         errln!(
             "sparselin: warning: the model's training objective is {}: its scores overflow \
-             (scale the features)",
+             (scale the features: `--scale max-abs`)",
             train_eval.objective
         );
     }
     if let (Learner::Online(_), Some(error)) = (args.algo.learner(), train_eval.error_rate) {
-        warn_if_no_better_than_a_constant(error, data);
+        warn_if_no_better_than_a_constant(error, data, scaled);
     }
     let test_eval = test.map(|d| {
         metrics::evaluate_with_penalty(loss, model.penalty_value(), &weights_for(d), model.bias, d)
@@ -1245,16 +1246,21 @@ pub(crate) fn trains_one_vs_rest(args: &Args, data: &ExampleSet) -> bool {
 /// predicting the larger class would: it has learned nothing usable, and says so no other way
 /// (on spambase's unscaled features ASGD ends at 0.47 training error against 0.39 for the
 /// constant: steps sized for the large-valued features barely move the others).
-fn warn_if_no_better_than_a_constant(error: f64, data: &ExampleSet) {
+fn warn_if_no_better_than_a_constant(error: f64, data: &ExampleSet, scaled: bool) {
     let labels = metrics::labels(data);
     let positive = labels.iter().filter(|&&y| y > 0.0).count();
     let constant = positive.min(labels.len() - positive) as f64 / labels.len().max(1) as f64;
     if constant > 0.0 && error >= constant {
+        let cure = match scaled {
+            true => "a batch solver (`--algo cd`, `lbfgs`, `dcd` or `sublbfgs`) may do better",
+            false => {
+                "where the features' scales differ by orders of magnitude, `--scale max-abs` or \
+                 a batch solver (`--algo cd`, `lbfgs`, `dcd` or `sublbfgs`) may do better"
+            }
+        };
         errln!(
             "sparselin: warning: the model's training error {error:.5} is no lower than always \
-             predicting the larger class ({constant:.5}); where the features' scales differ by \
-             orders of magnitude, a batch solver (`--algo cd`, `lbfgs`, `dcd` or `sublbfgs`) or \
-             scaled features may do better"
+             predicting the larger class ({constant:.5}); {cure}"
         );
     }
 }
@@ -1262,7 +1268,8 @@ fn warn_if_no_better_than_a_constant(error: f64, data: &ExampleSet) {
 /// Warn, `whose` (e.g. "class 3: ") first, when a batch solver stopped before converging:
 /// what liblinear's "reaching max number of iterations" and scikit-learn's
 /// ConvergenceWarning tell, the model being the best iterate, not a certified optimum.
-pub(crate) fn warn_if_unconverged(model: &Model, whose: &str) {
+/// `scaled`: the run scaled the features (so a hint to scale them is moot).
+pub(crate) fn warn_if_unconverged(model: &Model, whose: &str, scaled: bool) {
     if let Some(stop) = unconverged_stop(&model.info.details) {
         let details = &model.info.details;
         let number = |key: &str| details.get(key).and_then(serde_json::Value::as_f64);
@@ -1279,11 +1286,12 @@ pub(crate) fn warn_if_unconverged(model: &Model, whose: &str) {
         // Newton steps do not (spambase, log loss, λ = 1e-4: lbfgs stops at 1,000 iterations,
         // cd converges in 42).
         let multinomial = details.get("multinomial") == Some(&serde_json::Value::Bool(true));
-        let hint = match model.info.algorithm == "lbfgs" && !multinomial && stop == "max-iterations"
-        {
+        let lbfgs = model.info.algorithm == "lbfgs" && !multinomial;
+        let hint = match lbfgs && stop == "max-iterations" && !scaled {
             true => {
-                " (where the features' scales differ by orders of magnitude, `--algo cd`, \
-                 coordinate descent on Newton steps, which they do not slow, may converge)"
+                " (where the features' scales differ by orders of magnitude, `--scale max-abs`, \
+                 or `--algo cd`, coordinate descent on Newton steps, which they do not slow, \
+                 may converge)"
             }
             false => "",
         };

@@ -153,12 +153,13 @@ pub fn write_classifier(args: &Args, mut classifier: OneVsRest) -> anyhow::Resul
         sparselin::output::write_file(path, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    let scaled = args.column_scales.is_some();
     match classifier.is_multinomial() {
         // One solve fitted every class: its models record the same stop.
-        true => warn_if_unconverged(&classifier.models()[0], "multinomial "),
+        true => warn_if_unconverged(&classifier.models()[0], "multinomial ", scaled),
         false => {
             for (class, model) in classifier.classes().iter().zip(classifier.models()) {
-                warn_if_unconverged(model, &format!("class {class}: "));
+                warn_if_unconverged(model, &format!("class {class}: "), scaled);
             }
         }
     }
