@@ -13,9 +13,11 @@
 //! and the weights.
 
 use rayon::prelude::*;
+use sparselin_kernels::Values;
 
 use super::csr::Examples;
 use super::{CsrError, CsrMatrix, ValueVec};
+use crate::memory::{self, AllocError};
 
 /// The name of this scaling, as `train --scale` takes it and model files record it.
 pub const MAX_ABS: &str = "max-abs";
@@ -23,6 +25,10 @@ pub const MAX_ABS: &str = "max-abs";
 /// The smallest and largest exponent k of a scale 2^k: both 2^k and 2^-k are normal f64
 /// numbers, so multiplying by either is exact wherever the result is normal.
 const EXPONENTS: std::ops::RangeInclusive<i32> = -1022..=1022;
+
+/// Entries scaled by one task of [`ColumnScales::scaled_values`]: enough to outweigh a
+/// task's start, few enough to share a shard among the threads.
+const ENTRIES_PER_TASK: usize = 1 << 16;
 
 /// Per-column divisors 2^k_j, by their exponents k_j, in some column numbering: a data set's
 /// (what it is scaled by) or original feature ids (what a model stores). A column past the
@@ -36,10 +42,13 @@ impl ColumnScales {
     /// The scales of columns whose largest |value| is `max_abs[j]` (see
     /// [`column_max_abs`]): the power of two at or above it; 1 for a column that is all
     /// zeros.
-    pub fn from_max_abs(max_abs: &[f64]) -> ColumnScales {
-        ColumnScales {
-            exponents: max_abs.iter().map(|&m| exponent_at_or_above(m)).collect(),
-        }
+    pub fn from_max_abs(max_abs: &[f64]) -> Result<ColumnScales, AllocError> {
+        let exponents = memory::collected(
+            "column scales",
+            max_abs.len(),
+            max_abs.iter().map(|&m| exponent_at_or_above(m)),
+        )?;
+        Ok(ColumnScales { exponents })
     }
 
     /// Scales given by their exponents, as a model file stores them; an error naming the
@@ -73,36 +82,48 @@ impl ColumnScales {
     /// s_j = 2^k_j, the divisor of column j.
     #[inline]
     pub fn divisor(&self, j: usize) -> f64 {
-        power_of_two(self.exponents.get(j).map_or(0, |&k| i32::from(k)))
+        power_of_two(self.exponent(j))
+    }
+
+    /// k_j (0 past the end).
+    #[inline]
+    fn exponent(&self, j: usize) -> i32 {
+        self.exponents.get(j).map_or(0, |&k| i32::from(k))
     }
 
     /// The same scales in a data set's column numbering, from scales in original feature ids:
     /// column j of the data is feature `permutation[j]` (`None`: the identity), and a column
     /// these scales lack is not scaled.
-    pub fn in_columns(&self, n_columns: usize, permutation: Option<&[u32]>) -> ColumnScales {
+    pub fn in_columns(
+        &self,
+        n_columns: usize,
+        permutation: Option<&[u32]>,
+    ) -> Result<ColumnScales, AllocError> {
         let exponent = |id: usize| self.exponents.get(id).copied().unwrap_or(0);
         let exponents = match permutation {
-            None => (0..n_columns).map(exponent).collect(),
-            Some(p) => (0..n_columns)
-                .map(|j| p.get(j).map_or(0, |&id| exponent(id as usize)))
-                .collect(),
-        };
-        ColumnScales { exponents }
+            None => memory::collected("column scales", n_columns, (0..n_columns).map(exponent)),
+            Some(p) => memory::collected(
+                "column scales",
+                n_columns,
+                (0..n_columns).map(|j| p.get(j).map_or(0, |&id| exponent(id as usize))),
+            ),
+        }?;
+        Ok(ColumnScales { exponents })
     }
 
     /// The same scales in original feature ids, from scales in the column numbering whose
     /// column j is feature `permutation[j]` (a permutation of 0..n; `None`: the identity).
-    pub fn to_original(&self, permutation: Option<&[u32]>) -> ColumnScales {
-        match permutation {
-            None => self.clone(),
-            Some(p) => {
-                let mut exponents = vec![0; p.len().max(self.exponents.len())];
-                for (&k, &id) in self.exponents.iter().zip(p) {
-                    exponents[id as usize] = k;
-                }
-                ColumnScales { exponents }
-            }
+    pub fn to_original(&self, permutation: Option<&[u32]>) -> Result<ColumnScales, AllocError> {
+        let Some(p) = permutation else {
+            return Ok(ColumnScales {
+                exponents: memory::copied("column scales", &self.exponents)?,
+            });
+        };
+        let mut exponents = memory::filled("column scales", p.len().max(self.exponents.len()), 0)?;
+        for (&k, &id) in self.exponents.iter().zip(p) {
+            exponents[id as usize] = k;
         }
+        Ok(ColumnScales { exponents })
     }
 
     /// Weights of the scaled columns, v, turned into weights of the original ones:
@@ -121,90 +142,91 @@ impl ColumnScales {
         }
     }
 
-    /// Divide each value of the entries `indices` by its column's scale, in place. f32 values
-    /// (and the 1s of binary rows, once a column of them is scaled) stay f32 unless a scaled
-    /// value is beyond f32's range (scales of other data: see [`ColumnScales::in_columns`]),
-    /// which makes them f64.
-    pub(crate) fn scale_values(&self, indices: &[u32], values: &mut ValueVec) {
-        let factor = |j: u32| {
-            let k = self.exponents.get(j as usize).map_or(0, |&k| i32::from(k));
-            power_of_two(-k)
+    /// The entries `indices`, `values` (a set's, in its column numbering) each divided by
+    /// its column's scale, in parallel. f32 values stay f32 (exact, but for results below
+    /// f32's normal range) unless one is beyond f32's range, which makes them all f64 (scales
+    /// of other data, far larger values than theirs); the 1s of binary entries become f32
+    /// values 2^-k once a column of them is scaled (f64 where 2^-k is not an f32).
+    pub(crate) fn scaled_values(&self, indices: &[u32], values: Values<'_>) -> ValueVec {
+        let factor = |j: u32| power_of_two(-self.exponent(j as usize));
+        let scaled_f64 = |x: &(dyn Fn(usize) -> f64 + Sync)| -> Vec<f64> {
+            (indices.par_iter().enumerate())
+                .with_min_len(ENTRIES_PER_TASK)
+                .map(|(k, &j)| x(k) * factor(j))
+                .collect()
         };
-        let fits_f32 = |x: f64| x.abs() <= f64::from(f32::MAX);
-        let scaled: Vec<f64> = match values {
-            ValueVec::F64(v) => {
-                for (x, &j) in v.iter_mut().zip(indices) {
-                    *x *= factor(j);
-                }
-                return;
+        match values {
+            Values::F64(v) => ValueVec::F64(scaled_f64(&|k| v[k])),
+            Values::Ones if indices.par_iter().all(|&j| self.exponent(j as usize) == 0) => {
+                ValueVec::Ones
             }
-            ValueVec::Ones => {
-                if indices.iter().all(|&j| factor(j) == 1.0) {
-                    return;
+            Values::Ones => {
+                let v = scaled_f64(&|_| 1.0);
+                match v.par_iter().all(|&x| f64::from(x as f32) == x) {
+                    true => ValueVec::F32(v.par_iter().map(|&x| x as f32).collect()),
+                    false => ValueVec::F64(v),
                 }
-                // A binary column scaled is no longer binary: its 1s become 2^-k.
-                indices.iter().map(|&j| factor(j)).collect()
             }
-            ValueVec::F32(v) => {
-                let fit = indices
-                    .iter()
-                    .zip(v.iter())
-                    .all(|(&j, &x)| fits_f32(f64::from(x) * factor(j)));
-                if fit {
-                    for (x, &j) in v.iter_mut().zip(indices) {
-                        *x = (f64::from(*x) * factor(j)) as f32;
-                    }
-                    return;
+            Values::F32(v) => {
+                let scaled: Vec<f32> = (indices.par_iter().zip(v))
+                    .with_min_len(ENTRIES_PER_TASK)
+                    .map(|(&j, &x)| (f64::from(x) * factor(j)) as f32)
+                    .collect();
+                match scaled.par_iter().all(|x| x.is_finite()) {
+                    true => ValueVec::F32(scaled),
+                    false => ValueVec::F64(scaled_f64(&|k| f64::from(v[k]))),
                 }
-                v.iter()
-                    .zip(indices)
-                    .map(|(&x, &j)| f64::from(x) * factor(j))
-                    .collect()
             }
-        };
-        *values = if scaled.iter().all(|&x| fits_f32(x)) {
-            ValueVec::F32(scaled.iter().map(|&x| x as f32).collect())
-        } else {
-            ValueVec::F64(scaled)
-        };
+        }
     }
 
     /// `matrix` with each column divided by its scale (the scales in its column numbering);
     /// an error if a value overflows (scales of other data, far larger values than theirs).
     pub fn scale_matrix(&self, matrix: CsrMatrix) -> Result<CsrMatrix, CsrError> {
-        matrix.map_values(|indices, values| self.scale_values(indices, values))
+        matrix.map_values(|indices, values| {
+            let scaled = self.scaled_values(indices, values.slice(0, indices.len()));
+            *values = scaled;
+        })
     }
 }
 
 /// The largest |value| of each column of `data` (0 for a column without a non-zero), one
-/// pass over the rows split among the current rayon pool's threads.
-pub fn column_max_abs<E: Examples>(data: &E) -> Vec<f64> {
+/// pass over the rows split among the current rayon pool's threads (each with its own
+/// maxima: n values a thread).
+pub fn column_max_abs<E: Examples>(data: &E) -> Result<Vec<f64>, AllocError> {
     let n = data.n_features();
     let m = data.n_rows();
     let rows = data.rows();
     let parts = rayon::current_num_threads().clamp(1, m.max(1));
-    let part_max = |part: usize| {
-        let mut max = vec![0.0f64; n];
+    let part_max = |part: usize| -> Result<Vec<f64>, AllocError> {
+        let mut max = memory::filled("largest magnitudes", n, 0.0f64)?;
         for i in part * m / parts..(part + 1) * m / parts {
             let row = rows.row(i);
-            for (k, &j) in row.indices.iter().enumerate() {
-                let x = row.values.get(k).abs();
+            let mut widen = |j: u32, x: f64| {
                 let slot = &mut max[j as usize];
-                *slot = slot.max(x);
+                *slot = slot.max(x.abs());
+            };
+            match row.values {
+                Values::Ones => row.indices.iter().for_each(|&j| widen(j, 1.0)),
+                Values::F32(v) => {
+                    (row.indices.iter().zip(v)).for_each(|(&j, &x)| widen(j, f64::from(x)))
+                }
+                Values::F64(v) => (row.indices.iter().zip(v)).for_each(|(&j, &x)| widen(j, x)),
             }
         }
-        max
+        Ok(max)
     };
     (0..parts)
         .into_par_iter()
         .map(part_max)
-        .reduce_with(|mut a, b| {
+        .reduce_with(|a, b| {
+            let (mut a, b) = (a?, b?);
             for (a, b) in a.iter_mut().zip(b) {
                 *a = a.max(b);
             }
-            a
+            Ok(a)
         })
-        .unwrap_or_else(|| vec![0.0; n])
+        .unwrap_or_else(|| memory::filled("largest magnitudes", n, 0.0))
 }
 
 /// The smallest k with 2^k ≥ m, within [`EXPONENTS`] (0 for m = 0).
@@ -251,9 +273,9 @@ mod tests {
     #[test]
     fn each_scale_is_the_power_of_two_at_or_above_the_largest_magnitude() {
         let m = matrix(ValueVec::F64(vec![3.0, -0.001, 683.0, -4.0, 0.5]));
-        let max = column_max_abs(&m);
+        let max = column_max_abs(&m).unwrap();
         assert_eq!(max, [4.0, 683.0, 0.001, 0.0]);
-        let scales = ColumnScales::from_max_abs(&max);
+        let scales = ColumnScales::from_max_abs(&max).unwrap();
         assert_eq!(scales.exponents(), [2, 10, -9, 0]);
         for (j, &m) in max.iter().enumerate().take(3) {
             let scaled = m / scales.divisor(j);
@@ -285,7 +307,7 @@ mod tests {
             ValueVec::F32(vec![3.3, -0.0013, 683.7, -4.1, 0.51]),
         ] {
             let m = matrix(values);
-            let scales = ColumnScales::from_max_abs(&column_max_abs(&m));
+            let scales = ColumnScales::from_max_abs(&column_max_abs(&m).unwrap()).unwrap();
             let scaled = scales.scale_matrix(m.clone()).unwrap();
             let v = [0.37, -1.9e-3, 12.25, 7.0];
             let mut w = v;
@@ -306,7 +328,7 @@ mod tests {
             let mut back = w;
             scales.to_scaled_units(&mut back);
             assert_eq!(back, v);
-            let largest = column_max_abs(&scaled);
+            let largest = column_max_abs(&scaled).unwrap();
             assert!(
                 largest[..3].iter().all(|&x| x > 0.5 && x <= 1.0),
                 "{largest:?}"
@@ -317,7 +339,7 @@ mod tests {
     #[test]
     fn binary_columns_stay_binary_unless_given_a_scale() {
         let m = matrix(ValueVec::Ones);
-        let scales = ColumnScales::from_max_abs(&column_max_abs(&m));
+        let scales = ColumnScales::from_max_abs(&column_max_abs(&m).unwrap()).unwrap();
         assert!(scales.is_identity());
         assert_eq!(scales.scale_matrix(m.clone()).unwrap(), m);
         let halved = ColumnScales::from_exponents(vec![0, 1, 0, 0]).unwrap();
@@ -326,6 +348,29 @@ mod tests {
             scaled.values(),
             &ValueVec::F32(vec![1.0, 1.0, 0.5, 1.0, 0.5])
         );
+    }
+
+    #[test]
+    fn values_beyond_f32_become_f64_and_beyond_f64_are_refused() {
+        let one =
+            |values: ValueVec| CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], values, 1).unwrap();
+        let up = ColumnScales::from_exponents(vec![-200]).unwrap();
+        let down = ColumnScales::from_exponents(vec![200]).unwrap();
+        let big = up.scale_matrix(one(ValueVec::F32(vec![1e30]))).unwrap();
+        assert_eq!(
+            big.values(),
+            &ValueVec::F64(vec![f64::from(1e30f32) * 2f64.powi(200)])
+        );
+        let tiny = down.scale_matrix(one(ValueVec::Ones)).unwrap();
+        assert_eq!(tiny.values(), &ValueVec::F64(vec![2f64.powi(-200)]));
+        let halved = ColumnScales::from_exponents(vec![1]).unwrap();
+        let half = halved.scale_matrix(one(ValueVec::Ones)).unwrap();
+        assert_eq!(half.values(), &ValueVec::F32(vec![0.5]));
+        let far = ColumnScales::from_exponents(vec![-1000]).unwrap();
+        let err = far
+            .scale_matrix(one(ValueVec::F64(vec![1e100])))
+            .unwrap_err();
+        assert!(err.to_string().contains("not a finite number"), "{err}");
     }
 
     #[test]
@@ -347,7 +392,7 @@ mod tests {
             .collect();
         std::fs::write(&input, text).unwrap();
         let matrix = libsvm::read_file(&input, Default::default()).unwrap();
-        let scales = ColumnScales::from_max_abs(&column_max_abs(&matrix));
+        let scales = ColumnScales::from_max_abs(&column_max_abs(&matrix).unwrap()).unwrap();
         assert_eq!(scales.exponents(), [11, -2, -2, -2, -2, -2, -4]);
         let scaled = scales.scale_matrix(matrix).unwrap();
         for renumber_by_frequency in [false, true] {
@@ -360,9 +405,11 @@ mod tests {
             convert(&input, &out, &options).unwrap();
             let dataset = Dataset::open(&out).unwrap().into_examples().unwrap();
             let permutation = dataset.dataset().feature_permutation().map(<[u32]>::to_vec);
-            let in_columns = scales.in_columns(dataset.n_features(), permutation.as_deref());
-            let max = column_max_abs(&dataset);
-            assert_eq!(ColumnScales::from_max_abs(&max), in_columns);
+            let in_columns = scales
+                .in_columns(dataset.n_features(), permutation.as_deref())
+                .unwrap();
+            let max = column_max_abs(&dataset).unwrap();
+            assert_eq!(ColumnScales::from_max_abs(&max).unwrap(), in_columns);
             let set = ExampleSet::Dataset(dataset)
                 .scaled(&in_columns, &input)
                 .unwrap();
@@ -393,13 +440,16 @@ mod tests {
         let original = ColumnScales::from_exponents(vec![1, 2, 3]).unwrap();
         // Column j holds feature p[j].
         let p = [2, 0, 1];
-        let columns = original.in_columns(4, Some(&p));
+        let columns = original.in_columns(4, Some(&p)).unwrap();
         assert_eq!(columns.exponents(), [3, 1, 2, 0]);
         assert_eq!(
-            columns.to_original(Some(&[2, 0, 1, 3])).exponents(),
+            columns
+                .to_original(Some(&[2, 0, 1, 3]))
+                .unwrap()
+                .exponents(),
             [1, 2, 3, 0]
         );
-        assert_eq!(original.in_columns(2, None).exponents(), [1, 2]);
+        assert_eq!(original.in_columns(2, None).unwrap().exponents(), [1, 2]);
         assert!(ColumnScales::from_exponents(vec![0, 1023]).is_err());
     }
 }

@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sparselin_kernels::Values;
 
 use super::column_scales::ColumnScales;
 use super::columns::{ArrayFile, ColumnArray, ColumnStatistics, ColumnTally};
@@ -629,13 +628,7 @@ impl DatasetExamples {
             .into_par_iter()
             .map(|s| {
                 let rows = self.shard_rows(s);
-                let mut values = match rows.values() {
-                    Values::Ones => ValueVec::Ones,
-                    Values::F32(v) => ValueVec::F32(v.to_vec()),
-                    Values::F64(v) => ValueVec::F64(v.to_vec()),
-                };
-                scales.scale_values(rows.indices(), &mut values);
-                values
+                scales.scaled_values(rows.indices(), rows.values())
             })
             .collect();
         let overflow = scaled.iter().any(|values| match values {

@@ -40,10 +40,12 @@ pub fn run_scales(
             return Ok(model.column_scales);
         }
     }
-    let mut max_abs = column_max_abs(data);
+    let scaling = || format!("scaling the features of {}", args.data.display());
+    let mut max_abs = column_max_abs(data).with_context(scaling)?;
     reducer.max(&mut max_abs);
-    let scales = ColumnScales::from_max_abs(&max_abs);
-    Ok(Some(scales.to_original(data.feature_permutation())))
+    let scales = ColumnScales::from_max_abs(&max_abs).with_context(scaling)?;
+    let original = scales.to_original(data.feature_permutation());
+    Ok(Some(original.with_context(scaling)?))
 }
 
 /// `data` with its columns divided by the run's scales (`args.column_scales`), if any; `path`
@@ -52,12 +54,13 @@ pub fn scaled(data: ExampleSet, args: &Args, path: &Path) -> anyhow::Result<Exam
     let Some(scales) = &args.column_scales else {
         return Ok(data);
     };
+    let scaling = || format!("scaling the features of {}", path.display());
     let in_columns = scales.in_columns(data.n_features(), data.feature_permutation());
+    let in_columns = in_columns.with_context(scaling)?;
     if in_columns.is_identity() {
         return Ok(data);
     }
-    data.scaled(&in_columns, path)
-        .with_context(|| format!("scaling the features of {}", path.display()))
+    data.scaled(&in_columns, path).with_context(scaling)
 }
 
 /// A model of `args`' initial model or resumed run, as the start of a run on the scaled
