@@ -31,6 +31,7 @@ mod cross_validation;
 #[cfg(test)]
 mod distributed_tests;
 mod one_vs_rest;
+mod scaling;
 mod trainer;
 
 use std::fmt;
@@ -56,6 +57,7 @@ pub use one_vs_rest::{
     class_probabilities, class_scores, evaluate_one_vs_rest, more_than_two_labels_across,
     predict_classes,
 };
+pub use scaling::{max_abs_scales, scaled};
 pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.

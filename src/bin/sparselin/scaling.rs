@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use anyhow::Context;
-use sparselin::data::column_scales::{ColumnScales, column_max_abs};
-use sparselin::data::{ExampleSet, Examples};
+use sparselin::api;
+use sparselin::data::ExampleSet;
+use sparselin::data::column_scales::ColumnScales;
 use sparselin::dist::Reducer;
 use sparselin::model::{Model, OneVsRest};
 
@@ -40,12 +41,9 @@ pub fn run_scales(
             return Ok(model.column_scales);
         }
     }
-    let scaling = || format!("scaling the features of {}", args.data.display());
-    let mut max_abs = column_max_abs(data).with_context(scaling)?;
-    reducer.max(&mut max_abs);
-    let scales = ColumnScales::from_max_abs(&max_abs).with_context(scaling)?;
-    let original = scales.to_original(data.feature_permutation());
-    Ok(Some(original.with_context(scaling)?))
+    let scales = api::max_abs_scales(data, reducer)
+        .with_context(|| format!("scaling the features of {}", args.data.display()))?;
+    Ok(Some(scales))
 }
 
 /// `data` with its columns divided by the run's scales (`args.column_scales`), if any; `path`
@@ -54,13 +52,8 @@ pub fn scaled(data: ExampleSet, args: &Args, path: &Path) -> anyhow::Result<Exam
     let Some(scales) = &args.column_scales else {
         return Ok(data);
     };
-    let scaling = || format!("scaling the features of {}", path.display());
-    let in_columns = scales.in_columns(data.n_features(), data.feature_permutation());
-    let in_columns = in_columns.with_context(scaling)?;
-    if in_columns.is_identity() {
-        return Ok(data);
-    }
-    data.scaled(&in_columns, path).with_context(scaling)
+    api::scaled(data, scales, path)
+        .with_context(|| format!("scaling the features of {}", path.display()))
 }
 
 /// A model of `args`' initial model or resumed run, as the start of a run on the scaled
