@@ -256,7 +256,8 @@ fn a_batch_trace_scores_every_iterate_on_the_test_data() {
 /// Values near 1e200 overflow a batch solver's products: the error says so, and names the
 /// features' scale as the cure (its steps come from a line search, not a step size).
 /// On features of very different scales (spambase's unscaled counts) L-BFGS stops at its
-/// iteration limit, and its warning names cd, which converges there in 27 iterations.
+/// iteration limit, and its warning names scaling and cd: cd converges there in 27
+/// iterations, and so does L-BFGS on the features scaled.
 #[test]
 fn lbfgs_stopped_on_badly_scaled_features_points_to_cd() {
     let data = real_data::data_dir().join("spambase/train.svm.gz");
@@ -278,12 +279,20 @@ fn lbfgs_stopped_on_badly_scaled_features_points_to_cd() {
     let stopped = "lbfgs stopped before converging (max-iterations after 200 iterations";
     assert!(out.status.success() && err.contains(stopped), "{err}");
     assert!(
-        err.contains("differ by orders of magnitude, `--algo cd`"),
+        err.contains("differ by orders of magnitude, `--scale max-abs`, or `--algo cd`"),
         "{err}"
     );
-    let out = sparselin(&[&args[..], &["--algo", "cd", "-o", model]].concat());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && !err.contains("warning"), "{err}");
+    for cure in [
+        &["--algo", "cd"][..],
+        &["--algo", "lbfgs", "--scale", "max-abs"],
+    ] {
+        let out = sparselin(&[&args[..], cure, &["-o", model]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !err.contains("warning"),
+            "{cure:?}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -320,6 +329,25 @@ fn a_batch_run_that_overflows_names_the_features_scale() {
         "{stderr}"
     );
     assert!(!Path::new(&p("m")).exists());
+    // Scaled (each value divided by 2^665), the same rows train.
+    let out = sparselin(&[
+        "train",
+        &p("huge"),
+        "--algo",
+        "sublbfgs",
+        "--quiet",
+        "--scale",
+        "max-abs",
+        "-o",
+        &p("m"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let predicted = sparselin(&["predict", &p("m"), &p("huge")]);
+    assert_eq!(String::from_utf8_lossy(&predicted.stdout), "1\n-1\n1\n-1\n");
 }
 
 /// The same command writes the same model file, byte for byte, warm start included (its

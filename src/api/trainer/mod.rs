@@ -585,10 +585,7 @@ impl Trainer {
                 algorithm: self.learner.to_string(),
                 cure: match self.learner {
                     Learner::AttributeEfficient(_) => "a smaller radius B or step size η",
-                    // Their steps come from a line search: what overflows is the data's scale.
-                    Learner::Batch(_) => {
-                        "scaling the features (products of values beyond about 1e150 overflow)"
-                    }
+                    Learner::Batch(_) => SCALE_CURE,
                     Learner::Online(_) => "a larger λ or a smaller step size",
                 },
             });
@@ -784,6 +781,11 @@ fn iterate_in_columns(
     weights.resize(n, 0.0);
     online::Iterate { weights, bias }
 }
+
+/// The cure of a batch solver's divergence: its steps come from a line search, so what
+/// overflows is the data's scale.
+const SCALE_CURE: &str = "scaling the features (`--scale max-abs`, or `api::scaled`; products \
+                          of values beyond about 1e150 overflow)";
 
 /// What one family's run hands back before the weights are mapped to original ids.
 struct Run {

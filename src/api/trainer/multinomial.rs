@@ -65,7 +65,7 @@ impl Trainer {
         if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
             return Err(Error::Diverged {
                 algorithm: self.learner.to_string(),
-                cure: "scaling the features (products of values beyond about 1e150 overflow)",
+                cure: SCALE_CURE,
             });
         }
         let mut details = self.solver_details(&solution, passes, &options);
