@@ -207,6 +207,15 @@ typedef struct SlTrainConfig {
    * elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
    */
   double l1;
+  /**
+   * Non-zero trains on the features scaled as `sparselin train --scale max-abs` scales
+   * them: each divided by the power of two at or above its largest |value| (by the
+   * resumed model's scales when it has them, or the initial model's). The model returned
+   * is of the original features, exactly, and keeps the scales; the dataset handle is left
+   * as it is (the run reads a scaled copy: a dataset's values, or rows given in memory
+   * whole).
+   */
+  uint8_t scale;
 } SlTrainConfig;
 
 #ifdef __cplusplus

@@ -31,8 +31,10 @@ use crate::api::{
     self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, Precision,
     Trainer,
 };
-use crate::data::ValueVec;
+use crate::data::column_scales::ColumnScales;
 use crate::data::vw::{DEFAULT_BITS, FeatureRules, Hashing};
+use crate::data::{Dataset, ValueVec};
+use crate::dist::Local;
 
 /// What a call did.
 #[repr(C)]
@@ -172,6 +174,13 @@ pub struct SlTrainConfig {
     /// `cd` or `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the
     /// elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
     pub l1: f64,
+    /// Non-zero trains on the features scaled as `sparselin train --scale max-abs` scales
+    /// them: each divided by the power of two at or above its largest |value| (by the
+    /// resumed model's scales when it has them, or the initial model's). The model returned
+    /// is of the original features, exactly, and keeps the scales; the dataset handle is left
+    /// as it is (the run reads a scaled copy: a dataset's values, or rows given in memory
+    /// whole).
+    pub scale: u8,
 }
 
 thread_local! {
@@ -540,6 +549,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         multinomial: 0,
         separate_class_passes: 0,
         l1: 0.0,
+        scale: 0,
     }
 }
 
@@ -549,7 +559,11 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
 /// The strings in `c` are NULL or NUL-terminated; its initial and resumed models are NULL or
 /// live model handles; its sample weights are NULL with a count of 0 or `n_sample_weights` readable
 /// doubles.
-unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
+unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Trainer, Failure> {
+    let start = |model: &Model| match scales {
+        Some(scales) => model.clone().in_scaled_columns(scales),
+        None => model.clone(),
+    };
     let config = |e: String| Failure(SlStatus::Config, e);
     // SAFETY: forwarded from this function's contract.
     let learner: Learner = match unsafe { string(c.learner, "learner") }? {
@@ -589,7 +603,7 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(model) = unsafe { c.initial_model.as_ref() } {
-        t = t.initial_model(model.0.clone());
+        t = t.initial_model(start(&model.0));
     }
     if c.save_resume != 0 {
         t = t.save_resume(true);
@@ -602,7 +616,7 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(model) = unsafe { c.resume.as_ref() } {
-        t = t.resume(model.0.clone());
+        t = t.resume(start(&model.0));
     }
     if !c.sample_weights.is_null() || c.n_sample_weights > 0 {
         let n = usize::try_from(c.n_sample_weights).unwrap_or(usize::MAX);
@@ -613,28 +627,91 @@ unsafe fn trainer(c: &SlTrainConfig) -> Result<Trainer, Failure> {
     Ok(t)
 }
 
-/// The [`Trainer`] a C configuration describes for `data`: when the configuration gives no
-/// sample weights and the learner weighs rows, the importance weights of Vowpal Wabbit text
-/// read in memory, or a dataset's stored weights (converted from Vowpal Wabbit text, or with
+/// A training run a C configuration describes on `data`: its [`Trainer`] and, with `scale`
+/// set, the scaled copy of the rows it trains on and their scales (original feature ids).
+struct Run {
+    trainer: Trainer,
+    scaled: Option<(ExampleSet, ColumnScales)>,
+}
+
+impl Run {
+    /// The rows the run trains on: `data`'s, or their scaled copy.
+    fn examples<'a>(&'a self, data: &'a SlDataset) -> &'a ExampleSet {
+        self.scaled
+            .as_ref()
+            .map_or(&data.examples, |(rows, _)| rows)
+    }
+
+    /// A model trained on [`Run::examples`] as the model of `data`'s features.
+    fn of_original_columns(&self, model: Model) -> Model {
+        match &self.scaled {
+            Some((_, scales)) => model.of_original_columns(scales.clone()),
+            None => model,
+        }
+    }
+}
+
+/// The run a C configuration describes on `data`. When the configuration gives no sample
+/// weights and the learner weighs rows, the importance weights of Vowpal Wabbit text read in
+/// memory, or a dataset's stored weights (converted from Vowpal Wabbit text, or with
 /// `convert --sample-weights`), weigh them, as on the command line.
 ///
 /// # Safety
 /// As [`trainer`].
-unsafe fn trainer_for(c: &SlTrainConfig, data: &SlDataset) -> Result<Trainer, Failure> {
+unsafe fn run_for(c: &SlTrainConfig, data: &SlDataset) -> Result<Run, Failure> {
+    let scaled = match c.scale {
+        0 => None,
+        // SAFETY: forwarded from this function's contract.
+        _ => Some(unsafe { scaled_copy(c, data) }?),
+    };
     // SAFETY: forwarded from this function's contract.
-    let t = unsafe { trainer(c) }?;
+    let t = unsafe { trainer(c, scaled.as_ref().map(|(_, scales)| scales)) }?;
     let weighs_rows = !matches!(t.learner(), Learner::AttributeEfficient(_));
     if t.sample_weights_given().is_some() || !weighs_rows {
-        return Ok(t);
+        return Ok(Run { trainer: t, scaled });
     }
     let weights = match &data.importance_weights {
         Some(weights) => Some(weights.clone()),
         None => data.examples.stored_sample_weights().map_err(Error::from)?,
     };
-    Ok(match weights {
+    let trainer = match weights {
         Some(weights) => t.sample_weights(weights),
         None => t,
-    })
+    };
+    Ok(Run { trainer, scaled })
+}
+
+/// `data`'s rows scaled for a run of `c`, and the scales: the resumed model's, else the
+/// initial model's, else the rows' own ([`api::max_abs_scales`]). A dataset is opened again
+/// (the page cache shares its maps) and its values copied and scaled; rows in memory are
+/// copied whole.
+///
+/// # Safety
+/// As [`trainer`].
+unsafe fn scaled_copy(
+    c: &SlTrainConfig,
+    data: &SlDataset,
+) -> Result<(ExampleSet, ColumnScales), Failure> {
+    // SAFETY: forwarded from this function's contract.
+    let (resumed, initial) = unsafe { (c.resume.as_ref(), c.initial_model.as_ref()) };
+    let own = [resumed, initial]
+        .into_iter()
+        .flatten()
+        .find_map(|model| model.0.column_scales.clone());
+    let scales = match own {
+        Some(scales) => scales,
+        None => api::max_abs_scales(&data.examples, &Local)?,
+    };
+    let (copy, name) = match &data.examples {
+        ExampleSet::Dataset(d) => {
+            let dir = d.dataset().dir();
+            let reopened = Dataset::open(dir).and_then(|d| d.into_examples());
+            let reopened = reopened.and_then(|r| r.with_n_features(d.n_features()));
+            (ExampleSet::Dataset(reopened.map_err(Error::from)?), dir)
+        }
+        ExampleSet::Matrix(m) => (ExampleSet::Matrix(m.clone()), Path::new("(rows)")),
+    };
+    Ok((api::scaled(copy, &scales, name)?, scales))
 }
 
 /// Train on `data` as `config` says (NULL: [`sl_train_config_default`]) into `*out`. Without
@@ -661,7 +738,8 @@ pub unsafe extern "C" fn sl_train(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let model = unsafe { trainer_for(&config, data) }?.train(&data.examples)?;
+        let run = unsafe { run_for(&config, data) }?;
+        let model = run.of_original_columns(run.trainer.train(run.examples(data))?);
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlModel(model)) }
     })
@@ -754,11 +832,14 @@ pub unsafe extern "C" fn sl_cross_validate(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let trainer = unsafe { handle(data, "dataset").and_then(|d| trainer_for(&config, d)) }?;
+        let rows = unsafe { handle(data, "dataset") }?;
+        // SAFETY: forwarded from this function's contract.
+        let run = unsafe { run_for(&config, rows) }?;
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            fill_rows(data, 1, out, out_len, |data| {
-                Ok(trainer.cross_validate(data, folds)?.held_out_scores)
+            fill_rows(data, 1, out, out_len, |_| {
+                let validation = run.trainer.cross_validate(run.examples(rows), folds)?;
+                Ok(validation.held_out_scores)
             })
         }
     })
@@ -961,10 +1042,12 @@ pub unsafe extern "C" fn sl_train_one_vs_rest(
             .copied()
             .unwrap_or_else(|| sl_train_config_default());
         // SAFETY: forwarded from this function's contract.
-        let trainer = unsafe { trainer_for(&config, data) }?;
-        let classifier = trainer
-            .train_one_vs_rest(&data.examples, &mut ())?
-            .classifier;
+        let run = unsafe { run_for(&config, data) }?;
+        let training = run.trainer.train_one_vs_rest(run.examples(data), &mut ())?;
+        let classifier = match &run.scaled {
+            Some((_, scales)) => training.classifier.of_original_columns(scales),
+            None => training.classifier,
+        };
         // SAFETY: forwarded from this function's contract.
         unsafe { put(out, SlClassifier(classifier)) }
     })

@@ -1,11 +1,13 @@
 //! Compiles `tests/c/train_predict.c` against `include/sparselin.h` and the static library,
-//! runs it, and checks the scores it prints against the Rust API's for the same settings.
+//! runs it (on a LIBSVM file and its dataset), and checks the scores it prints against the
+//! Rust API's for the same settings.
 //! Skipped, with a message, when no C compiler (`cc`) is installed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sparselin::api::{self, Learner, Loss, Trainer};
+use sparselin::data::convert::{ConvertOptions, convert};
 
 /// A small deterministic LIBSVM file: 300 rows, 40 features, ±1 labels from a planted w.
 fn write_data(path: &Path) {
@@ -70,9 +72,12 @@ fn c_program_trains_and_predicts_like_the_rust_api() {
 
     let data_path = dir.path().join("data.svm");
     write_data(&data_path);
+    let dataset = dir.path().join("data");
+    convert(&data_path, &dataset, &ConvertOptions::default()).unwrap();
     let output = Command::new(&exe)
         .arg(&data_path)
         .arg(dir.path().join("c.model"))
+        .arg(&dataset)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -1,6 +1,6 @@
 /* Trains through the C ABI and prints what the Rust side checks (tests/ffi_c.rs).
  *
- * usage: train_predict DATA.svm MODEL_PATH
+ * usage: train_predict DATA.svm MODEL_PATH DATASET_DIR
  *
  * 1. Builds a toy dataset from CSR arrays, trains ASGD on it and checks it classifies its
  *    own four examples correctly; with log loss, that its probabilities are the logistic of
@@ -20,6 +20,11 @@
  * 6. Trains L1-regularized logistic regression (lbfgs, lambda 0, l1 0.05) on CSR arrays whose
  *    label is the sign of one feature and checks that the noise features weigh exactly 0,
  *    and that an averaging learner refuses the L1 term.
+ * 7. Trains on CSR arrays of features of very different scales with `scale` set, and checks
+ *    that the model is the one trained on the rows scaled by hand, each weight divided by its
+ *    column's scale, exactly; that it scores the unscaled rows as that one scores the scaled
+ *    rows, and cross-validates alike; and that DATASET_DIR (DATA.svm converted) trains scaled
+ *    to the model of DATA.svm.
  *
  * Exits 0 on success, 1 with a message on stderr otherwise.
  */
@@ -310,14 +315,84 @@ static void l1(void) {
   sl_dataset_free(data);
 }
 
+static void scaled(const char *text_path, const char *dataset_dir) {
+  /* Column 0: counts in the hundreds (largest 700, scale 2^10); column 1: rates in the
+   * thousandths (largest 0.004, scale 2^-7). */
+  const double labels[] = {1, -1, 1, -1, 1, -1};
+  const uint64_t offsets[] = {0, 2, 4, 6, 8, 10, 12};
+  const uint32_t indices[] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+  const double values[] = {700, 0.001, 120, 0.004, 650, 0.0015,
+                           90,  0.003, 400, 0.0005, 300, 0.0035};
+  const int exponent[] = {10, -7};
+  double by_hand[12];
+  for (int k = 0; k < 12; k++) by_hand[k] = ldexp(values[k], -exponent[indices[k]]);
+  SlDataset *raw = NULL, *hand = NULL;
+  CHECK(sl_dataset_from_csr(6, 2, 12, labels, offsets, indices, values, &raw) == SL_STATUS_OK &&
+            sl_dataset_from_csr(6, 2, 12, labels, offsets, indices, by_hand, &hand) ==
+                SL_STATUS_OK,
+        "scaled: data from CSR arrays");
+  SlTrainConfig config = sl_train_config_default();
+  config.learner = "lbfgs";
+  config.loss = "log";
+  config.lambda = 1e-3;
+  SlModel *flag = NULL, *manual = NULL;
+  config.scale = 1;
+  CHECK(sl_train(raw, &config, &flag) == SL_STATUS_OK, "train with scale set");
+  config.scale = 0;
+  CHECK(sl_train(hand, &config, &manual) == SL_STATUS_OK, "train on the rows scaled by hand");
+  double w[2], v[2], b = 0.0, c = 1.0;
+  CHECK(sl_model_weights(flag, w, 2, &b) == SL_STATUS_OK &&
+            sl_model_weights(manual, v, 2, &c) == SL_STATUS_OK,
+        "scaled: weights");
+  CHECK(ldexp(w[0], exponent[0]) == v[0] && ldexp(w[1], exponent[1]) == v[1] && b == c,
+        "the weights of the original features are the scaled ones divided by the scales");
+  double p[6], q[6];
+  CHECK(sl_predict(flag, raw, 1, p, 6) == SL_STATUS_OK &&
+            sl_predict(manual, hand, 1, q, 6) == SL_STATUS_OK,
+        "scaled: scores");
+  CHECK(memcmp(p, q, sizeof p) == 0, "the model scores the unscaled rows as trained");
+  config.scale = 1;
+  CHECK(sl_cross_validate(raw, &config, 3, p, 6) == SL_STATUS_OK, "cross-validate scaled");
+  config.scale = 0;
+  CHECK(sl_cross_validate(hand, &config, 3, q, 6) == SL_STATUS_OK, "cross-validate by hand");
+  CHECK(memcmp(p, q, sizeof p) == 0, "scaled cross-validation = by hand");
+  sl_model_free(flag);
+  sl_model_free(manual);
+  sl_dataset_free(raw);
+  sl_dataset_free(hand);
+
+  SlDataset *text = NULL, *dataset = NULL;
+  CHECK(sl_dataset_open(text_path, &text) == SL_STATUS_OK &&
+            sl_dataset_open(dataset_dir, &dataset) == SL_STATUS_OK,
+        "scaled: open the text and its dataset");
+  config.scale = 1;
+  SlModel *from_text = NULL, *from_dataset = NULL;
+  CHECK(sl_train(text, &config, &from_text) == SL_STATUS_OK &&
+            sl_train(dataset, &config, &from_dataset) == SL_STATUS_OK,
+        "train the text and its dataset scaled");
+  size_t n = sl_dataset_features(text);
+  double *a = malloc(n * sizeof(double)), *d = malloc(n * sizeof(double));
+  CHECK(sl_model_weights(from_text, a, n, NULL) == SL_STATUS_OK &&
+            sl_model_weights(from_dataset, d, n, NULL) == SL_STATUS_OK,
+        "scaled: weights of the text and dataset models");
+  CHECK(memcmp(a, d, n * sizeof(double)) == 0, "a dataset trains scaled as its text does");
+  free(a);
+  free(d);
+  sl_model_free(from_text);
+  sl_model_free(from_dataset);
+  sl_dataset_free(text);
+  sl_dataset_free(dataset);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s DATA.svm MODEL_PATH\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s DATA.svm MODEL_PATH DATASET_DIR\n", argv[0]);
     return 2;
   }
   toy();
   errors();
   l1();
+  scaled(argv[1], argv[3]);
 
   SlDataset *data = NULL;
   if (sl_dataset_open(argv[1], &data) != SL_STATUS_OK) {
