@@ -216,6 +216,12 @@ typedef struct SlTrainConfig {
    * whole).
    */
   uint8_t scale;
+  /**
+   * liblinear's and scikit-learn's C in place of `lambda` when positive: λ = 1/(C·m), m
+   * the rows trained on (each fold's own in [`sl_cross_validate`]); 0 leaves `lambda` as
+   * set.
+   */
+  double cost;
 } SlTrainConfig;
 
 #ifdef __cplusplus

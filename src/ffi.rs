@@ -181,6 +181,10 @@ pub struct SlTrainConfig {
     /// as it is (the run reads a scaled copy: a dataset's values, or rows given in memory
     /// whole).
     pub scale: u8,
+    /// liblinear's and scikit-learn's C in place of `lambda` when positive: λ = 1/(C·m), m
+    /// the rows trained on (each fold's own in [`sl_cross_validate`]); 0 leaves `lambda` as
+    /// set.
+    pub cost: f64,
 }
 
 thread_local! {
@@ -550,6 +554,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         separate_class_passes: 0,
         l1: 0.0,
         scale: 0,
+        cost: 0.0,
     }
 }
 
@@ -575,6 +580,9 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
         .l1(c.l1)
         .seed(c.seed)
         .regularize_bias(c.regularize_bias != 0);
+    if c.cost != 0.0 {
+        t = t.cost(c.cost);
+    }
     // SAFETY: forwarded from this function's contract.
     if let Some(name) = unsafe { string(c.loss, "loss") }? {
         t = t.loss(name.parse::<Loss>().map_err(config)?);

@@ -426,6 +426,33 @@ mod tests {
     }
 
     #[test]
+    fn a_cost_gives_each_fold_the_lambda_of_its_own_rows() {
+        // 61 rows in 4 folds: 45 or 46 training rows, so the folds' λ = 1/(C·m) differ.
+        let set = data(61);
+        let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs)).loss(Loss::Log);
+        let validation = trainer.clone().cost(2.0).cross_validate(&set, 4).unwrap();
+        let fold_of = deal(&set, Strata::Sign, 4, 1);
+        let rows = set.rows();
+        let mut sizes = Vec::new();
+        for (f, fold) in validation.folds.iter().enumerate() {
+            let mut copy = RowCopy::new();
+            (0..61)
+                .filter(|&i| fold_of[i] != f)
+                .for_each(|i| copy.push(rows.row(i)));
+            let train = ExampleSet::Matrix(copy.finish(6).unwrap());
+            let lambda = super::super::lambda_for_cost(2.0, fold.train_rows);
+            let model = trainer.clone().lambda(lambda).train(&train).unwrap();
+            let held_out: Vec<usize> = (0..61).filter(|&i| fold_of[i] == f).collect();
+            for &i in &held_out {
+                let score = model.score(rows.row(i));
+                assert_eq!(validation.held_out_scores[i], score, "fold {f}, row {i}");
+            }
+            sizes.push(fold.train_rows);
+        }
+        assert!(sizes.contains(&45) && sizes.contains(&46), "{sizes:?}");
+    }
+
+    #[test]
     fn each_fold_is_the_model_of_the_other_rows_evaluated_on_its_own() {
         let set = data(60);
         let trainer = Trainer::new(Learner::Batch(Algorithm::Lbfgs))

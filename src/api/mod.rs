@@ -58,7 +58,9 @@ pub use one_vs_rest::{
     predict_classes,
 };
 pub use scaling::{max_abs_scales, scaled};
-pub use trainer::{DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training};
+pub use trainer::{
+    DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training, lambda_for_cost,
+};
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.
 #[derive(Debug, thiserror::Error)]

@@ -3,9 +3,10 @@
  * usage: train_predict DATA.svm MODEL_PATH DATASET_DIR
  *
  * 1. Builds a toy dataset from CSR arrays, trains ASGD on it and checks it classifies its
- *    own four examples correctly; with log loss, that its probabilities are the logistic of
- *    its scores (and that the hinge model has none), and that 2-fold cross-validation scores
- *    each row with the sign of its label.
+ *    own four examples correctly; that a cost C trains lbfgs's model of lambda = 1/(C m);
+ *    with log loss, that its probabilities are the logistic of its scores (and that the
+ *    hinge model has none), and that 2-fold cross-validation scores each row with the sign
+ *    of its label.
  * 2. Opens DATA.svm, trains ASGD (lambda 1e-3, 3 epochs, seed 7) and prints one raw score per
  *    row ("%.17g", exact for doubles); saves the model to MODEL_PATH, loads it back and
  *    checks the loaded model's scores are identical.
@@ -88,6 +89,24 @@ static void toy(void) {
         "a hinge model has no probabilities");
   CHECK(strstr(sl_last_error(), "hinge") != NULL, "the message names the model's loss");
   sl_model_free(model);
+
+  SlTrainConfig by_cost = sl_train_config_default(), by_lambda = sl_train_config_default();
+  by_cost.learner = by_lambda.learner = "lbfgs";
+  by_cost.cost = 2.0;
+  by_lambda.lambda = 1.0 / (2.0 * 4.0);
+  SlModel *with_cost = NULL, *with_lambda = NULL;
+  CHECK(sl_train(data, &by_cost, &with_cost) == SL_STATUS_OK &&
+            sl_train(data, &by_lambda, &with_lambda) == SL_STATUS_OK,
+        "train with a cost and with its lambda");
+  double wc[2], wl[2];
+  CHECK(sl_model_weights(with_cost, wc, 2, NULL) == SL_STATUS_OK &&
+            sl_model_weights(with_lambda, wl, 2, NULL) == SL_STATUS_OK &&
+            memcmp(wc, wl, sizeof wc) == 0,
+        "cost C trains the model of lambda = 1/(C m)");
+  by_cost.cost = -1.0;
+  CHECK(sl_train(data, &by_cost, &model) == SL_STATUS_CONFIG, "a negative cost is refused");
+  sl_model_free(with_cost);
+  sl_model_free(with_lambda);
 
   config.loss = "log";
   CHECK(sl_train(data, &config, &model) == SL_STATUS_OK, "train the toy with log loss");

@@ -3,6 +3,7 @@
 //! has a module of its own (`online_run`, `batch_solve`, `attribute_efficient`), and so has
 //! one-vs-rest training (`one_vs_rest`; `one_pass` and `multinomial` its two other ways).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -51,6 +52,8 @@ pub struct Trainer {
     learner: Learner,
     loss: Option<Loss>,
     lambda: f64,
+    /// liblinear's C, when λ is given so ([`Trainer::cost`]).
+    cost: Option<f64>,
     l1: f64,
     stop: Option<Stop>,
     seed: u64,
@@ -130,6 +133,7 @@ impl Trainer {
             learner,
             loss: None,
             lambda: 1e-4,
+            cost: None,
             l1: 0.0,
             stop: None,
             seed: 1,
@@ -170,9 +174,21 @@ impl Trainer {
         self
     }
 
-    /// λ > 0 of the objective (online and batch learners).
+    /// λ > 0 of the objective (online and batch learners). Replaces a [`Trainer::cost`].
     pub fn lambda(mut self, lambda: f64) -> Self {
         self.lambda = lambda;
+        self.cost = None;
+        self
+    }
+
+    /// λ given as liblinear's and scikit-learn's C instead (online and batch learners):
+    /// λ = 1/(C·m) ([`lambda_for_cost`]), m the rows trained on — every rank's, and in
+    /// cross-validation each fold's own, as liblinear's `-c C -v k` keeps C per fold — so that
+    /// the objective is theirs, ½‖w‖² + C Σ ℓ_i, divided by C·m (the bias regularized as
+    /// their `-B 1` feature). The models record C in their details (`cost`). Replaces a
+    /// [`Trainer::lambda`].
+    pub fn cost(mut self, cost: f64) -> Self {
+        self.cost = Some(cost);
         self
     }
 
@@ -472,6 +488,47 @@ impl Trainer {
         monitor: &mut M,
     ) -> Result<Training, Error> {
         self.check_settings()?;
+        let mut training = (self.with_lambda_of_cost(data.n_rows(), reducer)?)
+            .train_at_lambda(data, reducer, monitor)?;
+        if let Some(cost) = self.cost {
+            training
+                .model
+                .info
+                .details
+                .insert("cost".into(), json!(cost));
+        }
+        Ok(training)
+    }
+
+    /// These settings with λ from the cost, if one is set ([`Trainer::cost`]), for a run on
+    /// `rows` rows on this rank (`reducer` sums every rank's).
+    pub(super) fn with_lambda_of_cost(
+        &self,
+        rows: usize,
+        reducer: &dyn Reducer,
+    ) -> Result<Cow<'_, Trainer>, Error> {
+        let Some(cost) = self.cost else {
+            return Ok(Cow::Borrowed(self));
+        };
+        if !(cost > 0.0 && cost.is_finite()) {
+            return Err(Error::Config(format!(
+                "the cost C must be a positive finite number, not {cost}"
+            )));
+        }
+        let m = dist::total_rows(reducer, rows);
+        Ok(Cow::Owned(Trainer {
+            lambda: lambda_for_cost(cost, m),
+            ..self.clone()
+        }))
+    }
+
+    /// [`Trainer::train_across`] at the trainer's λ.
+    fn train_at_lambda<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<Training, Error> {
         if self.multinomial {
             return Err(Error::Config(
                 "multinomial logistic regression fits more than two classes together: train \
@@ -674,6 +731,7 @@ impl Trainer {
         let with_memory = matches!(self.learner, Learner::Batch(a) if a.has_memory());
         // (setting, whether it is set, whether this learner uses it)
         let settings = [
+            ("cost", self.cost.is_some(), online || batch),
             ("epochs/steps", self.stop.is_some(), online),
             ("t0", self.t0.is_some(), online),
             ("average_start", self.average_start.is_some(), averaging),
@@ -786,6 +844,12 @@ fn iterate_in_columns(
 /// overflows is the data's scale.
 const SCALE_CURE: &str = "scaling the features (`--scale max-abs`, or `api::scaled`; products \
                           of values beyond about 1e150 overflow)";
+
+/// λ of the objective whose multiple by C·m is liblinear's ½‖w‖² + C Σ ℓ_i over `rows` rows:
+/// 1/(C·m) ([`Trainer::cost`]).
+pub fn lambda_for_cost(cost: f64, rows: usize) -> f64 {
+    1.0 / (cost * rows as f64)
+}
 
 /// What one family's run hands back before the weights are mapped to original ids.
 struct Run {

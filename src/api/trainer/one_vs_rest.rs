@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Monitor, Trainer, Training};
-use crate::api::{Error, ExampleSet, Learner};
+use crate::api::{Error, ExampleSet, Examples, Learner};
 use crate::batch;
 use crate::data::ClassVsRest;
 use crate::data::column_major::ColumnMajor;
@@ -97,6 +97,24 @@ impl Trainer {
         absent_ok: bool,
     ) -> Result<OneVsRestTraining, Error> {
         self.check_settings()?;
+        let mut training = (self.with_lambda_of_cost(data.n_rows(), reducer)?)
+            .train_classes_at_lambda(data, reducer, monitor, absent_ok)?;
+        if let Some(cost) = self.cost {
+            training
+                .classifier
+                .insert_detail("cost", serde_json::json!(cost));
+        }
+        Ok(training)
+    }
+
+    /// [`Trainer::train_classes`] at the trainer's λ.
+    fn train_classes_at_lambda<M: Monitor>(
+        &self,
+        data: &ExampleSet,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+        absent_ok: bool,
+    ) -> Result<OneVsRestTraining, Error> {
         let loss = self.training_loss();
         if let Learner::AttributeEfficient(algo) = self.learner {
             return Err(Error::Config(format!(

@@ -107,6 +107,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("l1", Users::L1),
     ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
+    ("cost", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("l1_grid", Users::L1),
     ("class_weight", Users::Regularized),

@@ -18,7 +18,7 @@ use crate::input::{Input, read_examples};
 use crate::number::decimal;
 use crate::scaling;
 use crate::train::{
-    Args, eval_tail, positive, scale_name, scale_note, trainer, trains_one_vs_rest, weighted_rows,
+    Args, eval_tail, positive, scale_name, title_notes, trainer, trains_one_vs_rest, weighted_rows,
     with_row_weights,
 };
 
@@ -100,6 +100,8 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
             // The attribute-efficient learners have no λ.
             Learner::AttributeEfficient(_) => String::new(),
             _ if searched(Strength::Lambda) => String::new(),
+            // λ = 1/(C·m) of each fold's m: the header names C (title_notes).
+            _ if args.cost.is_some() => String::new(),
             _ => format!(", λ = {:e}", args.lambda),
         },
         match args.l1 {
@@ -113,7 +115,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         args.weights_origin()
             .map(|path| format!(", sample weights {}", path.display()))
             .unwrap_or_default(),
-        scale_note(args),
+        title_notes(args),
         data.n_rows(),
         match (one_vs_rest, loss.is_classification()) {
             (true, _) if args.multinomial => ", multinomial, folds stratified by class",
@@ -207,8 +209,10 @@ fn binary_report(
 
 /// The strengths cross-validated as given (all but the one a grid searches), into the report.
 fn settings(args: &Args, searched: Option<Strength>, report: &mut serde_json::Value) {
-    if searched != Some(Strength::Lambda) {
-        report["lambda"] = json!(args.lambda);
+    match args.cost {
+        Some(cost) => report["cost"] = json!(cost),
+        None if searched != Some(Strength::Lambda) => report["lambda"] = json!(args.lambda),
+        None => {}
     }
     if searched != Some(Strength::L1) {
         report["l1"] = json!(args.l1);

@@ -118,6 +118,18 @@ pub struct Args {
     /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
     #[arg(long, default_value_t = 1e-4, allow_negative_numbers = true)]
     pub lambda: f64,
+    /// liblinear's and scikit-learn's C instead of --lambda: λ = 1/(C·m), m the training
+    /// rows (every rank's; under --cv each fold's own, as liblinear's `-c C -v K` keeps C),
+    /// so that the objective is liblinear's ½‖w‖² + C Σℓ (with `-B 1`) divided by C·m. The
+    /// model records C (`cost`).
+    #[arg(
+        long,
+        short = 'c',
+        value_name = "C",
+        allow_negative_numbers = true,
+        conflicts_with_all = ["lambda", "lambda_grid"]
+    )]
+    pub cost: Option<f64>,
     /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo cd` or
     /// `lbfgs` with a smooth loss (coordinate descent, or OWL-QN; λ stays as set: `--lambda 0`
     /// for L1 alone, liblinear's `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0
@@ -542,6 +554,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // From here on the run sees the scaled columns, if it scales, and so do its summaries;
     // the model file is of the original ones.
     let examples = scaling::scaled(examples, &args, &args.data)?;
+    with_lambda_of_cost(&mut args, examples.n_rows())?;
     let data = &examples;
     let test = match &args.test {
         // Its own feature count: features it has and the training data lack weigh 0.
@@ -657,6 +670,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
         .lambda(args.lambda)
         .l1(args.l1)
         .seed(args.seed);
+    let trainer = match args.cost {
+        Some(cost) => trainer.cost(positive("--cost", cost)?),
+        None => trainer,
+    };
     Ok(match learner {
         Learner::Online(algorithm) => {
             let trainer = match &args.initial_model {
@@ -1158,6 +1175,7 @@ fn report(
             "regularize_bias": model.info.regularize_bias,
             "class_weights": model.info.class_weights,
             "sample_weights": args.weights_origin(),
+            "cost": args.cost,
             "scale": scale_name(args),
             "details": model.info.details,
             "rows": data.n_rows(),
@@ -1178,7 +1196,7 @@ fn report(
             model.info.algorithm,
             model.loss,
             penalty,
-            scale_note(args),
+            title_notes(args),
             if weights.is_unit() {
                 String::new()
             } else {
@@ -1215,12 +1233,23 @@ fn report(
     Ok(())
 }
 
-/// ", features scaled by max-abs" for a run that scales, for its summary's title; empty
-/// otherwise.
-pub(crate) fn scale_note(args: &Args) -> String {
-    scale_name(args)
+/// `args` with λ from --cost, if given, for training on `rows` rows (every rank's): what
+/// the trainer resolves it to ([`Trainer::cost`]), for the objectives the progress reports.
+pub(crate) fn with_lambda_of_cost(args: &mut Args, rows: usize) -> anyhow::Result<()> {
+    if let Some(cost) = args.cost {
+        args.lambda = sparselin::api::lambda_for_cost(positive("--cost", cost)?, rows);
+    }
+    Ok(())
+}
+
+/// ", C = 1, features scaled by max-abs": the settings a summary's title adds to the
+/// objective's λ (the C it came from) and loss, where given; empty otherwise.
+pub(crate) fn title_notes(args: &Args) -> String {
+    let cost = args.cost.map(|c| format!(", C = {c}")).unwrap_or_default();
+    let scale = scale_name(args)
         .map(|how| format!(", features scaled by {how}"))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    cost + &scale
 }
 
 /// How the run scaled the features (`max-abs`), if it did.

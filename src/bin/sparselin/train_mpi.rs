@@ -68,6 +68,8 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
     // The largest magnitudes over every rank's rows.
     args.column_scales = scaling::run_scales(&args, &data, world)?;
     let data = scaling::scaled(data, &args, &args.data)?;
+    let rows = sparselin::dist::total_rows(world, data.n_rows());
+    crate::train::with_lambda_of_cost(&mut args, rows)?;
     let args = &args;
     let timed = Timed::new(world);
     let local = Args {
@@ -137,6 +139,7 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
             "lambda": model.info.lambda,
             "l1": model.info.l1,
             "class_weights": model.info.class_weights,
+            "cost": args.cost,
             "scale": crate::train::scale_name(args),
             "ranks": size,
             "details": model.info.details,
@@ -152,7 +155,7 @@ fn train(mut args: Args, world: &World<'_>) -> anyhow::Result<()> {
             model.info.algorithm,
             model.loss,
             model.info.penalty(),
-            crate::train::scale_note(args),
+            crate::train::title_notes(args),
             trained.seconds,
             traffic.seconds,
             traffic.calls
@@ -219,6 +222,7 @@ fn train_classes(
             "loss": model.loss.to_string(),
             "lambda": model.info.lambda,
             "l1": model.info.l1,
+            "cost": args.cost,
             "scale": crate::train::scale_name(args),
             "classes": classifier.classes(),
             "class_weights": (classifier.models().iter())

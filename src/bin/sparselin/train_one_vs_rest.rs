@@ -13,7 +13,7 @@ use sparselin::online::Observer;
 
 use crate::number::decimal;
 use crate::scaling;
-use crate::train::{Args, WeightType, eval_tail, scale_name, scale_note, warn_if_unconverged};
+use crate::train::{Args, WeightType, eval_tail, scale_name, title_notes, warn_if_unconverged};
 
 /// Train, save and report a one-vs-rest classifier on `data` (read, and its outputs checked,
 /// by [`crate::train::run`]).
@@ -53,6 +53,7 @@ pub fn run(
                 .map(|m| m.info.class_weights)
                 .collect::<Vec<_>>(),
             "sample_weights": args.weights_origin(),
+            "cost": args.cost,
             "scale": scale_name(args),
             "details": classifier.models().iter().map(|m| &m.info.details).collect::<Vec<_>>(),
             "rows": data.n_rows(),
@@ -187,7 +188,7 @@ pub fn title(args: &Args, classifier: &OneVsRest) -> String {
         model.info.algorithm,
         model.loss,
         model.info.penalty(),
-        scale_note(args),
+        title_notes(args),
         match &args.class_weight {
             Some(weighting) => format!(", class weights {weighting}"),
             None => String::new(),

@@ -1,0 +1,141 @@
+//! `sparselin train --cost C`: liblinear's and scikit-learn's C, trained as λ = 1/(C·m).
+
+mod real_data;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use sparselin::api::lambda_for_cost;
+use sparselin::model::{Model, SavedModel};
+
+fn sparselin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sparselin"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A successful run's standard output.
+fn run(args: &[&str]) -> String {
+    let out = sparselin(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn refused(args: &[&str], message: &str) {
+    let out = sparselin(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} ran");
+    assert!(stderr.contains(message), "{args:?}: {stderr}");
+}
+
+#[test]
+fn a_cost_trains_the_model_of_lambda_one_over_c_m_and_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let heart = real_data::data_dir().join("heart_scale/heart_scale");
+    let heart = heart.to_str().unwrap();
+    // heart_scale has 270 rows.
+    let lambda = lambda_for_cost(0.5, 270);
+    assert_eq!(lambda, 1.0 / 135.0);
+    for algo in [
+        &["--algo", "dcd"][..],
+        &["--algo", "asgd", "--threads", "1"],
+    ] {
+        let summary = run(&[
+            &["train", heart, "--cost", "0.5", "-o", &p("c.model")],
+            algo,
+        ]
+        .concat());
+        assert!(
+            summary.starts_with(&format!("{} (hinge, λ = ", algo[1])),
+            "{summary}"
+        );
+        assert!(
+            summary.lines().next().unwrap().contains(", C = 0.5)"),
+            "{summary}"
+        );
+        let as_lambda = lambda.to_string();
+        run(&[
+            &["train", heart, "--lambda", &as_lambda, "-o", &p("l.model")],
+            algo,
+        ]
+        .concat());
+        let (c, l) = (
+            Model::load(Path::new(&p("c.model"))).unwrap(),
+            Model::load(Path::new(&p("l.model"))).unwrap(),
+        );
+        assert_eq!(c.weights, l.weights, "{algo:?}");
+        assert_eq!(c.bias, l.bias, "{algo:?}");
+        assert_eq!(c.info.lambda, lambda);
+        assert_eq!(c.info.details["cost"], 0.5);
+        assert!(!l.info.details.contains_key("cost"));
+    }
+    // Each class's model of a one-vs-rest classifier records it too.
+    let three = p("three.svm");
+    let text = std::fs::read_to_string(heart).unwrap();
+    let relabelled: String = (text.lines().enumerate())
+        .map(|(i, line)| format!("{}{}\n", i % 3 + 1, &line[line.find(' ').unwrap()..]))
+        .collect();
+    std::fs::write(&three, relabelled).unwrap();
+    run(&[
+        "train",
+        &three,
+        "--algo",
+        "lbfgs",
+        "--loss",
+        "log",
+        "-c",
+        "2",
+        "-o",
+        &p("ovr.model"),
+    ]);
+    let SavedModel::OneVsRest(classifier) = SavedModel::load(Path::new(&p("ovr.model"))).unwrap()
+    else {
+        panic!("a one-vs-rest classifier")
+    };
+    for model in classifier.models() {
+        assert_eq!(model.info.lambda, lambda_for_cost(2.0, 270));
+        assert_eq!(model.info.details["cost"], 2.0);
+    }
+    let cv = run(&["train", heart, "--algo", "dcd", "--cost", "1", "--cv", "3"]);
+    assert!(
+        cv.starts_with("dcd (hinge, C = 1): 3-fold cross-validation of 270 rows"),
+        "{cv}"
+    );
+    refused(
+        &["train", heart, "--cost", "0", "-o", &p("x")],
+        "--cost must be positive and finite, got 0",
+    );
+    refused(
+        &["train", heart, "--cost", "-1", "-o", &p("x")],
+        "--cost must be positive and finite, got -1",
+    );
+    refused(
+        &[
+            "train",
+            heart,
+            "--cost",
+            "1",
+            "--lambda",
+            "1e-3",
+            "-o",
+            &p("x"),
+        ],
+        "cannot be used with",
+    );
+    refused(
+        &[
+            "train",
+            heart,
+            "--algo",
+            "aerr",
+            "--cost",
+            "1",
+            "-o",
+            &p("x"),
+        ],
+        "--cost",
+    );
+}
