@@ -5,8 +5,9 @@
 //! ranks after every epoch lands within 0.5% of it (averaged once at the end: within 1%), and
 //! L-BFGS warm-started from distributed ASGD reaches the same objective, one-vs-rest L-BFGS
 //! reaches each class's single-process objective, a dataset of Vowpal Wabbit interactions
-//! trains to the same objective and the model records them, and a mismatched or failing job
-//! exits non-zero and writes no model.
+//! trains to the same objective and the model records them, features scaled (`--scale
+//! max-abs`) and λ from a cost C take every rank's rows, and a mismatched or failing job exits
+//! non-zero and writes no model.
 #![cfg(feature = "mpi")]
 
 mod real_data;
@@ -250,10 +251,11 @@ fn warm_started_lbfgs_reaches_the_cold_single_process_objective() {
     }
 }
 
-/// spambase (features from 0.001 to 15,841 in size) in shards of 500 rows: each rank's
-/// share has its own largest values, and the ranks scale by those of all the rows.
+/// spambase (largest values 2.17 to 15,841) in shards of 500 rows: each rank's share has its
+/// own largest values, and the ranks scale by those of all the rows; a cost C is λ = 1/(C·m)
+/// of all the rows too.
 #[test]
-fn scaled_features_take_every_rank_s_largest_values() {
+fn scales_and_a_cost_take_every_rank_s_rows() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("spambase");
     let input = data_dir().join("spambase/train.svm.gz");
@@ -272,8 +274,8 @@ fn scaled_features_take_every_rank_s_largest_values() {
             "lbfgs",
             "--loss",
             "log",
-            "--lambda",
-            "1e-3",
+            "--cost",
+            "0.25",
             "--tol",
             "1e-12",
             "--scale",
@@ -298,7 +300,10 @@ fn scaled_features_take_every_rank_s_largest_values() {
         );
         let relative = (objective(&output) - alone).abs() / alone;
         assert!(relative <= 1e-10, "{ranks} ranks: {relative:e}");
-        assert_eq!(load(&model(&name)).column_scales, scales, "{ranks} ranks");
+        let trained = load(&model(&name));
+        assert_eq!(trained.column_scales, scales, "{ranks} ranks");
+        // λ = 1/(C·m) of every rank's rows (3,664).
+        assert_eq!(trained.info.lambda, 1.0 / (0.25 * 3664.0), "{ranks} ranks");
     }
 }
 
