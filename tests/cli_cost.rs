@@ -139,3 +139,57 @@ fn a_cost_trains_the_model_of_lambda_one_over_c_m_and_is_recorded() {
         "--cost",
     );
 }
+
+#[test]
+fn a_cost_grid_cross_validates_each_c_and_names_the_best_the_smaller_of_a_tie() {
+    let heart = real_data::data_dir().join("heart_scale/heart_scale");
+    let heart = heart.to_str().unwrap();
+    let cv = ["train", heart, "--algo", "dcd", "--cv", "5", "--json"];
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_str(&run(&[&cv[..], args].concat())).unwrap()
+    };
+    let grid = json(&["--cost-grid", "0.01,0.1,1,10"]);
+    let errors: Vec<(f64, f64)> = (grid["grid"].as_array().unwrap().iter())
+        .map(|v| {
+            (
+                v["cost"].as_f64().unwrap(),
+                v["mean"]["error_rate"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // Each value's folds are those of its own run.
+    for &(cost, _) in &errors {
+        let alone = json(&["--cost", &cost.to_string()]);
+        let row = (grid["grid"].as_array().unwrap().iter())
+            .find(|v| v["cost"].as_f64() == Some(cost))
+            .unwrap();
+        assert_eq!(row["mean"], alone["mean"], "C = {cost}");
+        assert_eq!(alone["cost"], cost);
+    }
+    let least = errors.iter().map(|e| e.1).fold(f64::INFINITY, f64::min);
+    let smallest_of_least = (errors.iter())
+        .filter(|e| e.1 == least)
+        .map(|e| e.0)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(
+        grid["best_cost"].as_f64(),
+        Some(smallest_of_least),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().filter(|e| e.1 == least).count() > 1,
+        "a tie: {errors:?}"
+    );
+    refused(
+        &["train", heart, "--cost-grid", "1,10", "-o", "x.model"],
+        "add --cv K",
+    );
+    refused(
+        &[&cv[..], &["--cost-grid", "1,0"]].concat(),
+        "--cost-grid must be positive",
+    );
+    refused(
+        &[&cv[..], &["--cost-grid", "1", "--cost", "1"]].concat(),
+        "cannot be used with",
+    );
+}

@@ -108,6 +108,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("separate_class_passes", Users::Online),
     ("lambda", Users::Regularized),
     ("cost", Users::Regularized),
+    ("cost_grid", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("l1_grid", Users::L1),
     ("class_weight", Users::Regularized),

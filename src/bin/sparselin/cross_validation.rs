@@ -29,6 +29,8 @@ enum Strength {
     Lambda,
     /// λ₁ of the L1 term.
     L1,
+    /// liblinear's C, λ = 1/(C·m) of each fold's m.
+    Cost,
 }
 
 impl Strength {
@@ -37,6 +39,7 @@ impl Strength {
         match self {
             Strength::Lambda => "λ",
             Strength::L1 => "λ₁",
+            Strength::Cost => "C",
         }
     }
 
@@ -45,6 +48,7 @@ impl Strength {
         match self {
             Strength::Lambda => "lambda",
             Strength::L1 => "l1",
+            Strength::Cost => "cost",
         }
     }
 
@@ -53,7 +57,14 @@ impl Strength {
         match self {
             Strength::Lambda => trainer.clone().lambda(value),
             Strength::L1 => trainer.clone().l1(value),
+            Strength::Cost => trainer.clone().cost(value),
         }
+    }
+
+    /// Whether a larger value regularizes more (λ, λ₁; C the other way): of grid values
+    /// equally good, the one that regularizes most is the best, the simpler model.
+    fn larger_regularizes(self) -> bool {
+        !matches!(self, Strength::Cost)
     }
 }
 
@@ -80,9 +91,12 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let trainer = trainer(args)?;
     // Checks the sample weights against the rows, naming the weight file.
     weighted_rows(args, &trainer, &data)?;
-    let (strength, flag, values) = match args.l1_grid.is_empty() {
-        true => (Strength::Lambda, "--lambda-grid", &args.lambda_grid),
-        false => (Strength::L1, "--l1-grid", &args.l1_grid),
+    let (strength, flag, values) = if !args.l1_grid.is_empty() {
+        (Strength::L1, "--l1-grid", &args.l1_grid)
+    } else if !args.cost_grid.is_empty() {
+        (Strength::Cost, "--cost-grid", &args.cost_grid)
+    } else {
+        (Strength::Lambda, "--lambda-grid", &args.lambda_grid)
     };
     let grid = Grid {
         strength,
@@ -99,7 +113,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         match learner {
             // The attribute-efficient learners have no λ.
             Learner::AttributeEfficient(_) => String::new(),
-            _ if searched(Strength::Lambda) => String::new(),
+            _ if searched(Strength::Lambda) || searched(Strength::Cost) => String::new(),
             // λ = 1/(C·m) of each fold's m: the header names C (title_notes).
             _ if args.cost.is_some() => String::new(),
             _ => format!(", λ = {:e}", args.lambda),
@@ -194,7 +208,8 @@ fn binary_report(
             lines.print(format!("{symbol} = {value:e}: {}", summary(&mean)));
             results.push((value, validation.folds, mean));
         }
-        let best = best_value(results.iter().map(|r| (r.0, headline_metric(&r.2))))?;
+        let scores = results.iter().map(|r| (r.0, headline_metric(&r.2)));
+        let best = best_value(scores, grid.strength)?;
         lines.print(format!("best: {symbol} = {best:e}"));
         lines.written()?;
         settings(args, Some(grid.strength), report);
@@ -209,10 +224,10 @@ fn binary_report(
 
 /// The strengths cross-validated as given (all but the one a grid searches), into the report.
 fn settings(args: &Args, searched: Option<Strength>, report: &mut serde_json::Value) {
-    match args.cost {
-        Some(cost) => report["cost"] = json!(cost),
-        None if searched != Some(Strength::Lambda) => report["lambda"] = json!(args.lambda),
-        None => {}
+    match (args.cost, searched) {
+        (_, Some(Strength::Lambda | Strength::Cost)) => {}
+        (Some(cost), _) => report["cost"] = json!(cost),
+        (None, _) => report["lambda"] = json!(args.lambda),
     }
     if searched != Some(Strength::L1) {
         report["l1"] = json!(args.l1);
@@ -257,7 +272,8 @@ fn classes_report(
         lines.print(format!("{symbol} = {value:e}: {}", mean_line(&validation)));
         results.push((value, validation));
     }
-    let best = best_value(results.iter().map(|(l, v)| (*l, v.mean_error_rate())))?;
+    let scores = results.iter().map(|(l, v)| (*l, v.mean_error_rate()));
+    let best = best_value(scores, grid.strength)?;
     lines.print(format!("best: {symbol} = {best:e}"));
     lines.written()?;
     settings(args, Some(grid.strength), report);
@@ -269,11 +285,15 @@ fn classes_report(
     Ok(())
 }
 
-/// The strength of the lowest held-out score (error, or RMSE for regression) of
-/// `(strength, score)` pairs; of equals, the larger strength, the simpler model.
-fn best_value(scores: impl Iterator<Item = (f64, f64)>) -> anyhow::Result<f64> {
+/// The value of the lowest held-out score (error, or RMSE for regression) of `(value, score)`
+/// pairs of `strength`; of equals, the one that regularizes most, the simpler model.
+fn best_value(scores: impl Iterator<Item = (f64, f64)>, strength: Strength) -> anyhow::Result<f64> {
+    let more_regularized = |a: f64, b: f64| match strength.larger_regularizes() {
+        true => b.total_cmp(&a),
+        false => a.total_cmp(&b),
+    };
     scores
-        .min_by(|a, b| a.1.total_cmp(&b.1).then(b.0.total_cmp(&a.0)))
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(more_regularized(a.0, b.0)))
         .map(|(value, _)| value)
         .context("an empty grid")
 }

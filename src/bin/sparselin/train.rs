@@ -127,9 +127,20 @@ pub struct Args {
         short = 'c',
         value_name = "C",
         allow_negative_numbers = true,
-        conflicts_with_all = ["lambda", "lambda_grid"]
+        conflicts_with_all = ["lambda", "lambda_grid", "cost_grid"]
     )]
     pub cost: Option<f64>,
+    /// With --cv: cross-validate each of these C (`--cost`) on the same folds (e.g.
+    /// 0.01,0.1,1,10) and name the one of lowest mean held-out error (the smaller C of a
+    /// tie), as liblinear's `-C` searches its C.
+    #[arg(
+        long,
+        value_name = "C1,C2,...",
+        value_delimiter = ',',
+        allow_negative_numbers = true,
+        conflicts_with_all = ["lambda", "lambda_grid", "l1_grid"]
+    )]
+    pub cost_grid: Vec<f64>,
     /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo cd` or
     /// `lbfgs` with a smooth loss (coordinate descent, or OWL-QN; λ stays as set: `--lambda 0`
     /// for L1 alone, liblinear's `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0
@@ -204,7 +215,7 @@ pub struct Args {
     /// sampling and seed, which may differ. The new model is resumable too.
     #[arg(long, value_name = "MODEL",
           conflicts_with_all = ["initial_model", "warm_start_epochs", "cv", "lambda_grid",
-                                "l1_grid"])]
+                                "l1_grid", "cost_grid"])]
     pub resume: Option<PathBuf>,
     /// Batch solvers: stop once ‖g‖²/(2λ) ≤ tol·J for a subgradient g, or for dcd and --l1
     /// once the duality gap ≤ tol·J (either a certificate that J is within a factor 1 + tol of
@@ -298,7 +309,7 @@ pub struct Args {
     #[command(flatten)]
     pub text: TextArgs,
     /// Where to write the model.
-    #[arg(short = 'o', long, required_unless_present_any = ["cv", "lambda_grid", "l1_grid"])]
+    #[arg(short = 'o', long, required_unless_present_any = ["cv", "lambda_grid", "l1_grid", "cost_grid"])]
     pub output: Option<PathBuf>,
     /// Cross-validate instead of training one model (liblinear's `-v K`): deal the rows into K
     /// folds at random (the seed's; stratified by class for the classification losses),
@@ -540,6 +551,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.l1_grid.is_empty() || args.cv.is_some(),
         "--l1-grid compares λ₁ by cross-validation: add --cv K (which writes no model)"
+    );
+    anyhow::ensure!(
+        args.cost_grid.is_empty() || args.cv.is_some(),
+        "--cost-grid compares C by cross-validation: add --cv K (which writes no model)"
     );
     if let Some(folds) = args.cv {
         let folds = usize::try_from(folds).context("--cv: too many folds")?;
