@@ -222,6 +222,11 @@ typedef struct SlTrainConfig {
    * set.
    */
   double cost;
+  /**
+   * Batch solvers: non-zero fits no bias (b = 0), as liblinear does without `-B` (its
+   * default) and scikit-learn with `fit_intercept=False`.
+   */
+  uint8_t no_bias;
 } SlTrainConfig;
 
 #ifdef __cplusplus

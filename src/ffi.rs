@@ -185,6 +185,9 @@ pub struct SlTrainConfig {
     /// the rows trained on (each fold's own in [`sl_cross_validate`]); 0 leaves `lambda` as
     /// set.
     pub cost: f64,
+    /// Batch solvers: non-zero fits no bias (b = 0), as liblinear does without `-B` (its
+    /// default) and scikit-learn with `fit_intercept=False`.
+    pub no_bias: u8,
 }
 
 thread_local! {
@@ -555,6 +558,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         l1: 0.0,
         scale: 0,
         cost: 0.0,
+        no_bias: 0,
     }
 }
 
@@ -582,6 +586,9 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
         .regularize_bias(c.regularize_bias != 0);
     if c.cost != 0.0 {
         t = t.cost(c.cost);
+    }
+    if c.no_bias != 0 {
+        t = t.fit_bias(false);
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(name) = unsafe { string(c.loss, "loss") }? {

@@ -3,7 +3,8 @@
  * usage: train_predict DATA.svm MODEL_PATH DATASET_DIR
  *
  * 1. Builds a toy dataset from CSR arrays, trains ASGD on it and checks it classifies its
- *    own four examples correctly; that a cost C trains lbfgs's model of lambda = 1/(C m);
+ *    own four examples correctly; that a cost C trains lbfgs's model of lambda = 1/(C m),
+ *    and no_bias one of bias 0;
  *    with log loss, that its probabilities are the logistic of its scores (and that the
  *    hinge model has none), and that 2-fold cross-validation scores each row with the sign
  *    of its label.
@@ -105,6 +106,15 @@ static void toy(void) {
         "cost C trains the model of lambda = 1/(C m)");
   by_cost.cost = -1.0;
   CHECK(sl_train(data, &by_cost, &model) == SL_STATUS_CONFIG, "a negative cost is refused");
+  SlTrainConfig unbiased = by_lambda;
+  unbiased.no_bias = 1;
+  double b = 1.0;
+  CHECK(sl_train(data, &unbiased, &model) == SL_STATUS_OK &&
+            sl_model_weights(model, NULL, 0, &b) == SL_STATUS_OK && b == 0.0,
+        "no_bias trains a model of bias 0");
+  sl_model_free(model);
+  unbiased.learner = "asgd";
+  CHECK(sl_train(data, &unbiased, &model) == SL_STATUS_CONFIG, "no_bias is for batch solvers");
   sl_model_free(with_cost);
   sl_model_free(with_lambda);
 

@@ -36,11 +36,12 @@ impl Trainer {
                     "start from an initial model or from ASGD epochs, not both".into(),
                 ));
             }
+            // Without a bias, the initial model's is left out.
             (None, Some(_)) => self
                 .initial_iterate(data.n_features(), permutation)
                 .map(|start| {
                     let mut w0 = start.weights;
-                    w0.push(start.bias);
+                    w0.extend(self.fit_bias.then_some(start.bias));
                     w0
                 }),
             (Some(epochs), None) => {
@@ -68,7 +69,7 @@ impl Trainer {
                     })?;
                 let output = fit.snapshot.output();
                 let mut w0 = output.weights.clone();
-                w0.push(output.bias);
+                w0.extend(self.fit_bias.then_some(output.bias));
                 Some(w0)
             }
             (None, None) => None,
@@ -78,8 +79,8 @@ impl Trainer {
             columns: columns.cloned(),
             ..self.batch_options()
         };
-        let objective =
-            Objective::distributed(data, weighted, self.lambda, true, reducer).with_l1(self.l1);
+        let objective = Objective::distributed(data, weighted, self.lambda, self.fit_bias, reducer)
+            .with_l1(self.l1);
         let (mut passes, mut gap) = (0.0, f64::NAN);
         let solution = self.on_threads(|| {
             batch::solve(algorithm, &objective, &options, &mut |p| {
@@ -109,9 +110,12 @@ impl Trainer {
                 (None, None) => json!(null),
             };
         }
+        if !self.fit_bias {
+            details["fit_bias"] = json!(false);
+        }
         let run = Run {
             weights: solution.w[..n].to_vec(),
-            bias: solution.w[n],
+            bias: solution.w.get(n).copied().unwrap_or(0.0),
             seconds,
             examples: (passes * objective.total_rows() as f64).round() as u64,
             resume: None,

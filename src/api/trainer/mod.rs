@@ -58,6 +58,8 @@ pub struct Trainer {
     stop: Option<Stop>,
     seed: u64,
     regularize_bias: bool,
+    /// Whether the model has a bias b (false: b = 0; batch solvers).
+    fit_bias: bool,
     bias_rate: Option<f64>,
     t0: Option<f64>,
     average_start: Option<u64>,
@@ -138,6 +140,7 @@ impl Trainer {
             stop: None,
             seed: 1,
             regularize_bias: true,
+            fit_bias: true,
             bias_rate: None,
             t0: None,
             average_start: None,
@@ -226,6 +229,15 @@ impl Trainer {
     /// Whether (λ/2)b² is in the objective (default yes). Batch solvers always regularize it.
     pub fn regularize_bias(mut self, yes: bool) -> Self {
         self.regularize_bias = yes;
+        self
+    }
+
+    /// Batch solvers: whether the model has a bias b (default yes, regularized as a feature
+    /// of value 1: liblinear's `-B 1`, scikit-learn's `fit_intercept=True` with liblinear).
+    /// `false` fits w alone, b = 0: liblinear's default (no `-B`), scikit-learn's
+    /// `fit_intercept=False`. The model records it (`fit_bias: false` in its details).
+    pub fn fit_bias(mut self, yes: bool) -> Self {
+        self.fit_bias = yes;
         self
     }
 
@@ -747,6 +759,7 @@ impl Trainer {
             ),
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
+            ("a model without a bias", !self.fit_bias, batch),
             ("bias_rate", self.bias_rate.is_some(), online),
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
@@ -789,6 +802,13 @@ impl Trainer {
                 },
             ),
         ];
+        if self.multinomial && !self.fit_bias {
+            return Err(Error::Config(
+                "multinomial logistic regression fits a bias per class: train the classes one \
+                 against the rest (without multinomial) for models without a bias"
+                    .into(),
+            ));
+        }
         if self.multinomial && self.l1 != 0.0 {
             return Err(Error::Config(
                 "multinomial logistic regression has no L1 term: train the classes one against \

@@ -115,6 +115,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("sample_weights", Users::Regularized),
     // Batch solvers always regularize the bias.
     ("free_bias", Users::Online),
+    ("no_bias", Users::Batch),
     ("threads", Users::Regularized),
     // One pass with nothing to record along the way: a trace would be its header alone.
     ("trace", Users::Regularized),

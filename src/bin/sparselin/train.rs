@@ -259,6 +259,11 @@ pub struct Args {
     /// Leave the bias out of the regularizer (the default regularizes it, as the seed does).
     #[arg(long)]
     pub free_bias: bool,
+    /// Batch solvers: fit no bias (b = 0), as liblinear does without `-B` (its default) and
+    /// scikit-learn with `fit_intercept=False`; the default fits one, regularized as a feature
+    /// of value 1 (liblinear's `-B 1`).
+    #[arg(long, conflicts_with_all = ["free_bias", "bias_rate"])]
+    pub no_bias: bool,
     /// Online learners with --free-bias: the bias steps by RATE·η_t (default 1, the weights'
     /// step). Bottou's svmsgd/svmasgd and scikit-learn on sparse data use 0.01: the one bias
     /// every row moves otherwise jumps by as much per step as a rarely seen weight.
@@ -753,6 +758,7 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             }
             .loss(args.loss)
             .regularize_bias(!args.free_bias)
+            .fit_bias(!args.no_bias)
             .max_iterations(args.max_iter);
             let trainer = match args.tol {
                 Some(tol) => trainer.tolerance(tol),

@@ -1,4 +1,5 @@
-//! `sparselin train --cost C`: liblinear's and scikit-learn's C, trained as λ = 1/(C·m).
+//! liblinear's conventions on the command line: `--cost C` (its and scikit-learn's C,
+//! trained as λ = 1/(C·m)), `--cost-grid` (its `-C`), and `--no-bias` (its default, no `-B`).
 
 mod real_data;
 
@@ -191,5 +192,77 @@ fn a_cost_grid_cross_validates_each_c_and_names_the_best_the_smaller_of_a_tie() 
     refused(
         &[&cv[..], &["--cost-grid", "1", "--cost", "1"]].concat(),
         "cannot be used with",
+    );
+}
+
+/// liblinear 2.4.6's optima of heart_scale (m = 270) at C = 1 without a bias, its default:
+/// J = λ/2‖w‖² + (1/m)Σℓ, λ = 1/270, evaluated in double precision from the w of
+///   liblinear-train -q -s 0 -c 1 -e 1e-13 heart_scale     (log loss)
+///   liblinear-train -q -s 2 -c 1 -e 1e-13 heart_scale     (squared hinge)
+///   liblinear-train -q -s 3 -c 1 -e 1e-13 heart_scale     (hinge: stops at its iteration
+///                                                          limit, 6e-5 above our optimum)
+const HEART_NO_BIAS: [(&str, f64); 3] = [
+    ("log", 0.3638029611412477),
+    ("squared-hinge", 0.44864712754396296),
+    ("hinge", 0.3574232450479433),
+];
+
+#[test]
+fn without_a_bias_the_batch_solvers_reach_liblinear_s_default_optima() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m.model");
+    let m = m.to_str().unwrap();
+    let heart = real_data::data_dir().join("heart_scale/heart_scale");
+    let heart = heart.to_str().unwrap();
+    for (loss, optimum) in HEART_NO_BIAS {
+        let solvers: &[&str] = match loss {
+            "hinge" => &["dcd", "sublbfgs"],
+            "log" => &["lbfgs", "cd"],
+            _ => &["dcd", "lbfgs"],
+        };
+        for algo in solvers {
+            let args = [
+                "train",
+                heart,
+                "--algo",
+                algo,
+                "--loss",
+                loss,
+                "-c",
+                "1",
+                "--no-bias",
+            ];
+            let out = run(&[&args[..], &["--tol", "1e-12", "--json", "--quiet", "-o", m]].concat());
+            let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let found = summary["train"]["objective"].as_f64().unwrap();
+            let relative = (found - optimum) / optimum;
+            let within = if loss == "hinge" { 1e-4 } else { 1e-8 };
+            assert!(
+                relative.abs() <= within && relative <= 1e-12,
+                "{algo} {loss}: {relative:e}"
+            );
+            assert_eq!(summary["details"]["fit_bias"], false);
+            let model = Model::load(Path::new(m)).unwrap();
+            assert_eq!(model.bias, 0.0, "{algo} {loss}");
+        }
+    }
+    refused(
+        &["train", heart, "--algo", "asgd", "--no-bias", "-o", m],
+        "--no-bias",
+    );
+    refused(
+        &[
+            "train",
+            heart,
+            "--algo",
+            "lbfgs",
+            "--loss",
+            "log",
+            "--multinomial",
+            "--no-bias",
+            "-o",
+            m,
+        ],
+        "multinomial logistic regression fits a bias per class",
     );
 }
