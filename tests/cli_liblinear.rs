@@ -137,7 +137,7 @@ fn a_cost_trains_the_model_of_lambda_one_over_c_m_and_is_recorded() {
             "-o",
             &p("x"),
         ],
-        "--cost",
+        "--cost does not apply to --algo aerr",
     );
 }
 

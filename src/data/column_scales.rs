@@ -79,12 +79,6 @@ impl ColumnScales {
         self.exponents.iter().all(|&k| k == 0)
     }
 
-    /// s_j = 2^k_j, the divisor of column j.
-    #[inline]
-    pub fn divisor(&self, j: usize) -> f64 {
-        power_of_two(self.exponent(j))
-    }
-
     /// k_j (0 past the end).
     #[inline]
     fn exponent(&self, j: usize) -> i32 {
@@ -129,16 +123,19 @@ impl ColumnScales {
     /// Weights of the scaled columns, v, turned into weights of the original ones:
     /// w_j = v_j / s_j (exact unless a result falls below the normal range).
     pub fn to_original_units(&self, weights: &mut [f64]) {
-        for (w, &k) in weights.iter_mut().zip(&self.exponents) {
-            *w *= power_of_two(-i32::from(k));
-        }
+        self.multiply(weights, -1);
     }
 
     /// Weights of the original columns, w, turned into weights of the scaled ones:
     /// v_j = w_j · s_j (the inverse of [`ColumnScales::to_original_units`]).
     pub fn to_scaled_units(&self, weights: &mut [f64]) {
+        self.multiply(weights, 1);
+    }
+
+    /// w_j times 2^(sign·k_j), for each weight a scale covers.
+    fn multiply(&self, weights: &mut [f64], sign: i32) {
         for (w, &k) in weights.iter_mut().zip(&self.exponents) {
-            *w *= power_of_two(i32::from(k));
+            *w *= power_of_two(sign * i32::from(k));
         }
     }
 
@@ -277,9 +274,9 @@ mod tests {
         assert_eq!(max, [4.0, 683.0, 0.001, 0.0]);
         let scales = ColumnScales::from_max_abs(&max).unwrap();
         assert_eq!(scales.exponents(), [2, 10, -9, 0]);
-        for (j, &m) in max.iter().enumerate().take(3) {
-            let scaled = m / scales.divisor(j);
-            assert!(scaled > 0.5 && scaled <= 1.0, "column {j}: {scaled}");
+        for (&m, &k) in max.iter().zip(scales.exponents()).take(3) {
+            let scaled = m / power_of_two(i32::from(k));
+            assert!(scaled > 0.5 && scaled <= 1.0, "{m} / 2^{k}: {scaled}");
         }
         for m in [
             1.0,

@@ -650,7 +650,7 @@ impl DatasetExamples {
     fn shard_rows(&self, s: usize) -> ShardRows<'_> {
         let rows = self.dataset.shards[s].rows();
         match self.scaled_values.get(s) {
-            Some(values) => rows.with_values(values.slice(0, rows.values_len())),
+            Some(values) => rows.with_values(values.slice(0, rows.indices().len())),
             None => rows,
         }
     }

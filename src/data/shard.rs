@@ -479,11 +479,6 @@ impl<'a> ShardRows<'a> {
         self.values
     }
 
-    /// The number of stored entries.
-    pub(crate) fn values_len(&self) -> usize {
-        self.indices.len()
-    }
-
     /// [`Shard::prefetch_extent`].
     #[inline]
     pub fn prefetch_extent(&self, i: usize) {

@@ -35,11 +35,8 @@ pub fn run_scales(
     if args.scale.is_none() {
         return Ok(None);
     }
-    if let Some(path) = &args.initial_model {
-        let model = Model::load(path)?;
-        if model.column_scales.is_some() {
-            return Ok(model.column_scales);
-        }
+    if let Some(scales) = args.initial.as_ref().and_then(|m| m.column_scales.clone()) {
+        return Ok(Some(scales));
     }
     let scales = api::max_abs_scales(data, reducer)
         .with_context(|| format!("scaling the features of {}", args.data.display()))?;

@@ -381,9 +381,12 @@ pub struct Args {
     /// The ids of the flags given on the command line (see [`crate::applicable`]).
     #[arg(skip)]
     pub given: Vec<String>,
-    /// The model of --resume, read once ([`with_resumed_settings`]).
+    /// The model of --resume, read once ([`with_start_models`]).
     #[arg(skip)]
     pub resumed: Option<Model>,
+    /// The model of --initial-model, read once ([`with_start_models`]).
+    #[arg(skip)]
+    pub initial: Option<Model>,
     /// The column scales of the run, in original feature ids, once known
     /// ([`crate::scaling::run_scales`]).
     #[arg(skip)]
@@ -465,17 +468,20 @@ impl Algo {
     }
 }
 
-/// `args` with the model of --resume read, and the settings of its run that were not given
-/// taken from it: the algorithm, loss, λ, bias setting, average start, sampling and seed (t₀
+/// `args` with the models it starts from read once (--initial-model, --resume), and the
+/// settings of the resumed run that were not given taken from its model: the algorithm, loss, λ, bias setting, average start, sampling and seed (t₀
 /// and the bias rate the library takes from its resume state). Given ones are left for the
 /// library to compare with the model's (a sampling or seed given differently draws another
 /// order, which is allowed).
-pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
+pub fn with_start_models(mut args: Args) -> anyhow::Result<Args> {
     anyhow::ensure!(
         args.weights == WeightType::F64 || !(args.save_resume || args.resume.is_some()),
         "a resumable model (--save-resume, --resume) keeps f64 weights: --weights f32 does not \
          apply"
     );
+    if let Some(path) = &args.initial_model {
+        args.initial = Some(Model::load(path)?);
+    }
     let Some(path) = &args.resume else {
         return Ok(args);
     };
@@ -530,7 +536,7 @@ pub fn with_resumed_settings(mut args: Args) -> anyhow::Result<Args> {
 
 /// Train, save, report.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let args = with_resumed_settings(args)?;
+    let args = with_start_models(args)?;
     let format = args.text.format(None)?;
     let launched = launcher_size();
     #[cfg(feature = "mpi")]
@@ -696,8 +702,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
     };
     Ok(match learner {
         Learner::Online(algorithm) => {
-            let trainer = match &args.initial_model {
-                Some(path) => trainer.initial_model(scaling::as_start(Model::load(path)?, args)),
+            let trainer = match &args.initial {
+                Some(model) => trainer.initial_model(scaling::as_start(model.clone(), args)),
                 None => trainer,
             };
             let trainer = match &args.resumed {
@@ -748,8 +754,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 Some(epochs) => trainer.warm_start_epochs(epochs),
                 None => trainer,
             };
-            let trainer = match &args.initial_model {
-                Some(path) => trainer.initial_model(scaling::as_start(Model::load(path)?, args)),
+            let trainer = match &args.initial {
+                Some(model) => trainer.initial_model(scaling::as_start(model.clone(), args)),
                 None => trainer,
             };
             let trainer = match args.threads {
@@ -1170,7 +1176,8 @@ fn report(
     let penalty = model.info.penalty();
     let weights_for = |d: &ExampleSet| model.weights_for(d.n_features(), d.feature_permutation());
     let data = rows.data;
-    let train_eval = rows.evaluate(loss, model.penalty_value(), &weights_for(data), model.bias);
+    let penalty_value = model.penalty_value();
+    let train_eval = rows.evaluate(loss, penalty_value, &weights_for(data), model.bias);
     if !train_eval.objective.is_finite() {
         // Finite weights whose scores overflow (values near 1e300): the model is written,
         // but it scores nothing usefully.
@@ -1184,7 +1191,7 @@ fn report(
         warn_if_no_better_than_a_constant(error, data, scaled);
     }
     let test_eval = test.map(|d| {
-        metrics::evaluate_with_penalty(loss, model.penalty_value(), &weights_for(d), model.bias, d)
+        metrics::evaluate_with_penalty(loss, penalty_value, &weights_for(d), model.bias, d)
     });
     let per_second = trained.examples as f64 / trained.seconds.max(1e-12);
     if args.json {
