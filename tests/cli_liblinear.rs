@@ -149,22 +149,44 @@ fn a_cost_grid_cross_validates_each_c_and_names_the_best_the_smaller_of_a_tie() 
     let json = |args: &[&str]| -> serde_json::Value {
         serde_json::from_str(&run(&[&cv[..], args].concat())).unwrap()
     };
-    let grid = json(&["--cost-grid", "0.01,0.1,1,10"]);
-    let errors: Vec<(f64, f64)> = (grid["grid"].as_array().unwrap().iter())
-        .map(|v| {
-            (
-                v["cost"].as_f64().unwrap(),
-                v["mean"]["error_rate"].as_f64().unwrap(),
-            )
-        })
+    // Given in any order, run from the smallest C.
+    let grid = json(&["--cost-grid", "1,0.01,10,0.1"]);
+    let cold = json(&["--cost-grid", "1,0.01,10,0.1", "--cold-grid"]);
+    let column = |report: &serde_json::Value, key: &str| -> Vec<f64> {
+        (report["grid"].as_array().unwrap().iter())
+            .map(|v| v["mean"][key].as_f64().unwrap())
+            .collect()
+    };
+    let costs: Vec<f64> = (grid["grid"].as_array().unwrap().iter())
+        .map(|v| v["cost"].as_f64().unwrap())
         .collect();
-    // Each value's folds are those of its own run.
-    for &(cost, _) in &errors {
+    assert_eq!(costs, [0.01, 0.1, 1.0, 10.0]);
+    let errors: Vec<(f64, f64)> = costs
+        .iter()
+        .copied()
+        .zip(column(&grid, "error_rate"))
+        .collect();
+    assert_eq!(
+        (grid["warm_starts"].as_bool(), cold["warm_starts"].as_bool()),
+        (Some(true), Some(false))
+    );
+    // Cold, each value's folds are those of its own run; warm, each fold starts from its
+    // solution at the C before, and reaches the same errors and nearly the same objectives.
+    assert_eq!(column(&cold, "error_rate"), column(&grid, "error_rate"));
+    for (k, (&warm, &cold)) in (column(&grid, "objective").iter())
+        .zip(&column(&cold, "objective"))
+        .enumerate()
+    {
+        assert!(
+            (warm - cold).abs() <= 1e-4 * cold,
+            "C = {}: {warm} {cold}",
+            costs[k]
+        );
+        assert_eq!(k == 0, warm == cold, "C = {}", costs[k]);
+    }
+    for (k, &cost) in costs.iter().enumerate() {
         let alone = json(&["--cost", &cost.to_string()]);
-        let row = (grid["grid"].as_array().unwrap().iter())
-            .find(|v| v["cost"].as_f64() == Some(cost))
-            .unwrap();
-        assert_eq!(row["mean"], alone["mean"], "C = {cost}");
+        assert_eq!(cold["grid"][k]["mean"], alone["mean"], "C = {cost}");
         assert_eq!(alone["cost"], cost);
     }
     let least = errors.iter().map(|e| e.1).fold(f64::INFINITY, f64::min);
@@ -192,6 +214,21 @@ fn a_cost_grid_cross_validates_each_c_and_names_the_best_the_smaller_of_a_tie() 
     refused(
         &[&cv[..], &["--cost-grid", "1", "--cost", "1"]].concat(),
         "cannot be used with",
+    );
+    refused(&[&cv[..], &["--cold-grid"]].concat(), "add --lambda-grid");
+    refused(
+        &[
+            "train",
+            heart,
+            "--algo",
+            "asgd",
+            "--cv",
+            "5",
+            "--lambda-grid",
+            "1e-3",
+            "--cold-grid",
+        ],
+        "--cold-grid does not apply to --algo asgd",
     );
 }
 

@@ -472,6 +472,28 @@ fn cross_validation_reports_each_fold_and_picks_the_lambda_of_lowest_error() {
         .collect();
     assert!(errors[0] > 0.1 && errors[1] < 0.05, "{errors:?}");
     assert_eq!(report["grid"][1]["folds"].as_array().unwrap().len(), 4);
+    // Each class's solve at λ = 1e-3 started from its solution at λ = 100; from zero, the
+    // same held-out errors.
+    assert_eq!(report["warm_starts"], true);
+    let cold = stdout(&sparselin(&[
+        "train",
+        &train,
+        "--algo",
+        "dcd",
+        "--cv",
+        "4",
+        "--lambda-grid",
+        "1e-3,1e2",
+        "--cold-grid",
+        "--json",
+    ]));
+    let cold: serde_json::Value = serde_json::from_str(&cold).unwrap();
+    assert_eq!(cold["warm_starts"], false);
+    for k in 0..2 {
+        assert_eq!(cold["grid"][k]["lambda"], report["grid"][k]["lambda"]);
+        let error = |r: &serde_json::Value| r["grid"][k]["mean"]["error_rate"].clone();
+        assert_eq!(error(&cold), error(&report));
+    }
 }
 
 /// `--l1` trains every class against the rest with the L1 term (each class's model records

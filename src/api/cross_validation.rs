@@ -2,12 +2,17 @@
 //! rows are dealt at random into k folds, and k models are trained, each on all folds but
 //! one and evaluated on the fold it did not see. The held-out metrics estimate how a model
 //! trained with these settings does on new data: what one compares to choose λ or a loss.
+//! Over a path of λ, C or λ₁ ([`Trainer::cross_validate_path`]) each fold's batch solve may
+//! start from the fold's solution at the value before, as liblinear's `-C` and scikit-learn's
+//! `LogisticRegressionCV` start theirs.
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::Values;
 
-use super::{Error, ExampleSet, Examples, Trainer};
+use super::{
+    Error, ExampleSet, Examples, Learner, Model, OneVsRest, OneVsRestTraining, Trainer, Training,
+};
 use crate::data::{CsrMatrix, Row, ValueVec, sample_weights};
 use crate::dist::Local;
 use crate::metrics::{self, Evaluation, MulticlassEvaluation};
@@ -101,6 +106,74 @@ impl CrossValidation {
     }
 }
 
+/// The regularization strength a path of cross-validations varies
+/// ([`Trainer::cross_validate_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strength {
+    /// λ of the squared norm ([`Trainer::lambda`]).
+    Lambda,
+    /// liblinear's C ([`Trainer::cost`]): λ = 1/(C·m) of each fold's m training rows.
+    Cost,
+    /// λ₁ of the L1 term ([`Trainer::l1`]).
+    L1,
+}
+
+impl Strength {
+    /// `trainer` with this strength set to `value`.
+    pub fn set(self, trainer: &Trainer, value: f64) -> Trainer {
+        match self {
+            Strength::Lambda => trainer.clone().lambda(value),
+            Strength::Cost => trainer.clone().cost(value),
+            Strength::L1 => trainer.clone().l1(value),
+        }
+    }
+
+    /// Whether a larger value regularizes more (λ, λ₁; C the other way).
+    pub fn larger_regularizes(self) -> bool {
+        self != Strength::Cost
+    }
+
+    /// `values` from the one that regularizes most to the one that regularizes least.
+    pub fn path_order(self, values: &[f64]) -> Vec<f64> {
+        let mut order = values.to_vec();
+        match self.larger_regularizes() {
+            true => order.sort_by(|a, b| b.total_cmp(a)),
+            false => order.sort_by(f64::total_cmp),
+        }
+        order
+    }
+}
+
+/// Where each batch solve along a path starts ([`Trainer::cross_validate_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathStarts {
+    /// From the solution of the same fold at the value before: dcd from its dual variables
+    /// ([`Trainer::initial_dual`]), the primal solvers from its weights
+    /// ([`Trainer::initial_model`]). Each solve still stops at the trainer's tolerance.
+    Warm,
+    /// Each from zero (or the trainer's own start), as a separate run at that value: its folds
+    /// are [`Trainer::cross_validate`]'s at the value, bit for bit.
+    Cold,
+}
+
+/// One value of a one-vs-rest path and its cross-validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassesPathPoint {
+    /// The strength's value.
+    pub value: f64,
+    /// The folds at that value.
+    pub validation: ClassesCrossValidation,
+}
+
+/// One value of a path and its cross-validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathPoint {
+    /// The strength's value.
+    pub value: f64,
+    /// The folds at that value.
+    pub validation: CrossValidation,
+}
+
 impl Trainer {
     /// k-fold cross-validation of these settings on `data` (k = `folds`, from 2 to the number
     /// of rows). The rows are shuffled with the trainer's seed and dealt to the folds in turn,
@@ -124,6 +197,65 @@ impl Trainer {
         &self,
         data: &ExampleSet,
         folds: usize,
+        done: impl FnMut(usize, &Fold),
+    ) -> Result<CrossValidation, Error> {
+        self.validate_folds(data, folds, |_, trainer, train| trainer.train(train), done)
+    }
+
+    /// [`Trainer::cross_validate`] at each of `values` of `strength`, on the same folds (the
+    /// trainer's seed deals them), from the value that regularizes most to the one that
+    /// regularizes least: λ and λ₁ from large to small, C from small to large, the order in
+    /// which each solution is a start near the next. With [`PathStarts::Warm`] each batch
+    /// solve starts from its fold's solution at the value before (online and
+    /// attribute-efficient learners start each run anew either way); on reuters_grain over
+    /// liblinear's grid of C, squared hinge, that took dcd 379 iterations in all against
+    /// 3,594 from zero, lbfgs 785 against 2,170 (PERF.md "Warm starts along a grid"). Each
+    /// fold's last solution is kept for the next value (its weights; dcd's dual variables,
+    /// one per training row). `done` sees each value's point as it finishes; the points come
+    /// back in the order run.
+    pub fn cross_validate_path(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        strength: Strength,
+        values: &[f64],
+        starts: PathStarts,
+        mut done: impl FnMut(&PathPoint),
+    ) -> Result<Vec<PathPoint>, Error> {
+        let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
+        // Each fold's run at the value before.
+        let mut previous: Vec<Option<Training>> = (0..folds).map(|_| None).collect();
+        let mut points = Vec::with_capacity(values.len());
+        for value in strength.path_order(values) {
+            let trainer = strength.set(self, value);
+            let fit = |fold: usize, trainer: &Trainer, train: &ExampleSet| {
+                let start = previous.get_mut(fold).and_then(Option::take);
+                let training = match start {
+                    Some(start) => trainer.continued_from(start.model, start.dual),
+                    None => trainer.clone(),
+                }
+                .train_monitored(train, &mut ())?;
+                let model = training.model.clone();
+                if warm {
+                    previous[fold] = Some(training);
+                }
+                Ok(model)
+            };
+            let validation = trainer.validate_folds(data, folds, fit, |_, _| {})?;
+            let point = PathPoint { value, validation };
+            done(&point);
+            points.push(point);
+        }
+        Ok(points)
+    }
+
+    /// The folds of `data` by the settings' strata, each fold's model the one `fit(fold,
+    /// trainer, training rows)` returns, `done(i, fold)` called as fold i finishes.
+    fn validate_folds(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        mut fit: impl FnMut(usize, &Trainer, &ExampleSet) -> Result<Model, Error>,
         mut done: impl FnMut(usize, &Fold),
     ) -> Result<CrossValidation, Error> {
         let strata = match self.training_loss().is_classification() {
@@ -133,7 +265,7 @@ impl Trainer {
         let mut results = Vec::with_capacity(folds);
         let mut held_out_scores = vec![0.0; data.n_rows()];
         self.for_each_fold(data, folds, strata, |fold, trainer, split| {
-            let model = trainer.train(&ExampleSet::Matrix(split.train))?;
+            let model = fit(fold, trainer, &ExampleSet::Matrix(split.train))?;
             // The copies keep the data's own column numbering, and so does the model.
             let scores = metrics::scores(&model.weights, model.bias, &split.held_out);
             for (&i, &score) in split.held_out_rows.iter().zip(&scores) {
@@ -171,6 +303,57 @@ impl Trainer {
         &self,
         data: &ExampleSet,
         folds: usize,
+        done: impl FnMut(usize, &ClassesFold),
+    ) -> Result<ClassesCrossValidation, Error> {
+        let fit = |_, trainer: &Trainer, train: &ExampleSet| {
+            (trainer.train_classes(train, &Local, &mut (), true, None)).map(|t| t.classifier)
+        };
+        self.validate_classes_folds(data, folds, fit, done)
+    }
+
+    /// [`Trainer::cross_validate_path`] of one-vs-rest training: each value's
+    /// [`Trainer::cross_validate_one_vs_rest`], from the value that regularizes most; with
+    /// [`PathStarts::Warm`] each class's batch solve in each fold starts from its solution at
+    /// the value before (multinomial training and the online learners start anew).
+    pub fn cross_validate_one_vs_rest_path(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        strength: Strength,
+        values: &[f64],
+        starts: PathStarts,
+        mut done: impl FnMut(&ClassesPathPoint),
+    ) -> Result<Vec<ClassesPathPoint>, Error> {
+        let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
+        let mut previous: Vec<Option<OneVsRestTraining>> = (0..folds).map(|_| None).collect();
+        let mut points = Vec::with_capacity(values.len());
+        for value in strength.path_order(values) {
+            let trainer = strength.set(self, value);
+            let fit = |fold: usize, trainer: &Trainer, train: &ExampleSet| {
+                let start = previous.get_mut(fold).and_then(Option::take);
+                let training =
+                    trainer.train_classes(train, &Local, &mut (), true, start.as_ref())?;
+                let classifier = training.classifier.clone();
+                if warm {
+                    previous[fold] = Some(training);
+                }
+                Ok(classifier)
+            };
+            let validation = trainer.validate_classes_folds(data, folds, fit, |_, _| {})?;
+            let point = ClassesPathPoint { value, validation };
+            done(&point);
+            points.push(point);
+        }
+        Ok(points)
+    }
+
+    /// The folds of `data` stratified by label, each fold's classifier the one `fit(fold,
+    /// trainer, training rows)` returns, `done(i, fold)` called as fold i finishes.
+    fn validate_classes_folds(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        mut fit: impl FnMut(usize, &Trainer, &ExampleSet) -> Result<OneVsRest, Error>,
         mut done: impl FnMut(usize, &ClassesFold),
     ) -> Result<ClassesCrossValidation, Error> {
         // Class weights name classes of the data; a fold's training rows may lack one.
@@ -181,7 +364,7 @@ impl Trainer {
         self.for_each_fold(data, folds, Strata::Label, |fold, trainer, split| {
             let train = ExampleSet::Matrix(split.train);
             let held_out = ExampleSet::Matrix(split.held_out);
-            let classifier = (trainer.train_classes(&train, &Local, &mut (), true)?).classifier;
+            let classifier = fit(fold, trainer, &train)?;
             let (evaluation, predictions) =
                 super::one_vs_rest::evaluate_and_predict(&classifier, &held_out, None)?;
             for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {
@@ -423,6 +606,137 @@ mod tests {
             })
             .collect();
         assert!(positives.iter().max().unwrap() - positives.iter().min().unwrap() > 1);
+    }
+
+    /// A path runs from the strongest regularization to the weakest; cold, each value's folds
+    /// are its own cross-validation's, bit for bit; warm, the first value's too (nothing
+    /// before it to start from) and every later one the same held-out errors and objectives
+    /// near the cold ones, from starts that made them differ (dcd from dual variables, lbfgs
+    /// and cd from weights).
+    #[test]
+    fn a_path_runs_from_the_strongest_regularization_and_warm_reaches_the_same_optima() {
+        let set = data(90);
+        let cases = [
+            (
+                Algorithm::Dcd,
+                Loss::SquaredHinge,
+                Strength::Cost,
+                [10.0, 0.1, 1.0],
+            ),
+            (
+                Algorithm::Lbfgs,
+                Loss::Log,
+                Strength::Lambda,
+                [1e-3, 1e-1, 1e-2],
+            ),
+            (Algorithm::Cd, Loss::Log, Strength::L1, [1e-3, 1e-1, 1e-2]),
+        ];
+        for (algorithm, loss, strength, grid) in cases {
+            let trainer = Trainer::new(Learner::Batch(algorithm)).loss(loss);
+            let trainer = match strength {
+                Strength::L1 => trainer.lambda(1e-4),
+                _ => trainer,
+            };
+            let path = |starts| {
+                let mut seen = Vec::new();
+                let points = trainer
+                    .cross_validate_path(&set, 3, strength, &grid, starts, |p| seen.push(p.value))
+                    .unwrap();
+                assert_eq!(seen, points.iter().map(|p| p.value).collect::<Vec<_>>());
+                points
+            };
+            let (cold, warm) = (path(PathStarts::Cold), path(PathStarts::Warm));
+            let order: Vec<f64> = cold.iter().map(|p| p.value).collect();
+            let expected = match strength {
+                Strength::Cost => [0.1, 1.0, 10.0],
+                _ => [1e-1, 1e-2, 1e-3],
+            };
+            assert_eq!(order, expected, "{algorithm}");
+            for (k, (cold, warm)) in cold.iter().zip(&warm).enumerate() {
+                let alone = strength.set(&trainer, cold.value).cross_validate(&set, 3);
+                assert_eq!(cold.validation, alone.unwrap(), "{algorithm}");
+                assert_eq!(warm.value, cold.value);
+                assert_eq!(
+                    k == 0,
+                    warm.validation == cold.validation,
+                    "{algorithm} {k}"
+                );
+                let (w, c) = (warm.validation.mean(), cold.validation.mean());
+                assert_eq!(w.error_rate, c.error_rate, "{algorithm} {k}");
+                // Solved to 1e-9 of J, the weights (and the held-out objective with them)
+                // agree to about its square root.
+                let difference = (w.objective - c.objective).abs();
+                assert!(
+                    difference <= 1e-4 * c.objective,
+                    "{algorithm} {k}: {difference:e} of {}",
+                    c.objective
+                );
+            }
+        }
+    }
+
+    /// `m` rows of 3 classes (0, 1, 2), each class's rows signalled by its own feature.
+    fn three_classes(m: usize) -> ExampleSet {
+        let mut labels = Vec::new();
+        let (mut offsets, mut indices, mut values) = (vec![0u64], Vec::new(), Vec::new());
+        for i in 0..m {
+            let class = i % 3;
+            labels.push(class as f64);
+            indices.extend([class as u32, 3 + (i % 4) as u32]);
+            values.extend([1.0 + (i % 5) as f32 / 5.0, 0.5 + (i % 7) as f32 / 7.0]);
+            offsets.push(indices.len() as u64);
+        }
+        let matrix = CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), 7).unwrap();
+        ExampleSet::Matrix(matrix)
+    }
+
+    /// A one-vs-rest path: cold, each value's folds are its own cross-validation's, bit for
+    /// bit; warm, the same held-out errors, each class's solve started from its solution at
+    /// the value before (dcd from its dual variables, lbfgs from its weights), in fewer
+    /// iterations over the classes.
+    #[test]
+    fn a_one_vs_rest_path_starts_each_class_from_its_solution_at_the_value_before() {
+        let set = three_classes(120);
+        for (algorithm, loss, start) in [
+            (Algorithm::Dcd, Loss::SquaredHinge, "initial_dual"),
+            (Algorithm::Lbfgs, Loss::Log, "initial_model"),
+        ] {
+            let trainer = Trainer::new(Learner::Batch(algorithm)).loss(loss);
+            let grid = [1.0, 0.1, 10.0];
+            let path = |starts| {
+                trainer
+                    .cross_validate_one_vs_rest_path(&set, 3, Strength::Cost, &grid, starts, |_| {})
+                    .unwrap()
+            };
+            let (cold, warm) = (path(PathStarts::Cold), path(PathStarts::Warm));
+            for (cold, warm) in cold.iter().zip(&warm) {
+                let alone = Strength::Cost
+                    .set(&trainer, cold.value)
+                    .cross_validate_one_vs_rest(&set, 3, |_, _| {});
+                assert_eq!(cold.validation, alone.unwrap(), "{algorithm}");
+                assert_eq!(warm.value, cold.value);
+                let (w, c) = (&warm.validation, &cold.validation);
+                assert_eq!(w.mean_error_rate(), c.mean_error_rate(), "{algorithm}");
+            }
+            // One fold's classifier at C = 1 from the one at C = 0.1.
+            let train = |trainer: &Trainer, start| {
+                trainer
+                    .train_classes(&set, &Local, &mut (), false, start)
+                    .unwrap()
+            };
+            let iterations = |t: &OneVsRestTraining| -> u64 {
+                (t.classifier.models().iter())
+                    .map(|m| m.info.details["iterations"].as_u64().unwrap())
+                    .sum()
+            };
+            let before = train(&trainer.clone().cost(0.1), None);
+            let from_zero = train(&trainer.clone().cost(1.0), None);
+            let started = train(&trainer.clone().cost(1.0), Some(&before));
+            for model in started.classifier.models() {
+                assert_eq!(model.info.details["warm_start"][start], true, "{algorithm}");
+            }
+            assert!(iterations(&started) < iterations(&from_zero), "{algorithm}");
+        }
     }
 
     #[test]

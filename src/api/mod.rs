@@ -52,7 +52,10 @@ pub use crate::data::vw::{FeatureRules, Hashing};
 pub use crate::data::{CsrMatrix, ExampleSet, Examples, ValueVec};
 pub use crate::loss::{ClassWeighting, ClassWeights, Loss};
 pub use crate::model::{Model, OneVsRest, Precision, SavedModel};
-pub use cross_validation::{ClassesCrossValidation, ClassesFold, CrossValidation, Fold};
+pub use cross_validation::{
+    ClassesCrossValidation, ClassesFold, ClassesPathPoint, CrossValidation, Fold, PathPoint,
+    PathStarts, Strength,
+};
 pub use one_vs_rest::{
     class_probabilities, class_scores, evaluate_one_vs_rest, more_than_two_labels_across,
     predict_classes,
@@ -602,6 +605,57 @@ mod tests {
         }
         let both = sub.initial_model(full).warm_start_epochs(1);
         assert!(err(both).contains("not both"));
+    }
+
+    #[test]
+    fn dcd_goes_on_from_the_dual_variables_of_a_run_at_another_lambda() {
+        let data = toy(200);
+        let dcd = Trainer::new("dcd".parse().unwrap()).loss(Loss::SquaredHinge);
+        let iterations = |t: &Training| t.model.info.details["iterations"].as_u64().unwrap();
+        let (cold, before) = (
+            dcd.clone()
+                .lambda(1e-3)
+                .train_monitored(&data, &mut ())
+                .unwrap(),
+            dcd.clone()
+                .lambda(2e-3)
+                .train_monitored(&data, &mut ())
+                .unwrap(),
+        );
+        let alpha = before.dual.clone().unwrap();
+        assert_eq!(alpha.len(), 200);
+        let warm = (dcd.clone().lambda(1e-3).initial_dual(alpha))
+            .train_monitored(&data, &mut ())
+            .unwrap();
+        let penalty = metrics::Penalty::l2(1e-3, true);
+        let j =
+            |m: &Model| metrics::objective(Loss::SquaredHinge, penalty, &m.weights, m.bias, &data);
+        let (j_warm, j_cold) = (j(&warm.model), j(&cold.model));
+        assert!(
+            (j_warm - j_cold).abs() <= 1e-9 * j_cold,
+            "{j_warm} vs {j_cold}"
+        );
+        assert!(
+            iterations(&warm) < iterations(&cold),
+            "{} vs {}",
+            iterations(&warm),
+            iterations(&cold)
+        );
+        assert_eq!(warm.model.info.details["warm_start"]["initial_dual"], true);
+        assert_eq!(cold.model.info.details.get("warm_start"), None);
+        // The primal solvers have no dual variables, and one-vs-rest takes none.
+        assert_eq!(
+            Trainer::new("lbfgs".parse().unwrap())
+                .train_monitored(&data, &mut ())
+                .unwrap()
+                .dual,
+            None
+        );
+        let err = |t: Trainer| t.train(&data).unwrap_err().to_string();
+        let lbfgs = Trainer::new("lbfgs".parse().unwrap()).initial_dual(vec![0.0; 200]);
+        assert!(err(lbfgs).contains("initial_dual does not apply to lbfgs"));
+        let short = err(dcd.clone().initial_dual(vec![0.0; 3]));
+        assert!(short.contains("3 variables for 200 rows"), "{short}");
     }
 
     /// An online run saved with its resume state and resumed ends where the whole run ends,

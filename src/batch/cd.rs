@@ -155,6 +155,7 @@ pub fn solve<E: Examples>(
         w: model.w,
         iterations: iteration,
         stop,
+        dual: None,
     })
 }
 

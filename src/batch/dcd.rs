@@ -195,11 +195,29 @@ impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
         let bounds = self.dual_box(i);
         let new = unbounded.clamp(bounds.lower, bounds.upper);
         self.alpha[i] = new;
-        let change = (new - old) * self.sign_and_target(i).0;
+        self.add_row(row, (new - old) * self.sign_and_target(i).0);
+    }
+
+    /// w += c·x_i for `row` x_i (its bias feature too).
+    fn add_row(&mut self, row: &Row<'_>, c: f64) {
         let n = self.features;
-        sparse::axpy(change, row.indices, row.values, &mut self.w[..n]);
+        sparse::axpy(c, row.indices, row.values, &mut self.w[..n]);
         if self.objective.has_bias() {
-            self.w[n] += change;
+            self.w[n] += c;
+        }
+    }
+
+    /// α set to `start` clamped into the boxes for the rows of `active` (the others stay at
+    /// 0), and w to w(α): one axpy per row that starts away from 0.
+    fn start_from(&mut self, start: &[f64], active: &[usize]) {
+        let rows = self.objective.rows();
+        for &i in active {
+            let bounds = self.dual_box(i);
+            let alpha = start[i].clamp(bounds.lower, bounds.upper);
+            if alpha != 0.0 {
+                self.alpha[i] = alpha;
+                self.add_row(&rows.row(i), alpha * self.sign_and_target(i).0);
+            }
         }
     }
 
@@ -233,7 +251,8 @@ impl<E: Examples, W: RowWeights> Dual<'_, '_, E, W> {
     }
 }
 
-/// Dual coordinate descent from α = 0 (so w = 0). The objective must be local (one rank) and
+/// Dual coordinate descent from α = 0 (so w = 0), or from [`Options::dual0`] clamped into the
+/// boxes (a row of weight 0 keeps α_i = 0). The objective must be local (one rank) and
 /// its loss one that [`supports`] (`super::solve` checks both); a row whose ‖x_i‖² overflows is
 /// refused, since its α_i could never move.
 ///
@@ -313,6 +332,9 @@ fn solve_weighted<E: Examples>(
                 i + 1
             )));
         }
+    }
+    if let Some(start) = &options.dual0 {
+        dual.start_from(start, &active);
     }
     let mut active_len = live;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(ORDER_SEED);
@@ -425,6 +447,7 @@ fn solve_weighted<E: Examples>(
         w: best.w,
         iterations: steps / live,
         stop,
+        dual: Some(dual.alpha),
     })
 }
 
@@ -548,6 +571,107 @@ mod tests {
         assert_eq!(solution.stop, Stop::Converged);
     }
 
+    /// dcd on `data` at `lambda` from `dual0`.
+    fn dcd(data: &CsrMatrix, loss: Loss, lambda: f64, dual0: Option<Vec<f64>>) -> Solution {
+        let objective = Objective::new(data, loss, lambda, true);
+        let options = Options {
+            dual0,
+            ..Options::default()
+        };
+        batch::solve(Algorithm::Dcd, &objective, &options, &mut |_| {}).unwrap()
+    }
+
+    /// A dual start, from the solution at twice the λ, from the optimum's own α, or from far
+    /// outside the box (clamped into it), reaches the optimum the start from zero reaches;
+    /// the optimum's own α in hardly any iterations.
+    #[test]
+    fn a_dual_start_reaches_the_same_optimum() {
+        let data = crate::batch::objective::tests::planted(400, 20, 3);
+        let lambda = 1e-3;
+        for loss in [Loss::Hinge, Loss::SquaredHinge] {
+            let cold = dcd(&data, loss, lambda, None);
+            let near = dcd(&data, loss, 2.0 * lambda, None).dual;
+            let outside = Some(vec![1e6; 400]);
+            for start in [cold.dual.clone(), near, outside] {
+                let warm = dcd(&data, loss, lambda, start.clone());
+                assert_eq!(warm.stop, Stop::Converged, "{loss}");
+                let difference = (warm.objective - cold.objective).abs();
+                assert!(
+                    difference <= 2e-9 * cold.objective,
+                    "{loss}: {difference:e}"
+                );
+                if start == cold.dual {
+                    assert!(10 * warm.iterations <= cold.iterations, "{loss}: {warm:?}");
+                }
+            }
+        }
+    }
+
+    /// Along a path of λ from large to small, each solve started from the dual of the one
+    /// before reaches each optimum in fewer iterations in all than solves from zero.
+    #[test]
+    fn a_path_of_dual_starts_takes_fewer_iterations() {
+        let data = crate::batch::objective::tests::planted(400, 20, 3);
+        for loss in [Loss::Hinge, Loss::SquaredHinge] {
+            let (mut cold_iterations, mut warm_iterations) = (0, 0);
+            let mut start = None;
+            for e in 2..=9 {
+                let lambda = 0.5_f64.powi(e);
+                let cold = dcd(&data, loss, lambda, None);
+                let warm = dcd(&data, loss, lambda, start);
+                let difference = (warm.objective - cold.objective).abs();
+                assert!(
+                    difference <= 2e-9 * cold.objective,
+                    "{loss}: {difference:e}"
+                );
+                cold_iterations += cold.iterations;
+                warm_iterations += warm.iterations;
+                start = warm.dual;
+            }
+            assert!(
+                warm_iterations < cold_iterations,
+                "{loss}: {warm_iterations} ≥ {cold_iterations}"
+            );
+        }
+    }
+
+    /// A dual start is dcd's, of one finite variable per row.
+    #[test]
+    fn bad_dual_starts_are_refused() {
+        let data = opposite_copies();
+        let objective = Objective::new(&data, Loss::Hinge, 0.5, false);
+        let squared = Objective::new(&data, Loss::SquaredHinge, 0.5, false);
+        let cases = [
+            (Algorithm::Dcd, vec![0.5], "1 variables for 2 rows"),
+            (Algorithm::Dcd, vec![0.5, f64::NAN], "row 2 is NaN"),
+            (
+                Algorithm::SubLbfgs,
+                vec![0.5, 0.5],
+                "sublbfgs iterates on the weights",
+            ),
+        ];
+        for (algorithm, dual0, message) in cases {
+            let options = Options {
+                dual0: Some(dual0),
+                ..Options::default()
+            };
+            let refused = batch::solve(algorithm, &objective, &options, &mut |_| {});
+            assert!(
+                matches!(&refused, Err(SolveError::BadOption(m)) if m.contains(message)),
+                "{refused:?}"
+            );
+        }
+        let options = Options {
+            dual0: Some(vec![0.5, 0.5]),
+            ..Options::default()
+        };
+        let refused = batch::solve(Algorithm::Lbfgs, &squared, &options, &mut |_| {});
+        assert!(
+            matches!(refused, Err(SolveError::BadOption(_))),
+            "{refused:?}"
+        );
+    }
+
     /// A row whose ‖x‖² overflows would keep its α at 0 forever (its curvature is infinite),
     /// and J(w) is then infinite: refused, where it used to report "converged" with J = ∞.
     #[test]
@@ -618,7 +742,7 @@ mod tests {
         };
         let refused = batch::solve(Algorithm::Dcd, &hinge, &warm, &mut |_| {});
         assert!(
-            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("starting point")),
+            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("not from a point w₀")),
             "{refused:?}"
         );
     }

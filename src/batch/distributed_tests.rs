@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::line_search;
-use super::objective::tests::{random_matrix, uniforms};
+use super::objective::tests::{planted, random_matrix, uniforms};
 use super::objective::{Objective, Ray};
 use super::{Algorithm, Options, solve};
 use crate::data::{CsrMatrix, Examples, Row};
@@ -122,31 +122,6 @@ fn exact_search_across_ranks_lands_where_the_scan_lands() {
         }
     }
     assert!(landings > 50, "only {landings} steps landed on kinks");
-}
-
-/// [`random_matrix`] relabelled by a planted separator with a few flipped labels. With λ =
-/// 0.1 subLBFGS converges in ~40 iterations; with small λ it stalls slowly near the optimum
-/// (many rows on the margin), where runs that differ only by rounding drift apart by ~1e-9.
-fn planted(m: usize, n: usize, seed: u64) -> CsrMatrix {
-    let x = random_matrix(m, n, seed);
-    let labels = (0..m)
-        .map(|i| {
-            let row = x.row(i);
-            let score: f64 = (0..row.nnz())
-                .map(|k| row.values.get(k) * (row.indices[k] as f64 * 0.7).sin())
-                .sum();
-            let flip = i % 50 == 7;
-            if (score > 0.1) != flip { 1.0 } else { -1.0 }
-        })
-        .collect();
-    CsrMatrix::new(
-        labels,
-        x.offsets().to_vec(),
-        x.indices().to_vec(),
-        x.values().clone(),
-        n,
-    )
-    .unwrap()
 }
 
 #[test]

@@ -387,6 +387,7 @@ pub fn solve(
         w,
         iterations: iteration,
         stop,
+        dual: None,
     })
 }
 

@@ -147,8 +147,12 @@ pub struct Options {
     /// suboptimality in 1.3 s against 7.7 s with the ε rule (same progress per iteration, a
     /// fifth of the passes; PERF.md "Batch solvers"). The slides' toy problem needs the ε rule.
     pub first_descent: bool,
-    /// Starting point (zeros when `None`).
+    /// Starting point (zeros when `None`); not for dcd, which starts from its dual variables.
     pub w0: Option<Vec<f64>>,
+    /// dcd's starting dual variables α, one per row (a [`Solution::dual`] of the same rows),
+    /// each clamped into this objective's box (zeros when `None`): along a path of λ or C the
+    /// solution at one value is a start near the next. Only dcd has dual variables.
+    pub dual0: Option<Vec<f64>>,
     /// cd: the objective's rows by column ([`ColumnMajor::of`] them), built once and shared by
     /// the solves on the same rows, as one-vs-rest's classes are (each would otherwise build
     /// and hold a copy of its own). `None`: cd builds its own. A copy whose shape differs from
@@ -168,6 +172,7 @@ impl Default for Options {
             dir_eps: 1e-8,
             first_descent: true,
             w0: None,
+            dual0: None,
             columns: None,
         }
     }
@@ -313,6 +318,9 @@ pub struct Solution {
     pub iterations: usize,
     /// Why it stopped.
     pub stop: Stop,
+    /// dcd: the dual variables α where it stopped, one per row (w(α) is not always `w`,
+    /// the best iterate measured); `None` for the primal solvers.
+    pub dual: Option<Vec<f64>>,
 }
 
 /// Why a solver cannot run on an objective.
@@ -348,8 +356,13 @@ pub enum SolveError {
 }
 
 /// An error unless every setting of `options` that `algorithm` reads is in range for data of
-/// `dim` features.
-fn check(algorithm: Algorithm, options: &Options, dim: usize) -> Result<(), SolveError> {
+/// `dim` features (bias included) and `rows` rows on this rank.
+fn check(
+    algorithm: Algorithm,
+    options: &Options,
+    dim: usize,
+    rows: usize,
+) -> Result<(), SolveError> {
     let bad = |message: String| Err(SolveError::BadOption(message));
     if !(options.tol >= 0.0 && options.tol.is_finite()) {
         return bad(format!(
@@ -360,12 +373,29 @@ fn check(algorithm: Algorithm, options: &Options, dim: usize) -> Result<(), Solv
     if algorithm.has_memory() && options.memory == 0 {
         return bad("the L-BFGS memory must hold at least one pair".into());
     }
-    match &options.w0 {
-        Some(w) if w.len() != dim => bad(format!(
+    if let Some(w) = options.w0.as_ref().filter(|w| w.len() != dim) {
+        return bad(format!(
             "the starting point has {} weights for {dim} features",
             w.len()
+        ));
+    }
+    match &options.dual0 {
+        Some(_) if algorithm != Algorithm::Dcd => bad(format!(
+            "{algorithm} iterates on the weights: a start of dual variables is dcd's"
         )),
-        _ => Ok(()),
+        Some(alpha) if alpha.len() != rows => bad(format!(
+            "the dual start has {} variables for {rows} rows",
+            alpha.len()
+        )),
+        Some(alpha) => match alpha.iter().position(|a| !a.is_finite()) {
+            Some(i) => bad(format!(
+                "the dual start's variable of row {} is {}, not a finite number",
+                i + 1,
+                alpha[i]
+            )),
+            None => Ok(()),
+        },
+        None => Ok(()),
     }
 }
 
@@ -391,7 +421,7 @@ pub fn solve<E: Examples>(
     if objective.total_rows() == 0 {
         return Err(SolveError::NoRows);
     }
-    check(algorithm, options, objective.dim())?;
+    check(algorithm, options, objective.dim(), objective.n_rows())?;
     let mut tracker = Tracker::new(progress);
     if l1 > 0.0 && algorithm != Algorithm::Cd {
         // Of the others, OWL-QN alone solves an objective with an L1 term, run by lbfgs.
@@ -446,8 +476,7 @@ pub fn solve<E: Examples>(
             "dcd runs in one process: its coordinate steps follow one another".into(),
         )),
         Algorithm::Dcd if options.w0.is_some() => Err(SolveError::BadOption(
-            "dcd starts from the dual variables at 0 (w = 0): a starting point w₀ does not apply"
-                .into(),
+            "dcd starts from dual variables (zeros, or a dual start), not from a point w₀".into(),
         )),
         Algorithm::Dcd => dcd::solve(objective, options, &mut tracker),
         Algorithm::Cd if !loss.is_smooth() => Err(SolveError::WrongLoss {

@@ -270,7 +270,12 @@ pub fn solve<E: Examples>(
     if objective.total_rows == 0 {
         return Err(SolveError::NoRows);
     }
-    super::check(super::Algorithm::Lbfgs, options, objective.dim())?;
+    super::check(
+        super::Algorithm::Lbfgs,
+        options,
+        objective.dim(),
+        objective.labels.len(),
+    )?;
     let mut tracker = Tracker::new(progress);
     Ok(lbfgs::solve(
         objective,

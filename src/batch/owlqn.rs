@@ -107,6 +107,7 @@ pub fn solve<E: Examples>(
         w,
         iterations: iteration,
         stop,
+        dual: None,
     })
 }
 

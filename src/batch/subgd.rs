@@ -41,5 +41,6 @@ pub fn solve<E: Examples>(
         w: best.1,
         iterations: iteration,
         stop,
+        dual: None,
     })
 }

@@ -282,6 +282,7 @@ pub fn solve<E: Examples>(
         w,
         iterations: iteration,
         stop,
+        dual: None,
     })
 }
 

@@ -99,6 +99,7 @@ impl Trainer {
             seconds,
             examples: fit.examples,
             resume: None,
+            dual: None,
         };
         Ok((run, details))
     }

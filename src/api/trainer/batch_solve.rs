@@ -76,6 +76,7 @@ impl Trainer {
         };
         let options = batch::Options {
             w0: warm,
+            dual0: self.initial_dual.clone(),
             columns: columns.cloned(),
             ..self.batch_options()
         };
@@ -100,7 +101,10 @@ impl Trainer {
         if algorithm == batch::Algorithm::SubLbfgs {
             details["first_descent"] = json!(options.first_descent);
         }
-        // Dual coordinate descent iterates on the dual variables, from 0.
+        // Dual coordinate descent iterates on the dual variables, from 0 or a dual start.
+        if self.initial_dual.is_some() {
+            details["warm_start"] = json!({ "initial_dual": true });
+        }
         if algorithm.is_primal() {
             // The warm start's time is part of the run's seconds, and kept out of the model,
             // which the same command writes byte for byte again.
@@ -119,6 +123,7 @@ impl Trainer {
             seconds,
             examples: (passes * objective.total_rows() as f64).round() as u64,
             resume: None,
+            dual: solution.dual,
         };
         Ok((run, details))
     }

@@ -97,6 +97,7 @@ impl Trainer {
             classifier,
             seconds,
             examples: (passes * objective.total_rows() as f64).round() as u64,
+            duals: Vec::new(),
         })
     }
 }

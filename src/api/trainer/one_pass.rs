@@ -131,6 +131,7 @@ impl Trainer {
                     seconds: fit.seconds,
                     examples: fit.steps,
                     resume: None,
+                    dual: None,
                 };
                 let weighted = WeightedLoss::new(self.training_loss(), class_weights)
                     .map_err(|e| Error::Config(e.to_string()))?;

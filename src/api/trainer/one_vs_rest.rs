@@ -1,6 +1,7 @@
 //! One-vs-rest training: a binary model per class against the rest, the classes trained at
 //! once on the threads set, each on its own (SGD, ASGD and CASGD: in one pass, [`super::one_pass`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::{Monitor, Trainer, Training};
@@ -22,6 +23,8 @@ pub struct OneVsRestTraining {
     pub seconds: f64,
     /// Examples processed, summed over the classes (as [`Training::examples`]).
     pub examples: u64,
+    /// Each class's [`Training::dual`] (dcd's dual variables), in the order of the classes.
+    pub(super) duals: Vec<Option<Vec<f64>>>,
 }
 
 impl OneVsRestTraining {
@@ -34,12 +37,21 @@ impl OneVsRestTraining {
     ) -> Result<OneVsRestTraining, Error> {
         let seconds = started.elapsed().as_secs_f64();
         let examples = trainings.iter().map(|t| t.examples).sum();
-        let models = trainings.into_iter().map(|t| t.model).collect();
+        let (models, duals) = trainings.into_iter().map(|t| (t.model, t.dual)).unzip();
         Ok(OneVsRestTraining {
             classifier: OneVsRest::new(classes, models).map_err(Error::Config)?,
             seconds,
             examples,
+            duals,
         })
+    }
+
+    /// `trainer` started from this training's run of class `class`, if it has one
+    /// ([`Trainer::continued_from`]).
+    fn start_class(&self, trainer: &Trainer, class: f64) -> Option<Trainer> {
+        let k = self.classifier.classes().iter().position(|&c| c == class)?;
+        let model = self.classifier.models()[k].clone();
+        Some(trainer.continued_from(model, self.duals.get(k).cloned().flatten()))
     }
 }
 
@@ -67,7 +79,7 @@ impl Trainer {
         data: &ExampleSet,
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
-        self.train_classes(data, &Local, monitor, false)
+        self.train_classes(data, &Local, monitor, false, None)
     }
 
     /// Data-parallel one-vs-rest training ([`Trainer::train_one_vs_rest`] as
@@ -83,22 +95,24 @@ impl Trainer {
         reducer: &dyn Reducer,
         monitor: &mut M,
     ) -> Result<OneVsRestTraining, Error> {
-        self.train_classes(data, reducer, monitor, false)
+        self.train_classes(data, reducer, monitor, false, None)
     }
 
     /// [`Trainer::train_one_vs_rest_across`], with class weights named for labels that are
     /// not classes of `data` skipped if `absent_ok` (as a fold of cross-validation may lack a
-    /// class), else refused.
+    /// class), else refused; each class's batch solve started from its run in `start`, a
+    /// training on the same rows at another strength, if it has one.
     pub(in crate::api) fn train_classes<M: Monitor>(
         &self,
         data: &ExampleSet,
         reducer: &dyn Reducer,
         monitor: &mut M,
         absent_ok: bool,
+        start: Option<&OneVsRestTraining>,
     ) -> Result<OneVsRestTraining, Error> {
         self.check_settings()?;
         let mut training = (self.with_lambda_of_cost(data.n_rows(), reducer)?)
-            .train_classes_at_lambda(data, reducer, monitor, absent_ok)?;
+            .train_classes_at_lambda(data, reducer, monitor, absent_ok, start)?;
         if let Some(cost) = self.cost {
             training
                 .classifier
@@ -114,6 +128,7 @@ impl Trainer {
         reducer: &dyn Reducer,
         monitor: &mut M,
         absent_ok: bool,
+        start: Option<&OneVsRestTraining>,
     ) -> Result<OneVsRestTraining, Error> {
         let loss = self.training_loss();
         if let Learner::AttributeEfficient(algo) = self.learner {
@@ -128,6 +143,7 @@ impl Trainer {
         }
         let refused = [
             (self.initial_model.is_some(), "an initial model"),
+            (self.initial_dual.is_some(), "initial dual variables"),
             (self.resume.is_some(), "a resumed run"),
             (self.save_resume, "a resume state"),
         ];
@@ -153,12 +169,18 @@ impl Trainer {
         let started = std::time::Instant::now();
         let columns = self.shared_columns(data, reducer)?;
         let columns = columns.as_ref();
+        // Class k's trainer: started from its run in `start`, if any.
+        let class_trainer = |class: f64| match start.and_then(|s| s.start_class(&trainer, class)) {
+            Some(started) => Cow::Owned(started),
+            None => Cow::Borrowed(&trainer),
+        };
         let trainings: Vec<Result<Training, Error>> = if at_once == 1 {
             let mut trainings = Vec::with_capacity(classes.len());
             for (k, &class) in classes.iter().enumerate() {
                 monitor.class_start(class, k, classes.len());
                 let weights = weights[k];
-                let training = trainer.train_class(data, class, weights, columns, reducer, monitor);
+                let training = class_trainer(class)
+                    .train_class(data, class, weights, columns, reducer, monitor);
                 trainings.push(training);
             }
             trainings
@@ -169,7 +191,7 @@ impl Trainer {
                 if let Ok(mut monitor) = monitor.lock() {
                     monitor.class_start(class, k, classes.len());
                 }
-                trainer.train_class(data, class, weights[k], columns, &Local, &mut ())
+                class_trainer(class).train_class(data, class, weights[k], columns, &Local, &mut ())
             })?
         };
         let trainings = trainings.into_iter().collect::<Result<Vec<_>, _>>()?;

@@ -202,6 +202,7 @@ impl Trainer {
             seconds: fit.seconds,
             examples: fit.steps,
             resume,
+            dual: None,
         };
         Ok((run, details))
     }

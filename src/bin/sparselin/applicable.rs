@@ -111,6 +111,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("cost_grid", Users::Regularized),
     ("lambda_grid", Users::Regularized),
     ("l1_grid", Users::L1),
+    ("cold_grid", Users::Batch),
     ("class_weight", Users::Regularized),
     ("sample_weights", Users::Regularized),
     // Batch solvers always regularize the bias.

@@ -8,7 +8,8 @@ use anyhow::Context;
 use serde_json::json;
 
 use sparselin::api::{
-    ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, Trainer,
+    ClassesCrossValidation, ClassesFold, ExampleSet, Examples, Fold, Learner, PathStarts, Strength,
+    Trainer,
 };
 use sparselin::data::stream::TextFormat;
 use sparselin::dist::Local;
@@ -22,56 +23,31 @@ use crate::train::{
     with_row_weights,
 };
 
-/// The strength a grid searches.
-#[derive(Clone, Copy, PartialEq)]
-enum Strength {
-    /// λ of the squared norm.
-    Lambda,
-    /// λ₁ of the L1 term.
-    L1,
-    /// liblinear's C, λ = 1/(C·m) of each fold's m.
-    Cost,
+/// The values of one strength to cross-validate (none: the settings as given).
+struct Grid {
+    strength: Strength,
+    values: Vec<f64>,
+    starts: PathStarts,
 }
 
-impl Strength {
-    /// Its symbol in the printed lines.
-    fn symbol(self) -> &'static str {
-        match self {
+impl Grid {
+    /// The strength's symbol in the printed lines.
+    fn symbol(&self) -> &'static str {
+        match self.strength {
             Strength::Lambda => "λ",
             Strength::L1 => "λ₁",
             Strength::Cost => "C",
         }
     }
 
-    /// Its key in the JSON report.
-    fn key(self) -> &'static str {
-        match self {
+    /// The strength's key in the JSON report.
+    fn key(&self) -> &'static str {
+        match self.strength {
             Strength::Lambda => "lambda",
             Strength::L1 => "l1",
             Strength::Cost => "cost",
         }
     }
-
-    /// `trainer` with this strength set to `value`.
-    fn set(self, trainer: &Trainer, value: f64) -> Trainer {
-        match self {
-            Strength::Lambda => trainer.clone().lambda(value),
-            Strength::L1 => trainer.clone().l1(value),
-            Strength::Cost => trainer.clone().cost(value),
-        }
-    }
-
-    /// Whether a larger value regularizes more (λ, λ₁; C the other way): of grid values
-    /// equally good, the one that regularizes most is the best, the simpler model.
-    fn larger_regularizes(self) -> bool {
-        !matches!(self, Strength::Cost)
-    }
-}
-
-/// The values of one strength to cross-validate (none: the settings as given).
-struct Grid {
-    strength: Strength,
-    values: Vec<f64>,
 }
 
 /// Cross-validate the settings of `args` over `folds` folds: as given, printing every fold,
@@ -103,6 +79,10 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         values: (values.iter())
             .map(|&value| positive(flag, value))
             .collect::<anyhow::Result<Vec<f64>>>()?,
+        starts: match args.cold_grid {
+            true => PathStarts::Cold,
+            false => PathStarts::Warm,
+        },
     };
     let searched = |s: Strength| !grid.values.is_empty() && s == grid.strength;
     let loss = trainer.training_loss();
@@ -151,13 +131,8 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         "scale": scale_name(args),
     });
     if one_vs_rest {
-        let validate = |trainer: &Trainer, each: &mut dyn FnMut(usize, &ClassesFold)| {
-            trainer
-                .cross_validate_one_vs_rest(&data, folds, each)
-                .with_context(|| format!("cross-validating on {}", args.data.display()))
-        };
         report["one_vs_rest"] = json!(true);
-        classes_report(args, &trainer, &grid, validate, &mut lines, &mut report)?;
+        classes_report(args, &trainer, &grid, &data, folds, &mut lines, &mut report)?;
     } else {
         binary_report(args, &trainer, &grid, &data, folds, &mut lines, &mut report)?;
     }
@@ -200,24 +175,29 @@ fn binary_report(
         report["folds"] = json!(validation.folds);
         report["mean"] = json!(mean);
     } else {
-        let (symbol, key) = (grid.strength.symbol(), grid.strength.key());
-        let mut results = Vec::with_capacity(grid.values.len());
-        for &value in &grid.values {
-            let validation = validate(&grid.strength.set(trainer, value), &mut |_, _| {})?;
-            let mean = validation.mean();
-            lines.print(format!("{symbol} = {value:e}: {}", summary(&mean)));
-            results.push((value, validation.folds, mean));
-        }
-        let scores = results.iter().map(|r| (r.0, headline_metric(&r.2)));
+        let (symbol, key) = (grid.symbol(), grid.key());
+        let (strength, values) = (grid.strength, &grid.values);
+        let points = trainer
+            .cross_validate_path(data, folds, strength, values, grid.starts, |point| {
+                let mean = point.validation.mean();
+                lines.print(format!("{symbol} = {:e}: {}", point.value, summary(&mean)));
+            })
+            .with_context(|| format!("cross-validating on {}", args.data.display()))?;
+        let scores = (points.iter()).map(|p| (p.value, headline_metric(&p.validation.mean())));
         let best = best_value(scores, grid.strength)?;
         lines.print(format!("best: {symbol} = {best:e}"));
         lines.written()?;
         settings(args, Some(grid.strength), report);
         report[format!("best_{key}")] = json!(best);
-        report["grid"] = results
-            .iter()
-            .map(|(value, folds, mean)| json!({key: value, "folds": folds, "mean": mean}))
+        report["grid"] = (points.iter())
+            .map(|p| {
+                let (folds, mean) = (&p.validation.folds, p.validation.mean());
+                json!({key: p.value, "folds": folds, "mean": mean})
+            })
             .collect();
+        if matches!(args.algo.learner(), Learner::Batch(_)) {
+            report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
+        }
     }
     Ok(())
 }
@@ -240,16 +220,15 @@ fn classes_report(
     args: &Args,
     trainer: &Trainer,
     grid: &Grid,
-    validate: impl Fn(
-        &Trainer,
-        &mut dyn FnMut(usize, &ClassesFold),
-    ) -> anyhow::Result<ClassesCrossValidation>,
+    data: &ExampleSet,
+    folds: usize,
     lines: &mut Lines,
     report: &mut serde_json::Value,
 ) -> anyhow::Result<()> {
+    let context = || format!("cross-validating on {}", args.data.display());
     let mean = |v: &ClassesCrossValidation| json!({"error_rate": v.mean_error_rate(), "macro_f1": v.mean_macro_f1()});
     if grid.values.is_empty() {
-        let validation = validate(trainer, &mut |i, fold| {
+        let each = |i: usize, fold: &ClassesFold| {
             lines.print(format!(
                 "fold {}: trained on {} rows, held out {}: {}",
                 i + 1,
@@ -257,7 +236,9 @@ fn classes_report(
                 fold.held_out.rows,
                 crate::train_one_vs_rest::headline(&fold.held_out)
             ));
-        })?;
+        };
+        let validation =
+            (trainer.cross_validate_one_vs_rest(data, folds, each)).with_context(context)?;
         lines.print(format!("mean over the folds: {}", mean_line(&validation)));
         lines.written()?;
         settings(args, None, report);
@@ -265,23 +246,27 @@ fn classes_report(
         report["mean"] = mean(&validation);
         return Ok(());
     }
-    let (symbol, key) = (grid.strength.symbol(), grid.strength.key());
-    let mut results = Vec::with_capacity(grid.values.len());
-    for &value in &grid.values {
-        let validation = validate(&grid.strength.set(trainer, value), &mut |_, _| {})?;
-        lines.print(format!("{symbol} = {value:e}: {}", mean_line(&validation)));
-        results.push((value, validation));
-    }
-    let scores = results.iter().map(|(l, v)| (*l, v.mean_error_rate()));
+    let (symbol, key) = (grid.symbol(), grid.key());
+    let (strength, values) = (grid.strength, &grid.values);
+    let points = trainer
+        .cross_validate_one_vs_rest_path(data, folds, strength, values, grid.starts, |point| {
+            let line = mean_line(&point.validation);
+            lines.print(format!("{symbol} = {:e}: {line}", point.value));
+        })
+        .with_context(context)?;
+    let scores = (points.iter()).map(|p| (p.value, p.validation.mean_error_rate()));
     let best = best_value(scores, grid.strength)?;
     lines.print(format!("best: {symbol} = {best:e}"));
     lines.written()?;
     settings(args, Some(grid.strength), report);
     report[format!("best_{key}")] = json!(best);
-    report["grid"] = results
-        .iter()
-        .map(|(value, v)| json!({key: value, "folds": v.folds, "mean": mean(v)}))
+    report["grid"] = (points.iter())
+        .map(|p| json!({key: p.value, "folds": p.validation.folds, "mean": mean(&p.validation)}))
         .collect();
+    if matches!(args.algo.learner(), Learner::Batch(_)) {
+        // Multinomial training starts each value anew.
+        report["warm_starts"] = json!(grid.starts == PathStarts::Warm && !args.multinomial);
+    }
     Ok(())
 }
 

@@ -187,6 +187,14 @@ pub struct Args {
         conflicts_with_all = ["l1", "lambda_grid"]
     )]
     pub l1_grid: Vec<f64>,
+    /// With a grid (--lambda-grid, --cost-grid, --l1-grid): each batch solve from zero, as a
+    /// separate run at its value, instead of from its fold's solution at the value before.
+    /// The grid runs from the value that regularizes most (λ and λ₁ large, C small) to the
+    /// one that regularizes least, each fold's solve starting from the last (liblinear's `-C`
+    /// and scikit-learn's `LogisticRegressionCV` start theirs so): each value still solved to
+    /// --tol, in a fraction of the iterations.
+    #[arg(long)]
+    pub cold_grid: bool,
     /// Batch solvers: iteration limit (dcd: passes' worth of coordinate steps, m steps each).
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
@@ -566,6 +574,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.cost_grid.is_empty() || args.cv.is_some(),
         "--cost-grid compares C by cross-validation: add --cv K (which writes no model)"
+    );
+    anyhow::ensure!(
+        !args.cold_grid
+            || [&args.lambda_grid, &args.l1_grid, &args.cost_grid]
+                .iter()
+                .any(|grid| !grid.is_empty()),
+        "--cold-grid starts each value of a grid from zero: add --lambda-grid, --cost-grid or \
+         --l1-grid (with --cv K)"
     );
     if let Some(folds) = args.cv {
         let folds = usize::try_from(folds).context("--cv: too many folds")?;
