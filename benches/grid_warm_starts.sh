@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A cross-validated search over C with warm starts along the grid (the default) and without
-# (`--cold-grid`), against liblinear's `-C` (PERF.md "Warm starts along a grid"): squared
+# (`--cold-grid`), at the default tolerance and at 1e-4, against liblinear's `-C` (PERF.md "Warm starts along a grid"): squared
 # hinge (liblinear `-s 2`) and log loss (`-s 0`), no bias as liblinear's default, 5 folds,
 # over the grid of C liblinear's own search printed. Wall seconds of whole commands (reading
 # the text included, for both), ROUNDS alternated rounds (default 3), and the C each names.
@@ -45,13 +45,16 @@ print(','.join(repr(2.0 ** float(m)) for m in re.findall(r'log2c=\s*(-?[0-9.]+)'
       best=$(grep -o 'Best C = [^ ]*' "$out/log" | cut -d' ' -f4)
       printf '%s -s %s round %s: %-22s %6s s  best C %s\n' "$set" "$solver" "$round" \
         "liblinear -C" "$t" "$best"
-      for starts in "" "--cold-grid"; do
-        # shellcheck disable=SC2086 # $starts is zero or one argument
-        t=$(seconds "$bin" train "$out/train.svm" --features "$features" --algo "$algo" \
-          --loss "$loss" --no-bias --cv 5 --cost-grid "$grid" --threads 2 $starts)
-        best=$(grep -o 'best: C = .*' "$out/log" | cut -d' ' -f4)
-        printf '%s -s %s round %s: %-22s %6s s  best C %s\n' "$set" "$solver" "$round" \
-          "$algo ${starts:-(warm)}" "$t" "$best"
+      for starts in warm cold; do
+        for tol in 1e-9 1e-4; do
+          flags=(--tol "$tol")
+          [ "$starts" = warm ] || flags+=(--cold-grid)
+          t=$(seconds "$bin" train "$out/train.svm" --features "$features" --algo "$algo" \
+            --loss "$loss" --no-bias --cv 5 --cost-grid "$grid" --threads 2 "${flags[@]}")
+          best=$(grep -o 'best: C = .*' "$out/log" | cut -d' ' -f4)
+          printf '%s -s %s round %s: %-22s %6s s  best C %s\n' "$set" "$solver" "$round" \
+            "$algo $starts --tol $tol" "$t" "$best"
+        done
       done
     done
   done
