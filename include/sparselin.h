@@ -394,6 +394,35 @@ enum SlStatus sl_cross_validate(const struct SlDataset *data,
                                 size_t out_len);
 
 /**
+ * A search over a grid, as liblinear's `find_parameters` (`train -C`): cross-validate on
+ * `folds` folds (dealt as [`sl_cross_validate`] deals them, the same folds for every value)
+ * each of the `n_values` values at `values` of the strength named `strength` — `"lambda"`,
+ * `"cost"` (liblinear's C: λ = 1/(C·m) of each fold's m rows) or `"l1"` (λ₁ of the L1 term)
+ * — in place of the config's. The grid runs from the value that regularizes most, each
+ * fold's batch solve starting from its solution at the value before (dcd from its dual
+ * variables, the other solvers from the weights) unless `cold` is non-zero, which starts
+ * each from zero. Writes into `scores[i]` (NULL: not written; else `n_values` doubles) the
+ * mean held-out score of `values[i]` — the error rate of a classifier, the mean pinball loss
+ * of a quantile model, else the RMSE — and into `*best` (NULL: not written) the value of the
+ * lowest, the one that regularizes most of a tie. Binary classification and regression (for
+ * more classes, the command line's `train --cv K --cost-grid ...`).
+ *
+ * # Safety
+ * As [`sl_cross_validate`]; `strength` is a NUL-terminated string; `values` holds
+ * `n_values` readable doubles; `scores` is NULL or holds `n_values` writable doubles; `best`
+ * is NULL or valid for one double write.
+ */
+enum SlStatus sl_cross_validate_grid(const struct SlDataset *data,
+                                     const struct SlTrainConfig *config,
+                                     size_t folds,
+                                     const char *strength,
+                                     const double *values,
+                                     size_t n_values,
+                                     uint8_t cold,
+                                     double *scores,
+                                     double *best);
+
+/**
  * Save a model file atomically (f64 weights).
  *
  * # Safety

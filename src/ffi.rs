@@ -28,8 +28,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use crate::api::{
-    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, Precision,
-    Trainer,
+    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, PathStarts,
+    Precision, Strength, Trainer,
 };
 use crate::data::column_scales::ColumnScales;
 use crate::data::vw::{DEFAULT_BITS, FeatureRules, Hashing};
@@ -857,6 +857,100 @@ pub unsafe extern "C" fn sl_cross_validate(
                 Ok(validation.held_out_scores)
             })
         }
+    })
+}
+
+/// A search over a grid, as liblinear's `find_parameters` (`train -C`): cross-validate on
+/// `folds` folds (dealt as [`sl_cross_validate`] deals them, the same folds for every value)
+/// each of the `n_values` values at `values` of the strength named `strength` — `"lambda"`,
+/// `"cost"` (liblinear's C: λ = 1/(C·m) of each fold's m rows) or `"l1"` (λ₁ of the L1 term)
+/// — in place of the config's. The grid runs from the value that regularizes most, each
+/// fold's batch solve starting from its solution at the value before (dcd from its dual
+/// variables, the other solvers from the weights) unless `cold` is non-zero, which starts
+/// each from zero. Writes into `scores[i]` (NULL: not written; else `n_values` doubles) the
+/// mean held-out score of `values[i]` — the error rate of a classifier, the mean pinball loss
+/// of a quantile model, else the RMSE — and into `*best` (NULL: not written) the value of the
+/// lowest, the one that regularizes most of a tie. Binary classification and regression (for
+/// more classes, the command line's `train --cv K --cost-grid ...`).
+///
+/// # Safety
+/// As [`sl_cross_validate`]; `strength` is a NUL-terminated string; `values` holds
+/// `n_values` readable doubles; `scores` is NULL or holds `n_values` writable doubles; `best`
+/// is NULL or valid for one double write.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sl_cross_validate_grid(
+    data: *const SlDataset,
+    config: *const SlTrainConfig,
+    folds: usize,
+    strength: *const c_char,
+    values: *const f64,
+    n_values: usize,
+    cold: u8,
+    scores: *mut f64,
+    best: *mut f64,
+) -> SlStatus {
+    guard(|| {
+        // SAFETY: forwarded from this function's contract.
+        let config = unsafe { config.as_ref() }
+            .copied()
+            .unwrap_or_else(|| sl_train_config_default());
+        // SAFETY: forwarded from this function's contract.
+        let name = unsafe { string(strength, "the strength") }?;
+        let strength = match name {
+            Some("lambda") => Strength::Lambda,
+            Some("cost") => Strength::Cost,
+            Some("l1") => Strength::L1,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "unknown strength {other:?}: \"lambda\", \"cost\" or \"l1\""
+                )));
+            }
+            None => return Err(invalid("the strength is NULL")),
+        };
+        // SAFETY: forwarded from this function's contract.
+        let values = unsafe { slice(values, n_values, "the values") }?;
+        if values.is_empty() {
+            return Err(invalid("the grid has no values"));
+        }
+        if let Some(bad) = values.iter().find(|v| !(**v > 0.0 && v.is_finite())) {
+            return Err(invalid(format!(
+                "the grid's values must be positive finite numbers, not {bad}"
+            )));
+        }
+        // SAFETY: forwarded from this function's contract.
+        let rows = unsafe { handle(data, "dataset") }?;
+        // SAFETY: forwarded from this function's contract.
+        let run = unsafe { run_for(&config, rows) }?;
+        let starts = match cold {
+            0 => PathStarts::Warm,
+            _ => PathStarts::Cold,
+        };
+        let points = run.trainer.cross_validate_path(
+            run.examples(rows),
+            folds,
+            strength,
+            values,
+            starts,
+            |_| {},
+        )?;
+        let score_of = |value: f64| {
+            (points.iter())
+                .find(|p| p.value == value)
+                .map(|p| p.validation.mean().search_score())
+                .expect("every value is a point of the path")
+        };
+        let found: Vec<f64> = values.iter().map(|&v| score_of(v)).collect();
+        if !scores.is_null() {
+            // SAFETY: non-null, and the caller promises n_values writable doubles.
+            unsafe { std::slice::from_raw_parts_mut(scores, n_values) }.copy_from_slice(&found);
+        }
+        if !best.is_null() {
+            let lowest = strength.best(values.iter().copied().zip(found));
+            // SAFETY: non-null, and the caller promises one writable double.
+            unsafe { *best = lowest.expect("the grid has values") };
+        }
+        Ok(())
     })
 }
 

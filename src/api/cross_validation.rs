@@ -133,6 +133,19 @@ impl Strength {
         self != Strength::Cost
     }
 
+    /// Of `(value, score)` pairs, the value of the lowest score; of equal scores, the value
+    /// that regularizes most, the simpler model (liblinear's `-C` names the smallest C of a
+    /// tie). `None` for no pairs.
+    pub fn best(self, scores: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
+        let more_regularized = |a: f64, b: f64| match self.larger_regularizes() {
+            true => b.total_cmp(&a),
+            false => a.total_cmp(&b),
+        };
+        (scores.into_iter())
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(more_regularized(a.0, b.0)))
+            .map(|(value, _)| value)
+    }
+
     /// `values` from the one that regularizes most to the one that regularizes least.
     pub fn path_order(self, values: &[f64]) -> Vec<f64> {
         let mut order = values.to_vec();
@@ -673,6 +686,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_best_value_is_the_lowest_score_and_of_a_tie_the_most_regularizing() {
+        let scores = [(1e-3, 0.2), (1e-1, 0.1), (1e-2, 0.1), (1e-4, 0.3)];
+        assert_eq!(Strength::Lambda.best(scores), Some(1e-1));
+        assert_eq!(Strength::L1.best(scores), Some(1e-1));
+        assert_eq!(Strength::Cost.best(scores), Some(1e-2));
+        assert_eq!(Strength::Cost.best([]), None);
+        let values = [1e-3, 1e-1, 1e-2];
+        assert_eq!(Strength::Lambda.path_order(&values), [1e-1, 1e-2, 1e-3]);
+        assert_eq!(Strength::Cost.path_order(&values), [1e-3, 1e-2, 1e-1]);
     }
 
     /// `m` rows of 3 classes (0, 1, 2), each class's rows signalled by its own feature.

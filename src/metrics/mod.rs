@@ -339,6 +339,16 @@ pub struct Evaluation {
     pub coverage: Option<f64>,
 }
 
+impl Evaluation {
+    /// The held-out score a search over a grid minimizes: the error rate of a classifier, the
+    /// mean pinball loss of a quantile model (RMSE would judge a mean it does not predict),
+    /// the RMSE of other regressions.
+    pub fn search_score(&self) -> f64 {
+        let pinball = self.coverage.map(|_| self.mean_loss);
+        (self.error_rate.or(pinball).or(self.rmse)).unwrap_or(self.mean_loss)
+    }
+}
+
 /// Evaluate (w, b) on `data` with the metrics that fit `loss`. The objective and mean loss
 /// weigh the classes as `loss` does, and the rows by `data`'s sample weights if it has them;
 /// the error rate, AUC, precision, recall, log loss, RMSE, R² and coverage count every row

@@ -413,6 +413,75 @@ static void scaled(const char *text_path, const char *dataset_dir) {
   sl_dataset_free(dataset);
 }
 
+/* The labels of a LIBSVM file (the first number of each line); *rows of them, malloc'd. */
+static double *labels_of(const char *path, size_t *rows) {
+  FILE *file = fopen(path, "r");
+  size_t capacity = 64, n = 0;
+  double *labels = malloc(capacity * sizeof(double));
+  char line[4096];
+  while (file != NULL && fgets(line, sizeof line, file) != NULL) {
+    if (n == capacity) labels = realloc(labels, (capacity *= 2) * sizeof(double));
+    labels[n++] = strtod(line, NULL);
+  }
+  if (file != NULL) fclose(file);
+  *rows = n;
+  return labels;
+}
+
+static void grid(const char *path) {
+  SlDataset *data = NULL;
+  CHECK(sl_dataset_open(path, &data) == SL_STATUS_OK, "open the file for a grid");
+  size_t rows = sl_dataset_rows(data), n_labels = 0;
+  double *labels = labels_of(path, &n_labels);
+  CHECK(n_labels == rows, "a label per row");
+  SlTrainConfig config = sl_train_config_default();
+  config.learner = "dcd";
+  config.loss = "squared-hinge";
+  /* One row per fold: each fold's error is 0 or 1, and their mean the error of the held-out
+     scores of sl_cross_validate. */
+  const double costs[] = {1.0, 0.001, 0.01};
+  double cold[3], warm[3], best_cold = 0.0, best_warm = 0.0;
+  CHECK(sl_cross_validate_grid(data, &config, rows, "cost", costs, 3, 1, cold, &best_cold) ==
+            SL_STATUS_OK,
+        "a grid of C, each from zero");
+  CHECK(sl_cross_validate_grid(data, &config, rows, "cost", costs, 3, 0, warm, &best_warm) ==
+            SL_STATUS_OK,
+        "a grid of C, warm-started");
+  double *held_out = malloc(rows * sizeof(double));
+  double lowest = 2.0, named = 0.0;
+  for (size_t i = 0; i < 3; i++) {
+    config.cost = costs[i];
+    CHECK(sl_cross_validate(data, &config, rows, held_out, rows) == SL_STATUS_OK,
+          "cross-validate one C");
+    size_t wrong = 0;
+    for (size_t r = 0; r < rows; r++) wrong += (held_out[r] > 0.0) != (labels[r] > 0.0);
+    double error = (double)wrong / (double)rows;
+    CHECK(cold[i] == error, "each C's score is its own cross-validation's error");
+    CHECK(warm[i] == cold[i], "warm starts reach the same errors");
+    if (error < lowest || (error == lowest && costs[i] < named)) {
+      lowest = error;
+      named = costs[i];
+    }
+  }
+  CHECK(cold[1] > cold[0], "the smallest C regularizes too much on this data");
+  CHECK(best_cold == named && best_warm == named, "the best C: the smallest of the lowest error");
+  config.cost = 0.0;
+  CHECK(sl_cross_validate_grid(data, &config, 3, "gamma", costs, 3, 0, NULL, NULL) ==
+            SL_STATUS_INVALID_ARGUMENT,
+        "an unknown strength is refused");
+  CHECK(strstr(sl_last_error(), "gamma") != NULL, "and named");
+  const double zero[] = {1.0, 0.0};
+  CHECK(sl_cross_validate_grid(data, &config, 3, "lambda", zero, 2, 0, NULL, NULL) ==
+            SL_STATUS_INVALID_ARGUMENT,
+        "a value of 0 is refused");
+  CHECK(sl_cross_validate_grid(data, &config, 3, NULL, costs, 3, 0, NULL, NULL) ==
+            SL_STATUS_INVALID_ARGUMENT,
+        "a NULL strength is refused");
+  free(held_out);
+  free(labels);
+  sl_dataset_free(data);
+}
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s DATA.svm MODEL_PATH DATASET_DIR\n", argv[0]);
@@ -422,6 +491,7 @@ int main(int argc, char **argv) {
   errors();
   l1();
   scaled(argv[1], argv[3]);
+  grid(argv[1]);
 
   SlDataset *data = NULL;
   if (sl_dataset_open(argv[1], &data) != SL_STATUS_OK) {

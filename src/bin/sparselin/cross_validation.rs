@@ -183,8 +183,8 @@ fn binary_report(
                 lines.print(format!("{symbol} = {:e}: {}", point.value, summary(&mean)));
             })
             .with_context(|| format!("cross-validating on {}", args.data.display()))?;
-        let scores = (points.iter()).map(|p| (p.value, headline_metric(&p.validation.mean())));
-        let best = best_value(scores, grid.strength)?;
+        let scores = (points.iter()).map(|p| (p.value, p.validation.mean().search_score()));
+        let best = grid.strength.best(scores).context("an empty grid")?;
         lines.print(format!("best: {symbol} = {best:e}"));
         lines.written()?;
         settings(args, Some(grid.strength), report);
@@ -255,7 +255,7 @@ fn classes_report(
         })
         .with_context(context)?;
     let scores = (points.iter()).map(|p| (p.value, p.validation.mean_error_rate()));
-    let best = best_value(scores, grid.strength)?;
+    let best = grid.strength.best(scores).context("an empty grid")?;
     lines.print(format!("best: {symbol} = {best:e}"));
     lines.written()?;
     settings(args, Some(grid.strength), report);
@@ -268,19 +268,6 @@ fn classes_report(
         report["warm_starts"] = json!(grid.starts == PathStarts::Warm && !args.multinomial);
     }
     Ok(())
-}
-
-/// The value of the lowest held-out score (error, or RMSE for regression) of `(value, score)`
-/// pairs of `strength`; of equals, the one that regularizes most, the simpler model.
-fn best_value(scores: impl Iterator<Item = (f64, f64)>, strength: Strength) -> anyhow::Result<f64> {
-    let more_regularized = |a: f64, b: f64| match strength.larger_regularizes() {
-        true => b.total_cmp(&a),
-        false => a.total_cmp(&b),
-    };
-    scores
-        .min_by(|a, b| a.1.total_cmp(&b.1).then(more_regularized(a.0, b.0)))
-        .map(|(value, _)| value)
-        .context("an empty grid")
 }
 
 /// "error 0.01234, macro F1 0.98765" averaged over the folds.
@@ -325,14 +312,6 @@ impl Lines {
             self.result = outln!("{line}");
         }
     }
-}
-
-/// The metric the grid is judged by: the error rate, the mean pinball loss for quantile
-/// regression (the RMSE would judge the mean, not the quantile), or the RMSE for other
-/// regression.
-fn headline_metric(e: &Evaluation) -> f64 {
-    let pinball = e.coverage.map(|_| e.mean_loss);
-    e.error_rate.or(pinball).or(e.rmse).unwrap_or(e.mean_loss)
 }
 
 /// "objective 0.52, error 0.123, auc 0.91" (the metrics the loss has).
