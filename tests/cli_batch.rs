@@ -1,16 +1,12 @@
 //! `sparselin train --algo lbfgs|sublbfgs|subgd|bfgs|dcd` and `sparselin plot` end to end.
 
+mod cli;
 mod real_data;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use cli::sparselin;
 
 /// Noisy two-feature data (not separable, so the hinge optimum has errors and a margin).
 fn write_data(path: &Path, rows: usize) {

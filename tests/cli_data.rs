@@ -2,14 +2,9 @@
 //! not a terminal (as here, where it is a pipe), and `info` reading the column statistics
 //! and summarizing labels.
 
-use std::process::{Command, Output};
+mod cli;
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use cli::sparselin;
 
 #[test]
 fn gen_convert_info_without_a_terminal() {

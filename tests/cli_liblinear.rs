@@ -1,35 +1,14 @@
 //! liblinear's conventions on the command line: `--cost C` (its and scikit-learn's C,
 //! trained as λ = 1/(C·m)), `--cost-grid` (its `-C`), and `--no-bias` (its default, no `-B`).
 
+mod cli;
 mod real_data;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use cli::{refused, run};
 use sparselin::api::lambda_for_cost;
 use sparselin::model::{Model, SavedModel};
-
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// A successful run's standard output.
-fn run(args: &[&str]) -> String {
-    let out = sparselin(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn refused(args: &[&str], message: &str) {
-    let out = sparselin(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} ran");
-    assert!(stderr.contains(message), "{args:?}: {stderr}");
-}
 
 #[test]
 fn a_cost_trains_the_model_of_lambda_one_over_c_m_and_is_recorded() {

@@ -1,20 +1,12 @@
 //! `sparselin train / predict / eval / show` on data of more than two classes: one model per
 //! class against the rest, end to end.
 
+mod cli;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{o:?}");
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use cli::{sparselin, stdout};
 
 fn assert_clean_failure(out: &Output, message: &str) {
     let err = String::from_utf8_lossy(&out.stderr);

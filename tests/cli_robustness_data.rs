@@ -3,15 +3,12 @@
 //! corrupt per-column files under `verify`, out-of-range `gen`/`convert` settings — and
 //! `demo` on the smallest training set it accepts.
 
+mod cli;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use cli::sparselin;
 
 /// Asserts that `out` is a clean failure (exit status 1, not a panic's 101 or an abort's
 /// signal) whose message contains every one of `parts`.

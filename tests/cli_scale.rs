@@ -2,34 +2,13 @@
 //! run on features scaled by hand, the model file of the original features, resuming, and
 //! one-vs-rest, cross-validation and datasets alike.
 
+mod cli;
 mod real_data;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use cli::{run, sparselin, text};
 use sparselin::model::{Model, SavedModel};
-
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-/// A successful run's standard output.
-fn run(args: &[&str]) -> String {
-    let out = sparselin(args);
-    assert!(out.status.success(), "{args:?}: {}", text(&out));
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Rows of features of very different scales: a count in the hundreds, a rate in the
 /// thousandths, a ±1 flag and a value of a few units, the label a noisy sign of their sum

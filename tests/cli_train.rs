@@ -1,24 +1,12 @@
 //! `sparselin train / predict / eval` end to end on a small file.
 
+mod cli;
 mod real_data;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use cli::{sparselin, text};
 
 /// A failed run whose output says `message`.
 fn assert_refused(out: &Output, message: &str) {

@@ -4,25 +4,21 @@
 //! read from the text itself (`--format vw`) as from its conversion; bad input, bad flags
 //! and damaged weights are clear errors that leave nothing behind.
 
+mod cli;
+
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use cli::sparselin;
 
 fn ok(args: &[&str]) -> String {
-    let out = run(args);
+    let out = sparselin(args);
     assert!(out.status.success(), "{args:?}: {out:?}");
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn failure(args: &[&str], message: &str) {
-    let out = run(args);
+    let out = sparselin(args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
     assert!(err.contains(message), "{args:?}: {err}");
@@ -301,7 +297,7 @@ fn damaged_weights_or_manifests_are_refused() {
 fn learners_without_row_weights_warn_that_they_ignore_stored_ones() {
     let f = Files::new();
     let data = f.converted();
-    let out = run(&[
+    let out = sparselin(&[
         "train",
         &data,
         "-o",

@@ -1,14 +1,9 @@
 //! `sparselin train --algo aerr|aelr|aesvr` end to end: the model is written, the attributes
 //! observed are reported, bad settings fail with a message and no model.
 
-use std::process::{Command, Output};
+mod cli;
 
-fn sparselin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sparselin"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use cli::sparselin;
 
 /// 400 rows over 12 features, y = x₁ − x₂ (a sparse linear target).
 fn write_data(path: &std::path::Path) {
