@@ -932,7 +932,7 @@ pub unsafe extern "C" fn sl_cross_validate_grid(
             strength,
             values,
             starts,
-            |_| {},
+            |_, _| {},
         )?;
         let score_of = |value: f64| {
             (points.iter())

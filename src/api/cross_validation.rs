@@ -10,9 +10,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sparselin_kernels::Values;
 
-use super::{
-    Error, ExampleSet, Examples, Learner, Model, OneVsRest, OneVsRestTraining, Trainer, Training,
-};
+use super::{Error, ExampleSet, Examples, Learner, OneVsRestTraining, Trainer, Training};
 use crate::data::{CsrMatrix, Row, ValueVec, sample_weights};
 use crate::dist::Local;
 use crate::metrics::{self, Evaluation, MulticlassEvaluation};
@@ -210,22 +208,27 @@ impl Trainer {
         &self,
         data: &ExampleSet,
         folds: usize,
-        done: impl FnMut(usize, &Fold),
+        mut done: impl FnMut(usize, &Fold),
     ) -> Result<CrossValidation, Error> {
-        self.validate_folds(data, folds, |_, trainer, train| trainer.train(train), done)
+        let each = |fold, _, result: &Fold| done(fold, result);
+        let mut runs = self.fit_folds(data, folds, self.strata(), None, false, fit_binary, each)?;
+        let (folds, held_out_scores) = runs.pop().expect("one setting, one run");
+        Ok(CrossValidation {
+            folds,
+            held_out_scores,
+        })
     }
 
     /// [`Trainer::cross_validate`] at each of `values` of `strength`, on the same folds (the
     /// trainer's seed deals them), from the value that regularizes most to the one that
     /// regularizes least: λ and λ₁ from large to small, C from small to large, the order in
-    /// which each solution is a start near the next. With [`PathStarts::Warm`] each batch
-    /// solve starts from its fold's solution at the value before (online and
-    /// attribute-efficient learners start each run anew either way); on reuters_grain over
-    /// liblinear's grid of C, squared hinge, that took dcd 379 iterations in all against
-    /// 3,594 from zero, lbfgs 785 against 2,170 (PERF.md "Warm starts along a grid"). Each
-    /// fold's last solution is kept for the next value (its weights; dcd's dual variables,
-    /// one per training row). `done` sees each value's point as it finishes; the points come
-    /// back in the order run.
+    /// which each solution is a start near the next. Fold by fold, each fold's rows copied out
+    /// once for every value. With [`PathStarts::Warm`] each batch solve starts from its
+    /// fold's solution at the value before (online and attribute-efficient learners start
+    /// each run anew either way); on reuters_grain over liblinear's grid of C, squared hinge,
+    /// that took dcd 379 iterations in all against 3,594 from zero, lbfgs 785 against 2,170
+    /// (PERF.md "Warm starts along a grid"). `progress(done, all)` is called after each of
+    /// the folds × values fits. The points come back in the order run.
     pub fn cross_validate_path(
         &self,
         data: &ExampleSet,
@@ -233,77 +236,22 @@ impl Trainer {
         strength: Strength,
         values: &[f64],
         starts: PathStarts,
-        mut done: impl FnMut(&PathPoint),
+        progress: impl FnMut(usize, usize),
     ) -> Result<Vec<PathPoint>, Error> {
+        let order = strength.path_order(values);
         let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
-        // Each fold's run at the value before.
-        let mut previous: Vec<Option<Training>> = (0..folds).map(|_| None).collect();
-        let mut points = Vec::with_capacity(values.len());
-        for value in strength.path_order(values) {
-            let trainer = strength.set(self, value);
-            let fit = |fold: usize, trainer: &Trainer, train: &ExampleSet| {
-                let start = previous.get_mut(fold).and_then(Option::take);
-                let training = match start {
-                    Some(start) => trainer.continued_from(start.model, start.dual),
-                    None => trainer.clone(),
-                }
-                .train_monitored(train, &mut ())?;
-                let model = training.model.clone();
-                if warm {
-                    previous[fold] = Some(training);
-                }
-                Ok(model)
-            };
-            let validation = trainer.validate_folds(data, folds, fit, |_, _| {})?;
-            let point = PathPoint { value, validation };
-            done(&point);
-            points.push(point);
-        }
-        Ok(points)
-    }
-
-    /// The folds of `data` by the settings' strata, each fold's model the one `fit(fold,
-    /// trainer, training rows)` returns, `done(i, fold)` called as fold i finishes.
-    fn validate_folds(
-        &self,
-        data: &ExampleSet,
-        folds: usize,
-        mut fit: impl FnMut(usize, &Trainer, &ExampleSet) -> Result<Model, Error>,
-        mut done: impl FnMut(usize, &Fold),
-    ) -> Result<CrossValidation, Error> {
-        let strata = match self.training_loss().is_classification() {
-            true => Strata::Sign,
-            false => Strata::None,
+        let each = counter(folds * order.len(), progress);
+        let path = Some((strength, &order[..]));
+        let runs = self.fit_folds(data, folds, self.strata(), path, warm, fit_binary, each)?;
+        let points = order.iter().zip(runs);
+        let point = |(&value, (folds, held_out_scores))| PathPoint {
+            value,
+            validation: CrossValidation {
+                folds,
+                held_out_scores,
+            },
         };
-        let mut results = Vec::with_capacity(folds);
-        let mut held_out_scores = vec![0.0; data.n_rows()];
-        self.for_each_fold(data, folds, strata, |fold, trainer, split| {
-            let model = fit(fold, trainer, &ExampleSet::Matrix(split.train))?;
-            // The copies keep the data's own column numbering, and so does the model.
-            let scores = metrics::scores(&model.weights, model.bias, &split.held_out);
-            for (&i, &score) in split.held_out_rows.iter().zip(&scores) {
-                held_out_scores[i] = score;
-            }
-            let held_out = metrics::evaluate_scores(
-                model
-                    .weighted_loss()
-                    .map_err(|e| Error::Config(e.to_string()))?,
-                model.penalty_value(),
-                &scores,
-                split.held_out.labels(),
-            );
-            let result = Fold {
-                train_rows: split.train_rows,
-                held_out,
-            };
-            done(fold, &result);
-            results.push(result);
-            Ok(())
-        })?;
-        Ok(CrossValidation {
-            folds: results,
-            held_out_scores,
-        })
+        Ok(points.map(point).collect())
     }
 
     /// k-fold cross-validation of one-vs-rest training ([`Trainer::train_one_vs_rest`]) on
@@ -316,12 +264,17 @@ impl Trainer {
         &self,
         data: &ExampleSet,
         folds: usize,
-        done: impl FnMut(usize, &ClassesFold),
+        mut done: impl FnMut(usize, &ClassesFold),
     ) -> Result<ClassesCrossValidation, Error> {
-        let fit = |_, trainer: &Trainer, train: &ExampleSet| {
-            (trainer.train_classes(train, &Local, &mut (), true, None)).map(|t| t.classifier)
-        };
-        self.validate_classes_folds(data, folds, fit, done)
+        self.check_class_weights(data)?;
+        let each = |fold, _, result: &ClassesFold| done(fold, result);
+        let mut runs =
+            self.fit_folds(data, folds, Strata::Label, None, false, fit_classes, each)?;
+        let (folds, held_out_predictions) = runs.pop().expect("one setting, one run");
+        Ok(ClassesCrossValidation {
+            folds,
+            held_out_predictions,
+        })
     }
 
     /// [`Trainer::cross_validate_path`] of one-vs-rest training: each value's
@@ -335,66 +288,84 @@ impl Trainer {
         strength: Strength,
         values: &[f64],
         starts: PathStarts,
-        mut done: impl FnMut(&ClassesPathPoint),
+        progress: impl FnMut(usize, usize),
     ) -> Result<Vec<ClassesPathPoint>, Error> {
+        self.check_class_weights(data)?;
+        let order = strength.path_order(values);
         let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
-        let mut previous: Vec<Option<OneVsRestTraining>> = (0..folds).map(|_| None).collect();
-        let mut points = Vec::with_capacity(values.len());
-        for value in strength.path_order(values) {
-            let trainer = strength.set(self, value);
-            let fit = |fold: usize, trainer: &Trainer, train: &ExampleSet| {
-                let start = previous.get_mut(fold).and_then(Option::take);
-                let training =
-                    trainer.train_classes(train, &Local, &mut (), true, start.as_ref())?;
-                let classifier = training.classifier.clone();
-                if warm {
-                    previous[fold] = Some(training);
-                }
-                Ok(classifier)
-            };
-            let validation = trainer.validate_classes_folds(data, folds, fit, |_, _| {})?;
-            let point = ClassesPathPoint { value, validation };
-            done(&point);
-            points.push(point);
-        }
-        Ok(points)
+        let each = counter(folds * order.len(), progress);
+        let path = Some((strength, &order[..]));
+        let runs = self.fit_folds(data, folds, Strata::Label, path, warm, fit_classes, each)?;
+        let points = order.iter().zip(runs);
+        let point = |(&value, (folds, held_out_predictions))| ClassesPathPoint {
+            value,
+            validation: ClassesCrossValidation {
+                folds,
+                held_out_predictions,
+            },
+        };
+        Ok(points.map(point).collect())
     }
 
-    /// The folds of `data` stratified by label, each fold's classifier the one `fit(fold,
-    /// trainer, training rows)` returns, `done(i, fold)` called as fold i finishes.
-    fn validate_classes_folds(
+    /// The strata of a cross-validation of one model: the two classes of a classification
+    /// loss, none for a regression.
+    fn strata(&self) -> Strata {
+        match self.training_loss().is_classification() {
+            true => Strata::Sign,
+            false => Strata::None,
+        }
+    }
+
+    /// An error unless the class weights, which name classes of `data`, fit them (a fold's
+    /// training rows may then lack one).
+    fn check_class_weights(&self, data: &ExampleSet) -> Result<(), Error> {
+        let (classes, rows) = super::trainer::class_labels_across(data, &Local)?;
+        self.one_vs_rest_weights(&classes, &rows, false).map(|_| ())
+    }
+
+    /// Deal `data`'s rows into `folds` folds by `strata` and, fold by fold, fit the trainer's
+    /// settings (`path` `None`) or those at each value of the path in turn (`Some((strength,
+    /// values))`): `fit(trainer, split, start)` returns the fold's result, the held-out
+    /// rows' outputs and the run, which the fold's fit at the next value starts from when
+    /// `warm`. `done(fold, k, result)` sees the k-th setting's result of each fold. Returns
+    /// per setting the folds' results, in fold order, and every row's held-out output.
+    #[allow(clippy::too_many_arguments)]
+    fn fit_folds<R, S>(
         &self,
         data: &ExampleSet,
         folds: usize,
-        mut fit: impl FnMut(usize, &Trainer, &ExampleSet) -> Result<OneVsRest, Error>,
-        mut done: impl FnMut(usize, &ClassesFold),
-    ) -> Result<ClassesCrossValidation, Error> {
-        // Class weights name classes of the data; a fold's training rows may lack one.
-        let (classes, rows) = super::trainer::class_labels_across(data, &Local)?;
-        self.one_vs_rest_weights(&classes, &rows, false)?;
-        let mut results = Vec::with_capacity(folds);
-        let mut held_out_predictions = vec![0.0; data.n_rows()];
-        self.for_each_fold(data, folds, Strata::Label, |fold, trainer, split| {
-            let train = ExampleSet::Matrix(split.train);
-            let held_out = ExampleSet::Matrix(split.held_out);
-            let classifier = fit(fold, trainer, &train)?;
-            let (evaluation, predictions) =
-                super::one_vs_rest::evaluate_and_predict(&classifier, &held_out, None)?;
-            for (&i, &class) in split.held_out_rows.iter().zip(&predictions) {
-                held_out_predictions[i] = class;
+        strata: Strata,
+        path: Option<(Strength, &[f64])>,
+        warm: bool,
+        mut fit: impl FnMut(&Trainer, &Split, Option<S>) -> Result<(R, Vec<f64>, S), Error>,
+        mut done: impl FnMut(usize, usize, &R),
+    ) -> Result<Vec<(Vec<R>, Vec<f64>)>, Error> {
+        let settings = path.map_or(1, |(_, values)| values.len());
+        let mut runs: Vec<(Vec<R>, Vec<f64>)> = (0..settings)
+            .map(|_| (Vec::with_capacity(folds), vec![0.0; data.n_rows()]))
+            .collect();
+        self.for_each_fold(data, folds, strata, |fold, trainer, split| {
+            let mut start = None;
+            for (k, (results, outputs)) in runs.iter_mut().enumerate() {
+                let at_value;
+                let trainer = match path {
+                    Some((strength, values)) => {
+                        at_value = strength.set(trainer, values[k]);
+                        &at_value
+                    }
+                    None => trainer,
+                };
+                let (result, held_out, run) = fit(trainer, &split, start.take())?;
+                for (&i, &output) in split.held_out_rows.iter().zip(&held_out) {
+                    outputs[i] = output;
+                }
+                done(fold, k, &result);
+                results.push(result);
+                start = warm.then_some(run);
             }
-            let result = ClassesFold {
-                train_rows: split.train_rows,
-                held_out: evaluation,
-            };
-            done(fold, &result);
-            results.push(result);
             Ok(())
         })?;
-        Ok(ClassesCrossValidation {
-            folds: results,
-            held_out_predictions,
-        })
+        Ok(runs)
     }
 
     /// Deal `data`'s rows into `folds` folds by `strata`, then call `each(fold, trainer,
@@ -406,7 +377,7 @@ impl Trainer {
         data: &ExampleSet,
         folds: usize,
         strata: Strata,
-        mut each: impl FnMut(usize, &Trainer, Split) -> Result<(), Error>,
+        mut each: impl FnMut(usize, &Trainer, &Split) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let m = data.n_rows();
         if folds < 2 || folds > m {
@@ -445,11 +416,11 @@ impl Trainer {
             };
             let split = Split {
                 train_rows: train.labels.len(),
-                train: train.finish(data.n_features())?,
-                held_out: held_out.finish(data.n_features())?,
+                train: ExampleSet::Matrix(train.finish(data.n_features())?),
+                held_out: ExampleSet::Matrix(held_out.finish(data.n_features())?),
                 held_out_rows,
             };
-            each(fold, trainer, split).map_err(|error| Error::Fold {
+            each(fold, trainer, &split).map_err(|error| Error::Fold {
                 fold: fold + 1,
                 folds,
                 error: Box::new(error),
@@ -464,11 +435,67 @@ struct Split {
     /// How many rows the model is trained on.
     train_rows: usize,
     /// The other folds' rows.
-    train: CsrMatrix,
+    train: ExampleSet,
     /// The fold's own rows.
-    held_out: CsrMatrix,
+    held_out: ExampleSet,
     /// The data's index of each held-out row.
     held_out_rows: Vec<usize>,
+}
+
+/// One model's fit on a fold's training rows (from `start`'s solution, if any) and its
+/// evaluation on the held-out rows: the fold, their scores w·x + b, and the run.
+fn fit_binary(
+    trainer: &Trainer,
+    split: &Split,
+    start: Option<Training>,
+) -> Result<(Fold, Vec<f64>, Training), Error> {
+    let started;
+    let trainer = match start {
+        Some(start) => {
+            started = trainer.continued_from(start.model, start.dual);
+            &started
+        }
+        None => trainer,
+    };
+    let training = trainer.train_monitored(&split.train, &mut ())?;
+    let model = &training.model;
+    // The copies keep the data's own column numbering, and so does the model.
+    let scores = metrics::scores(&model.weights, model.bias, &split.held_out);
+    let loss = (model.weighted_loss()).map_err(|e| Error::Config(e.to_string()))?;
+    let labels = metrics::labels(&split.held_out);
+    let held_out = metrics::evaluate_scores(loss, model.penalty_value(), &scores, &labels);
+    let fold = Fold {
+        train_rows: split.train_rows,
+        held_out,
+    };
+    Ok((fold, scores, training))
+}
+
+/// One-vs-rest's fit on a fold's training rows (each class from its solution in `start`, if
+/// any) and its evaluation on the held-out rows: the fold, their predicted classes, and the
+/// training.
+fn fit_classes(
+    trainer: &Trainer,
+    split: &Split,
+    start: Option<OneVsRestTraining>,
+) -> Result<(ClassesFold, Vec<f64>, OneVsRestTraining), Error> {
+    let training = trainer.train_classes(&split.train, &Local, &mut (), true, start.as_ref())?;
+    let (held_out, predictions) =
+        super::one_vs_rest::evaluate_and_predict(&training.classifier, &split.held_out, None)?;
+    let fold = ClassesFold {
+        train_rows: split.train_rows,
+        held_out,
+    };
+    Ok((fold, predictions, training))
+}
+
+/// `progress(done, all)` called once per call of the returned counter, `done` counting them.
+fn counter<T>(all: usize, mut progress: impl FnMut(usize, usize)) -> impl FnMut(usize, usize, &T) {
+    let mut done = 0;
+    move |_, _, _| {
+        done += 1;
+        progress(done, all);
+    }
 }
 
 /// What the folds are dealt by: every class in about its overall proportion in each fold.
@@ -653,9 +680,11 @@ mod tests {
             let path = |starts| {
                 let mut seen = Vec::new();
                 let points = trainer
-                    .cross_validate_path(&set, 3, strength, &grid, starts, |p| seen.push(p.value))
+                    .cross_validate_path(&set, 3, strength, &grid, starts, |done, all| {
+                        seen.push((done, all))
+                    })
                     .unwrap();
-                assert_eq!(seen, points.iter().map(|p| p.value).collect::<Vec<_>>());
+                assert_eq!(seen, (1..=9).map(|done| (done, 9)).collect::<Vec<_>>());
                 points
             };
             let (cold, warm) = (path(PathStarts::Cold), path(PathStarts::Warm));
@@ -730,7 +759,14 @@ mod tests {
             let grid = [1.0, 0.1, 10.0];
             let path = |starts| {
                 trainer
-                    .cross_validate_one_vs_rest_path(&set, 3, Strength::Cost, &grid, starts, |_| {})
+                    .cross_validate_one_vs_rest_path(
+                        &set,
+                        3,
+                        Strength::Cost,
+                        &grid,
+                        starts,
+                        |_, _| {},
+                    )
                     .unwrap()
             };
             let (cold, warm) = (path(PathStarts::Cold), path(PathStarts::Warm));

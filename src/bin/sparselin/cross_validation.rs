@@ -17,6 +17,7 @@ use sparselin::metrics::Evaluation;
 
 use crate::input::{Input, read_examples};
 use crate::number::decimal;
+use crate::progress::{self, Unit};
 use crate::scaling;
 use crate::train::{
     Args, eval_tail, positive, scale_name, title_notes, trainer, trains_one_vs_rest, weighted_rows,
@@ -177,12 +178,16 @@ fn binary_report(
     } else {
         let (symbol, key) = (grid.symbol(), grid.key());
         let (strength, values) = (grid.strength, &grid.values);
-        let points = trainer
-            .cross_validate_path(data, folds, strength, values, grid.starts, |point| {
-                let mean = point.validation.mean();
-                lines.print(format!("{symbol} = {:e}: {}", point.value, summary(&mean)));
-            })
-            .with_context(|| format!("cross-validating on {}", args.data.display()))?;
+        let bar = fits_bar(args, folds, values.len());
+        let progress = |done, _| bar.set_position(done as u64);
+        let points =
+            (trainer.cross_validate_path(data, folds, strength, values, grid.starts, progress))
+                .with_context(|| format!("cross-validating on {}", args.data.display()))?;
+        bar.finish_and_clear();
+        for point in &points {
+            let mean = point.validation.mean();
+            lines.print(format!("{symbol} = {:e}: {}", point.value, summary(&mean)));
+        }
         let scores = (points.iter()).map(|p| (p.value, p.validation.mean().search_score()));
         let best = grid.strength.best(scores).context("an empty grid")?;
         lines.print(format!("best: {symbol} = {best:e}"));
@@ -248,12 +253,22 @@ fn classes_report(
     }
     let (symbol, key) = (grid.symbol(), grid.key());
     let (strength, values) = (grid.strength, &grid.values);
-    let points = trainer
-        .cross_validate_one_vs_rest_path(data, folds, strength, values, grid.starts, |point| {
-            let line = mean_line(&point.validation);
-            lines.print(format!("{symbol} = {:e}: {line}", point.value));
-        })
-        .with_context(context)?;
+    let bar = fits_bar(args, folds, values.len());
+    let progress = |done, _| bar.set_position(done as u64);
+    let path = trainer.cross_validate_one_vs_rest_path(
+        data,
+        folds,
+        strength,
+        values,
+        grid.starts,
+        progress,
+    );
+    let points = path.with_context(context)?;
+    bar.finish_and_clear();
+    for point in &points {
+        let line = mean_line(&point.validation);
+        lines.print(format!("{symbol} = {:e}: {line}", point.value));
+    }
     let scores = (points.iter()).map(|p| (p.value, p.validation.mean_error_rate()));
     let best = grid.strength.best(scores).context("an empty grid")?;
     lines.print(format!("best: {symbol} = {best:e}"));
@@ -268,6 +283,12 @@ fn classes_report(
         report["warm_starts"] = json!(grid.starts == PathStarts::Warm && !args.multinomial);
     }
     Ok(())
+}
+
+/// The progress bar of a grid's `folds` × `values` fits, on standard error (hidden with
+/// `--quiet` or off a terminal).
+fn fits_bar(args: &Args, folds: usize, values: usize) -> indicatif::ProgressBar {
+    progress::bar(Some((folds * values) as u64), Unit::Fits, args.quiet)
 }
 
 /// "error 0.01234, macro F1 0.98765" averaged over the folds.

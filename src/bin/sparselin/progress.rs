@@ -1,4 +1,5 @@
-//! Progress bars for the long-running data commands (`convert`, `gen`), on standard error.
+//! Progress bars for the long-running commands (`convert`, `gen`, a cross-validated grid), on
+//! standard error.
 
 use std::io::IsTerminal;
 
@@ -11,6 +12,8 @@ pub enum Unit {
     Bytes,
     /// Rows written.
     Rows,
+    /// Models fitted (a grid's folds × values).
+    Fits,
 }
 
 /// A bar to `total` (a spinner when the total is unknown), hidden when `quiet` or when
@@ -26,6 +29,7 @@ pub fn bar(total: Option<u64>, unit: Unit, quiet: bool) -> ProgressBar {
         (None, Unit::Bytes) => "{spinner} {binary_bytes} {binary_bytes_per_sec} {elapsed}",
         (Some(_), Unit::Rows) => "{wide_bar} {human_pos}/{human_len} rows {rate} eta {eta}",
         (None, Unit::Rows) => "{spinner} {human_pos} rows {rate} {elapsed}",
+        (_, Unit::Fits) => "{wide_bar} {pos}/{len} fits eta {eta}",
     };
     let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
     bar.set_style(style(template));
