@@ -212,10 +212,10 @@ impl Trainer {
     ) -> Result<CrossValidation, Error> {
         let each = |fold, _, result: &Fold| done(fold, result);
         let mut runs = self.fit_folds(data, folds, self.strata(), None, false, fit_binary, each)?;
-        let (folds, held_out_scores) = runs.pop().expect("one setting, one run");
+        let run = runs.pop().expect("one setting, one run");
         Ok(CrossValidation {
-            folds,
-            held_out_scores,
+            folds: run.results,
+            held_out_scores: run.held_out,
         })
     }
 
@@ -244,11 +244,11 @@ impl Trainer {
         let path = Some((strength, &order[..]));
         let runs = self.fit_folds(data, folds, self.strata(), path, warm, fit_binary, each)?;
         let points = order.iter().zip(runs);
-        let point = |(&value, (folds, held_out_scores))| PathPoint {
+        let point = |(&value, run): (&f64, SettingFolds<Fold>)| PathPoint {
             value,
             validation: CrossValidation {
-                folds,
-                held_out_scores,
+                folds: run.results,
+                held_out_scores: run.held_out,
             },
         };
         Ok(points.map(point).collect())
@@ -270,10 +270,10 @@ impl Trainer {
         let each = |fold, _, result: &ClassesFold| done(fold, result);
         let mut runs =
             self.fit_folds(data, folds, Strata::Label, None, false, fit_classes, each)?;
-        let (folds, held_out_predictions) = runs.pop().expect("one setting, one run");
+        let run = runs.pop().expect("one setting, one run");
         Ok(ClassesCrossValidation {
-            folds,
-            held_out_predictions,
+            folds: run.results,
+            held_out_predictions: run.held_out,
         })
     }
 
@@ -297,11 +297,11 @@ impl Trainer {
         let path = Some((strength, &order[..]));
         let runs = self.fit_folds(data, folds, Strata::Label, path, warm, fit_classes, each)?;
         let points = order.iter().zip(runs);
-        let point = |(&value, (folds, held_out_predictions))| ClassesPathPoint {
+        let point = |(&value, run): (&f64, SettingFolds<ClassesFold>)| ClassesPathPoint {
             value,
             validation: ClassesCrossValidation {
-                folds,
-                held_out_predictions,
+                folds: run.results,
+                held_out_predictions: run.held_out,
             },
         };
         Ok(points.map(point).collect())
@@ -339,14 +339,17 @@ impl Trainer {
         warm: bool,
         mut fit: impl FnMut(&Trainer, &Split, Option<S>) -> Result<(R, Vec<f64>, S), Error>,
         mut done: impl FnMut(usize, usize, &R),
-    ) -> Result<Vec<(Vec<R>, Vec<f64>)>, Error> {
+    ) -> Result<Vec<SettingFolds<R>>, Error> {
         let settings = path.map_or(1, |(_, values)| values.len());
-        let mut runs: Vec<(Vec<R>, Vec<f64>)> = (0..settings)
-            .map(|_| (Vec::with_capacity(folds), vec![0.0; data.n_rows()]))
+        let mut runs: Vec<SettingFolds<R>> = (0..settings)
+            .map(|_| SettingFolds {
+                results: Vec::with_capacity(folds),
+                held_out: vec![0.0; data.n_rows()],
+            })
             .collect();
         self.for_each_fold(data, folds, strata, |fold, trainer, split| {
             let mut start = None;
-            for (k, (results, outputs)) in runs.iter_mut().enumerate() {
+            for (k, run) in runs.iter_mut().enumerate() {
                 let at_value;
                 let trainer = match path {
                     Some((strength, values)) => {
@@ -355,13 +358,13 @@ impl Trainer {
                     }
                     None => trainer,
                 };
-                let (result, held_out, run) = fit(trainer, &split, start.take())?;
+                let (result, held_out, fitted) = fit(trainer, split, start.take())?;
                 for (&i, &output) in split.held_out_rows.iter().zip(&held_out) {
-                    outputs[i] = output;
+                    run.held_out[i] = output;
                 }
                 done(fold, k, &result);
-                results.push(result);
-                start = warm.then_some(run);
+                run.results.push(result);
+                start = warm.then_some(fitted);
             }
             Ok(())
         })?;
@@ -428,6 +431,13 @@ impl Trainer {
         }
         Ok(())
     }
+}
+
+/// One setting's cross-validation: the folds' results, in fold order, and every row's output
+/// by the model of the fold that held it out.
+struct SettingFolds<R> {
+    results: Vec<R>,
+    held_out: Vec<f64>,
 }
 
 /// One fold's rows, copied out of the data.
