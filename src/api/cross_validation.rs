@@ -222,8 +222,9 @@ impl Trainer {
     /// [`Trainer::cross_validate`] at each of `values` of `strength`, on the same folds (the
     /// trainer's seed deals them), from the value that regularizes most to the one that
     /// regularizes least: λ and λ₁ from large to small, C from small to large, the order in
-    /// which each solution is a start near the next. Fold by fold, each fold's rows copied out
-    /// once for every value. With [`PathStarts::Warm`] each batch solve starts from its
+    /// which each solution is a start near the next. Fold by fold: each fold's rows are copied
+    /// out once and fitted at every value in turn. With [`PathStarts::Warm`] each batch solve
+    /// starts from its
     /// fold's solution at the value before (online and attribute-efficient learners start
     /// each run anew either way); on reuters_grain over liblinear's grid of C, squared hinge,
     /// that took dcd 379 iterations in all against 3,594 from zero, lbfgs 785 against 2,170
