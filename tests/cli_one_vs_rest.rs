@@ -444,18 +444,21 @@ fn cross_validation_reports_each_fold_and_picks_the_lambda_of_lowest_error() {
         "{out}"
     );
     assert!(lines[5].starts_with("mean over the folds: error "), "{out}");
-    let out = stdout(&sparselin(&[
-        "train",
-        &train,
-        "--algo",
-        "dcd",
-        "--cv",
-        "4",
-        "--lambda-grid",
-        "1e2,1e-3",
-        "--json",
-    ]));
-    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let grid = |values: &str, cold: &[&str]| -> serde_json::Value {
+        let args = [
+            "train",
+            &train,
+            "--algo",
+            "dcd",
+            "--cv",
+            "4",
+            "--lambda-grid",
+            values,
+        ];
+        let out = stdout(&sparselin(&[&args[..], cold, &["--json"]].concat()));
+        serde_json::from_str(&out).unwrap()
+    };
+    let report = grid("1e2,1e-3", &[]);
     // λ = 100 shrinks every weight towards 0: a worse classifier.
     assert_eq!(report["best_lambda"], 1e-3);
     assert_eq!(report["one_vs_rest"], true);
@@ -467,19 +470,7 @@ fn cross_validation_reports_each_fold_and_picks_the_lambda_of_lowest_error() {
     // Each class's solve at λ = 1e-3 started from its solution at λ = 100; from zero, the
     // same held-out errors.
     assert_eq!(report["warm_starts"], true);
-    let cold = stdout(&sparselin(&[
-        "train",
-        &train,
-        "--algo",
-        "dcd",
-        "--cv",
-        "4",
-        "--lambda-grid",
-        "1e-3,1e2",
-        "--cold-grid",
-        "--json",
-    ]));
-    let cold: serde_json::Value = serde_json::from_str(&cold).unwrap();
+    let cold = grid("1e-3,1e2", &["--cold-grid"]);
     assert_eq!(cold["warm_starts"], false);
     for k in 0..2 {
         assert_eq!(cold["grid"][k]["lambda"], report["grid"][k]["lambda"]);

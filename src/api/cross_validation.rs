@@ -224,12 +224,11 @@ impl Trainer {
     /// regularizes least: λ and λ₁ from large to small, C from small to large, the order in
     /// which each solution is a start near the next. Fold by fold: each fold's rows are copied
     /// out once and fitted at every value in turn. With [`PathStarts::Warm`] each batch solve
-    /// starts from its
-    /// fold's solution at the value before (online and attribute-efficient learners start
-    /// each run anew either way); on reuters_grain over liblinear's grid of C, squared hinge,
-    /// that took dcd 379 iterations in all against 3,594 from zero, lbfgs 785 against 2,170
-    /// (PERF.md "Warm starts along a grid"). `progress(done, all)` is called after each of
-    /// the folds × values fits. The points come back in the order run.
+    /// starts from its fold's solution at the value before (online and attribute-efficient
+    /// learners start each run anew either way); on reuters_grain over liblinear's grid of C,
+    /// squared hinge, that took dcd 379 iterations in all against 3,594 from zero, lbfgs 785
+    /// against 2,170 (PERF.md "Warm starts along a grid"). `progress(done, all)` is called
+    /// after each of the folds × values fits. The points come back in the order run.
     pub fn cross_validate_path(
         &self,
         data: &ExampleSet,
@@ -239,20 +238,23 @@ impl Trainer {
         starts: PathStarts,
         progress: impl FnMut(usize, usize),
     ) -> Result<Vec<PathPoint>, Error> {
-        let order = strength.path_order(values);
-        let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
-        let each = counter(folds * order.len(), progress);
-        let path = Some((strength, &order[..]));
-        let runs = self.fit_folds(data, folds, self.strata(), path, warm, fit_binary, each)?;
-        let points = order.iter().zip(runs);
-        let point = |(&value, run): (&f64, SettingFolds<Fold>)| PathPoint {
+        let grid = (strength, values, starts);
+        let point = |value, run: SettingFolds<Fold>| PathPoint {
             value,
             validation: CrossValidation {
                 folds: run.results,
                 held_out_scores: run.held_out,
             },
         };
-        Ok(points.map(point).collect())
+        self.path(
+            data,
+            folds,
+            self.strata(),
+            grid,
+            fit_binary,
+            progress,
+            point,
+        )
     }
 
     /// k-fold cross-validation of one-vs-rest training ([`Trainer::train_one_vs_rest`]) on
@@ -292,20 +294,23 @@ impl Trainer {
         progress: impl FnMut(usize, usize),
     ) -> Result<Vec<ClassesPathPoint>, Error> {
         self.check_class_weights(data)?;
-        let order = strength.path_order(values);
-        let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
-        let each = counter(folds * order.len(), progress);
-        let path = Some((strength, &order[..]));
-        let runs = self.fit_folds(data, folds, Strata::Label, path, warm, fit_classes, each)?;
-        let points = order.iter().zip(runs);
-        let point = |(&value, run): (&f64, SettingFolds<ClassesFold>)| ClassesPathPoint {
+        let grid = (strength, values, starts);
+        let point = |value, run: SettingFolds<ClassesFold>| ClassesPathPoint {
             value,
             validation: ClassesCrossValidation {
                 folds: run.results,
                 held_out_predictions: run.held_out,
             },
         };
-        Ok(points.map(point).collect())
+        self.path(
+            data,
+            folds,
+            Strata::Label,
+            grid,
+            fit_classes,
+            progress,
+            point,
+        )
     }
 
     /// The strata of a cross-validation of one model: the two classes of a classification
@@ -322,6 +327,32 @@ impl Trainer {
     fn check_class_weights(&self, data: &ExampleSet) -> Result<(), Error> {
         let (classes, rows) = super::trainer::class_labels_across(data, &Local)?;
         self.one_vs_rest_weights(&classes, &rows, false).map(|_| ())
+    }
+
+    /// The points of a path over `grid` (strength, values, starts): the folds of `data`
+    /// (dealt by `strata`) fitted by `fit` at each value in path order, with warm starts where
+    /// asked and the learner has them, each value's folds made a point by `point`.
+    #[allow(clippy::too_many_arguments)]
+    fn path<R, S, P>(
+        &self,
+        data: &ExampleSet,
+        folds: usize,
+        strata: Strata,
+        (strength, values, starts): (Strength, &[f64], PathStarts),
+        fit: impl FnMut(&Trainer, &Split, Option<S>) -> Result<(R, Vec<f64>, S), Error>,
+        progress: impl FnMut(usize, usize),
+        point: impl Fn(f64, SettingFolds<R>) -> P,
+    ) -> Result<Vec<P>, Error> {
+        let order = strength.path_order(values);
+        let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
+        let each = counter(folds * order.len(), progress);
+        let path = Some((strength, &order[..]));
+        let runs = self.fit_folds(data, folds, strata, path, warm, fit, each)?;
+        Ok(order
+            .into_iter()
+            .zip(runs)
+            .map(|(v, run)| point(v, run))
+            .collect())
     }
 
     /// Deal `data`'s rows into `folds` folds by `strata` and, fold by fold, fit the trainer's
@@ -602,20 +633,30 @@ mod tests {
     use crate::api::{Learner, Loss};
     use crate::batch::Algorithm;
 
-    /// `m` rows over 6 features, a third of them of class +1 (imbalanced on purpose), in f32.
-    fn data(m: usize) -> ExampleSet {
+    /// `m` rows of two non-zeros over `n` features, row i's label, indices and values `row(i)`,
+    /// in f32.
+    fn rows(m: usize, n: usize, row: impl Fn(usize) -> (f64, [u32; 2], [f32; 2])) -> ExampleSet {
         let mut labels = Vec::new();
         let (mut offsets, mut indices, mut values) = (vec![0u64], Vec::new(), Vec::new());
         for i in 0..m {
-            let positive = i % 3 == 0;
-            labels.push(if positive { 1.0 } else { -1.0 });
-            let signal = if positive { 1.0 } else { -1.0 } * (1.0 + (i % 5) as f32 / 4.0);
-            indices.extend([0, 1 + (i % 5) as u32]);
-            values.extend([signal, 0.5 + (i % 7) as f32 / 7.0]);
+            let (label, columns, entries) = row(i);
+            labels.push(label);
+            indices.extend(columns);
+            values.extend(entries);
             offsets.push(indices.len() as u64);
         }
-        let matrix = CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), 6).unwrap();
+        let matrix = CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), n).unwrap();
         ExampleSet::Matrix(matrix)
+    }
+
+    /// `m` rows over 6 features, a third of them of class +1 (imbalanced on purpose).
+    fn data(m: usize) -> ExampleSet {
+        rows(m, 6, |i| {
+            let sign = if i % 3 == 0 { 1.0 } else { -1.0 };
+            let signal = sign as f32 * (1.0 + (i % 5) as f32 / 4.0);
+            let noise = 0.5 + (i % 7) as f32 / 7.0;
+            (sign, [0, 1 + (i % 5) as u32], [signal, noise])
+        })
     }
 
     #[test]
@@ -742,17 +783,15 @@ mod tests {
 
     /// `m` rows of 3 classes (0, 1, 2), each class's rows signalled by its own feature.
     fn three_classes(m: usize) -> ExampleSet {
-        let mut labels = Vec::new();
-        let (mut offsets, mut indices, mut values) = (vec![0u64], Vec::new(), Vec::new());
-        for i in 0..m {
+        rows(m, 7, |i| {
             let class = i % 3;
-            labels.push(class as f64);
-            indices.extend([class as u32, 3 + (i % 4) as u32]);
-            values.extend([1.0 + (i % 5) as f32 / 5.0, 0.5 + (i % 7) as f32 / 7.0]);
-            offsets.push(indices.len() as u64);
-        }
-        let matrix = CsrMatrix::new(labels, offsets, indices, ValueVec::F32(values), 7).unwrap();
-        ExampleSet::Matrix(matrix)
+            let (signal, noise) = (1.0 + (i % 5) as f32 / 5.0, 0.5 + (i % 7) as f32 / 7.0);
+            (
+                class as f64,
+                [class as u32, 3 + (i % 4) as u32],
+                [signal, noise],
+            )
+        })
     }
 
     /// A one-vs-rest path: cold, each value's folds are its own cross-validation's, bit for
