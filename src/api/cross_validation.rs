@@ -283,7 +283,8 @@ impl Trainer {
     /// [`Trainer::cross_validate_path`] of one-vs-rest training: each value's
     /// [`Trainer::cross_validate_one_vs_rest`], from the value that regularizes most; with
     /// [`PathStarts::Warm`] each class's batch solve in each fold starts from its solution at
-    /// the value before (multinomial training and the online learners start anew).
+    /// the value before (multinomial training from the whole classifier's; the online
+    /// learners start anew).
     pub fn cross_validate_one_vs_rest_path(
         &self,
         data: &ExampleSet,
@@ -801,11 +802,13 @@ mod tests {
     #[test]
     fn a_one_vs_rest_path_starts_each_class_from_its_solution_at_the_value_before() {
         let set = three_classes(120);
-        for (algorithm, loss, start) in [
-            (Algorithm::Dcd, Loss::SquaredHinge, "initial_dual"),
-            (Algorithm::Lbfgs, Loss::Log, "initial_model"),
+        for (algorithm, loss, multinomial, start) in [
+            (Algorithm::Dcd, Loss::SquaredHinge, false, "initial_dual"),
+            (Algorithm::Lbfgs, Loss::Log, false, "initial_model"),
+            (Algorithm::Lbfgs, Loss::Log, true, "initial_model"),
         ] {
-            let trainer = Trainer::new(Learner::Batch(algorithm)).loss(loss);
+            let trainer =
+                (Trainer::new(Learner::Batch(algorithm)).loss(loss)).multinomial(multinomial);
             let grid = [1.0, 0.1, 10.0];
             let path = |starts| {
                 trainer

@@ -9,7 +9,8 @@ impl Trainer {
     /// times their sample weights: the classifier [`Trainer::train_one_vs_rest`] returns when
     /// [`Trainer::multinomial`] is set. Each class's model holds its block of the weights and
     /// records `"multinomial": true` in its details, so that its probabilities are the
-    /// softmax of the scores.
+    /// softmax of the scores. With `start`, a training on the same rows at another λ, each
+    /// class's block starts from its model there (zeros for a class it lacks).
     pub(super) fn train_multinomial<M: Monitor>(
         &self,
         data: &ExampleSet,
@@ -17,6 +18,7 @@ impl Trainer {
         weights: &[ClassWeights],
         reducer: &dyn Reducer,
         monitor: &mut M,
+        start: Option<&OneVsRestTraining>,
     ) -> Result<OneVsRestTraining, Error> {
         let refused = [
             (self.training_loss() != Loss::Log, "a loss other than log"),
@@ -53,7 +55,30 @@ impl Trainer {
             self.lambda,
             reducer,
         );
-        let options = self.batch_options();
+        let (n, permutation) = (data.n_features(), data.feature_permutation());
+        let w0 = start.map(|start| {
+            let mut w0 = Vec::with_capacity(classes.len() * (n + 1));
+            for &class in classes {
+                let mut models = start
+                    .classifier
+                    .classes()
+                    .iter()
+                    .zip(start.classifier.models());
+                match models.find(|(c, _)| **c == class) {
+                    Some((_, model)) => {
+                        let block = iterate_in_columns(&model.weights, model.bias, n, permutation);
+                        w0.extend(block.weights);
+                        w0.push(block.bias);
+                    }
+                    None => w0.resize(w0.len() + n + 1, 0.0),
+                }
+            }
+            w0
+        });
+        let options = batch::Options {
+            w0,
+            ..self.batch_options()
+        };
         let mut passes = 0.0;
         let solution = self.on_threads(|| {
             multinomial::solve(&objective, &options, &mut |p| {
@@ -71,7 +96,9 @@ impl Trainer {
         let mut details = self.solver_details(&solution, passes, &options);
         details["multinomial"] = json!(true);
         details["memory"] = json!(options.memory);
-        let (n, permutation) = (data.n_features(), data.feature_permutation());
+        if options.w0.is_some() {
+            details["warm_start"] = json!({ "initial_model": true });
+        }
         let models = (solution.w.chunks_exact(n + 1).zip(weights))
             .map(|(block, &class_weights)| Model {
                 weights: match permutation {

@@ -155,7 +155,7 @@ impl Trainer {
         let (classes, rows) = class_labels_across(data, reducer)?;
         let weights = self.one_vs_rest_weights(&classes, &rows, absent_ok)?;
         if self.multinomial {
-            return self.train_multinomial(data, &classes, &weights, reducer, monitor);
+            return self.train_multinomial(data, &classes, &weights, reducer, monitor, start);
         }
         if let Some(algorithm) = self.one_pass_algorithm(classes.len()) {
             return self

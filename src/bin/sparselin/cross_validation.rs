@@ -279,8 +279,7 @@ fn classes_report(
         .map(|p| json!({key: p.value, "folds": p.validation.folds, "mean": mean(&p.validation)}))
         .collect();
     if matches!(args.algo.learner(), Learner::Batch(_)) {
-        // Multinomial training starts each value anew.
-        report["warm_starts"] = json!(grid.starts == PathStarts::Warm && !args.multinomial);
+        report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
     }
     Ok(())
 }
