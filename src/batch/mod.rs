@@ -40,6 +40,7 @@ pub mod objective;
 pub mod owlqn;
 pub mod subgd;
 pub mod sublbfgs;
+pub mod tron;
 
 use std::fmt;
 use std::str::FromStr;
@@ -71,6 +72,8 @@ pub enum Algorithm {
     /// Coordinate descent on a Newton model (newGLMNET): smooth losses, L1 and/or L2, one
     /// process.
     Cd,
+    /// Trust-region Newton with conjugate gradients (liblinear's primal solver): smooth losses.
+    Tron,
 }
 
 impl Algorithm {
@@ -98,6 +101,7 @@ impl fmt::Display for Algorithm {
             Algorithm::Bfgs => "bfgs",
             Algorithm::Dcd => "dcd",
             Algorithm::Cd => "cd",
+            Algorithm::Tron => "tron",
         })
     }
 }
@@ -113,8 +117,9 @@ impl FromStr for Algorithm {
             "bfgs" => Ok(Algorithm::Bfgs),
             "dcd" => Ok(Algorithm::Dcd),
             "cd" => Ok(Algorithm::Cd),
+            "tron" => Ok(Algorithm::Tron),
             _ => Err(format!(
-                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd, cd)"
+                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron)"
             )),
         }
     }
@@ -488,6 +493,12 @@ pub fn solve<E: Examples>(
             "cd runs in one process: its coordinate steps follow one another".into(),
         )),
         Algorithm::Cd => cd::solve(objective, options, &mut tracker),
+        Algorithm::Tron if loss.is_smooth() => Ok(tron::solve(objective, options, &mut tracker)?),
+        Algorithm::Tron => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "a smooth",
+            loss,
+        }),
     }
 }
 

@@ -462,6 +462,29 @@ impl<'a, E: Examples> Objective<'a, E> {
         out
     }
 
+    /// s_i·c_{y_i}·ℓ''(p_i, y_i) for every row: the curvatures of the loss part of J (times
+    /// m) a Newton step models ([`Loss::second_derivative`](crate::loss::Loss::second_derivative)).
+    pub fn curvatures(&self, p: &[f64]) -> Vec<f64> {
+        fn fill(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights, out: &mut [f64]) {
+            out.par_chunks_mut(CHUNK_ROWS)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (k, o) in chunk.iter_mut().enumerate() {
+                        let i = c * CHUNK_ROWS + k;
+                        *o =
+                            s.at(i) * loss.weight(y[i]) * loss.loss().second_derivative(p[i], y[i]);
+                    }
+                });
+        }
+        let (loss, y) = (self.loss, &self.targets);
+        let mut out = vec![0.0; p.len()];
+        match self.sample_weights() {
+            Some(s) => fill(loss, p, y, s, &mut out),
+            None => fill(loss, p, y, Unweighted, &mut out),
+        }
+        out
+    }
+
     /// λw + (1/m) Xᵀc: the (sub)gradient whose loss part has derivative c_i at row i.
     pub fn subgradient(&self, w: &[f64], c: &[f64]) -> Result<Vec<f64>, AllocError> {
         let mut g = self.transpose_product(c)?;

@@ -44,7 +44,7 @@ impl Users {
     fn include(self, algo: Algo) -> bool {
         use Algo::*;
         let online = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
-        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd);
+        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd | Tron);
         let batch = primal || algo == Dcd;
         match self {
             Users::Online => online,
@@ -68,8 +68,8 @@ impl Users {
             Users::Online => "the online learners (sgd, asgd, casgd and their naive baselines)",
             Users::Averaging => "the averaging learners (asgd, casgd, naive-asgd, naive-casgd)",
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
-            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd, cd)",
-            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs, cd)",
+            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron)",
+            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs, cd, tron)",
             Users::Startable => "the online learners and the primal batch solvers",
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(
             refusal(&["--algo", "asgd", "--max-iter", "5"]),
             "--max-iter does not apply to --algo asgd: it is for the batch solvers (lbfgs, \
-             sublbfgs, subgd, bfgs, dcd, cd)"
+             sublbfgs, subgd, bfgs, dcd, cd, tron)"
         );
         assert!(refusal(&["--algo", "cd", "--memory", "5"]).contains("L-BFGS memory"));
         assert_eq!(

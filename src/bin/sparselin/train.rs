@@ -63,6 +63,10 @@ pub enum Algo {
     /// loss with --l1, --lambda or both, certified by its duality gap: the L1 solver for dense
     /// or correlated features (keeps a column-major copy of the data in memory)
     Cd,
+    /// Batch trust-region Newton with conjugate gradients (liblinear's primal solver of `-s 0`,
+    /// `-s 2`, `-s 11`) for the smooth losses: superlinear near the optimum, where L-BFGS
+    /// slows at small λ (large C).
+    Tron,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
     Aerr,
@@ -469,6 +473,7 @@ impl Algo {
             Algo::Bfgs => Learner::Batch(B::Bfgs),
             Algo::Dcd => Learner::Batch(B::Dcd),
             Algo::Cd => Learner::Batch(B::Cd),
+            Algo::Tron => Learner::Batch(B::Tron),
             Algo::Aerr => Learner::AttributeEfficient(L::Aerr),
             Algo::Aelr => Learner::AttributeEfficient(L::Aelr),
             Algo::Aesvr => Learner::AttributeEfficient(L::Aesvr),

@@ -1,0 +1,301 @@
+//! Trust-region Newton (TRON: Lin, Weng & Keerthi, JMLR 2008; liblinear's primal solver of
+//! `-s 0`, `-s 2` and `-s 11`) for the smooth losses. Each iteration minimizes the quadratic
+//! model of J around w within a trust region by conjugate gradients on Hessian-vector
+//! products
+//!
+//! ```text
+//! H·d = λd + (1/m) Xᵀ(D·X·d),   D_ii = s_i·c_{y_i}·ℓ''(p_i, y_i)
+//! ```
+//!
+//! (two passes over the rows per CG step, no Hessian stored; the squared hinge's ℓ'' is the
+//! generalized one, 2 on the rows inside the margin), then takes the step if J fell by enough
+//! of what the model predicted and grows or shrinks the region by how well it did. Near the
+//! optimum the Newton steps converge superlinearly where L-BFGS's curvature estimate from a
+//! few pairs lags, as at large C (small λ), where J is ill-conditioned. The certificate is
+//! L-BFGS's, ‖∇J‖²/(2λ). Rows of every rank: the products are local, the sums over rows
+//! reduced ([`Objective::transpose_product`]), so the ranks take the same steps.
+
+use sparselin_kernels::dense;
+
+use super::objective::Objective;
+use super::{Options, Progress, Solution, Stop, Tracker};
+use crate::data::Examples;
+use crate::memory::{self, AllocError};
+
+/// A step is taken when J falls by more than this fraction of the model's predicted decrease
+/// (liblinear's η₀; η₁ and η₂ grade how well the model did, σ₁…σ₃ resize the region).
+const ETA0: f64 = 1e-4;
+const ETA1: f64 = 0.25;
+const ETA2: f64 = 0.75;
+const SIGMA1: f64 = 0.25;
+const SIGMA2: f64 = 0.5;
+const SIGMA3: f64 = 4.0;
+
+/// Conjugate gradients stop when the model's residual is below this fraction of ‖∇J‖
+/// (liblinear's 0.1: an inexact Newton step, still superlinear as ‖∇J‖ → 0).
+const CG_TOLERANCE: f64 = 0.1;
+
+/// Steps refused in a row before the solver stops as stalled: each refusal shrinks the region
+/// at least fourfold, so by then the steps are down to rounding.
+const MOST_REFUSALS: usize = 60;
+
+/// TRON from `options.w0` (or zero) until the certificate is below `tol`·J, the iteration
+/// limit (accepted steps), or a stall.
+pub fn solve<E: Examples>(
+    objective: &Objective<'_, E>,
+    options: &Options,
+    tracker: &mut Tracker<'_>,
+) -> Result<Solution, AllocError> {
+    let lambda = objective.lambda();
+    let mut w = options.start(objective.dim())?;
+    let mut p = objective.product(&w);
+    let mut value = objective.value(&w, &p);
+    let mut gradient = objective.gradient(&w, &p)?;
+    tracker.passes += 2.0;
+    let mut radius = dense::norm2(&gradient).sqrt();
+    let (mut iteration, mut refusals) = (0, 0);
+    let stop = loop {
+        let gap = tracker.gap(lambda, &gradient);
+        tracker.report(Progress::new(iteration, value, gap, &w));
+        if let Some(stop) = options.converged(iteration, value, gap) {
+            break stop;
+        }
+        let curvatures = objective.curvatures(&p);
+        let step = trust_region_step(objective, &curvatures, &gradient, radius, tracker)?;
+        let mut next = memory::copied("weights", &w)?;
+        dense::axpby(1.0, &step.s, 1.0, &mut next);
+        let mut next_p = p.clone();
+        dense::axpby(1.0, &step.xs, 1.0, &mut next_p);
+        let next_value = objective.value(&next, &next_p);
+        tracker.passes += 1.0;
+        let gs = dense::dot(&gradient, &step.s);
+        let predicted = -0.5 * (gs - dense::dot(&step.s, &step.r));
+        let actual = value - next_value;
+        let length = dense::norm2(&step.s).sqrt();
+        if iteration == 0 && refusals == 0 {
+            radius = radius.min(length);
+        }
+        radius = resized(
+            radius,
+            length,
+            actual,
+            predicted,
+            next_value - value - gs,
+            gs,
+        );
+        if actual > ETA0 * predicted {
+            (w, p, value) = (next, next_p, next_value);
+            gradient = objective.gradient(&w, &p)?;
+            tracker.passes += 1.0;
+            iteration += 1;
+            refusals = 0;
+        } else {
+            refusals += 1;
+        }
+        let negligible = |x: f64| x.abs() <= 1e-12 * value.abs();
+        if (actual <= 0.0 && predicted <= 0.0) || (negligible(actual) && negligible(predicted)) {
+            let gap = tracker.gap(lambda, &gradient);
+            tracker.report(Progress::new(iteration, value, gap, &w));
+            break match options.converged(iteration, value, gap) {
+                Some(Stop::Converged) => Stop::Converged,
+                _ => Stop::Stalled,
+            };
+        }
+        // A radius of 0 (or NaN) leaves no step to try.
+        if refusals >= MOST_REFUSALS
+            || radius.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+        {
+            break Stop::Stalled;
+        }
+    };
+    Ok(Solution {
+        objective: value,
+        w,
+        iterations: iteration,
+        stop,
+        dual: None,
+    })
+}
+
+/// The trust region's new radius after a step of length `length` that lowered J by `actual`
+/// against the model's `predicted`, from Lin & Moré's rules (liblinear's `tron.cpp`):
+/// `curvature_excess` = J(w + s) − J(w) − ⟨g, s⟩ and `gs` = ⟨g, s⟩ give the minimizer α of
+/// the quadratic through J along s, which sizes the new region.
+fn resized(
+    radius: f64,
+    length: f64,
+    actual: f64,
+    predicted: f64,
+    curvature_excess: f64,
+    gs: f64,
+) -> f64 {
+    let alpha = if curvature_excess <= 0.0 {
+        SIGMA3
+    } else {
+        SIGMA1.max(-0.5 * (gs / curvature_excess))
+    };
+    if actual < ETA0 * predicted {
+        (alpha.max(SIGMA1) * length).min(SIGMA2 * radius)
+    } else if actual < ETA1 * predicted {
+        (SIGMA1 * radius).max((alpha * length).min(SIGMA2 * radius))
+    } else if actual < ETA2 * predicted {
+        (SIGMA1 * radius).max((alpha * length).min(SIGMA3 * radius))
+    } else {
+        radius.max((alpha * length).min(SIGMA3 * radius))
+    }
+}
+
+/// A step of the trust-region subproblem: s, X·s, and the model's residual r = −(g + H·s).
+struct TrustRegionStep {
+    s: Vec<f64>,
+    xs: Vec<f64>,
+    r: Vec<f64>,
+}
+
+/// Conjugate gradients on min ⟨g, s⟩ + ½⟨s, H s⟩ over ‖s‖ ≤ `radius` (Steihaug): from s = 0
+/// until the residual is below [`CG_TOLERANCE`]·‖g‖, or up to the region's boundary along the
+/// direction that would leave it. `curvatures` are the D_ii at the current w.
+fn trust_region_step<E: Examples>(
+    objective: &Objective<'_, E>,
+    curvatures: &[f64],
+    gradient: &[f64],
+    radius: f64,
+    tracker: &mut Tracker<'_>,
+) -> Result<TrustRegionStep, AllocError> {
+    let dim = gradient.len();
+    let mut s = memory::filled("step", dim, 0.0)?;
+    let mut xs = vec![0.0; curvatures.len()];
+    let mut r = memory::copied("residual", gradient)?;
+    dense::scale(-1.0, &mut r);
+    let mut d = memory::copied("direction", &r)?;
+    let mut rr = dense::norm2(&r);
+    let tolerance = CG_TOLERANCE * rr.sqrt();
+    // At most one CG step per dimension: in exact arithmetic CG is done by then.
+    for _ in 0..dim {
+        if rr.sqrt() <= tolerance {
+            break;
+        }
+        let (xd, hd) = hessian_product(objective, curvatures, &d)?;
+        tracker.passes += 2.0;
+        let dhd = dense::dot(&d, &hd);
+        let mut alpha = rr / dhd;
+        let ss = dense::norm2(&s);
+        let sd = dense::dot(&s, &d);
+        let dd = dense::norm2(&d);
+        // H is positive definite (λ > 0): a direction without positive curvature is rounding,
+        // and goes to the boundary as the model says.
+        let reaches_boundary = dhd.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+            || ss + 2.0 * alpha * sd + alpha * alpha * dd > radius * radius;
+        if reaches_boundary {
+            // τ ≥ 0 with ‖s + τd‖ = radius, in the form that cancels nothing.
+            let room = radius * radius - ss;
+            let root = (sd * sd + dd * room).sqrt();
+            alpha = if sd >= 0.0 {
+                room / (sd + root)
+            } else {
+                (root - sd) / dd
+            };
+        }
+        dense::axpby(alpha, &d, 1.0, &mut s);
+        dense::axpby(alpha, &xd, 1.0, &mut xs);
+        dense::axpby(-alpha, &hd, 1.0, &mut r);
+        if reaches_boundary {
+            break;
+        }
+        let next_rr = dense::norm2(&r);
+        let beta = next_rr / rr;
+        dense::axpby(1.0, &r, beta, &mut d);
+        rr = next_rr;
+    }
+    Ok(TrustRegionStep { s, xs, r })
+}
+
+/// (X·d, H·d) at the point whose curvatures are `curvatures`: H·d = λd + (1/m) Xᵀ(D·X·d).
+fn hessian_product<E: Examples>(
+    objective: &Objective<'_, E>,
+    curvatures: &[f64],
+    d: &[f64],
+) -> Result<(Vec<f64>, Vec<f64>), AllocError> {
+    let xd = objective.product(d);
+    let weighted: Vec<f64> = xd.iter().zip(curvatures).map(|(x, c)| x * c).collect();
+    let mut hd = objective.transpose_product(&weighted)?;
+    dense::axpby(
+        objective.lambda(),
+        d,
+        1.0 / objective.total_rows() as f64,
+        &mut hd,
+    );
+    Ok((xd, hd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::{self, Algorithm, SolveError};
+    use crate::data::{CsrMatrix, ValueVec};
+    use crate::loss::Loss;
+
+    /// One example x = (2), y = +1, no bias, squared hinge: J(w) = (λ/2)w² + (1 − 2w)² for
+    /// w < 1/2, least at w* = 4/(λ + 8). The model is J itself: one Newton step lands on it.
+    #[test]
+    fn one_newton_step_lands_on_a_quadratic_optimum() {
+        let data =
+            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
+        let lambda = 0.5;
+        let objective = Objective::new(&data, Loss::SquaredHinge, lambda, false);
+        let solution = batch::solve(
+            Algorithm::Tron,
+            &objective,
+            &Options::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let w = 4.0 / (lambda + 8.0);
+        assert!((solution.w[0] - w).abs() <= 1e-15, "{:?}", solution.w);
+        assert_eq!(solution.stop, Stop::Converged);
+        assert!(solution.iterations <= 2, "{solution:?}");
+    }
+
+    /// On random data, the optimum L-BFGS certifies, and from that optimum nothing to do.
+    #[test]
+    fn reaches_the_lbfgs_optimum_and_stays_there() {
+        let data = crate::batch::objective::tests::planted(300, 15, 4);
+        for loss in [Loss::Log, Loss::SquaredHinge, Loss::Squared] {
+            let objective = Objective::new(&data, loss, 1e-3, true);
+            let solve = |algorithm, w0| {
+                let options = Options {
+                    w0,
+                    ..Options::default()
+                };
+                batch::solve(algorithm, &objective, &options, &mut |_| {}).unwrap()
+            };
+            let (lbfgs, tron) = (solve(Algorithm::Lbfgs, None), solve(Algorithm::Tron, None));
+            assert_eq!(tron.stop, Stop::Converged, "{loss}");
+            let difference = (tron.objective - lbfgs.objective).abs();
+            assert!(
+                difference <= 2e-9 * lbfgs.objective,
+                "{loss}: {difference:e}"
+            );
+            let again = solve(Algorithm::Tron, Some(tron.w.clone()));
+            assert_eq!(again.iterations, 0, "{loss}");
+        }
+    }
+
+    /// The piecewise-linear losses have no curvature to model, and TRON has no L1 term.
+    #[test]
+    fn kinked_losses_and_an_l1_term_are_refused() {
+        let data = crate::batch::objective::tests::planted(20, 3, 1);
+        let hinge = Objective::new(&data, Loss::Hinge, 1e-2, true);
+        let refused = batch::solve(Algorithm::Tron, &hinge, &Options::default(), &mut |_| {});
+        assert!(
+            matches!(refused, Err(SolveError::WrongLoss { .. })),
+            "{refused:?}"
+        );
+        let l1 = Objective::new(&data, Loss::Log, 1e-2, true).with_l1(1e-3);
+        let refused = batch::solve(Algorithm::Tron, &l1, &Options::default(), &mut |_| {});
+        assert!(
+            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("no L1 term")),
+            "{refused:?}"
+        );
+    }
+}
