@@ -52,6 +52,7 @@ pub fn solve<E: Examples>(
     let mut value = objective.value(&w, &p);
     let mut gradient = objective.gradient(&w, &p)?;
     tracker.passes += 2.0;
+    let mut curvatures = objective.curvatures(&p);
     let mut radius = dense::norm2(&gradient).sqrt();
     let (mut iteration, mut refusals) = (0, 0);
     let stop = loop {
@@ -60,7 +61,6 @@ pub fn solve<E: Examples>(
         if let Some(stop) = options.converged(iteration, value, gap) {
             break stop;
         }
-        let curvatures = objective.curvatures(&p);
         let step = trust_region_step(objective, &curvatures, &gradient, radius, tracker)?;
         let mut next = memory::copied("weights", &w)?;
         dense::axpby(1.0, &step.s, 1.0, &mut next);
@@ -72,7 +72,7 @@ pub fn solve<E: Examples>(
         let predicted = -0.5 * (gs - dense::dot(&step.s, &step.r));
         let actual = value - next_value;
         let length = dense::norm2(&step.s).sqrt();
-        if iteration == 0 && refusals == 0 {
+        if iteration == 0 {
             radius = radius.min(length);
         }
         radius = resized(
@@ -86,6 +86,7 @@ pub fn solve<E: Examples>(
         if actual > ETA0 * predicted {
             (w, p, value) = (next, next_p, next_value);
             gradient = objective.gradient(&w, &p)?;
+            curvatures = objective.curvatures(&p);
             tracker.passes += 1.0;
             iteration += 1;
             refusals = 0;
