@@ -83,7 +83,8 @@ pub fn solve<E: Examples>(
             next_value - value - gs,
             gs,
         );
-        if actual > ETA0 * predicted {
+        let accepted = actual > ETA0 * predicted;
+        if accepted {
             (w, p, value) = (next, next_p, next_value);
             gradient = objective.gradient(&w, &p)?;
             curvatures = objective.curvatures(&p);
@@ -96,7 +97,9 @@ pub fn solve<E: Examples>(
         let negligible = |x: f64| x.abs() <= 1e-12 * value.abs();
         if (actual <= 0.0 && predicted <= 0.0) || (negligible(actual) && negligible(predicted)) {
             let gap = tracker.gap(lambda, &gradient);
-            tracker.report(Progress::new(iteration, value, gap, &w));
+            if accepted {
+                tracker.report(Progress::new(iteration, value, gap, &w));
+            }
             break match options.converged(iteration, value, gap) {
                 Some(Stop::Converged) => Stop::Converged,
                 _ => Stop::Stalled,
