@@ -443,44 +443,42 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
-        fn fill(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights, out: &mut [f64]) {
-            out.par_chunks_mut(CHUNK_ROWS)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    for (k, o) in chunk.iter_mut().enumerate() {
-                        let i = c * CHUNK_ROWS + k;
-                        *o = s.at(i) * loss.derivative(p[i], y[i]);
-                    }
-                });
-        }
-        let (loss, y) = (self.loss, &self.targets);
-        let mut out = vec![0.0; p.len()];
-        match self.sample_weights() {
-            Some(s) => fill(loss, p, y, s, &mut out),
-            None => fill(loss, p, y, Unweighted, &mut out),
-        }
-        out
+        self.per_row(p, |loss, p, y| loss.derivative(p, y))
     }
 
     /// s_i·c_{y_i}·ℓ''(p_i, y_i) for every row: the curvatures of the loss part of J (times
     /// m) a Newton step models ([`Loss::second_derivative`](crate::loss::Loss::second_derivative)).
     pub fn curvatures(&self, p: &[f64]) -> Vec<f64> {
-        fn fill(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights, out: &mut [f64]) {
+        self.per_row(p, |loss, p, y| {
+            loss.weight(y) * loss.loss().second_derivative(p, y)
+        })
+    }
+
+    /// s_i·term(loss, p_i, y_i) for every row, in parallel over fixed chunks (compiled once
+    /// per case, so that unweighted rows take no weight).
+    fn per_row<T>(&self, p: &[f64], term: T) -> Vec<f64>
+    where
+        T: Fn(WeightedLoss, f64, f64) -> f64 + Sync,
+    {
+        fn fill<T, W>(loss: WeightedLoss, p: &[f64], y: &[f64], s: W, term: &T, out: &mut [f64])
+        where
+            T: Fn(WeightedLoss, f64, f64) -> f64 + Sync,
+            W: RowWeights,
+        {
             out.par_chunks_mut(CHUNK_ROWS)
                 .enumerate()
                 .for_each(|(c, chunk)| {
                     for (k, o) in chunk.iter_mut().enumerate() {
                         let i = c * CHUNK_ROWS + k;
-                        *o =
-                            s.at(i) * loss.weight(y[i]) * loss.loss().second_derivative(p[i], y[i]);
+                        *o = s.at(i) * term(loss, p[i], y[i]);
                     }
                 });
         }
         let (loss, y) = (self.loss, &self.targets);
         let mut out = vec![0.0; p.len()];
         match self.sample_weights() {
-            Some(s) => fill(loss, p, y, s, &mut out),
-            None => fill(loss, p, y, Unweighted, &mut out),
+            Some(s) => fill(loss, p, y, s, &term, &mut out),
+            None => fill(loss, p, y, Unweighted, &term, &mut out),
         }
         out
     }
