@@ -453,6 +453,7 @@ impl Trainer {
             let split = Split {
                 train_rows: train.labels.len(),
                 train: ExampleSet::Matrix(train.finish(data.n_features())?),
+                held_out_labels: held_out.labels.clone(),
                 held_out: ExampleSet::Matrix(held_out.finish(data.n_features())?),
                 held_out_rows,
             };
@@ -481,6 +482,8 @@ struct Split {
     train: ExampleSet,
     /// The fold's own rows.
     held_out: ExampleSet,
+    /// Their labels.
+    held_out_labels: Vec<f64>,
     /// The data's index of each held-out row.
     held_out_rows: Vec<usize>,
 }
@@ -505,8 +508,8 @@ fn fit_binary(
     // The copies keep the data's own column numbering, and so does the model.
     let scores = metrics::scores(&model.weights, model.bias, &split.held_out);
     let loss = (model.weighted_loss()).map_err(|e| Error::Config(e.to_string()))?;
-    let labels = metrics::labels(&split.held_out);
-    let held_out = metrics::evaluate_scores(loss, model.penalty_value(), &scores, &labels);
+    let labels = &split.held_out_labels;
+    let held_out = metrics::evaluate_scores(loss, model.penalty_value(), &scores, labels);
     let fold = Fold {
         train_rows: split.train_rows,
         held_out,

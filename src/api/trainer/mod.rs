@@ -579,18 +579,17 @@ impl Trainer {
         self.finish(run, details, weighted, permutation, reducer)
     }
 
-    /// These settings started from a run of them at another strength on the same rows, of
-    /// model `model` and dual variables `dual`: dcd from those, the other batch solvers from
-    /// the model (and not from ASGD epochs); other learners as they are.
+    /// These batch settings started from a run of them at another strength on the same rows,
+    /// of model `model` and dual variables `dual`: dcd from those, the primal solvers from the
+    /// model (and not from ASGD epochs).
     pub(in crate::api) fn continued_from(&self, model: Model, dual: Option<Vec<f64>>) -> Trainer {
         let mut next = self.clone();
-        match (self.learner, dual) {
-            (Learner::Batch(_), Some(dual)) => next.initial_dual = Some(dual),
-            (Learner::Batch(_), None) => {
+        match dual {
+            Some(dual) => next.initial_dual = Some(dual),
+            None => {
                 next.initial_model = Some(model);
                 next.warm_start = None;
             }
-            _ => {}
         }
         next
     }

@@ -59,13 +59,8 @@ impl Trainer {
         let w0 = start.map(|start| {
             let mut w0 = Vec::with_capacity(classes.len() * (n + 1));
             for &class in classes {
-                let mut models = start
-                    .classifier
-                    .classes()
-                    .iter()
-                    .zip(start.classifier.models());
-                match models.find(|(c, _)| **c == class) {
-                    Some((_, model)) => {
+                match start.run_of(class) {
+                    Some((model, _)) => {
                         let block = iterate_in_columns(&model.weights, model.bias, n, permutation);
                         w0.extend(block.weights);
                         w0.push(block.bias);

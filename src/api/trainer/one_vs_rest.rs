@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::{Monitor, Trainer, Training};
-use crate::api::{Error, ExampleSet, Examples, Learner};
+use crate::api::{Error, ExampleSet, Examples, Learner, Model};
 use crate::batch;
 use crate::data::ClassVsRest;
 use crate::data::column_major::ColumnMajor;
@@ -46,12 +46,19 @@ impl OneVsRestTraining {
         })
     }
 
+    /// This training's model of class `class` and its dual variables (dcd's), if it has the
+    /// class.
+    pub(super) fn run_of(&self, class: f64) -> Option<(&Model, Option<&Vec<f64>>)> {
+        let k = self.classifier.classes().iter().position(|&c| c == class)?;
+        let dual = self.duals.get(k).and_then(Option::as_ref);
+        Some((&self.classifier.models()[k], dual))
+    }
+
     /// `trainer` started from this training's run of class `class`, if it has one
     /// ([`Trainer::continued_from`]).
     fn start_class(&self, trainer: &Trainer, class: f64) -> Option<Trainer> {
-        let k = self.classifier.classes().iter().position(|&c| c == class)?;
-        let model = self.classifier.models()[k].clone();
-        Some(trainer.continued_from(model, self.duals.get(k).cloned().flatten()))
+        let (model, dual) = self.run_of(class)?;
+        Some(trainer.continued_from(model.clone(), dual.cloned()))
     }
 }
 

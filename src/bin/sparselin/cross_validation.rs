@@ -184,31 +184,32 @@ fn binary_report(
             (trainer.cross_validate_path(data, folds, strength, values, grid.starts, progress))
                 .with_context(|| format!("cross-validating on {}", args.data.display()))?;
         bar.finish_and_clear();
-        for point in &points {
-            let mean = point.validation.mean();
-            lines.print(format!("{symbol} = {:e}: {}", point.value, summary(&mean)));
+        let means: Vec<Evaluation> = points.iter().map(|p| p.validation.mean()).collect();
+        for (point, mean) in points.iter().zip(&means) {
+            lines.print(format!("{symbol} = {:e}: {}", point.value, summary(mean)));
         }
-        let scores = (points.iter()).map(|p| (p.value, p.validation.mean().search_score()));
+        let scores = (points.iter().zip(&means)).map(|(p, mean)| (p.value, mean.search_score()));
         let best = grid.strength.best(scores).context("an empty grid")?;
         lines.print(format!("best: {symbol} = {best:e}"));
         lines.written()?;
-        settings(args, Some(grid.strength), report);
+        settings(args, Some(grid), report);
         report[format!("best_{key}")] = json!(best);
-        report["grid"] = (points.iter())
-            .map(|p| {
-                let (folds, mean) = (&p.validation.folds, p.validation.mean());
-                json!({key: p.value, "folds": folds, "mean": mean})
-            })
+        report["grid"] = (points.iter().zip(&means))
+            .map(|(p, mean)| json!({key: p.value, "folds": p.validation.folds, "mean": mean}))
             .collect();
-        if matches!(args.algo.learner(), Learner::Batch(_)) {
-            report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
-        }
     }
     Ok(())
 }
 
-/// The strengths cross-validated as given (all but the one a grid searches), into the report.
-fn settings(args: &Args, searched: Option<Strength>, report: &mut serde_json::Value) {
+/// The strengths cross-validated as given (all but the one a grid searches), and for a grid of
+/// a batch solver whether it was warm-started, into the report.
+fn settings(args: &Args, searched: Option<&Grid>, report: &mut serde_json::Value) {
+    if let Some(grid) = searched
+        && matches!(args.algo.learner(), Learner::Batch(_))
+    {
+        report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
+    }
+    let searched = searched.map(|grid| grid.strength);
     match (args.cost, searched) {
         (_, Some(Strength::Lambda | Strength::Cost)) => {}
         (Some(cost), _) => report["cost"] = json!(cost),
@@ -273,14 +274,11 @@ fn classes_report(
     let best = grid.strength.best(scores).context("an empty grid")?;
     lines.print(format!("best: {symbol} = {best:e}"));
     lines.written()?;
-    settings(args, Some(grid.strength), report);
+    settings(args, Some(grid), report);
     report[format!("best_{key}")] = json!(best);
     report["grid"] = (points.iter())
         .map(|p| json!({key: p.value, "folds": p.validation.folds, "mean": mean(&p.validation)}))
         .collect();
-    if matches!(args.algo.learner(), Learner::Batch(_)) {
-        report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
-    }
     Ok(())
 }
 
