@@ -23,9 +23,9 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{Values, dense, sparse};
 
-use crate::data::Examples;
+use crate::data::{Examples, Row};
 use crate::dist::{Local, Reducer};
 use crate::loss::{Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
@@ -200,17 +200,29 @@ impl<'a, E: Examples> Objective<'a, E> {
     pub fn transpose_product(&self, c: &[f64]) -> Result<Vec<f64>, AllocError> {
         assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
         let zeros = memory::filled("gradient", self.dim(), 0.0)?;
-        let mut out = self.local_transpose(zeros, |i| c[i])?;
+        let mut out = self.local_transpose(zeros, Entries::Values, |i| c[i])?;
         self.reducer.sum(&mut out);
         Ok(out)
     }
 
-    /// `start` + Σ_i coefficient(i) [x_i, 1] over the local rows (not summed over ranks), rows
-    /// with a zero coefficient skipped: each fixed row block fills its own dense buffer, and the
-    /// buffers are added to `start` in block order.
+    /// Σ_i c_i [x_i², 1] (length [`dim`](Self::dim)), the squares taken entry by entry, over
+    /// the rows of every rank: the diagonal of Xᵀ·diag(c)·X, which a Newton solver's diagonal
+    /// preconditioner takes from the rows' curvatures c. Rows with c_i = 0 are skipped.
+    pub fn transpose_squares(&self, c: &[f64]) -> Result<Vec<f64>, AllocError> {
+        assert_eq!(c.len(), self.n_rows(), "transpose_squares: wrong length");
+        let zeros = memory::filled("diagonal", self.dim(), 0.0)?;
+        let mut out = self.local_transpose(zeros, Entries::Squares, |i| c[i])?;
+        self.reducer.sum(&mut out);
+        Ok(out)
+    }
+
+    /// `start` + Σ_i coefficient(i) [x_i, 1] over the local rows (not summed over ranks), or
+    /// of the rows' squares, rows with a zero coefficient skipped: each fixed row block fills
+    /// its own dense buffer, and the buffers are added to `start` in block order.
     fn local_transpose(
         &self,
         mut out: Vec<f64>,
+        entries: Entries,
         coefficient: impl Fn(usize) -> f64 + Sync,
     ) -> Result<Vec<f64>, AllocError> {
         let buffers = self
@@ -218,7 +230,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             .par_iter()
             .map(|rows| {
                 let mut g = self.block_buffer()?;
-                self.add_rows(&mut g, rows.clone(), &coefficient);
+                self.add_rows(&mut g, rows.clone(), entries, &coefficient);
                 Ok(g)
             })
             .collect::<Result<Vec<Vec<f64>>, AllocError>>()?;
@@ -253,16 +265,25 @@ impl<'a, E: Examples> Objective<'a, E> {
         }
     }
 
-    /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1], in row order, rows with a zero coefficient
-    /// skipped.
-    fn add_rows(&self, g: &mut [f64], rows: Range<usize>, coefficient: impl Fn(usize) -> f64) {
+    /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1] (or of the squares), in row order, rows with a
+    /// zero coefficient skipped.
+    fn add_rows(
+        &self,
+        g: &mut [f64],
+        rows: Range<usize>,
+        entries: Entries,
+        coefficient: impl Fn(usize) -> f64,
+    ) {
         let n = self.data.n_features();
         for i in rows {
             let c = coefficient(i);
             if c != 0.0 {
                 let row = self.data.row(i);
                 row.prefetch_following();
-                sparse::axpy(c, row.indices, row.values, &mut g[..n]);
+                match entries {
+                    Entries::Values => sparse::axpy(c, row.indices, row.values, &mut g[..n]),
+                    Entries::Squares => add_squares(c, &row, &mut g[..n]),
+                }
                 if self.bias {
                     g[n] += c;
                 }
@@ -331,9 +352,9 @@ impl<'a, E: Examples> Objective<'a, E> {
                 if changed * MAX_BLOCKS <= self.n_rows() {
                     // Less than a block's share of rows: one pass in row order into Xᵀc₀ costs
                     // less than zeroing and adding the blocks' dense buffers.
-                    self.add_rows(&mut local, 0..self.n_rows(), delta);
+                    self.add_rows(&mut local, 0..self.n_rows(), Entries::Values, delta);
                 } else {
-                    local = self.local_transpose(local, delta)?;
+                    local = self.local_transpose(local, Entries::Values, delta)?;
                 }
                 return Ok((local, changed));
             }
@@ -345,7 +366,10 @@ impl<'a, E: Examples> Objective<'a, E> {
             }
             _ => memory::filled("subgradient", self.dim(), 0.0)?,
         };
-        Ok((self.local_transpose(zeros, |i| c[i])?, nonzero))
+        Ok((
+            self.local_transpose(zeros, Entries::Values, |i| c[i])?,
+            nonzero,
+        ))
     }
 
     /// λw + (1/m) Σ over ranks of their Xᵀc, from this rank's part.
@@ -617,6 +641,33 @@ impl RowWeights for &[f64] {
 }
 
 /// ‖w‖₁.
+/// Which of a row's entries a transpose product adds.
+#[derive(Clone, Copy)]
+enum Entries {
+    /// x_i itself: Xᵀc.
+    Values,
+    /// The squares x_ij²: the diagonal of Xᵀ·diag(c)·X.
+    Squares,
+}
+
+/// g_j += c·x_ij² over the row's entries (once per Newton iteration, so no kernel of its own).
+fn add_squares(c: f64, row: &Row<'_>, g: &mut [f64]) {
+    let indices = row.indices.as_slice();
+    match row.values {
+        Values::Ones => indices.iter().for_each(|&j| g[j as usize] += c),
+        Values::F32(v) => {
+            for (&j, &x) in indices.iter().zip(v) {
+                g[j as usize] += c * f64::from(x) * f64::from(x);
+            }
+        }
+        Values::F64(v) => {
+            for (&j, &x) in indices.iter().zip(v) {
+                g[j as usize] += c * x * x;
+            }
+        }
+    }
+}
+
 fn norm1(w: &[f64]) -> f64 {
     w.iter().map(|w| w.abs()).sum()
 }
@@ -874,6 +925,49 @@ pub(crate) mod tests {
             // The cache handed back is that of c: nothing changed, nothing touched.
             let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(next)).unwrap();
             assert_eq!((again, none), (g1, 0.0));
+        }
+    }
+
+    /// Σ_i c_i [x_i², 1] against a dense loop, for each kind of stored values, with the same
+    /// bits in pools of 1 and 2 threads.
+    #[test]
+    fn transpose_squares_match_a_dense_loop() {
+        let x = random_matrix(9000, 40, 5);
+        let c: Vec<f64> = (0..9000).map(|i| [0.0, 0.5, 2.0][i % 3]).collect();
+        let f32_values = match x.values() {
+            ValueVec::F64(v) => v.iter().map(|&v| v as f32).collect(),
+            _ => unreachable!("random_matrix stores f64"),
+        };
+        let rebuilt = |values| {
+            let labels = (0..9000).map(|i| x.row(i).label).collect();
+            let (offsets, indices) = (x.offsets().to_vec(), x.indices().to_vec());
+            CsrMatrix::new(labels, offsets, indices, values, 40).unwrap()
+        };
+        for x in [
+            x.clone(),
+            rebuilt(ValueVec::F32(f32_values)),
+            rebuilt(ValueVec::Ones),
+        ] {
+            let mut expected = vec![0.0; 41];
+            for (i, &ci) in c.iter().enumerate() {
+                let row = x.row(i);
+                for (k, &j) in row.indices.iter().enumerate() {
+                    expected[j as usize] += ci * row.values.get(k).powi(2);
+                }
+                expected[40] += ci;
+            }
+            let f = Objective::new(&x, Loss::Log, 1e-3, true);
+            assert!(f.blocks.len() >= 2);
+            let one = on_threads(1, || f.transpose_squares(&c).unwrap());
+            let two = on_threads(2, || f.transpose_squares(&c).unwrap());
+            assert!(
+                one.iter()
+                    .zip(&two)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            );
+            for (a, b) in one.iter().zip(&expected) {
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+            }
         }
     }
 
