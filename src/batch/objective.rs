@@ -177,6 +177,12 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// X·v, one entry per local row (v has length [`dim`](Self::dim)): the predictions when v = w,
     /// the rate of change of the predictions along a direction when v = d.
     pub fn product(&self, v: &[f64]) -> Vec<f64> {
+        self.product_where(v, |_| true)
+    }
+
+    /// X·v on the local rows i with `keep(i)`, 0 on the others: a Newton step's products need
+    /// only the rows of non-zero curvature (for the squared hinge, those inside the margin).
+    pub fn product_where(&self, v: &[f64], keep: impl Fn(usize) -> bool + Sync) -> Vec<f64> {
         assert_eq!(v.len(), self.dim(), "product: wrong dimension");
         let n = self.data.n_features();
         let (weights, bias) = (&v[..n], if self.bias { v[n] } else { 0.0 });
@@ -185,9 +191,12 @@ impl<'a, E: Examples> Objective<'a, E> {
             .enumerate()
             .for_each(|(c, chunk)| {
                 for (k, o) in chunk.iter_mut().enumerate() {
-                    let row = self.data.row(c * CHUNK_ROWS + k);
-                    row.prefetch_following();
-                    *o = sparse::dot(weights, row.indices, row.values) + bias;
+                    let i = c * CHUNK_ROWS + k;
+                    if keep(i) {
+                        let row = self.data.row(i);
+                        row.prefetch_following();
+                        *o = sparse::dot(weights, row.indices, row.values) + bias;
+                    }
                 }
             });
         out
@@ -925,6 +934,19 @@ pub(crate) mod tests {
             // The cache handed back is that of c: nothing changed, nothing touched.
             let (again, _, none) = f.cached_subgradient(&w, c.clone(), Some(next)).unwrap();
             assert_eq!((again, none), (g1, 0.0));
+        }
+    }
+
+    #[test]
+    fn product_where_is_the_product_on_the_rows_kept() {
+        let x = random_matrix(5000, 30, 6);
+        let f = Objective::new(&x, Loss::SquaredHinge, 1e-3, true);
+        let v: Vec<f64> = (0..31).map(|j| (j as f64 * 0.9).sin()).collect();
+        let all = f.product(&v);
+        let some = f.product_where(&v, |i| i % 3 != 1);
+        for (i, (a, b)) in all.iter().zip(&some).enumerate() {
+            let expected = if i % 3 != 1 { *a } else { 0.0 };
+            assert_eq!(b.to_bits(), expected.to_bits(), "row {i}");
         }
     }
 
