@@ -649,7 +649,6 @@ impl RowWeights for &[f64] {
     }
 }
 
-/// ‖w‖₁.
 /// Which of a row's entries a transpose product adds.
 #[derive(Clone, Copy)]
 enum Entries {
@@ -677,6 +676,7 @@ fn add_squares(c: f64, row: &Row<'_>, g: &mut [f64]) {
     }
 }
 
+/// ‖w‖₁.
 fn norm1(w: &[f64]) -> f64 {
     w.iter().map(|w| w.abs()).sum()
 }
