@@ -28,14 +28,13 @@ Each run is repeated --rounds times, alternating the programs; medians are repor
 import argparse
 import json
 import os
-import re
 import statistics
 import tempfile
 
 import numpy as np
 
-from sublbfgs_real_sets import (first_time, fmt, liblinear_weights, median_or_none, ratio,
-                                read_svm, run, training_text)
+from sublbfgs_real_sets import (fmt, liblinear_timed, liblinear_weights, read_svm, run,
+                                solver_cells, trace_points, training_text)
 from sublbfgs_vs_liblinear import SHIM
 
 EPS_LADDER = ["0.1", "0.01", "0.001", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8"]
@@ -55,11 +54,7 @@ def solver_trace(binary, algo, data, l1, threads, max_iter, work):
     run([binary, "train", data, "--algo", algo, "--loss", "log", "--lambda", "0",
          "--l1", str(l1), "--tol", "0", "--max-iter", str(max_iter), "--threads", str(threads),
          "--quiet", "--trace", trace, "-o", os.path.join(work, "sparselin.model")])
-    with open(trace) as f:
-        header = f.readline().strip().split(",")
-        s, j, g = (header.index(k) for k in ("seconds", "train_objective", "gap"))
-        return [(float(r[s]), float(r[j]), float(r[g]))
-                for r in (line.strip().split(",") for line in f)]
+    return trace_points(trace)
 
 
 def main():
@@ -109,9 +104,7 @@ def main():
                             args.sparselin, a, data, l1, threads, args.max_iter, work))
                 for e in EPS_LADDER:
                     model = os.path.join(work, "liblinear.model")
-                    done = run(["liblinear-train", "-s", "6", "-c", c, "-B", "1", "-e", e,
-                                svm, model], dict(os.environ, LD_PRELOAD=shim))
-                    cpu = float(re.search(r"train\(\) cpu ([0-9.]+)", done.stderr).group(1))
+                    cpu, _ = liblinear_timed("6", c, e, svm, model, shim)
                     ll_cpu[e].append(cpu)
                     if e not in ll_j:
                         w, b = liblinear_weights(model, features)
@@ -135,15 +128,8 @@ def main():
                 record = dict(set=name, rows=m, features=features, l1=l1, j_star=j_star,
                               nonzero=nonzero, certified=certified, target=target,
                               liblinear_eps=e, liblinear=tl)
-                cells, ratios = "", ""
-                for a in algos:
-                    first = [(i, j) for i, (_, j, _) in enumerate(traces[a, 1][0])]
-                    it = first_time(first, j_star, target)
-                    t = {n: median_or_none([first_time(x, j_star, target)
-                                            for x in traces[a, n]]) for n in (1, 2)}
-                    cells += f" {'—' if it is None else it} | {fmt(t[1])} / {fmt(t[2])} |"
-                    ratios += f" {ratio(t[1], tl)} / {ratio(t[2], tl)} |"
-                    record[a] = dict(iterations=it, seconds_1=t[1], seconds_2=t[2])
+                cells, ratios, per_solver = solver_cells(algos, traces, j_star, target, tl)
+                record.update(per_solver)
                 print(f"{head}{cells} {e or '—'} | {fmt(tl)} |{ratios}", flush=True)
                 records.append(record)
     if args.json:

@@ -118,11 +118,40 @@ def sparselin_trace(binary, data, lam, algo, threads, max_iter, work, tol=0.0):
     run([binary, "train", data, "--algo", algo, "--loss", "hinge", "--lambda", str(lam),
          "--tol", str(tol), "--max-iter", str(max_iter), "--threads", str(threads), "--quiet",
          "--trace", trace, "-o", os.path.join(work, "sparselin.model")])
-    with open(trace) as f:
+    return trace_points(trace)
+
+
+def trace_points(path):
+    """[(seconds, J, gap)] of the sparselin trace (CSV) at path, a row per report."""
+    with open(path) as f:
         header = f.readline().strip().split(",")
         s, j, g = (header.index(k) for k in ("seconds", "train_objective", "gap"))
         return [(float(r[s]), float(r[j]), float(r[g]))
                 for r in (line.strip().split(",") for line in f)]
+
+
+def liblinear_timed(solver, c, eps, svm, model, shim):
+    """(CPU seconds of train(), the finished process) of `liblinear-train -s solver -c c -B 1
+    -e eps svm model`, timed by the LD_PRELOAD shim."""
+    done = run(["liblinear-train", "-s", solver, "-c", c, "-B", "1", "-e", eps, svm, model],
+               dict(os.environ, LD_PRELOAD=shim))
+    return float(re.search(r"train\(\) cpu ([0-9.]+)", done.stderr).group(1)), done
+
+
+def solver_cells(algos, traces, j_star, target, liblinear_seconds):
+    """For one target, the table cells of each sparselin solver of algos (iterations to the
+    target in the first 1-thread run, median seconds at 1 / 2 threads, each over liblinear's)
+    from traces[(algo, threads)], a list of runs' trace points: (cells, ratios, records)."""
+    cells, ratios, records = "", "", {}
+    for a in algos:
+        first = [(i, j) for i, (_, j, _) in enumerate(traces[a, 1][0])]
+        it = first_time(first, j_star, target)
+        t = {n: median_or_none([first_time(x, j_star, target) for x in traces[a, n]])
+             for n in (1, 2)}
+        cells += f" {'—' if it is None else it} | {fmt(t[1])} / {fmt(t[2])} |"
+        ratios += f" {ratio(t[1], liblinear_seconds)} / {ratio(t[2], liblinear_seconds)} |"
+        records[a] = dict(iterations=it, seconds_1=t[1], seconds_2=t[2])
+    return cells, ratios, records
 
 
 def first_time(points, j_star, target):
@@ -195,10 +224,8 @@ def main():
                         args.sparselin, data, lam, algo, threads, iterations, work, tol))
                 for e in EPS_LADDER:
                     model = os.path.join(work, "liblinear.model")
-                    done = run(["liblinear-train", "-s", "3", "-c", c, "-B", "1", "-e", e,
-                                svm, model], dict(os.environ, LD_PRELOAD=shim))
+                    cpu, done = liblinear_timed("3", c, e, svm, model, shim)
                     ll_capped[e] = "max number of iterations" in done.stdout
-                    cpu = float(re.search(r"train\(\) cpu ([0-9.]+)", done.stderr).group(1))
                     ll_cpu[e].append(cpu)
                     if e not in ll_j:
                         w, b = liblinear_weights(model, features)
