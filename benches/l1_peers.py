@@ -33,9 +33,8 @@ import tempfile
 
 import numpy as np
 
-from sublbfgs_real_sets import (fmt, liblinear_timed, liblinear_weights, read_svm, run,
-                                solver_cells, trace_points, training_text)
-from sublbfgs_vs_liblinear import SHIM
+from sublbfgs_real_sets import (compiled_shim, fmt, liblinear_timed, liblinear_weights,
+                                read_svm, run, solver_cells, trace_points, training_text)
 
 EPS_LADDER = ["0.1", "0.01", "0.001", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8"]
 TARGETS = [1e-2, 1e-4, 1e-6]
@@ -71,10 +70,7 @@ def main():
     parser.add_argument("--json", help="also write the table's numbers here")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="l1_peers_")
-    shim = os.path.join(work, "train_cpu.so")
-    with open(os.path.join(work, "train_cpu.c"), "w") as f:
-        f.write(SHIM)
-    run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
+    shim = compiled_shim(work)
 
     algos = args.algos.split(",")
     print("| set | rows | features | λ₁ | J* | non-zero | certified to | target | "

@@ -130,6 +130,16 @@ def trace_points(path):
                 for r in (line.strip().split(",") for line in f)]
 
 
+def compiled_shim(work):
+    """The path of the LD_PRELOAD shim that times liblinear's train() (sublbfgs_vs_liblinear's
+    SHIM), compiled with gcc into work."""
+    shim = os.path.join(work, "train_cpu.so")
+    with open(os.path.join(work, "train_cpu.c"), "w") as f:
+        f.write(SHIM)
+    run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
+    return shim
+
+
 def liblinear_timed(solver, c, eps, svm, model, shim):
     """(CPU seconds of train(), the finished process) of `liblinear-train -s solver -c c -B 1
     -e eps svm model`, timed by the LD_PRELOAD shim."""
@@ -191,10 +201,7 @@ def main():
     parser.add_argument("--json", help="also write the table's numbers here")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="sublbfgs_real_sets_")
-    shim = os.path.join(work, "train_cpu.so")
-    with open(os.path.join(work, "train_cpu.c"), "w") as f:
-        f.write(SHIM)
-    run(["gcc", "-O2", "-shared", "-fPIC", "-o", shim, f.name, "-ldl"])
+    shim = compiled_shim(work)
 
     print("| set | rows | features | λ | J* | J* by | certified to | target | subLBFGS it. "
           "| subLBFGS ms, 1 / 2 threads | dcd ms, 1 / 2 threads | liblinear -e | liblinear ms "
