@@ -25,16 +25,14 @@ Each run is repeated --rounds times, alternating the programs; medians are repor
 import argparse
 import json
 import os
-import statistics
 import tempfile
 
 import numpy as np
 
-from sublbfgs_real_sets import (compiled_shim, fmt, liblinear_timed, liblinear_weights,
-                                read_svm, run, solver_cells, trace_points, training_text)
+from liblinear_race import header, race
+from sublbfgs_real_sets import (compiled_shim, liblinear_timed, liblinear_weights, read_svm, run,
+                                trace_points, training_text)
 
-EPS_LADDER = ["0.1", "0.01", "0.001", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8"]
-TARGETS = [1e-2, 1e-4, 1e-6]
 LIBLINEAR_SOLVER = {"log": "0", "squared-hinge": "2"}
 
 
@@ -74,11 +72,7 @@ def main():
     shim = compiled_shim(work)
 
     algos = args.algos.split(",")
-    print("| set | loss | λ | J* | certified to | target | "
-          + "".join(f"{a} it. | {a} ms, 1 / 2 threads | " for a in algos)
-          + "liblinear -e | liblinear ms | "
-          + "".join(f"{a} ÷ ll | " for a in algos))
-    print("|---" * (8 + 3 * len(algos)) + "|")
+    print(header(["set", "loss", "λ", "J*", "certified to"], algos))
     records = []
     for name in (s for s in args.sets.split(",") if s):
         svm, features = training_text(args.data_root, name, work)
@@ -87,46 +81,27 @@ def main():
         data = os.path.join(work, f"{name}.data")
         run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
              str(features)])
+        model = os.path.join(work, "liblinear.model")
         for loss in args.losses.split(","):
             for lam in (float(x) for x in args.lambdas.split(",")):
-                c = repr(1.0 / (lam * m))
-                ll_cpu = {e: [] for e in EPS_LADDER}
-                ll_j = {}
-                traces = {(a, n): [] for a in algos for n in (1, 2)}
-                for _ in range(args.rounds):
-                    for a in algos:
-                        for threads in (1, 2):
-                            traces[a, threads].append(solver_trace(
-                                args.sparselin, a, data, loss, lam, threads, args.max_iter,
-                                work))
-                    for e in EPS_LADDER:
-                        model = os.path.join(work, "liblinear.model")
-                        cpu, _ = liblinear_timed(LIBLINEAR_SOLVER[loss], c, e, svm, model, shim)
-                        ll_cpu[e].append(cpu)
-                        if e not in ll_j:
-                            w, b = liblinear_weights(model, features)
-                            ll_j[e] = objective(w, b, lam, loss, labels, rows)
-                runs = [t for ts in traces.values() for t in ts]
-                j_star = min(min(ll_j.values()), min(j for t in runs for _, j, _ in t))
-                lower = max(j - g for t in runs for _, j, g in t)
-                certified = max(0.0, (j_star - lower) / j_star)
-                for target in TARGETS:
-                    head = (f"| {name} | {loss} | {lam:g} | {j_star:.10g} | {certified:.0e} | "
-                            f"{target:g} |")
-                    if certified > 0.1 * target:
-                        print(f"{head} J* not certified to a tenth of the target "
-                              + "|" * (1 + 3 * len(algos)), flush=True)
-                        continue
-                    reached = [e for e in EPS_LADDER if (ll_j[e] - j_star) / j_star <= target]
-                    e = reached[0] if reached else None
-                    tl = statistics.median(ll_cpu[e]) if e else None
-                    record = dict(set=name, loss=loss, lam=lam, j_star=j_star,
-                                  certified=certified, target=target, liblinear_eps=e,
-                                  liblinear=tl)
-                    cells, ratios, per_solver = solver_cells(algos, traces, j_star, target, tl)
-                    record.update(per_solver)
-                    print(f"{head}{cells} {e or '—'} | {fmt(tl)} |{ratios}", flush=True)
-                    records.append(record)
+                def sparselin_run(algo, threads):
+                    return solver_trace(args.sparselin, algo, data, loss, lam, threads,
+                                        args.max_iter, work)
+
+                def liblinear_run(eps):
+                    c = repr(1.0 / (lam * m))
+                    cpu, _ = liblinear_timed(LIBLINEAR_SOLVER[loss], c, eps, svm, model, shim)
+                    w, b = liblinear_weights(model, features)
+                    return cpu, objective(w, b, lam, loss, labels, rows)
+
+                j_star, certified, results = race(args.rounds, algos, sparselin_run,
+                                                  liblinear_run)
+                for target, cells, record in results:
+                    print(f"| {name} | {loss} | {lam:g} | {j_star:.10g} | {certified:.0e} | "
+                          f"{target:g} |{cells}", flush=True)
+                    if record:
+                        records.append(dict(set=name, loss=loss, lam=lam, j_star=j_star,
+                                            certified=certified, **record))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)
