@@ -33,8 +33,8 @@ import tempfile
 import numpy as np
 
 from liblinear_race import EPS_LADDER, header, race
-from sublbfgs_real_sets import (compiled_shim, liblinear_timed, liblinear_weights, read_svm, run,
-                                trace_points, training_text)
+from sublbfgs_real_sets import (compiled_shim, f64_dataset, liblinear_timed, liblinear_weights,
+                                read_svm, run, trace_points, training_text)
 
 
 
@@ -79,9 +79,7 @@ def main():
         name = os.path.basename(name)
         labels, rows = read_svm(svm, features)
         m = len(labels)
-        data = os.path.join(work, f"{name}.data")
-        run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
-             str(features)])
+        data = f64_dataset(args.sparselin, svm, features, work, name)
         model = os.path.join(work, "liblinear.model")
         for l1 in (float(x) for x in args.l1s.split(",")):
             nonzero = {}

@@ -30,8 +30,8 @@ import tempfile
 import numpy as np
 
 from liblinear_race import header, race
-from sublbfgs_real_sets import (compiled_shim, liblinear_timed, liblinear_weights, read_svm, run,
-                                trace_points, training_text)
+from sublbfgs_real_sets import (compiled_shim, f64_dataset, liblinear_timed, liblinear_weights,
+                                read_svm, run, trace_points, training_text)
 
 LIBLINEAR_SOLVER = {"log": "0", "squared-hinge": "2"}
 
@@ -78,9 +78,7 @@ def main():
         svm, features = training_text(args.data_root, name, work)
         labels, rows = read_svm(svm, features)
         m = len(labels)
-        data = os.path.join(work, f"{name}.data")
-        run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
-             str(features)])
+        data = f64_dataset(args.sparselin, svm, features, work, name)
         model = os.path.join(work, "liblinear.model")
         for loss in args.losses.split(","):
             for lam in (float(x) for x in args.lambdas.split(",")):

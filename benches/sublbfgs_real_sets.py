@@ -130,6 +130,14 @@ def trace_points(path):
                 for r in (line.strip().split(",") for line in f)]
 
 
+def f64_dataset(sparselin, svm, features, work, name):
+    """The LIBSVM text svm converted with `--values f64` into a dataset in work: the values
+    liblinear and these scripts read, so that every program solves the same problem."""
+    data = os.path.join(work, f"{name}.data")
+    run([sparselin, "convert", svm, data, "--values", "f64", "--features", str(features)])
+    return data
+
+
 def compiled_shim(work):
     """The path of the LD_PRELOAD shim that times liblinear's train() (sublbfgs_vs_liblinear's
     SHIM), compiled with gcc into work."""
@@ -213,10 +221,7 @@ def main():
         svm, features = training_text(args.data_root, name, work)
         labels, rows = read_svm(svm, features)
         m = len(labels)
-        # The values in f64, as liblinear and this script read them: the same problem.
-        data = os.path.join(work, f"{name}.data")
-        run([args.sparselin, "convert", svm, data, "--values", "f64", "--features",
-             str(features)])
+        data = f64_dataset(args.sparselin, svm, features, work, name)
         for lam in (float(x) for x in args.lambdas.split(",")):
             c = repr(1.0 / (lam * m))
             ll_cpu = {e: [] for e in EPS_LADDER}
