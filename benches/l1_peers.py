@@ -88,8 +88,10 @@ def main():
                 return solver_trace(args.sparselin, algo, data, l1, threads, args.max_iter,
                                     work)
 
-            def liblinear_run(eps):
+            def liblinear_run(eps, scored):
                 cpu, _ = liblinear_timed("6", repr(1.0 / (l1 * m)), eps, svm, model, shim)
+                if not scored:
+                    return cpu, None
                 w, b = liblinear_weights(model, features)
                 nonzero[eps] = int(np.count_nonzero(w)) + int(b != 0)
                 return cpu, objective(w, b, l1, labels, rows)

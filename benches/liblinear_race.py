@@ -12,7 +12,9 @@ TARGETS = [1e-2, 1e-4, 1e-6]
 def race(rounds, algos, sparselin_trace, liblinear_run):
     """Runs `rounds` rounds, each every algo of algos at 1 and 2 threads
     (sparselin_trace(algo, threads) → [(seconds, J, gap)], a row per iteration) and then
-    liblinear at each -e of EPS_LADDER (liblinear_run(eps) → (CPU seconds, J)). Returns
+    liblinear at each -e of EPS_LADDER (liblinear_run(eps, scored) → (CPU seconds, J), J
+    computed from the model only when scored: in the first round, the same in every round).
+    Returns
     (J*, certified, rows): J* is the lowest J seen, certified (J* − the highest J − gap any
     sparselin report gave)/J*, and rows a (target, cells, record) per target, cells the table's
     cells from the solvers' iterations on, record their numbers (None for a target J* is not
@@ -25,9 +27,10 @@ def race(rounds, algos, sparselin_trace, liblinear_run):
             for threads in (1, 2):
                 traces[a, threads].append(sparselin_trace(a, threads))
         for e in EPS_LADDER:
-            cpu, j = liblinear_run(e)
+            cpu, j = liblinear_run(e, e not in ll_j)
             ll_cpu[e].append(cpu)
-            ll_j.setdefault(e, j)
+            if e not in ll_j:
+                ll_j[e] = j
     runs = [t for ts in traces.values() for t in ts]
     j_star = min(min(ll_j.values()), min(j for t in runs for _, j, _ in t))
     lower = max(j - g for t in runs for _, j, g in t)

@@ -86,9 +86,11 @@ def main():
                     return solver_trace(args.sparselin, algo, data, loss, lam, threads,
                                         args.max_iter, work)
 
-                def liblinear_run(eps):
+                def liblinear_run(eps, scored):
                     c = repr(1.0 / (lam * m))
                     cpu, _ = liblinear_timed(LIBLINEAR_SOLVER[loss], c, eps, svm, model, shim)
+                    if not scored:
+                        return cpu, None
                     w, b = liblinear_weights(model, features)
                     return cpu, objective(w, b, lam, loss, labels, rows)
 

@@ -207,20 +207,25 @@ impl<'a, E: Examples> Objective<'a, E> {
     /// feature the evaluation makes, the result and the blocks' buffers are allocated
     /// fallibly.
     pub fn transpose_product(&self, c: &[f64]) -> Result<Vec<f64>, AllocError> {
-        assert_eq!(c.len(), self.n_rows(), "transpose_product: wrong length");
-        let zeros = memory::filled("gradient", self.dim(), 0.0)?;
-        let mut out = self.local_transpose(zeros, Entries::Values, |i| c[i])?;
-        self.reducer.sum(&mut out);
-        Ok(out)
+        self.transpose_of(Entries::Values, c)
     }
 
     /// Σ_i c_i [x_i², 1] (length [`dim`](Self::dim)), the squares taken entry by entry, over
     /// the rows of every rank: the diagonal of Xᵀ·diag(c)·X, which a Newton solver's diagonal
     /// preconditioner takes from the rows' curvatures c. Rows with c_i = 0 are skipped.
     pub fn transpose_squares(&self, c: &[f64]) -> Result<Vec<f64>, AllocError> {
-        assert_eq!(c.len(), self.n_rows(), "transpose_squares: wrong length");
-        let zeros = memory::filled("diagonal", self.dim(), 0.0)?;
-        let mut out = self.local_transpose(zeros, Entries::Squares, |i| c[i])?;
+        self.transpose_of(Entries::Squares, c)
+    }
+
+    /// Σ_i c_i [x_i, 1] or [x_i², 1] (`entries`) over the rows of every rank.
+    fn transpose_of(&self, entries: Entries, c: &[f64]) -> Result<Vec<f64>, AllocError> {
+        assert_eq!(c.len(), self.n_rows(), "transpose: wrong length");
+        let name = match entries {
+            Entries::Values => "gradient",
+            Entries::Squares => "diagonal",
+        };
+        let zeros = memory::filled(name, self.dim(), 0.0)?;
+        let mut out = self.local_transpose(zeros, entries, |i| c[i])?;
         self.reducer.sum(&mut out);
         Ok(out)
     }

@@ -41,8 +41,8 @@ const CG_TOLERANCE: f64 = 0.1;
 
 /// The preconditioner M = λ + a·diag((1/m)XᵀDX) mixes H's diagonal (a = 1) with the
 /// regularizer's (a = 0): liblinear's a. Here it cut the passes 2–9× where the columns'
-/// scales differ and cost up to 1.5× on rows-normalized text; 0.001, 0.1 and 1 each did worse
-/// somewhere (PERF.md "TRON's diagonal preconditioner").
+/// scales differ and cost up to 1.6× the time on rows-normalized text and mnist_3v5; 0.001,
+/// 0.1 and 1 each did worse somewhere (PERF.md "TRON's diagonal preconditioner").
 const PRECONDITIONER_MIX: f64 = 0.01;
 
 /// Steps refused in a row before the solver stops as stalled: each refusal shrinks the region
