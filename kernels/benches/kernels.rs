@@ -12,6 +12,9 @@
 //! block update of the 2K sums per row) against K passes (a `dot_first` and an `axpy2` per
 //! row and class), in ns per non-zero and class.
 //!
+//! The row-block kernels (`rows/...`) are timed against a row kernel call per row over the same
+//! rows, 4 to 128 non-zeros long: the cost of the calls themselves.
+//!
 //! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
 //! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
 //! `kernels/perf_table.py` turns criterion's estimates into the PERF.md table.
@@ -21,7 +24,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, Values, sparse};
+use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, RowBlock, Values, sparse};
 
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
 const ROW_NNZ: usize = 32;
@@ -72,21 +75,26 @@ impl Pattern {
     }
 }
 
-/// Rows of ROW_NNZ distinct increasing indices below n, ITER_NNZ non-zeros in all.
+/// Rows of `row_nnz` (ROW_NNZ unless said) distinct increasing indices below n, ITER_NNZ
+/// non-zeros in all.
 struct Rows {
     /// Scanned once for its bound, as a shard's or a `CsrMatrix`'s indices are: the kernels
     /// then compare the bound with the weights' length once per row instead of scanning it.
     idx: IndexVec,
     val: Vec<f32>,
+    row_nnz: usize,
 }
 
 impl Rows {
     fn new(pattern: Pattern, n: usize, seed: u64) -> Rows {
+        Rows::of_length(ROW_NNZ, pattern, n, seed)
+    }
+    fn of_length(row_nnz: usize, pattern: Pattern, n: usize, seed: u64) -> Rows {
         let mut rng = Rng(seed);
         let mut idx = Vec::with_capacity(ITER_NNZ);
         while idx.len() < ITER_NNZ {
-            let mut row = Vec::with_capacity(ROW_NNZ);
-            while row.len() < ROW_NNZ.min(n) {
+            let mut row = Vec::with_capacity(row_nnz);
+            while row.len() < row_nnz.min(n) {
                 match pattern {
                     Pattern::Random => row.push(rng.below(n) as u32),
                     // Log-uniform ranks: density ∝ 1/i, Zipf with exponent 1.
@@ -98,11 +106,11 @@ impl Rows {
                 }
                 row.sort_unstable();
                 row.dedup();
-                row.truncate(ROW_NNZ);
+                row.truncate(row_nnz);
             }
             idx.extend(row);
         }
-        idx.truncate(ITER_NNZ - ITER_NNZ % ROW_NNZ.min(n));
+        idx.truncate(ITER_NNZ - ITER_NNZ % row_nnz.min(n));
         let val = idx
             .iter()
             .map(|_| (rng.unit() * 2.0 - 1.0) as f32)
@@ -110,6 +118,7 @@ impl Rows {
         Rows {
             idx: IndexVec::new(idx),
             val,
+            row_nnz,
         }
     }
     /// The same rows with every index doubled: plain `axpy` through them into the pairs viewed
@@ -118,12 +127,13 @@ impl Rows {
         Rows {
             idx: IndexVec::new(self.idx.as_slice().iter().map(|&i| 2 * i).collect()),
             val: self.val.clone(),
+            row_nnz: self.row_nnz,
         }
     }
     /// The rows, each with the bound of the whole index array (the learners' hot path).
     fn rows(&self) -> impl Iterator<Item = (BoundedIndices<'_>, Values<'_>)> {
         let all = self.idx.bounded();
-        let k = ROW_NNZ.min(self.len().max(1));
+        let k = self.row_nnz.min(self.len().max(1));
         (0..self.len())
             .step_by(k)
             .zip(self.val.chunks(k))
@@ -132,6 +142,13 @@ impl Rows {
     /// Non-zeros in all.
     fn len(&self) -> usize {
         self.val.len()
+    }
+    /// The rows' offsets (every row is `row_nnz` long).
+    fn offsets(&self) -> Vec<u64> {
+        (0..=self.len())
+            .step_by(self.row_nnz)
+            .map(|k| k as u64)
+            .collect()
     }
 }
 
@@ -335,12 +352,64 @@ fn block_kernels(c: &mut Criterion) {
     }
 }
 
+/// The row-block kernels against one row kernel call per row, over the same rows of 4 to 128
+/// non-zeros, on every path: what a call per row costs (weights in L1 at 2^10, where the calls
+/// weigh most, and at 2^18).
+fn row_block_kernels(c: &mut Criterion) {
+    for log_n in [10u32, 18] {
+        let n = 1usize << log_n;
+        let mut w = HugeArray::<f64>::zeroed(n);
+        for (j, x) in w.iter_mut().enumerate() {
+            *x = (j % 7) as f64 * 0.1;
+        }
+        for row_nnz in [4, 13, 32, 128] {
+            let rows = Rows::of_length(row_nnz, Pattern::Random, n, u64::from(log_n));
+            let offsets = rows.offsets();
+            let block = RowBlock::new(&offsets, rows.idx.bounded(), Values::F32(&rows.val));
+            let coefficients: Vec<f64> = (0..block.len()).map(|r| 1e-9 * (r % 3) as f64).collect();
+            let mut out = vec![0.0; block.len()];
+            let mut g = c.benchmark_group(format!("rows/random/2^{log_n}/{row_nnz}_per_row"));
+            g.throughput(Throughput::Elements(rows.len() as u64));
+            for set in KernelSet::available() {
+                let isa = set.isa().name();
+                g.bench_function(BenchmarkId::new("dot_per_row", isa), |b| {
+                    b.iter(|| {
+                        for ((i, v), o) in rows.rows().zip(out.iter_mut()) {
+                            *o = set.dot(&w, i, v);
+                        }
+                        out[0]
+                    })
+                });
+                g.bench_function(BenchmarkId::new("dot_rows", isa), |b| {
+                    b.iter(|| {
+                        set.dot_rows(&w, block, &mut out);
+                        out[0]
+                    })
+                });
+                g.bench_function(BenchmarkId::new("axpy_per_row", isa), |b| {
+                    b.iter(|| {
+                        for ((i, v), &a) in rows.rows().zip(&coefficients) {
+                            if a != 0.0 {
+                                set.axpy(a, i, v, &mut w);
+                            }
+                        }
+                    })
+                });
+                g.bench_function(BenchmarkId::new("axpy_rows", isa), |b| {
+                    b.iter(|| set.axpy_rows(&coefficients, block, &mut w))
+                });
+            }
+            g.finish();
+        }
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(600))
         .sample_size(10);
-    targets = sparse_kernels, dense_kernels, block_kernels
+    targets = sparse_kernels, dense_kernels, block_kernels, row_block_kernels
 }
 criterion_main!(benches);

@@ -6,7 +6,7 @@
 //! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
 
 use crate::dispatch::{Isa, IsaError};
-use crate::{BoundedIndices, Values};
+use crate::{BoundedIndices, RowBlock, Values};
 
 /// Raw fused pair update: (a, b, idx, val, vu).
 type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
@@ -19,6 +19,9 @@ type BlockDotFn = unsafe fn(&[f64], usize, &[u32], Values<'_>, &mut [f64]);
 
 /// Raw block update: (coefficients, idx, val, weights).
 type BlockAxpyFn = unsafe fn(&[f64], &[u32], Values<'_>, &mut [f64]);
+
+/// Raw row-block kernel: (weights or coefficients, offsets, idx, outputs or weights, val).
+type RowsFn = unsafe fn(&[f64], &[u64], &[u32], &mut [f64], Values<'_>);
 
 /// The raw kernels of one path.
 ///
@@ -40,6 +43,10 @@ pub(crate) struct Raw {
     pub rescale_average: RescaleFn,
     pub block_dot: BlockDotFn,
     pub block_axpy: BlockAxpyFn,
+    /// (w, offsets, idx, out, val); also panics on row offsets out of order or past `idx`.
+    pub dot_rows: RowsFn,
+    /// (coef, offsets, idx, w, val); also panics on row offsets out of order or past `idx`.
+    pub axpy_rows: RowsFn,
 }
 
 /// The kernels of one instruction-set path, safe to call: every entry point checks its
@@ -247,6 +254,32 @@ impl KernelSet {
         // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
         // that every index is below the number of whole blocks of `w`.
         unsafe { (self.raw.block_axpy)(coef, idx, val, w) }
+    }
+}
+
+impl KernelSet {
+    /// `out[r] = Σ_k w[idx[k]]·val[k]` over each row r of `rows`. See
+    /// [`crate::sparse::dot_rows`].
+    #[inline]
+    pub fn dot_rows(&self, w: &[f64], rows: RowBlock<'_>, out: &mut [f64]) {
+        assert_eq!(out.len(), rows.len(), "dot_rows: one output per row");
+        let idx = rows.indices();
+        idx.check_within(w.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `RowBlock::new` established the value
+        // length, `check_within` that every index is below the weight length; the kernel
+        // checks each row's offsets itself.
+        unsafe { (self.raw.dot_rows)(w, rows.offsets(), idx.as_slice(), out, rows.values()) }
+    }
+
+    /// `w += Σ_r coef[r]·x_r` over the rows of `rows` whose coefficient is not 0. See
+    /// [`crate::sparse::axpy_rows`].
+    #[inline]
+    pub fn axpy_rows(&self, coef: &[f64], rows: RowBlock<'_>, w: &mut [f64]) {
+        assert_eq!(coef.len(), rows.len(), "axpy_rows: one coefficient per row");
+        let idx = rows.indices();
+        idx.check_within(w.len());
+        // SAFETY: as in `dot_rows`.
+        unsafe { (self.raw.axpy_rows)(coef, rows.offsets(), idx.as_slice(), w, rows.values()) }
     }
 }
 

@@ -6,7 +6,8 @@
 //! (see [`dispatch`]); `SPARSELIN_ISA=scalar|avx2|avx512|neon` forces one. [`KernelSet`] gives
 //! direct access to one path (tests and benchmarks compare every path against scalar).
 //!
-//! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices; `kernel_set.rs` checks arguments and
+//! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices,
+//! [`RowBlock`] the runs of rows the row-block kernels take; `kernel_set.rs` checks arguments and
 //! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
 //! the paths; `generic.rs` holds the bodies written once and compiled per path;
 //! `row_macros.rs` stamps out the rest of each vector path around its row-kernel bodies (one
@@ -58,6 +59,7 @@ pub mod mmap;
 mod prefetch;
 #[cfg(all(test, target_os = "linux"))]
 mod proc_maps;
+mod row_block;
 mod row_macros;
 pub mod scalar;
 pub mod sparse;
@@ -70,6 +72,7 @@ mod x86_64;
 pub use bounded::{BoundedIndices, IndexVec};
 pub use huge::HugeArray;
 pub use kernel_set::KernelSet;
+pub use row_block::RowBlock;
 
 /// The values of one sparse row, parallel to its index slice.
 ///
@@ -84,7 +87,7 @@ pub enum Values<'a> {
     F64(&'a [f64]),
 }
 
-impl Values<'_> {
+impl<'a> Values<'a> {
     /// Value at position `k` of the row.
     #[inline]
     pub fn get(&self, k: usize) -> f64 {
@@ -102,6 +105,17 @@ impl Values<'_> {
             Values::Ones => None,
             Values::F32(v) => Some(v.len()),
             Values::F64(v) => Some(v.len()),
+        }
+    }
+
+    /// Entries `range` of the row (binary rows: still binary). Panics when `range` is out of
+    /// order or past the end of the value array, like slice indexing.
+    #[inline]
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Values<'a> {
+        match *self {
+            Values::Ones => Values::Ones,
+            Values::F32(v) => Values::F32(&v[range]),
+            Values::F64(v) => Values::F64(&v[range]),
         }
     }
 

@@ -25,6 +25,8 @@ macro_rules! kernel_set {
                 rescale_average,
                 block_dot,
                 block_axpy,
+                dot_rows,
+                axpy_rows,
             },
         )
     };
@@ -125,6 +127,34 @@ macro_rules! isa_path {
             /// Fused sparse update of interleaved pairs.
             fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
             |v| axpy2_body(a, b, idx, v, vu)
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Sparse dots of a block's rows against `w`, one per entry of `out`, each the
+            /// path's `dot` of that row. Each row is sliced from `idx` (a panic if its
+            /// offsets are out of order or past the end), hence lies inside `val` too: the row
+            /// body's contract.
+            fn dot_rows(w: &[f64], offsets: &[u64], idx: &[u32], out: &mut [f64]),
+            |v| for (o, ends) in out.iter_mut().zip(offsets.windows(2)) {
+                let start = ends[0] as usize;
+                let row = &idx[start..ends[1] as usize];
+                *o = dot_body::<_, 0>(w.as_ptr(), row, v.skip(start));
+            }
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// `w += Σ_r coef[r]·x_r` over a block's rows in order, skipping rows whose
+            /// coefficient is 0, each the path's `axpy` of that row (sliced as in `dot_rows`).
+            fn axpy_rows(coef: &[f64], offsets: &[u64], idx: &[u32], w: &mut [f64]),
+            |v| for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
+                if a != 0.0 {
+                    let start = ends[0] as usize;
+                    let row = &idx[start..ends[1] as usize];
+                    axpy_body(a, row, v.skip(start), w.as_mut_ptr());
+                }
+            }
         );
 
         /// Raw-table signature for the axpy kernel (the table takes the values before the

@@ -22,7 +22,7 @@
 use std::sync::atomic::AtomicU64;
 
 use crate::dispatch::selected;
-use crate::{BoundedIndices, Values, atomic};
+use crate::{BoundedIndices, RowBlock, Values, atomic};
 
 /// `Σ_k w[idx[k]]·val[k]`.
 #[inline]
@@ -87,6 +87,25 @@ pub fn block_axpy<'a>(
     w: &mut [f64],
 ) {
     selected().block_axpy(coef, idx, val, w)
+}
+
+/// [`dot`] of every row of a block: `out[r] = Σ_k w[idx[k]]·val[k]` over row r's entries,
+/// bit for bit what `dot` returns for that row on the same path, for one dispatch and one
+/// bound check per block instead of per row (see [`RowBlock`]: on short rows, the calls
+/// cost about what the arithmetic does). Panics unless `out` has one entry per row, on an
+/// index past `w`, and on row offsets out of order or past the block's arrays.
+#[inline]
+pub fn dot_rows(w: &[f64], rows: RowBlock<'_>, out: &mut [f64]) {
+    selected().dot_rows(w, rows, out)
+}
+
+/// `w += Σ_r coef[r]·x_r` over the rows of a block in order, rows whose coefficient is 0
+/// skipped (they add nothing, not even a −0 or a NaN from 0·∞): bit for bit the [`axpy`] of
+/// each of the other rows in turn on the same path. Panics as [`dot_rows`] does, and unless
+/// `coef` has one entry per row.
+#[inline]
+pub fn axpy_rows(coef: &[f64], rows: RowBlock<'_>, w: &mut [f64]) {
+    selected().axpy_rows(coef, rows, w)
 }
 
 /// [`dot`] over shared weights (`f64` bits in `AtomicU64`, relaxed loads).

@@ -3,7 +3,7 @@
 //! CI runs the NEON path under qemu-user, whose 7.2 release hangs in `pthread_create` on this
 //! machine's kernel (a plain C program that starts one thread hangs too), so the threaded test
 //! harness cannot run there. This binary drives the same property checks as
-//! `sparse_paths.rs` and `dense_paths.rs` from one thread with proptest's `TestRunner`, plus
+//! `sparse_paths.rs`, `row_blocks.rs` and `dense_paths.rs` from one thread with proptest's `TestRunner`, plus
 //! the out-of-bounds checks, and prints a `N passed, N failed` line.
 
 mod common;
@@ -11,6 +11,7 @@ mod common;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use common::dense_checks::{check_axpy_dot, check_elementwise, check_reductions};
+use common::row_block_checks::{block_cases, check_every_path};
 use common::sparse_checks::{
     check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
 };
@@ -70,6 +71,9 @@ fn main() {
         });
         report(name, result.map_err(|e| e.to_string()));
     }
+    let mut runner = TestRunner::new(config.clone());
+    let result = runner.run(&block_cases(), check_every_path);
+    report("dot_rows, axpy_rows", result.map_err(|e| e.to_string()));
     type DenseCheck =
         fn(u64, usize, usize, bool) -> Result<(), proptest::test_runner::TestCaseError>;
     let dense_checks: [(&str, DenseCheck); 3] = [

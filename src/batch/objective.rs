@@ -23,9 +23,9 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use sparselin_kernels::{Values, dense, sparse};
+use sparselin_kernels::{RowBlock, Values, dense, sparse};
 
-use crate::data::{Examples, Row};
+use crate::data::Examples;
 use crate::dist::{Local, Reducer};
 use crate::loss::{Loss, WeightedLoss};
 use crate::memory::{self, AllocError};
@@ -182,6 +182,7 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// X·v on the local rows i with `keep(i)`, 0 on the others: a Newton step's products need
     /// only the rows of non-zero curvature (for the squared hinge, those inside the margin).
+    /// Each run of kept rows goes to the row-block kernel in one call.
     pub fn product_where(&self, v: &[f64], keep: impl Fn(usize) -> bool + Sync) -> Vec<f64> {
         assert_eq!(v.len(), self.dim(), "product: wrong dimension");
         let n = self.data.n_features();
@@ -190,13 +191,23 @@ impl<'a, E: Examples> Objective<'a, E> {
         out.par_chunks_mut(CHUNK_ROWS)
             .enumerate()
             .for_each(|(c, chunk)| {
-                for (k, o) in chunk.iter_mut().enumerate() {
-                    let i = c * CHUNK_ROWS + k;
-                    if keep(i) {
-                        let row = self.data.row(i);
-                        row.prefetch_following();
-                        *o = sparse::dot(weights, row.indices, row.values) + bias;
+                let first = c * CHUNK_ROWS;
+                let mut k = 0;
+                while k < chunk.len() {
+                    if !keep(first + k) {
+                        k += 1;
+                        continue;
                     }
+                    let start = k;
+                    while k < chunk.len() && keep(first + k) {
+                        k += 1;
+                    }
+                    self.data
+                        .for_each_block(first + start..first + k, &mut |row, block| {
+                            let at = row - first;
+                            sparse::dot_rows(weights, block, &mut chunk[at..at + block.len()]);
+                        });
+                    chunk[start..k].iter_mut().for_each(|o| *o += bias);
                 }
             });
         out
@@ -280,7 +291,7 @@ impl<'a, E: Examples> Objective<'a, E> {
     }
 
     /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1] (or of the squares), in row order, rows with a
-    /// zero coefficient skipped.
+    /// zero coefficient skipped: the rows go to the row-block kernel a stored run at a time.
     fn add_rows(
         &self,
         g: &mut [f64],
@@ -289,20 +300,22 @@ impl<'a, E: Examples> Objective<'a, E> {
         coefficient: impl Fn(usize) -> f64,
     ) {
         let n = self.data.n_features();
-        for i in rows {
-            let c = coefficient(i);
-            if c != 0.0 {
-                let row = self.data.row(i);
-                row.prefetch_following();
-                match entries {
-                    Entries::Values => sparse::axpy(c, row.indices, row.values, &mut g[..n]),
-                    Entries::Squares => add_squares(c, &row, &mut g[..n]),
-                }
-                if self.bias {
-                    g[n] += c;
+        let mut coefficients = Vec::new();
+        self.data.for_each_block(rows, &mut |first, block| {
+            coefficients.clear();
+            coefficients.extend((first..first + block.len()).map(&coefficient));
+            match entries {
+                Entries::Values => sparse::axpy_rows(&coefficients, block, &mut g[..n]),
+                Entries::Squares => add_squares(&coefficients, block, &mut g[..n]),
+            }
+            if self.bias {
+                for &c in &coefficients {
+                    if c != 0.0 {
+                        g[n] += c;
+                    }
                 }
             }
-        }
+        });
     }
 
     /// λw + (1/m)Xᵀc like [`subgradient`](Self::subgradient), with Xᵀc updated from `cache`
@@ -663,19 +676,27 @@ enum Entries {
     Squares,
 }
 
-/// g_j += c·x_ij² over the row's entries (once per Newton iteration, so no kernel of its own).
-fn add_squares(c: f64, row: &Row<'_>, g: &mut [f64]) {
-    let indices = row.indices.as_slice();
-    match row.values {
-        Values::Ones => indices.iter().for_each(|&j| g[j as usize] += c),
-        Values::F32(v) => {
-            for (&j, &x) in indices.iter().zip(v) {
-                g[j as usize] += c * f64::from(x) * f64::from(x);
-            }
+/// g_j += c_r·x_rj² over the entries of each row r of `block` whose c_r is not 0 (once per
+/// Newton iteration, so no kernel of its own).
+fn add_squares(c: &[f64], block: RowBlock<'_>, g: &mut [f64]) {
+    let (indices, values) = (block.indices().as_slice(), block.values());
+    for (&c, ends) in c.iter().zip(block.offsets().windows(2)) {
+        if c == 0.0 {
+            continue;
         }
-        Values::F64(v) => {
-            for (&j, &x) in indices.iter().zip(v) {
-                g[j as usize] += c * x * x;
+        let row = ends[0] as usize..ends[1] as usize;
+        let indices = &indices[row.clone()];
+        match values.slice(row) {
+            Values::Ones => indices.iter().for_each(|&j| g[j as usize] += c),
+            Values::F32(v) => {
+                for (&j, &x) in indices.iter().zip(v) {
+                    g[j as usize] += c * f64::from(x) * f64::from(x);
+                }
+            }
+            Values::F64(v) => {
+                for (&j, &x) in indices.iter().zip(v) {
+                    g[j as usize] += c * x * x;
+                }
             }
         }
     }

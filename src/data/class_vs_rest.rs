@@ -1,6 +1,10 @@
 //! One class against the rest: a multiclass set seen as the binary problem a one-vs-rest
 //! classifier trains for each class, without copying a row.
 
+use std::ops::Range;
+
+use sparselin_kernels::RowBlock;
+
 use super::csr::{Examples, Row};
 
 /// The rows of `data` labelled +1 where their label is `class` and −1 elsewhere; indices,
@@ -50,6 +54,11 @@ impl<E: Examples> Examples for ClassVsRest<E> {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         self.data.prefetch_extent(i);
+    }
+
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        self.data.for_each_block(rows, visit);
     }
 
     #[inline]

@@ -1,6 +1,8 @@
 //! In-memory compressed sparse rows, and the [`Examples`] trait every learner reads through.
 
-use sparselin_kernels::{BoundedIndices, IndexVec, Values, sparse};
+use std::ops::Range;
+
+use sparselin_kernels::{BoundedIndices, IndexVec, RowBlock, Values, sparse};
 
 use super::row_checks::{all_finite, increasing_below};
 
@@ -134,6 +136,22 @@ pub trait Examples: Sync {
         }
     }
 
+    /// Rows `rows` as runs of consecutive stored rows ([`RowBlock`]), in order, each handed to
+    /// `visit` with the index of its first row: what the row-block kernels
+    /// ([`sparse::dot_rows`], [`sparse::axpy_rows`]) take, one call per run instead of one per
+    /// row. A set that stores its rows contiguously hands out whole runs (one per shard); the
+    /// default, one row at a time. Panics if `rows` ends past [`n_rows`](Examples::n_rows).
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        for i in rows {
+            let row = self.row(i);
+            visit(
+                i,
+                RowBlock::new(&[0, row.nnz() as u64], row.indices, row.values),
+            );
+        }
+    }
+
     /// The same rows through a view built for hot loops: what can be worked out once (typed
     /// views of every shard's sections, how to find a row's shard) is, so that each
     /// [`Examples::row`] of the view is a few slice operations. Build it once per pass or
@@ -170,6 +188,11 @@ impl<E: Examples> Examples for &E {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         (**self).prefetch_extent(i);
+    }
+
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        (**self).for_each_block(rows, visit);
     }
 
     #[inline]
@@ -476,6 +499,19 @@ impl Examples for CsrMatrix {
     fn prefetch_extent(&self, i: usize) {
         sparse::prefetch(&self.offsets, &[i as u32]);
         sparse::prefetch(&self.labels, &[i as u32]);
+    }
+
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        let offsets = &self.offsets[rows.start..rows.end + 1];
+        if rows.is_empty() {
+            return;
+        }
+        let values = self.values.slice(0, self.indices.as_slice().len());
+        visit(
+            rows.start,
+            RowBlock::new(offsets, self.indices.bounded(), values),
+        );
     }
 
     /// In memory, rows are already plain slices: the matrix is its own view.

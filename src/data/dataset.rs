@@ -11,10 +11,12 @@
 //! through its [`DatasetRows`] view ([`Examples::rows`]), which views every shard once.
 //! [`DatasetWriter`](super::DatasetWriter) builds a dataset under a temporary name and renames it into place.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use sparselin_kernels::RowBlock;
 
 use super::column_scales::ColumnScales;
 use super::columns::{ArrayFile, ColumnArray, ColumnStatistics, ColumnTally};
@@ -664,6 +666,35 @@ impl DatasetExamples {
             .collect()
     }
 
+    /// [`Examples::for_each_block`] with each shard viewed by `shard_rows`: the part of `rows`
+    /// in each shard is one block.
+    fn blocks_by_shard<'s>(
+        &self,
+        rows: Range<usize>,
+        shard_rows: impl Fn(usize) -> ShardRows<'s>,
+        visit: &mut dyn FnMut(usize, RowBlock<'_>),
+    ) {
+        assert!(
+            rows.end <= self.n_rows(),
+            "rows to {} of {}",
+            rows.end,
+            self.n_rows()
+        );
+        let mut first = rows.start;
+        while first < rows.end {
+            let (shard, local) = self.locate(first);
+            let shard_end = self
+                .starts
+                .get(shard + 1)
+                .map_or(rows.end, |&s| s.min(rows.end));
+            visit(
+                first,
+                shard_rows(shard).block(local..local + (shard_end - first)),
+            );
+            first = shard_end;
+        }
+    }
+
     /// (shard, row within it) of global row `i`.
     #[inline]
     fn locate(&self, i: usize) -> (usize, usize) {
@@ -702,6 +733,10 @@ impl Examples for DatasetExamples {
             let (shard, local) = self.locate(i);
             self.dataset.shards[shard].prefetch_extent(local);
         }
+    }
+
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        self.blocks_by_shard(rows, |s| self.shard_rows(s), visit);
     }
 
     type Rows<'a> = DatasetRows<'a>;

@@ -12,7 +12,10 @@
 //! change by a bit).
 
 use std::io::Read;
+use std::ops::Range;
 use std::path::Path;
+
+use sparselin_kernels::RowBlock;
 
 use super::csr::{Examples, Row};
 use super::error::DataError;
@@ -145,6 +148,11 @@ impl<E: Examples> Examples for SampleWeighted<'_, E> {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         self.data.prefetch_extent(i);
+    }
+
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        self.data.for_each_block(rows, visit);
     }
 
     #[inline]

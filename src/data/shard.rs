@@ -32,11 +32,12 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use sparselin_kernels::BoundedIndices;
 use sparselin_kernels::mmap::{IndexedMap, map_read_only};
-use sparselin_kernels::{Values, sparse};
+use sparselin_kernels::{RowBlock, Values, sparse};
 
 use super::csr::Row;
 use super::error::DataError;
@@ -461,6 +462,16 @@ impl<'a> ShardRows<'a> {
             indices: self.indices.slice(start..end),
             values,
         }
+    }
+
+    /// Rows `rows` of the shard as one block; panics past the last row.
+    #[inline]
+    pub fn block(&self, rows: Range<usize>) -> RowBlock<'a> {
+        RowBlock::new(
+            &self.offsets[rows.start..rows.end + 1],
+            self.indices,
+            self.values,
+        )
     }
 
     /// The same rows with `values` (one per stored entry, or binary) in place of the

@@ -1,6 +1,9 @@
 //! [`open_examples`]: one entry point for learner inputs, whatever their form.
 
+use std::ops::Range;
 use std::path::Path;
+
+use sparselin_kernels::RowBlock;
 
 use super::column_scales::ColumnScales;
 use super::csr::{CsrMatrix, Examples, Row};
@@ -111,6 +114,14 @@ impl Examples for ExampleSet {
         }
     }
 
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        match self {
+            ExampleSet::Dataset(d) => d.for_each_block(rows, visit),
+            ExampleSet::Matrix(m) => m.for_each_block(rows, visit),
+        }
+    }
+
     type Rows<'a> = ExampleRows<'a>;
 
     fn rows(&self) -> ExampleRows<'_> {
@@ -165,6 +176,14 @@ impl<'a> Examples for ExampleRows<'a> {
         match self {
             ExampleRows::Dataset(d) => d.prefetch_extent(i),
             ExampleRows::Matrix(m) => m.prefetch_extent(i),
+        }
+    }
+
+    #[inline]
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        match self {
+            ExampleRows::Dataset(d) => d.for_each_block(rows, visit),
+            ExampleRows::Matrix(m) => m.for_each_block(rows, visit),
         }
     }
 

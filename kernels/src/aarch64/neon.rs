@@ -20,10 +20,12 @@ isa_path!(
 /// The values of a row, read two at a time or one at a time.
 ///
 /// Contract of the methods: the CPU has NEON, and `k` (up to `k + 1` for `load2`) is a
-/// position of the row the pointer addresses.
+/// position of the row the pointer addresses; for `skip`, a position or the row's end.
 trait RowValues: Copy {
     unsafe fn load2(self, k: usize) -> float64x2_t;
     unsafe fn get(self, k: usize) -> f64;
+    /// The values from position k on (a row block's row k starts there).
+    unsafe fn skip(self, k: usize) -> Self;
 }
 
 /// Binary row: every value is 1.0.
@@ -48,6 +50,10 @@ impl RowValues for Ones {
     unsafe fn get(self, _k: usize) -> f64 {
         1.0
     }
+    #[inline(always)]
+    unsafe fn skip(self, _k: usize) -> Self {
+        self
+    }
 }
 
 impl RowValues for F32 {
@@ -61,6 +67,11 @@ impl RowValues for F32 {
         // SAFETY: position k is in the row (trait contract).
         f64::from(unsafe { *self.0.add(k) })
     }
+    #[inline(always)]
+    unsafe fn skip(self, k: usize) -> Self {
+        // SAFETY: k is a position of the row or its end (trait contract).
+        F32(unsafe { self.0.add(k) })
+    }
 }
 
 impl RowValues for F64 {
@@ -73,6 +84,11 @@ impl RowValues for F64 {
     unsafe fn get(self, k: usize) -> f64 {
         // SAFETY: position k is in the row (trait contract).
         unsafe { *self.0.add(k) }
+    }
+    #[inline(always)]
+    unsafe fn skip(self, k: usize) -> Self {
+        // SAFETY: k is a position of the row or its end (trait contract).
+        F64(unsafe { self.0.add(k) })
     }
 }
 

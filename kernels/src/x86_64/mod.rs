@@ -9,11 +9,14 @@ pub(crate) mod avx512;
 /// The values of a row, read four or eight at a time or one at a time.
 ///
 /// Contract of the methods: the CPU has AVX2 (AVX-512F for `load8`), and `k` (up to `k + 3`
-/// for `load4`, `k + 7` for `load8`) is a position of the row the pointer addresses.
+/// for `load4`, `k + 7` for `load8`) is a position of the row the pointer addresses; for
+/// `skip`, a position or the row's end.
 pub(crate) trait RowValues: Copy {
     unsafe fn load4(self, k: usize) -> __m256d;
     unsafe fn load8(self, k: usize) -> __m512d;
     unsafe fn get(self, k: usize) -> f64;
+    /// The values from position k on (a row block's row k starts there).
+    unsafe fn skip(self, k: usize) -> Self;
 }
 
 /// Binary row: every value is 1.0.
@@ -43,6 +46,10 @@ impl RowValues for Ones {
     unsafe fn get(self, _k: usize) -> f64 {
         1.0
     }
+    #[inline(always)]
+    unsafe fn skip(self, _k: usize) -> Self {
+        self
+    }
 }
 
 impl RowValues for F32 {
@@ -61,6 +68,11 @@ impl RowValues for F32 {
         // SAFETY: position k is in the row (trait contract).
         f64::from(unsafe { *self.0.add(k) })
     }
+    #[inline(always)]
+    unsafe fn skip(self, k: usize) -> Self {
+        // SAFETY: k is a position of the row or its end (trait contract).
+        F32(unsafe { self.0.add(k) })
+    }
 }
 
 impl RowValues for F64 {
@@ -78,6 +90,11 @@ impl RowValues for F64 {
     unsafe fn get(self, k: usize) -> f64 {
         // SAFETY: position k is in the row (trait contract).
         unsafe { *self.0.add(k) }
+    }
+    #[inline(always)]
+    unsafe fn skip(self, k: usize) -> Self {
+        // SAFETY: k is a position of the row or its end (trait contract).
+        F64(unsafe { self.0.add(k) })
     }
 }
 

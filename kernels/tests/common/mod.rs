@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 pub mod dense_checks;
+pub mod row_block_checks;
 pub mod sparse_checks;
 
 use proptest::prelude::*;

@@ -5,6 +5,10 @@
 //! does that once per shard, when built ([`Examples::rows`]), so that a row costs the shard
 //! lookup and a few slice operations.
 
+use std::ops::Range;
+
+use sparselin_kernels::RowBlock;
+
 use super::DatasetExamples;
 use crate::data::csr::{Examples, Row};
 use crate::data::shard::ShardRows;
@@ -59,6 +63,11 @@ impl<'a> Examples for DatasetRows<'a> {
             let (shard, local) = self.examples.locate(i);
             self.shards[shard].prefetch_extent(local);
         }
+    }
+
+    fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
+        self.examples
+            .blocks_by_shard(rows, |s| self.shards[s], visit);
     }
 
     type Rows<'b>
