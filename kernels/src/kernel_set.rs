@@ -6,6 +6,7 @@
 //! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
 
 use crate::dispatch::{Isa, IsaError};
+use crate::row_block::StreamAhead;
 use crate::{BoundedIndices, RowBlock, Values};
 
 /// Raw fused pair update: (a, b, idx, val, vu).
@@ -20,8 +21,9 @@ type BlockDotFn = unsafe fn(&[f64], usize, &[u32], Values<'_>, &mut [f64]);
 /// Raw block update: (coefficients, idx, val, weights).
 type BlockAxpyFn = unsafe fn(&[f64], &[u32], Values<'_>, &mut [f64]);
 
-/// Raw row-block kernel: (weights or coefficients, offsets, idx, outputs or weights, val).
-type RowsFn = unsafe fn(&[f64], &[u64], &[u32], &mut [f64], Values<'_>);
+/// Raw row-block kernel: (weights or coefficients, offsets, idx, outputs or weights, the
+/// block's prefetch requests, val).
+type RowsFn = unsafe fn(&[f64], &[u64], &[u32], &mut [f64], &mut StreamAhead, Values<'_>);
 
 /// The raw kernels of one path.
 ///
@@ -43,9 +45,11 @@ pub(crate) struct Raw {
     pub rescale_average: RescaleFn,
     pub block_dot: BlockDotFn,
     pub block_axpy: BlockAxpyFn,
-    /// (w, offsets, idx, out, val); also panics on row offsets out of order or past `idx`.
+    /// (w, offsets, idx, out, ahead, val); also panics on row offsets out of order or past
+    /// `idx`.
     pub dot_rows: RowsFn,
-    /// (coef, offsets, idx, w, val); also panics on row offsets out of order or past `idx`.
+    /// (coef, offsets, idx, w, ahead, val); also panics on row offsets out of order or past
+    /// `idx`.
     pub axpy_rows: RowsFn,
 }
 
@@ -265,10 +269,20 @@ impl KernelSet {
         assert_eq!(out.len(), rows.len(), "dot_rows: one output per row");
         let idx = rows.indices();
         idx.check_within(w.len());
+        let mut ahead = StreamAhead::new(&rows);
         // SAFETY: the CPU has the ISA (`for_isa`); `RowBlock::new` established the value
         // length, `check_within` that every index is below the weight length; the kernel
         // checks each row's offsets itself.
-        unsafe { (self.raw.dot_rows)(w, rows.offsets(), idx.as_slice(), out, rows.values()) }
+        unsafe {
+            (self.raw.dot_rows)(
+                w,
+                rows.offsets(),
+                idx.as_slice(),
+                out,
+                &mut ahead,
+                rows.values(),
+            )
+        }
     }
 
     /// `w += Σ_r coef[r]·x_r` over the rows of `rows` whose coefficient is not 0. See
@@ -278,8 +292,18 @@ impl KernelSet {
         assert_eq!(coef.len(), rows.len(), "axpy_rows: one coefficient per row");
         let idx = rows.indices();
         idx.check_within(w.len());
+        let mut ahead = StreamAhead::new(&rows);
         // SAFETY: as in `dot_rows`.
-        unsafe { (self.raw.axpy_rows)(coef, rows.offsets(), idx.as_slice(), w, rows.values()) }
+        unsafe {
+            (self.raw.axpy_rows)(
+                coef,
+                rows.offsets(),
+                idx.as_slice(),
+                w,
+                &mut ahead,
+                rows.values(),
+            )
+        }
     }
 }
 

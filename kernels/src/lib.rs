@@ -72,7 +72,7 @@ mod x86_64;
 pub use bounded::{BoundedIndices, IndexVec};
 pub use huge::HugeArray;
 pub use kernel_set::KernelSet;
-pub use row_block::RowBlock;
+pub use row_block::{RowBlock, STREAM_AHEAD_BYTES};
 
 /// The values of one sparse row, parallel to its index slice.
 ///

@@ -2,7 +2,14 @@
 
 use std::ops::Range;
 
+use crate::prefetch;
 use crate::{BoundedIndices, Values};
+
+/// How far past the entries being read the row-block kernels ask for the next ones, in bytes
+/// of indices: about seven rows of rcv1-like (~300 bytes of indices per row). File-order ASGD
+/// on rcv1-like measured 2 and 4 KiB alike, 1 KiB short of them (PERF.md `## Online
+/// learners`, session 17).
+pub const STREAM_AHEAD_BYTES: usize = 2048;
 
 /// Rows `0..len()` of a CSR matrix: row r is entries `offsets[r]..offsets[r + 1]` of the
 /// indices and values (positions in those arrays, which need not start at 0).
@@ -14,6 +21,11 @@ use crate::{BoundedIndices, Values};
 /// instead, and pay once per block. The value count is checked here, the indices' bound once
 /// per kernel call, and each row's offsets as the kernel reads them: an offset pair out of
 /// order or past the arrays panics, like slice indexing.
+///
+/// Before each row the kernels ask for the memory [`STREAM_AHEAD_BYTES`] past it (as far in
+/// values as in indices), each cache line once: a block is read front to back, and without
+/// the requests a pass over rcv1-like (480 MB) took 1.15–1.75× the time (PERF.md `## Kernels`,
+/// "Row blocks").
 #[derive(Clone, Copy, Debug)]
 pub struct RowBlock<'a> {
     offsets: &'a [u64],
@@ -75,5 +87,71 @@ impl<'a> RowBlock<'a> {
     #[inline]
     pub fn values(&self) -> Values<'a> {
         self.values
+    }
+}
+
+/// The prefetch requests of a row-block kernel over one block: the cache lines up to
+/// [`STREAM_AHEAD_BYTES`] past the entries read so far (as many values), each line once.
+/// Requests go out a cache line of indices (16 entries) at a time, so that most rows of a few
+/// entries cost one comparison.
+pub(crate) struct StreamAhead {
+    /// Entries from this position on have not been asked for.
+    next: u64,
+    /// The first index.
+    indices: *const u32,
+    /// The first value, and the size of a value (0 for binary rows: no array).
+    values: (*const u8, usize),
+}
+
+/// [`STREAM_AHEAD_BYTES`] in entries (of 4-byte indices).
+const AHEAD_ENTRIES: u64 = (STREAM_AHEAD_BYTES / 4) as u64;
+
+/// Entries per cache line of indices: the step of the requests.
+const LINE_ENTRIES: u64 = 16;
+
+impl StreamAhead {
+    /// Requests for `block`, none made yet.
+    pub(crate) fn new(block: &RowBlock<'_>) -> Self {
+        StreamAhead {
+            next: 0,
+            indices: block.indices.as_slice().as_ptr(),
+            values: match block.values {
+                Values::Ones => (core::ptr::null(), 0),
+                Values::F32(v) => (v.as_ptr().cast(), 4),
+                Values::F64(v) => (v.as_ptr().cast(), 8),
+            },
+        }
+    }
+
+    /// The kernel is about to read the entries `entries`: ask for those from
+    /// [`STREAM_AHEAD_BYTES`] past their start to as far past their end, less those asked for
+    /// already (entries skipped since the last call are not asked for).
+    #[inline(always)]
+    pub(crate) fn before(&mut self, entries: Range<u64>) {
+        let to = entries.end.saturating_add(AHEAD_ENTRIES);
+        if to > self.next {
+            self.request(entries.start.saturating_add(AHEAD_ENTRIES), to);
+        }
+    }
+
+    /// Asks for entries `from..to` but those before `next`, a line of indices at a time.
+    fn request(&mut self, from: u64, to: u64) {
+        let (values, size) = self.values;
+        let mut entry = self.next.max(from);
+        while entry < to {
+            // The addresses are only hints: never dereferenced, and a request past an
+            // array's allocation is allowed (it faults nothing, see `prefetch::address`).
+            let at = entry as usize;
+            prefetch::address(self.indices.wrapping_add(at).cast());
+            if size != 0 {
+                let value = values.wrapping_add(at * size);
+                prefetch::address(value);
+                if size == 8 {
+                    prefetch::address(value.wrapping_add(64));
+                }
+            }
+            entry += LINE_ENTRIES;
+        }
+        self.next = entry;
     }
 }

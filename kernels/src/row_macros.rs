@@ -135,10 +135,17 @@ macro_rules! isa_path {
             /// path's `dot` of that row. Each row is sliced from `idx` (a panic if its
             /// offsets are out of order or past the end), hence lies inside `val` too: the row
             /// body's contract.
-            fn dot_rows(w: &[f64], offsets: &[u64], idx: &[u32], out: &mut [f64]),
+            fn dot_rows(
+                w: &[f64],
+                offsets: &[u64],
+                idx: &[u32],
+                out: &mut [f64],
+                ahead: &mut $crate::row_block::StreamAhead
+            ),
             |v| for (o, ends) in out.iter_mut().zip(offsets.windows(2)) {
                 let start = ends[0] as usize;
                 let row = &idx[start..ends[1] as usize];
+                ahead.before(ends[0]..ends[1]);
                 *o = dot_body::<_, 0>(w.as_ptr(), row, v.skip(start));
             }
         );
@@ -147,11 +154,18 @@ macro_rules! isa_path {
             $feat,
             /// `w += Σ_r coef[r]·x_r` over a block's rows in order, skipping rows whose
             /// coefficient is 0, each the path's `axpy` of that row (sliced as in `dot_rows`).
-            fn axpy_rows(coef: &[f64], offsets: &[u64], idx: &[u32], w: &mut [f64]),
+            fn axpy_rows(
+                coef: &[f64],
+                offsets: &[u64],
+                idx: &[u32],
+                w: &mut [f64],
+                ahead: &mut $crate::row_block::StreamAhead
+            ),
             |v| for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
                 if a != 0.0 {
                     let start = ends[0] as usize;
                     let row = &idx[start..ends[1] as usize];
+                    ahead.before(ends[0]..ends[1]);
                     axpy_body(a, row, v.skip(start), w.as_mut_ptr());
                 }
             }

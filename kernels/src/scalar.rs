@@ -6,6 +6,7 @@ use crate::Values;
 // The index maximum is the generic body as it stands, compiled without target features.
 use crate::generic::max_index;
 use crate::kernel_set::KernelSet;
+use crate::row_block::StreamAhead;
 use crate::row_macros::kernel_set;
 
 /// The scalar path: these plain loops (safe code, coerced to the raw table's `unsafe fn` type).
@@ -151,19 +152,35 @@ pub fn block_axpy(coef: &[f64], idx: &[u32], val: Values<'_>, w: &mut [f64]) {
 }
 
 /// See [`crate::sparse::dot_rows`]: [`dot`] of each row.
-pub fn dot_rows(w: &[f64], offsets: &[u64], idx: &[u32], out: &mut [f64], val: Values<'_>) {
+pub(crate) fn dot_rows(
+    w: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    out: &mut [f64],
+    ahead: &mut StreamAhead,
+    val: Values<'_>,
+) {
     check_len(idx, val);
     for (o, ends) in out.iter_mut().zip(offsets.windows(2)) {
+        ahead.before(ends[0]..ends[1]);
         let row = ends[0] as usize..ends[1] as usize;
         *o = dot(w, &idx[row.clone()], val.slice(row));
     }
 }
 
 /// See [`crate::sparse::axpy_rows`]: [`axpy`] of each row with a non-zero coefficient.
-pub fn axpy_rows(coef: &[f64], offsets: &[u64], idx: &[u32], w: &mut [f64], val: Values<'_>) {
+pub(crate) fn axpy_rows(
+    coef: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    w: &mut [f64],
+    ahead: &mut StreamAhead,
+    val: Values<'_>,
+) {
     check_len(idx, val);
     for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
         if a != 0.0 {
+            ahead.before(ends[0]..ends[1]);
             let row = ends[0] as usize..ends[1] as usize;
             axpy(a, &idx[row.clone()], val.slice(row), w);
         }

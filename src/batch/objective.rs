@@ -192,23 +192,24 @@ impl<'a, E: Examples> Objective<'a, E> {
             .enumerate()
             .for_each(|(c, chunk)| {
                 let first = c * CHUNK_ROWS;
-                let mut k = 0;
-                while k < chunk.len() {
-                    if !keep(first + k) {
-                        k += 1;
-                        continue;
+                let rows = first..first + chunk.len();
+                self.data.for_each_block(rows, &mut |row, block| {
+                    let out = &mut chunk[row - first..][..block.len()];
+                    let mut k = 0;
+                    while k < block.len() {
+                        if !keep(row + k) {
+                            k += 1;
+                            continue;
+                        }
+                        let start = k;
+                        while k < block.len() && keep(row + k) {
+                            k += 1;
+                        }
+                        let kept = &mut out[start..k];
+                        sparse::dot_rows(weights, block.rows(start..k), kept);
+                        kept.iter_mut().for_each(|o| *o += bias);
                     }
-                    let start = k;
-                    while k < chunk.len() && keep(first + k) {
-                        k += 1;
-                    }
-                    self.data
-                        .for_each_block(first + start..first + k, &mut |row, block| {
-                            let at = row - first;
-                            sparse::dot_rows(weights, block, &mut chunk[at..at + block.len()]);
-                        });
-                    chunk[start..k].iter_mut().for_each(|o| *o += bias);
-                }
+                });
             });
         out
     }

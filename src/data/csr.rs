@@ -6,10 +6,9 @@ use sparselin_kernels::{BoundedIndices, IndexVec, RowBlock, Values, sparse};
 
 use super::row_checks::{all_finite, increasing_below};
 
-/// How far past the current row [`Row::prefetch_following`] asks for the indices: about seven
-/// rows of rcv1-like (~300 bytes of indices per row). File-order ASGD on rcv1-like measured
-/// 2 and 4 KiB alike, 1 KiB short of them (PERF.md `## Online learners`, session 17).
-pub const STREAM_AHEAD_BYTES: usize = 2048;
+/// How far past the current row [`Row::prefetch_following`] asks for the indices, as far as
+/// the row-block kernels do.
+pub use sparselin_kernels::STREAM_AHEAD_BYTES;
 
 /// The most features a dataset or matrix can have: indices are `u32`, so 2^32.
 pub const MAX_FEATURES: u64 = 1 << 32;
