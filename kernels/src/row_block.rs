@@ -24,7 +24,7 @@ pub const STREAM_AHEAD_BYTES: usize = 2048;
 ///
 /// Before each row the kernels ask for the memory [`STREAM_AHEAD_BYTES`] past it (as far in
 /// values as in indices), each cache line once: a block is read front to back, and without
-/// the requests a pass over rcv1-like (480 MB) took 1.15–1.75× the time (PERF.md `## Kernels`,
+/// the requests a pass over rcv1-like (480 MB) took 1.1–1.75× the time (PERF.md `## Kernels`,
 /// "Row blocks").
 #[derive(Clone, Copy, Debug)]
 pub struct RowBlock<'a> {
