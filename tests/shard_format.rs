@@ -176,6 +176,95 @@ fn the_row_view_equals_the_plain_rows() {
     }
 }
 
+/// `for_each_block` hands out exactly rows `range` of `data`, in order, each block's rows the
+/// set's rows.
+fn assert_blocks_are_the_rows(data: &dyn Examples, range: std::ops::Range<usize>) {
+    let mut next = range.start;
+    data.for_each_block(range.clone(), &mut |first, block| {
+        assert_eq!(first, next, "blocks of {range:?}");
+        let (indices, values) = (block.indices(), block.values());
+        for (r, ends) in block.offsets().windows(2).enumerate() {
+            let entries = ends[0] as usize..ends[1] as usize;
+            let row = data.row(first + r);
+            assert_eq!(
+                indices.slice(entries.clone()),
+                row.indices,
+                "row {}",
+                first + r
+            );
+            assert_eq!(values.slice(entries), row.values, "row {}", first + r);
+        }
+        next = first + block.len();
+    });
+    assert_eq!(next, range.end.max(range.start), "blocks of {range:?}");
+}
+
+/// Rows through `Examples::row` only: the default `for_each_block`, a row at a time.
+struct RowByRow<'a>(&'a CsrMatrix);
+
+impl Examples for RowByRow<'_> {
+    fn n_rows(&self) -> usize {
+        self.0.n_rows()
+    }
+    fn n_features(&self) -> usize {
+        self.0.n_features()
+    }
+    fn row(&self, i: usize) -> sparselin::data::Row<'_> {
+        self.0.row(i)
+    }
+    fn nnz(&self) -> u64 {
+        self.0.nnz()
+    }
+    type Rows<'b>
+        = &'b Self
+    where
+        Self: 'b;
+    fn rows(&self) -> &Self {
+        self
+    }
+}
+
+/// The blocks of a matrix, of a dataset and its view (one block per shard a range crosses,
+/// whatever the layout) and of the default are the rows.
+#[test]
+fn blocks_are_the_rows_whatever_the_shards() {
+    let layouts: [&[usize]; 4] = [&[5, 5, 5, 5, 3], &[4, 4, 4, 4, 4, 3], &[23], &[3, 7, 2, 11]];
+    let ranges = [0..23, 0..0, 7..7, 2..19, 5..10, 4..5, 22..23, 10..23];
+    for kind in [ValueKind::Ones, ValueKind::F32, ValueKind::F64] {
+        let m = fixed_csr(23, kind);
+        for range in ranges.clone() {
+            assert_blocks_are_the_rows(&m, range.clone());
+            assert_blocks_are_the_rows(&RowByRow(&m), range);
+        }
+        for sizes in layouts {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("ds");
+            write_shards(&m, &dir, sizes, kind);
+            let examples = Dataset::open(&dir).unwrap().into_examples().unwrap();
+            for range in ranges.clone() {
+                assert_blocks_are_the_rows(&examples, range.clone());
+                assert_blocks_are_the_rows(&examples.rows(), range.clone());
+            }
+            let mut crossed = 0;
+            examples
+                .rows()
+                .for_each_block(0..23, &mut |_, _| crossed += 1);
+            assert_eq!(crossed, sizes.len(), "one block per shard: {sizes:?}");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "rows to 24 of 23")]
+fn blocks_past_the_last_row_panic() {
+    let m = fixed_csr(23, ValueKind::F32);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    write_shards(&m, &dir, &[5, 5, 5, 5, 3], ValueKind::F32);
+    let examples = Dataset::open(&dir).unwrap().into_examples().unwrap();
+    examples.rows().for_each_block(20..24, &mut |_, _| {});
+}
+
 #[test]
 #[should_panic(expected = "row 23 of 23")]
 fn a_row_past_the_view_panics() {
