@@ -452,15 +452,10 @@ impl<'a> ShardRows<'a> {
     #[inline]
     pub fn row(&self, i: usize) -> Row<'a> {
         let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        let values = match self.values {
-            Values::Ones => Values::Ones,
-            Values::F32(v) => Values::F32(&v[start..end]),
-            Values::F64(v) => Values::F64(&v[start..end]),
-        };
         Row {
             label: self.labels[i],
             indices: self.indices.slice(start..end),
-            values,
+            values: self.values.slice(start..end),
         }
     }
 

@@ -63,12 +63,7 @@ fn known_features_dot(weights: &[f64], row: &Row<'_>) -> f64 {
 /// it, the rest weighing 0. The kernel that scores datasets, for any width of row.
 pub(crate) fn known_prefix_dot(weights: &[f64], indices: &[u32], values: Values<'_>) -> f64 {
     let known = indices.partition_point(|&j| (j as usize) < weights.len());
-    let values = match values {
-        Values::Ones => Values::Ones,
-        Values::F32(v) => Values::F32(&v[..known]),
-        Values::F64(v) => Values::F64(&v[..known]),
-    };
-    sparse::dot(weights, &indices[..known], values)
+    sparse::dot(weights, &indices[..known], values.slice(0..known))
 }
 
 /// The stored labels, row by row.
