@@ -28,7 +28,22 @@ unsafe fn lanes<const SHIFT: u32>(ip: *const u32, k: usize) -> __m512i {
     }
 }
 
-/// Σ_k w[idx[k] << SHIFT]·val[k] (see the AVX2 version).
+/// The indices at positions k + j for the bits j set in `mask` ([`lanes`]), 0 in the other
+/// lanes, which are not read.
+///
+/// Contract: AVX-512F present, position k + j inside `ip`'s row for each bit j of `mask`.
+#[inline(always)]
+unsafe fn masked_lanes<const SHIFT: u32>(ip: *const u32, k: usize, mask: __mmask8) -> __m512i {
+    // SAFETY: the lanes of set mask bits are inside the row (contract); masked-out lanes are
+    // neither read nor faulted on.
+    unsafe {
+        let ix = _mm512_maskz_loadu_epi32(__mmask16::from(mask), ip.add(k).cast());
+        _mm512_slli_epi64::<SHIFT>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(ix)))
+    }
+}
+
+/// Σ_k w[idx[k] << SHIFT]·val[k] (see the AVX2 version); the last k mod 8 entries in one
+/// masked gather, not one at a time, so that a row's length costs no branch per entry.
 ///
 /// Contract: AVX-512F and FMA present; `val` has `idx.len()` values; for every k,
 /// `idx[k] << SHIFT` is below the length of the `f64` array `w` points to.
@@ -37,9 +52,9 @@ unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], v
     let n = idx.len();
     let ip = idx.as_ptr();
     // SAFETY: AVX-512F and FMA are present (contract). Index and value loads cover positions
-    // k..k+16 with k + 16 <= n, then k..k+8 with k + 8 <= n, then the tail's k < n, all
-    // inside the row; each gathered lane and tail load is w[idx[k] << SHIFT], in bounds by
-    // contract.
+    // k..k+16 with k + 16 <= n, then k..k+8 with k + 8 <= n, then the tail's masked lanes
+    // k..n (n − k < 8 bits set), all inside the row; each gathered lane is
+    // w[idx[k] << SHIFT], in bounds by contract, and masked-out lanes read nothing.
     unsafe {
         let mut acc = [_mm512_setzero_pd(); 2];
         let mut k = 0;
@@ -55,12 +70,16 @@ unsafe fn dot_body<R: RowValues, const SHIFT: u32>(w: *const f64, idx: &[u32], v
             acc[0] = _mm512_fmadd_pd(wv, val.load8(k), acc[0]);
             k += 8;
         }
-        let mut s = _mm512_reduce_add_pd(_mm512_add_pd(acc[0], acc[1]));
-        while k < n {
-            let wi = *w.add((*ip.add(k) as usize) << SHIFT);
-            s = wi.mul_add(val.get(k), s);
-            k += 1;
+        if k < n {
+            let mask: __mmask8 = (1u8 << (n - k)) - 1;
+            let wv = _mm512_mask_i64gather_pd::<8>(
+                _mm512_setzero_pd(),
+                mask,
+                masked_lanes::<SHIFT>(ip, k, mask),
+                w,
+            );
+            acc[1] = _mm512_fmadd_pd(wv, val.load8_masked(k, mask), acc[1]);
         }
-        s
+        _mm512_reduce_add_pd(_mm512_add_pd(acc[0], acc[1]))
     }
 }

@@ -8,12 +8,16 @@ pub(crate) mod avx512;
 
 /// The values of a row, read four or eight at a time or one at a time.
 ///
-/// Contract of the methods: the CPU has AVX2 (AVX-512F for `load8`), and `k` (up to `k + 3`
-/// for `load4`, `k + 7` for `load8`) is a position of the row the pointer addresses; for
-/// `skip`, a position or the row's end.
+/// Contract of the methods: the CPU has AVX2 (AVX-512F for `load8` and `load8_masked`), and
+/// `k` (up to `k + 3` for `load4`, `k + 7` for `load8`, `k + j` for each bit j set in the mask
+/// of `load8_masked`) is a position of the row the pointer addresses; for `skip`, a position
+/// or the row's end.
 pub(crate) trait RowValues: Copy {
     unsafe fn load4(self, k: usize) -> __m256d;
     unsafe fn load8(self, k: usize) -> __m512d;
+    /// Lane j holds the value at k + j where bit j of `mask` is set, 0 elsewhere; positions
+    /// masked out are not read (AVX-512 masked loads do not fault on them).
+    unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d;
     unsafe fn get(self, k: usize) -> f64;
     /// The values from position k on (a row block's row k starts there).
     unsafe fn skip(self, k: usize) -> Self;
@@ -43,6 +47,11 @@ impl RowValues for Ones {
         unsafe { _mm512_set1_pd(1.0) }
     }
     #[inline(always)]
+    unsafe fn load8_masked(self, _k: usize, mask: __mmask8) -> __m512d {
+        // SAFETY: the caller runs on a CPU with AVX-512F (trait contract).
+        unsafe { _mm512_maskz_mov_pd(mask, _mm512_set1_pd(1.0)) }
+    }
+    #[inline(always)]
     unsafe fn get(self, _k: usize) -> f64 {
         1.0
     }
@@ -62,6 +71,15 @@ impl RowValues for F32 {
     unsafe fn load8(self, k: usize) -> __m512d {
         // SAFETY: positions k..k+8 are in the row (trait contract); unaligned load is allowed.
         unsafe { _mm512_cvtps_pd(_mm256_loadu_ps(self.0.add(k))) }
+    }
+    #[inline(always)]
+    unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d {
+        // SAFETY: the lanes of set mask bits are positions of the row (trait contract); the
+        // masked-out ones are neither read nor faulted on.
+        unsafe {
+            let v = _mm512_maskz_loadu_ps(__mmask16::from(mask), self.0.add(k));
+            _mm512_cvtps_pd(_mm512_castps512_ps256(v))
+        }
     }
     #[inline(always)]
     unsafe fn get(self, k: usize) -> f64 {
@@ -85,6 +103,12 @@ impl RowValues for F64 {
     unsafe fn load8(self, k: usize) -> __m512d {
         // SAFETY: positions k..k+8 are in the row (trait contract); unaligned load is allowed.
         unsafe { _mm512_loadu_pd(self.0.add(k)) }
+    }
+    #[inline(always)]
+    unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d {
+        // SAFETY: the lanes of set mask bits are positions of the row (trait contract); the
+        // masked-out ones are neither read nor faulted on.
+        unsafe { _mm512_maskz_loadu_pd(mask, self.0.add(k)) }
     }
     #[inline(always)]
     unsafe fn get(self, k: usize) -> f64 {
