@@ -298,9 +298,9 @@ fn sublbfgs_approaches_liblinear_hinge_optimum_on_reuters_grain() {
 ///
 /// Where it ends depends on the kernel path's summation order: at λ = 1e-6 it stops for want
 /// of a descent direction (the method's limit on separable data at tiny λ, see
-/// `Stop::NoDescent`) 2.6e-4 above J* on AVX2, 1.8e-3 on the scalar path and 1.8e-2 on
-/// AVX-512 (seen on an Intel Xeon; 2.7e-3 before that path's dot summed a row's last entries
-/// in one masked gather); the bound of 2.5e-2 holds on all three and is still twice below the
+/// `Stop::NoDescent`) 5e-9 above J* on AVX2, 1.8e-3 on the scalar path and 1.8e-2 on AVX-512
+/// (seen on an Intel Xeon; 2.6e-4 and 2.7e-3 before those paths' dots summed a row's last
+/// entries as one vector); the bound of 2.5e-2 holds on all three and is still twice below the
 /// stalled stop. With a stall patience of 1 the scalar and AVX2 paths stop as stalled (the
 /// assertion below); on AVX-512 that rounding path never stalls.
 #[test]
