@@ -13,7 +13,8 @@
 //! row and class), in ns per non-zero and class.
 //!
 //! The row-block kernels (`rows/...`) are timed against a row kernel call per row over the same
-//! rows, 4 to 128 non-zeros long: the cost of the calls themselves.
+//! rows, 4 to 128 non-zeros long: the cost of the calls themselves; and alone over rows of
+//! varying length (`..._varied`), where a row's remainder is not the same every time.
 //!
 //! Throughputs are reported per non-zero (sparse) or per byte (dense). By default a few sizes
 //! are sampled with short measurement times; `SPARSELIN_BENCH_FULL=1` sweeps 2^10..2^26.
@@ -29,6 +30,8 @@ use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, RowBlock
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
 const ROW_NNZ: usize = 32;
 const ITER_NNZ: usize = 1 << 15;
+/// Non-zeros of the rows of varying length ([`VariedRows`]).
+const VARIED_NNZ: usize = 1 << 20;
 
 fn sizes() -> Vec<u32> {
     if std::env::var_os("SPARSELIN_BENCH_FULL").is_some() {
@@ -400,6 +403,65 @@ fn row_block_kernels(c: &mut Criterion) {
                 });
             }
             g.finish();
+        }
+        for row_nnz in [13, 76] {
+            let rows = VariedRows::new(row_nnz, n, u64::from(log_n));
+            let block = RowBlock::new(&rows.offsets, rows.idx.bounded(), Values::F32(&rows.val));
+            let coefficients: Vec<f64> = (0..block.len()).map(|r| 1e-9 * (r % 3) as f64).collect();
+            let mut out = vec![0.0; block.len()];
+            let mut g = c.benchmark_group(format!("rows/random/2^{log_n}/{row_nnz}_varied"));
+            g.throughput(Throughput::Elements(rows.val.len() as u64));
+            for set in KernelSet::available() {
+                let isa = set.isa().name();
+                g.bench_function(BenchmarkId::new("dot_rows", isa), |b| {
+                    b.iter(|| {
+                        set.dot_rows(&w, block, &mut out);
+                        out[0]
+                    })
+                });
+                g.bench_function(BenchmarkId::new("axpy_rows", isa), |b| {
+                    b.iter(|| set.axpy_rows(&coefficients, block, &mut w))
+                });
+            }
+            g.finish();
+        }
+    }
+}
+
+/// Rows of random lengths from half to one and a half times `row_nnz` (distinct increasing
+/// random indices below n, VARIED_NNZ non-zeros in all), as real rows vary: a kernel whose
+/// work per row depends on the length's remainder (a tail loop) pays mispredicted branches
+/// here that rows of one length never show. More rows than ITER_NNZ makes, so that the branch
+/// predictor cannot learn the sequence of lengths from one iteration to the next.
+struct VariedRows {
+    offsets: Vec<u64>,
+    idx: IndexVec,
+    val: Vec<f32>,
+}
+
+impl VariedRows {
+    fn new(row_nnz: usize, n: usize, seed: u64) -> VariedRows {
+        let mut rng = Rng(seed);
+        let (mut idx, mut offsets) = (Vec::with_capacity(VARIED_NNZ), vec![0u64]);
+        while idx.len() < VARIED_NNZ {
+            let len = (row_nnz / 2 + rng.below(row_nnz + 1)).min(n);
+            let mut row = Vec::with_capacity(len);
+            while row.len() < len {
+                row.push(rng.below(n) as u32);
+                row.sort_unstable();
+                row.dedup();
+            }
+            idx.extend(row);
+            offsets.push(idx.len() as u64);
+        }
+        let val = idx
+            .iter()
+            .map(|_| (rng.unit() * 2.0 - 1.0) as f32)
+            .collect();
+        VariedRows {
+            offsets,
+            idx: IndexVec::new(idx),
+            val,
         }
     }
 }
