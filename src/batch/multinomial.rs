@@ -210,8 +210,7 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 let y = self.labels[i];
                 let (top, sum) = softmax(&point, &mut p);
                 let s = self.weight(i);
-                // row_loss(&point, y), from the exponentials softmax took.
-                loss += s * (top + sum.ln() - point[y]);
+                loss += s * loss_from(top, sum, point[y]);
                 slope += s * (dense::dot(&p, zdi) - zdi[y]);
             }
             (loss, slope)
@@ -266,11 +265,17 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
 fn row_loss(z: &[f64], y: usize) -> f64 {
     let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let sum: f64 = z.iter().map(|&zk| (zk - top).exp()).sum();
-    top + sum.ln() - z[y]
+    loss_from(top, sum, z[y])
+}
+
+/// log Σ_k e^(z_k) − z_y from the largest z_k (`top`) and Σ_k e^(z_k − top) (`sum`).
+fn loss_from(top: f64, sum: f64, zy: f64) -> f64 {
+    top + sum.ln() - zy
 }
 
 /// p = the softmax of z, without overflow. Returns the largest z_k and Σ_k e^(z_k − max z),
-/// the terms of [`row_loss`] (log Σ_k e^(z_k) = max z + ln Σ…), bit for bit.
+/// the terms [`loss_from`] takes, equal to [`row_loss`]'s bit for bit: a row's loss from the
+/// exponentials its softmax took.
 fn softmax(z: &[f64], p: &mut [f64]) -> (f64, f64) {
     let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     p.iter_mut()
