@@ -17,6 +17,11 @@ the values in f64 (sparselin from a `convert --values f64` dataset).
   time) and J is computed here from its model file; its time to a target is that of the first
   (largest) E whose model is within it.
 
+  With --liblinear-python, liblinear is instead the `liblinear-official` Python package (pip;
+  2.47, whose -s 0 and -s 2 solve by truncated Newton with a line search since 2.40, the
+  method of `--algo newton`), called in this process on a problem parsed once per set: its
+  `train()` timed in CPU seconds by `time.process_time()` (its C solver is single-threaded).
+
 Each run is repeated --rounds times, alternating the programs; medians are reported.
 "÷ ll" is sparselin's time over liblinear's at 1 / 2 threads (below 1: sparselin first).
 
@@ -26,6 +31,7 @@ import argparse
 import json
 import os
 import tempfile
+import time
 
 import numpy as np
 
@@ -56,6 +62,25 @@ def solver_trace(binary, algo, data, loss, lam, threads, max_iter, work):
     return trace_points(trace)
 
 
+def python_liblinear_problem(svm):
+    """The liblinear-official package's problem for the LIBSVM file `svm`, parsed once."""
+    from liblinear.liblinearutil import problem, svm_read_problem
+    labels, rows = svm_read_problem(svm)
+    return problem(labels, rows)
+
+
+def liblinear_python_timed(prob, solver, c, eps, model):
+    """CPU seconds of the package's `train()` with `-s solver -B 1 -c c -e eps`; the model is
+    saved to `model` (liblinear's own format)."""
+    from liblinear.liblinearutil import parameter, save_model, train
+    param = parameter(f"-s {solver} -B 1 -c {c} -e {eps} -q")
+    started = time.process_time()
+    trained = train(prob, param)
+    cpu = time.process_time() - started
+    save_model(model, trained)
+    return cpu
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sparselin", default="target/release/sparselin")
@@ -67,6 +92,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-iter", type=int, default=1000)
     parser.add_argument("--json", help="also write the table's numbers here")
+    parser.add_argument("--liblinear-python", action="store_true",
+                        help="race the liblinear-official Python package (2.47) instead of "
+                             "Debian's liblinear-train")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="newton_peers_")
     shim = compiled_shim(work)
@@ -79,6 +107,7 @@ def main():
         labels, rows = read_svm(svm, features)
         m = len(labels)
         data = f64_dataset(args.sparselin, svm, features, work, name)
+        python_problem = python_liblinear_problem(svm) if args.liblinear_python else None
         model = os.path.join(work, "liblinear.model")
         for loss in args.losses.split(","):
             for lam in (float(x) for x in args.lambdas.split(",")):
@@ -88,7 +117,12 @@ def main():
 
                 def liblinear_run(eps, scored):
                     c = repr(1.0 / (lam * m))
-                    cpu, _ = liblinear_timed(LIBLINEAR_SOLVER[loss], c, eps, svm, model, shim)
+                    if args.liblinear_python:
+                        cpu = liblinear_python_timed(python_problem, LIBLINEAR_SOLVER[loss], c,
+                                                     eps, model)
+                    else:
+                        cpu, _ = liblinear_timed(LIBLINEAR_SOLVER[loss], c, eps, svm, model,
+                                                 shim)
                     if not scored:
                         return cpu, None
                     w, b = liblinear_weights(model, features)

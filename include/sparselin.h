@@ -110,7 +110,7 @@ typedef struct SlVwOptions {
 typedef struct SlTrainConfig {
   /**
    * Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-   * `dcd`, `cd`, `tron`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+   * `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
    */
   const char *learner;
   /**

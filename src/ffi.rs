@@ -116,7 +116,7 @@ pub struct SlClassifier(OneVsRest);
 #[derive(Clone, Copy, Debug)]
 pub struct SlTrainConfig {
     /// Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-    /// `dcd`, `cd`, `tron`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+    /// `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
     pub learner: *const c_char,
     /// Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
     /// …); NULL means the learner's default.

@@ -150,9 +150,14 @@ fn sublbfgs_reaches_liblinear_hinge_optimum_on_heart_scale() {
 }
 
 #[test]
-fn lbfgs_cd_and_tron_reach_liblinear_log_optimum_on_heart_scale() {
+fn lbfgs_cd_and_the_newton_solvers_reach_liblinear_log_optimum_on_heart_scale() {
     let data = load("heart_scale/heart_scale", 13);
-    for algorithm in [Algorithm::Lbfgs, Algorithm::Cd, Algorithm::Tron] {
+    for algorithm in [
+        Algorithm::Lbfgs,
+        Algorithm::Cd,
+        Algorithm::Tron,
+        Algorithm::Newton,
+    ] {
         for (lambda, optimum) in HEART_LOG {
             let objective = Objective::new(&data, Loss::Log, lambda, true);
             let solution = solve(algorithm, &objective, &Options::default());
@@ -167,10 +172,15 @@ fn lbfgs_cd_and_tron_reach_liblinear_log_optimum_on_heart_scale() {
 }
 
 #[test]
-fn lbfgs_cd_and_tron_reach_liblinear_log_optimum_on_reuters_grain() {
+fn lbfgs_cd_and_the_newton_solvers_reach_liblinear_log_optimum_on_reuters_grain() {
     let data = load("reuters_grain/train.svm.gz", 27653);
     let log = Objective::new(&data, Loss::Log, GRAIN_LOG.0, true);
-    for algorithm in [Algorithm::Lbfgs, Algorithm::Cd, Algorithm::Tron] {
+    for algorithm in [
+        Algorithm::Lbfgs,
+        Algorithm::Cd,
+        Algorithm::Tron,
+        Algorithm::Newton,
+    ] {
         let solution = solve(algorithm, &log, &Options::default());
         let error = relative(solution.objective, GRAIN_LOG.1);
         assert!(
@@ -450,6 +460,7 @@ fn every_solver_reaches_liblinears_class_weighted_optima_on_heart_scale() {
         (Loss::Log, Algorithm::Lbfgs, HEART_WEIGHTED_LOG),
         (Loss::Log, Algorithm::Cd, HEART_WEIGHTED_LOG),
         (Loss::Log, Algorithm::Tron, HEART_WEIGHTED_LOG),
+        (Loss::Log, Algorithm::Newton, HEART_WEIGHTED_LOG),
         (
             Loss::SquaredHinge,
             Algorithm::Lbfgs,
@@ -458,6 +469,11 @@ fn every_solver_reaches_liblinears_class_weighted_optima_on_heart_scale() {
         (
             Loss::SquaredHinge,
             Algorithm::Tron,
+            HEART_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Newton,
             HEART_WEIGHTED_SQUARED_HINGE,
         ),
         (
@@ -675,6 +691,7 @@ fn every_solver_reaches_scikit_learns_sample_weighted_optima_on_heart_scale() {
         (Loss::Log, Algorithm::Lbfgs, SKLEARN_WEIGHTED_LOG),
         (Loss::Log, Algorithm::Cd, SKLEARN_WEIGHTED_LOG),
         (Loss::Log, Algorithm::Tron, SKLEARN_WEIGHTED_LOG),
+        (Loss::Log, Algorithm::Newton, SKLEARN_WEIGHTED_LOG),
         (
             Loss::SquaredHinge,
             Algorithm::Lbfgs,
@@ -683,6 +700,11 @@ fn every_solver_reaches_scikit_learns_sample_weighted_optima_on_heart_scale() {
         (
             Loss::SquaredHinge,
             Algorithm::Tron,
+            SKLEARN_WEIGHTED_SQUARED_HINGE,
+        ),
+        (
+            Loss::SquaredHinge,
+            Algorithm::Newton,
             SKLEARN_WEIGHTED_SQUARED_HINGE,
         ),
         (
@@ -725,6 +747,7 @@ fn unit_sample_weights_change_no_bit_of_any_solver() {
         (Loss::Hinge, Algorithm::Bfgs),
         (Loss::Log, Algorithm::Cd),
         (Loss::SquaredHinge, Algorithm::Tron),
+        (Loss::Log, Algorithm::Newton),
     ] {
         let options = Options {
             max_iter: 50,
@@ -776,6 +799,7 @@ fn same_solution_bit_for_bit_with_one_and_two_threads() {
         (Algorithm::Dcd, Loss::Hinge),
         (Algorithm::Cd, Loss::Log),
         (Algorithm::Tron, Loss::SquaredHinge),
+        (Algorithm::Newton, Loss::SquaredHinge),
     ] {
         assert_eq!(
             run(1, algorithm, loss),

@@ -70,16 +70,22 @@ fn batch_algorithms_train_trace_and_plot() {
     );
     let smooth = json_objective(&train("lbfgs", "log", "1000"));
     assert!(smooth > 0.0);
-    // Trust-region Newton reaches L-BFGS's optimum; it models curvature, which hinge loss has
+    // Both Newton solvers reach L-BFGS's optimum; they model curvature, which hinge loss has
     // none of.
-    let newton = json_objective(&train("tron", "log", "1000"));
-    assert!(
-        (newton - smooth).abs() <= 1e-8 * smooth,
-        "tron: {newton} vs {smooth}"
-    );
-    let refused = train("tron", "hinge", "1000");
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("tron needs a smooth loss"));
+    for algo in ["tron", "newton"] {
+        let newton = json_objective(&train(algo, "log", "1000"));
+        assert!(
+            (newton - smooth).abs() <= 1e-8 * smooth,
+            "{algo}: {newton} vs {smooth}"
+        );
+        let refused = train(algo, "hinge", "1000");
+        assert!(!refused.status.success());
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            message.contains(&format!("{algo} needs a smooth loss")),
+            "{message}"
+        );
+    }
     let trace = std::fs::read_to_string(p("sublbfgs.csv")).unwrap();
     assert!(trace.starts_with("epochs,steps,seconds,train_objective"));
     assert!(trace.lines().count() > 2);

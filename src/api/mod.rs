@@ -246,11 +246,13 @@ impl Learner {
     /// Averaged SGD, the usual first choice.
     pub const ASGD: Learner = Learner::Online(online::Algorithm::Asgd);
 
-    /// The loss used when none is set: hinge, except log for L-BFGS and TRON (which need a smooth
-    /// one), squared for AERR/AELR and ε-insensitive (ε = 0.1) for AESVR.
+    /// The loss used when none is set: hinge, except log for L-BFGS, TRON and Newton (which
+    /// need a smooth one), squared for AERR/AELR and ε-insensitive (ε = 0.1) for AESVR.
     pub fn default_loss(self) -> Loss {
         match self {
-            Learner::Batch(batch::Algorithm::Lbfgs | batch::Algorithm::Tron) => Loss::Log,
+            Learner::Batch(
+                batch::Algorithm::Lbfgs | batch::Algorithm::Tron | batch::Algorithm::Newton,
+            ) => Loss::Log,
             Learner::AttributeEfficient(lao::Algo::Aesvr) => Loss::EpsilonInsensitive(0.1),
             Learner::AttributeEfficient(_) => Loss::Squared,
             _ => Loss::Hinge,
@@ -272,7 +274,7 @@ impl FromStr for Learner {
     type Err = String;
 
     /// The command line's names: `sgd`, `asgd`, `casgd`, `naive-sgd`, …, `lbfgs`, `sublbfgs`,
-    /// `subgd`, `bfgs`, `dcd`, `cd`, `tron`, `aerr`, `aelr`, `aesvr`.
+    /// `subgd`, `bfgs`, `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Ok(a) = s.parse() {
             return Ok(Learner::Online(a));
@@ -283,7 +285,7 @@ impl FromStr for Learner {
         s.parse().map(Learner::AttributeEfficient).map_err(|_| {
             format!(
                 "unknown learner '{s}' (sgd, asgd, casgd, naive-sgd, naive-asgd, naive-casgd, \
-                 lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, aerr, aelr, aesvr)"
+                 lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, newton, aerr, aelr, aesvr)"
             )
         })
     }

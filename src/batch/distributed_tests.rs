@@ -130,6 +130,7 @@ fn solvers_across_ranks_reach_the_single_process_objective() {
     let cases = [
         (Algorithm::Lbfgs, Loss::Log, 1e-3),
         (Algorithm::Tron, Loss::Log, 1e-3),
+        (Algorithm::Newton, Loss::SquaredHinge, 1e-3),
         (Algorithm::SubLbfgs, Loss::Hinge, 1e-1),
         (Algorithm::SubLbfgs, Loss::Absolute, 1e-1),
         (Algorithm::SubLbfgs, Loss::Quantile(0.7), 1e-1),

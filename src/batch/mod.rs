@@ -14,6 +14,10 @@
 //! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute, quantile and
 //!   ε-insensitive loss, certified by its duality gap: the solver for margin-dominated data,
 //!   where subLBFGS is slow.
+//! * [`tron`] — trust-region Newton with conjugate gradients for the smooth losses
+//!   (liblinear's primal solver before 2.40), and [`newton`] — truncated Newton with a line
+//!   search (liblinear's since 2.40): superlinear near the optimum, where L-BFGS slows at
+//!   small λ.
 //! * [`line_search`] — the three line searches; [`kink_bracket`] — the exact one across ranks.
 //!
 //! Every solver runs unchanged across processes on an [`Objective::distributed`]: its sums over
@@ -30,12 +34,14 @@ pub mod cd;
 pub mod dcd;
 #[cfg(test)]
 mod distributed_tests;
+mod hessian;
 pub mod kink_bracket;
 #[cfg(test)]
 mod l1_tests;
 pub mod lbfgs;
 pub mod line_search;
 pub mod multinomial;
+pub mod newton;
 pub mod objective;
 pub mod owlqn;
 pub mod subgd;
@@ -72,8 +78,12 @@ pub enum Algorithm {
     /// Coordinate descent on a Newton model (newGLMNET): smooth losses, L1 and/or L2, one
     /// process.
     Cd,
-    /// Trust-region Newton with conjugate gradients (liblinear's primal solver): smooth losses.
+    /// Trust-region Newton with conjugate gradients (liblinear's primal solver before 2.40):
+    /// smooth losses.
     Tron,
+    /// Truncated Newton with conjugate gradients and a line search (liblinear's primal solver
+    /// since 2.40): smooth losses.
+    Newton,
 }
 
 impl Algorithm {
@@ -102,6 +112,7 @@ impl fmt::Display for Algorithm {
             Algorithm::Dcd => "dcd",
             Algorithm::Cd => "cd",
             Algorithm::Tron => "tron",
+            Algorithm::Newton => "newton",
         })
     }
 }
@@ -118,8 +129,10 @@ impl FromStr for Algorithm {
             "dcd" => Ok(Algorithm::Dcd),
             "cd" => Ok(Algorithm::Cd),
             "tron" => Ok(Algorithm::Tron),
+            "newton" => Ok(Algorithm::Newton),
             _ => Err(format!(
-                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron)"
+                "unknown batch algorithm '{s}' (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, \
+                 newton)"
             )),
         }
     }
@@ -495,6 +508,14 @@ pub fn solve<E: Examples>(
         Algorithm::Cd => cd::solve(objective, options, &mut tracker),
         Algorithm::Tron if loss.is_smooth() => Ok(tron::solve(objective, options, &mut tracker)?),
         Algorithm::Tron => Err(SolveError::WrongLoss {
+            algorithm,
+            needs: "a smooth",
+            loss,
+        }),
+        Algorithm::Newton if loss.is_smooth() => {
+            Ok(newton::solve(objective, options, &mut tracker)?)
+        }
+        Algorithm::Newton => Err(SolveError::WrongLoss {
             algorithm,
             needs: "a smooth",
             loss,

@@ -21,6 +21,10 @@
 
 use sparselin_kernels::dense;
 
+use super::hessian::{
+    complete_product, curved_fraction, hessian_product, inverse_preconditioner, precondition,
+    preconditioned,
+};
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
@@ -38,12 +42,6 @@ const SIGMA3: f64 = 4.0;
 /// Conjugate gradients stop when the model's residual is below this fraction of ∇J, both in
 /// the M⁻¹-norm (liblinear's 0.1: an inexact Newton step, still superlinear as ‖∇J‖ → 0).
 const CG_TOLERANCE: f64 = 0.1;
-
-/// The preconditioner M = λ + a·diag((1/m)XᵀDX) mixes H's diagonal (a = 1) with the
-/// regularizer's (a = 0): liblinear's a. Here it cut the passes 2–9× where the columns'
-/// scales differ and cost up to 1.6× the time on rows-normalized text and mnist_3v5; 0.001,
-/// 0.1 and 1 each did worse somewhere (PERF.md "TRON's diagonal preconditioner").
-const PRECONDITIONER_MIX: f64 = 0.01;
 
 /// Steps refused in a row before the solver stops as stalled: each refusal shrinks the region
 /// at least fourfold, so by then the steps are down to rounding.
@@ -170,20 +168,6 @@ fn resized(
     }
 }
 
-/// M⁻¹'s diagonal for M = λ + a·diag((1/m)XᵀDX), D the rows' curvatures
-/// ([`PRECONDITIONER_MIX`]): M is positive wherever λ is.
-fn inverse_preconditioner<E: Examples>(
-    objective: &Objective<'_, E>,
-    curvatures: &[f64],
-) -> Result<Vec<f64>, AllocError> {
-    let mut diagonal = objective.transpose_squares(curvatures)?;
-    let mix = PRECONDITIONER_MIX / objective.total_rows() as f64;
-    diagonal
-        .iter_mut()
-        .for_each(|x| *x = (objective.lambda() + mix * *x).recip());
-    Ok(diagonal)
-}
-
 /// ‖s‖_M, from M⁻¹'s diagonal `inverse`.
 fn norm_in(inverse: &[f64], s: &[f64]) -> f64 {
     s.iter()
@@ -191,20 +175,6 @@ fn norm_in(inverse: &[f64], s: &[f64]) -> f64 {
         .map(|(s, inverse)| s * s / inverse)
         .sum::<f64>()
         .sqrt()
-}
-
-/// M⁻¹r, from M⁻¹'s diagonal `inverse`.
-fn preconditioned(r: &[f64], inverse: &[f64]) -> Result<Vec<f64>, AllocError> {
-    let mut z = memory::copied("preconditioned residual", r)?;
-    precondition(r, inverse, &mut z);
-    Ok(z)
-}
-
-/// z = M⁻¹r, from M⁻¹'s diagonal `inverse`.
-fn precondition(r: &[f64], inverse: &[f64], z: &mut [f64]) {
-    z.iter_mut()
-        .zip(r.iter().zip(inverse))
-        .for_each(|(z, (r, inverse))| *z = r * inverse);
 }
 
 /// A step of the trust-region subproblem: s, X·s, the model's residual r = −(g + H·s), and
@@ -242,9 +212,7 @@ fn trust_region_step<E: Examples>(
     // ‖s‖²_M, ⟨s, d⟩_M and ‖d‖²_M: d = z at first, and ⟨z, z⟩_M = ⟨r, z⟩.
     let (mut ss, mut sd, mut dd) = (0.0, 0.0, rz);
     let mut reached_boundary = false;
-    // The products run over the rows of non-zero curvature alone: a pass's fraction each.
-    let curved = curvatures.iter().filter(|&&c| c != 0.0).count();
-    let fraction = curved as f64 / curvatures.len().max(1) as f64;
+    let fraction = curved_fraction(curvatures);
     // At most one CG step per dimension: in exact arithmetic CG is done by then.
     for _ in 0..dim {
         if rz.sqrt() <= tolerance {
@@ -286,37 +254,13 @@ fn trust_region_step<E: Examples>(
         dd = next_rz + beta * beta * dd;
         rz = next_rz;
     }
-    // X·s on the rows the products left out, which the CG steps' X·d held at 0.
-    if curved < curvatures.len() {
-        let rest = objective.product_where(&s, |i| curvatures[i] == 0.0);
-        dense::axpby(1.0, &rest, 1.0, &mut xs);
-        tracker.passes += 1.0 - fraction;
-    }
+    complete_product(objective, curvatures, &s, &mut xs, tracker);
     Ok(TrustRegionStep {
         s,
         xs,
         r,
         reached_boundary,
     })
-}
-
-/// (X·d, H·d) at the point whose curvatures are `curvatures`: H·d = λd + (1/m) Xᵀ(D·X·d),
-/// X·d computed (and non-zero) only on the rows of non-zero curvature.
-fn hessian_product<E: Examples>(
-    objective: &Objective<'_, E>,
-    curvatures: &[f64],
-    d: &[f64],
-) -> Result<(Vec<f64>, Vec<f64>), AllocError> {
-    let xd = objective.product_where(d, |i| curvatures[i] != 0.0);
-    let weighted: Vec<f64> = xd.iter().zip(curvatures).map(|(x, c)| x * c).collect();
-    let mut hd = objective.transpose_product(&weighted)?;
-    dense::axpby(
-        objective.lambda(),
-        d,
-        1.0 / objective.total_rows() as f64,
-        &mut hd,
-    );
-    Ok((xd, hd))
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ impl Users {
     fn include(self, algo: Algo) -> bool {
         use Algo::*;
         let online = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
-        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd | Tron);
+        let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd | Tron | Newton);
         let batch = primal || algo == Dcd;
         match self {
             Users::Online => online,

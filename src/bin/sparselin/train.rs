@@ -67,6 +67,10 @@ pub enum Algo {
     /// `-s 2`, `-s 11`) for the smooth losses: superlinear near the optimum, where L-BFGS
     /// slows at small λ (large C).
     Tron,
+    /// Batch truncated Newton with conjugate gradients and a backtracking line search
+    /// (liblinear's primal solver of `-s 0`, `-s 2`, `-s 11` since 2.40) for the smooth losses:
+    /// TRON's Newton steps, shortened along their direction instead of refused
+    Newton,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
     Aerr,
@@ -474,6 +478,7 @@ impl Algo {
             Algo::Dcd => Learner::Batch(B::Dcd),
             Algo::Cd => Learner::Batch(B::Cd),
             Algo::Tron => Learner::Batch(B::Tron),
+            Algo::Newton => Learner::Batch(B::Newton),
             Algo::Aerr => Learner::AttributeEfficient(L::Aerr),
             Algo::Aelr => Learner::AttributeEfficient(L::Aelr),
             Algo::Aesvr => Learner::AttributeEfficient(L::Aesvr),
