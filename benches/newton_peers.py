@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The smooth losses: TRON and L-BFGS against liblinear's TRON (-s 0, -s 2), to 1e-2, 1e-4, 1e-6.
+"""The smooth losses: sparselin's solvers against liblinear's (-s 0, -s 2), to 1e-2, 1e-4, 1e-6.
 
 For each set of `../shared/data` named with --sets, each loss of --losses (log: liblinear -s 0;
 squared-hinge: -s 2) and each λ of --lambdas, every program minimizes J(w, b) = (λ/2)(‖w‖² + b²)
@@ -18,9 +18,10 @@ the values in f64 (sparselin from a `convert --values f64` dataset).
   (largest) E whose model is within it.
 
   With --liblinear-python, liblinear is instead the `liblinear-official` Python package (pip;
-  2.47, whose -s 0 and -s 2 solve by truncated Newton with a line search since 2.40, the
-  method of `--algo newton`), called in this process on a problem parsed once per set: its
-  `train()` timed in CPU seconds by `time.process_time()` (its C solver is single-threaded).
+  2.47, whose -s 0 and -s 2 solve by truncated Newton with a line search, the method of
+  `--algo newton`, where Debian's 2.3.0 runs TRON), called in this process on a problem
+  parsed once per set: its `train()` timed in CPU seconds by `time.process_time()` (its C
+  solver is single-threaded).
 
 Each run is repeated --rounds times, alternating the programs; medians are reported.
 "÷ ll" is sparselin's time over liblinear's at 1 / 2 threads (below 1: sparselin first).

@@ -15,8 +15,8 @@
 //!   ε-insensitive loss, certified by its duality gap: the solver for margin-dominated data,
 //!   where subLBFGS is slow.
 //! * [`tron`] — trust-region Newton with conjugate gradients for the smooth losses
-//!   (liblinear's primal solver before 2.40), and [`newton`] — truncated Newton with a line
-//!   search (liblinear's since 2.40): superlinear near the optimum, where L-BFGS slows at
+//!   (liblinear's former primal solver), and [`newton`] — truncated Newton with a line
+//!   search (liblinear's current one): superlinear near the optimum, where L-BFGS slows at
 //!   small λ.
 //! * [`line_search`] — the three line searches; [`kink_bracket`] — the exact one across ranks.
 //!
@@ -78,11 +78,11 @@ pub enum Algorithm {
     /// Coordinate descent on a Newton model (newGLMNET): smooth losses, L1 and/or L2, one
     /// process.
     Cd,
-    /// Trust-region Newton with conjugate gradients (liblinear's primal solver before 2.40):
-    /// smooth losses.
+    /// Trust-region Newton with conjugate gradients (liblinear's former primal solver): smooth
+    /// losses.
     Tron,
-    /// Truncated Newton with conjugate gradients and a line search (liblinear's primal solver
-    /// since 2.40): smooth losses.
+    /// Truncated Newton with conjugate gradients and a line search (liblinear's current primal
+    /// solver): smooth losses.
     Newton,
 }
 

@@ -1,9 +1,9 @@
 //! Truncated Newton with a line search (Galli & Lin, "A study on truncated Newton methods for
 //! linear classification", IEEE TNNLS 2022; liblinear's primal solver of `-s 0`, `-s 2` and
-//! `-s 11` since 2.40, where it replaced TRON) for the smooth losses. Each iteration solves the
-//! Newton system H·s = −∇J inexactly by preconditioned conjugate gradients on Hessian-vector
-//! products ([`super::hessian`]), then backtracks along s from the full step until J falls by
-//! a fraction of what the slope promises (Armijo).
+//! `-s 11` in its current releases, where it replaced TRON) for the smooth losses. Each
+//! iteration solves the Newton system H·s = −∇J inexactly by preconditioned conjugate
+//! gradients on Hessian-vector products (TRON's), then backtracks along s from the full step
+//! until J falls by a fraction of what the slope promises (Armijo).
 //!
 //! Where TRON ([`super::tron`]) bounds each step by a region and refuses the steps the model
 //! predicted badly (each refusal costs its whole CG solve), here every direction is used: the
