@@ -15,14 +15,11 @@
 
 use sparselin_kernels::dense;
 
-use super::hessian::{
-    complete_product, curved_fraction, hessian_product, inverse_preconditioner, precondition,
-    preconditioned,
-};
+use super::hessian::{ConjugateGradients, inverse_preconditioner};
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
-use crate::memory::{self, AllocError};
+use crate::memory::AllocError;
 
 /// CG's stopping fraction is min([`CG_TOLERANCE`], ‖∇J‖_{M⁻¹}^{1/2}) (liblinear's 0.5).
 const CG_TOLERANCE: f64 = 0.5;
@@ -133,113 +130,34 @@ fn newton_direction<E: Examples>(
     gradient: &[f64],
     tracker: &mut Tracker<'_>,
 ) -> Result<(Vec<f64>, Vec<f64>), AllocError> {
-    let dim = gradient.len();
-    let mut s = memory::filled("step", dim, 0.0)?;
-    let mut xs = vec![0.0; curvatures.len()];
-    let mut r = memory::copied("residual", gradient)?;
-    dense::scale(-1.0, &mut r);
-    let mut z = preconditioned(&r, inverse)?;
-    let mut d = memory::copied("direction", &z)?;
-    let mut rz = dense::dot(&r, &z);
-    let tolerance = CG_TOLERANCE.min(rz.sqrt().sqrt());
-    let fraction = curved_fraction(curvatures);
+    let mut cg = ConjugateGradients::start(gradient, curvatures, inverse)?;
+    let tolerance = CG_TOLERANCE.min(cg.rz.sqrt().sqrt());
     let mut model = 0.0;
     // At most one CG step per dimension: in exact arithmetic CG is done by then.
-    for step in 1..=dim.max(5) {
-        let (xd, hd) = hessian_product(objective, curvatures, &d)?;
-        tracker.passes += 2.0 * fraction;
-        let dhd = dense::dot(&d, &hd);
-        if dhd.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+    for step in 1..=gradient.len().max(5) {
+        let along = cg.along_direction(objective, tracker)?;
+        if along.curvature.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             break;
         }
-        let alpha = rz / dhd;
-        dense::axpby(alpha, &d, 1.0, &mut s);
-        dense::axpby(alpha, &xd, 1.0, &mut xs);
-        dense::axpby(-alpha, &hd, 1.0, &mut r);
+        cg.advance(cg.rz / along.curvature, &along);
         // q(s) = −½(⟨s, r⟩ − ⟨s, ∇J⟩), since r = −∇J − H s.
-        let next_model = -0.5 * (dense::dot(&s, &r) - dense::dot(&s, gradient));
+        let next_model = -0.5 * (dense::dot(&cg.s, &cg.r) - dense::dot(&cg.s, gradient));
         let decrease = next_model - model;
         if next_model > 0.0 || decrease > 0.0 || step as f64 * decrease >= tolerance * next_model {
             break;
         }
         model = next_model;
-        precondition(&r, inverse, &mut z);
-        let next_rz = dense::dot(&r, &z);
-        dense::axpby(1.0, &z, next_rz / rz, &mut d);
-        rz = next_rz;
+        cg.turn();
     }
-    complete_product(objective, curvatures, &s, &mut xs, tracker);
+    let (s, xs, _) = cg.finish(objective, tracker);
     Ok((s, xs))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::{self, Algorithm, SolveError};
     use crate::data::{CsrMatrix, ValueVec};
     use crate::loss::Loss;
-
-    /// One example x = (2), y = +1, no bias, squared hinge: J(w) = (λ/2)w² + (1 − 2w)² for
-    /// w < 1/2, least at w* = 4/(λ + 8). The model is J itself: the full Newton step lands on
-    /// it and the line search takes it.
-    #[test]
-    fn one_newton_step_lands_on_a_quadratic_optimum() {
-        let data =
-            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
-        let lambda = 0.5;
-        let objective = Objective::new(&data, Loss::SquaredHinge, lambda, false);
-        let solution = batch::solve(
-            Algorithm::Newton,
-            &objective,
-            &Options::default(),
-            &mut |_| {},
-        )
-        .unwrap();
-        let w = 4.0 / (lambda + 8.0);
-        assert!((solution.w[0] - w).abs() <= 1e-15, "{:?}", solution.w);
-        assert_eq!(solution.stop, Stop::Converged);
-        assert_eq!(solution.iterations, 1, "{solution:?}");
-    }
-
-    /// On random data, the optimum L-BFGS and TRON certify, J reported at the w returned, and
-    /// from that optimum nothing to do.
-    #[test]
-    fn reaches_the_lbfgs_optimum_and_stays_there() {
-        let data = crate::batch::objective::tests::planted(300, 15, 4);
-        for loss in [
-            Loss::Log,
-            Loss::SquaredHinge,
-            Loss::Squared,
-            Loss::SmoothHinge,
-        ] {
-            let objective = Objective::new(&data, loss, 1e-3, true);
-            let solve = |algorithm, w0| {
-                let options = Options {
-                    w0,
-                    ..Options::default()
-                };
-                batch::solve(algorithm, &objective, &options, &mut |_| {}).unwrap()
-            };
-            let (lbfgs, newton) = (
-                solve(Algorithm::Lbfgs, None),
-                solve(Algorithm::Newton, None),
-            );
-            assert_eq!(newton.stop, Stop::Converged, "{loss}");
-            let fresh = objective.value(&newton.w, &objective.product(&newton.w));
-            assert!(
-                (newton.objective - fresh).abs() <= 1e-12 * fresh,
-                "{loss}: {} vs {fresh}",
-                newton.objective
-            );
-            let difference = (newton.objective - lbfgs.objective).abs();
-            assert!(
-                difference <= 2e-9 * lbfgs.objective,
-                "{loss}: {difference:e}"
-            );
-            let again = solve(Algorithm::Newton, Some(newton.w.clone()));
-            assert_eq!(again.iterations, 0, "{loss}");
-        }
-    }
 
     /// One row x = (1), y = +1, log loss, λ = 1e-2, at w = 0 (J = ln 2, ∇J = −½) along
     /// s = 100: the full step overshoots to J ≈ 50, and the search halves it to the first η
@@ -270,23 +188,5 @@ mod tests {
         );
         let ascent = backtrack(&objective, &w, &p, &[-1.0], &[-1.0], value, &gradient);
         assert_eq!(ascent, None);
-    }
-
-    /// The piecewise-linear losses have no curvature to model, and Newton has no L1 term.
-    #[test]
-    fn kinked_losses_and_an_l1_term_are_refused() {
-        let data = crate::batch::objective::tests::planted(20, 3, 1);
-        let hinge = Objective::new(&data, Loss::Hinge, 1e-2, true);
-        let refused = batch::solve(Algorithm::Newton, &hinge, &Options::default(), &mut |_| {});
-        assert!(
-            matches!(refused, Err(SolveError::WrongLoss { .. })),
-            "{refused:?}"
-        );
-        let l1 = Objective::new(&data, Loss::Log, 1e-2, true).with_l1(1e-3);
-        let refused = batch::solve(Algorithm::Newton, &l1, &Options::default(), &mut |_| {});
-        assert!(
-            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("no L1 term")),
-            "{refused:?}"
-        );
     }
 }

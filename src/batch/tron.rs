@@ -21,10 +21,7 @@
 
 use sparselin_kernels::dense;
 
-use super::hessian::{
-    complete_product, curved_fraction, hessian_product, inverse_preconditioner, precondition,
-    preconditioned,
-};
+use super::hessian::{ConjugateGradients, inverse_preconditioner, preconditioned};
 use super::objective::Objective;
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
@@ -200,28 +197,19 @@ fn trust_region_step<E: Examples>(
     radius: f64,
     tracker: &mut Tracker<'_>,
 ) -> Result<TrustRegionStep, AllocError> {
-    let dim = gradient.len();
-    let mut s = memory::filled("step", dim, 0.0)?;
-    let mut xs = vec![0.0; curvatures.len()];
-    let mut r = memory::copied("residual", gradient)?;
-    dense::scale(-1.0, &mut r);
-    let mut z = preconditioned(&r, inverse)?;
-    let mut d = memory::copied("direction", &z)?;
-    let mut rz = dense::dot(&r, &z);
-    let tolerance = CG_TOLERANCE * rz.sqrt();
+    let mut cg = ConjugateGradients::start(gradient, curvatures, inverse)?;
+    let tolerance = CG_TOLERANCE * cg.rz.sqrt();
     // ‖s‖²_M, ⟨s, d⟩_M and ‖d‖²_M: d = z at first, and ⟨z, z⟩_M = ⟨r, z⟩.
-    let (mut ss, mut sd, mut dd) = (0.0, 0.0, rz);
+    let (mut ss, mut sd, mut dd) = (0.0, 0.0, cg.rz);
     let mut reached_boundary = false;
-    let fraction = curved_fraction(curvatures);
     // At most one CG step per dimension: in exact arithmetic CG is done by then.
-    for _ in 0..dim {
-        if rz.sqrt() <= tolerance {
+    for _ in 0..gradient.len() {
+        if cg.rz.sqrt() <= tolerance {
             break;
         }
-        let (xd, hd) = hessian_product(objective, curvatures, &d)?;
-        tracker.passes += 2.0 * fraction;
-        let dhd = dense::dot(&d, &hd);
-        let mut alpha = rz / dhd;
+        let along = cg.along_direction(objective, tracker)?;
+        let dhd = along.curvature;
+        let mut alpha = cg.rz / dhd;
         // H is positive definite (λ > 0): a direction without positive curvature is rounding,
         // and goes to the boundary as the model says.
         let reaches_boundary = dhd.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
@@ -236,25 +224,19 @@ fn trust_region_step<E: Examples>(
                 (root - sd) / dd
             };
         }
-        dense::axpby(alpha, &d, 1.0, &mut s);
-        dense::axpby(alpha, &xd, 1.0, &mut xs);
-        dense::axpby(-alpha, &hd, 1.0, &mut r);
+        cg.advance(alpha, &along);
         if reaches_boundary {
             reached_boundary = true;
             break;
         }
-        precondition(&r, inverse, &mut z);
-        let next_rz = dense::dot(&r, &z);
-        let beta = next_rz / rz;
-        dense::axpby(1.0, &z, beta, &mut d);
+        let beta = cg.turn();
         // The new r is M-conjugate to the old directions, so ⟨s, z⟩_M = ⟨s, r⟩ = 0 and
         // ⟨z, d⟩_M = ⟨r, d⟩ = 0.
         ss += alpha * (2.0 * sd + alpha * dd);
         sd = beta * (sd + alpha * dd);
-        dd = next_rz + beta * beta * dd;
-        rz = next_rz;
+        dd = cg.rz + beta * beta * dd;
     }
-    complete_product(objective, curvatures, &s, &mut xs, tracker);
+    let (s, xs, r) = cg.finish(objective, tracker);
     Ok(TrustRegionStep {
         s,
         xs,
@@ -266,68 +248,9 @@ fn trust_region_step<E: Examples>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::{self, Algorithm, SolveError};
+    use crate::batch::{self, Algorithm};
     use crate::data::{CsrMatrix, ValueVec};
     use crate::loss::Loss;
-
-    /// One example x = (2), y = +1, no bias, squared hinge: J(w) = (λ/2)w² + (1 − 2w)² for
-    /// w < 1/2, least at w* = 4/(λ + 8). The model is J itself: one Newton step lands on it.
-    #[test]
-    fn one_newton_step_lands_on_a_quadratic_optimum() {
-        let data =
-            CsrMatrix::new(vec![1.0], vec![0, 1], vec![0], ValueVec::F64(vec![2.0]), 1).unwrap();
-        let lambda = 0.5;
-        let objective = Objective::new(&data, Loss::SquaredHinge, lambda, false);
-        let solution = batch::solve(
-            Algorithm::Tron,
-            &objective,
-            &Options::default(),
-            &mut |_| {},
-        )
-        .unwrap();
-        let w = 4.0 / (lambda + 8.0);
-        assert!((solution.w[0] - w).abs() <= 1e-15, "{:?}", solution.w);
-        assert_eq!(solution.stop, Stop::Converged);
-        assert!(solution.iterations <= 2, "{solution:?}");
-    }
-
-    /// On random data, the optimum L-BFGS certifies, and from that optimum nothing to do.
-    #[test]
-    fn reaches_the_lbfgs_optimum_and_stays_there() {
-        let data = crate::batch::objective::tests::planted(300, 15, 4);
-        for loss in [
-            Loss::Log,
-            Loss::SquaredHinge,
-            Loss::Squared,
-            Loss::SmoothHinge,
-        ] {
-            let objective = Objective::new(&data, loss, 1e-3, true);
-            let solve = |algorithm, w0| {
-                let options = Options {
-                    w0,
-                    ..Options::default()
-                };
-                batch::solve(algorithm, &objective, &options, &mut |_| {}).unwrap()
-            };
-            let (lbfgs, tron) = (solve(Algorithm::Lbfgs, None), solve(Algorithm::Tron, None));
-            assert_eq!(tron.stop, Stop::Converged, "{loss}");
-            // The J reported is J at the w returned: the predictions kept along the steps
-            // (X·s summed over CG steps on the curved rows, computed on the others) are X·w.
-            let fresh = objective.value(&tron.w, &objective.product(&tron.w));
-            assert!(
-                (tron.objective - fresh).abs() <= 1e-12 * fresh,
-                "{loss}: {} vs {fresh}",
-                tron.objective
-            );
-            let difference = (tron.objective - lbfgs.objective).abs();
-            assert!(
-                difference <= 2e-9 * lbfgs.objective,
-                "{loss}: {difference:e}"
-            );
-            let again = solve(Algorithm::Tron, Some(tron.w.clone()));
-            assert_eq!(again.iterations, 0, "{loss}");
-        }
-    }
 
     /// Columns scaled from 1e-2 to 1e2 (as spambase's unscaled counts are): the diagonal
     /// preconditioner gives each its own step scale, where plain CG needs steps for each.
@@ -372,23 +295,5 @@ mod tests {
                 "{loss}: {difference:e}"
             );
         }
-    }
-
-    /// The piecewise-linear losses have no curvature to model, and TRON has no L1 term.
-    #[test]
-    fn kinked_losses_and_an_l1_term_are_refused() {
-        let data = crate::batch::objective::tests::planted(20, 3, 1);
-        let hinge = Objective::new(&data, Loss::Hinge, 1e-2, true);
-        let refused = batch::solve(Algorithm::Tron, &hinge, &Options::default(), &mut |_| {});
-        assert!(
-            matches!(refused, Err(SolveError::WrongLoss { .. })),
-            "{refused:?}"
-        );
-        let l1 = Objective::new(&data, Loss::Log, 1e-2, true).with_l1(1e-3);
-        let refused = batch::solve(Algorithm::Tron, &l1, &Options::default(), &mut |_| {});
-        assert!(
-            matches!(&refused, Err(SolveError::BadOption(m)) if m.contains("no L1 term")),
-            "{refused:?}"
-        );
     }
 }
