@@ -191,6 +191,40 @@ fn lbfgs_cd_and_the_newton_solvers_reach_liblinear_log_optimum_on_reuters_grain(
     }
 }
 
+/// L2-loss support-vector regression (the squared ε-insensitive loss) on diabetes at
+/// λ = 1e-3, ε = 5 against liblinear 2.3.0's `-s 11` (TRON):
+///   liblinear-train -s 11 -B 1 -c 2.824858757062147 -p 5 -e 1e-10 diabetes.svm
+/// its J = (λ/2)(‖w‖² + b²) + (1/m)Σ max(0, |w·x + b − y| − 5)² computed from the model in
+/// double precision.
+const DIABETES_L2_SVR: (f64, f64, f64) = (1e-3, 5.0, 2733.3995463787614);
+
+#[test]
+fn the_smooth_solvers_reach_liblinears_l2_loss_svr_optimum_on_diabetes() {
+    let data = load("diabetes/train.svm.gz", 10);
+    let (lambda, epsilon, optimum) = DIABETES_L2_SVR;
+    let objective = Objective::new(
+        &data,
+        Loss::SquaredEpsilonInsensitive(epsilon),
+        lambda,
+        true,
+    );
+    for algorithm in [
+        Algorithm::Lbfgs,
+        Algorithm::Tron,
+        Algorithm::Newton,
+        Algorithm::Cd,
+    ] {
+        let solution = solve(algorithm, &objective, &Options::default());
+        let error = relative(solution.objective, optimum);
+        assert!(
+            error.abs() <= 1e-8,
+            "{algorithm}: {} vs {optimum} ({error:e}, {:?})",
+            solution.objective,
+            solution.stop
+        );
+    }
+}
+
 /// Quantile (pinball) regression on diabetes at τ = 0.3 against the exact optimum of the
 /// unregularized problem, a linear program: scikit-learn 1.9.1 `QuantileRegressor(quantile=0.3,
 /// alpha=0, solver="highs")` on the train split gives a mean pinball loss of

@@ -201,10 +201,9 @@ pub fn local_config(
     }
     let fraction = rows as f64 / total.max(1) as f64;
     let default_t0 = whole.default_t0(config.loss, config.lambda);
-    // Squared and squared-hinge loss raise any t₀ to the default (below), the others only
-    // start from it when none is given.
-    let needs_default =
-        config.t0.is_none() || matches!(config.loss, Loss::Squared | Loss::SquaredHinge);
+    // The losses whose gradient grows with the residual raise any t₀ to the default (below),
+    // the others only start from it when none is given.
+    let needs_default = config.t0.is_none() || config.loss.grows_with_residual();
     if needs_default && !default_t0.is_finite() {
         return Err(ConfigError::DefaultT0(config.lambda));
     }
@@ -213,9 +212,10 @@ pub fn local_config(
         LocalSteps::Scaled => t0 * fraction,
         LocalSteps::Full => t0,
     };
-    let t0 = match config.loss {
-        Loss::Squared | Loss::SquaredHinge if rows > 0 => t0.max(default_t0),
-        _ => t0,
+    let t0 = if config.loss.grows_with_residual() && rows > 0 {
+        t0.max(default_t0)
+    } else {
+        t0
     };
     // ⌈x·m_r/m⌉ in integers.
     let scale = |x: u64| (x as u128 * rows as u128).div_ceil(total.max(1) as u128) as u64;

@@ -28,6 +28,9 @@ pub enum Loss {
     SmoothHinge,
     /// max(0, |p − y| − ε), the support-vector regression loss.
     EpsilonInsensitive(f64),
+    /// max(0, |p − y| − ε)², the L2-loss support-vector regression loss (liblinear's `-s 11`,
+    /// `-p ε`): smooth, with ε = 0 twice the squared loss.
+    SquaredEpsilonInsensitive(f64),
     /// τ·(y − p) for p below y, (1 − τ)·(p − y) above it (the pinball loss, VW's `quantile`):
     /// its minimizer predicts the τ-quantile of y, for τ in (0, 1); τ = ½ is half the
     /// absolute loss.
@@ -85,6 +88,10 @@ impl Loss {
                 }
             }
             Loss::EpsilonInsensitive(eps) => ((p - y).abs() - eps).max(0.0),
+            Loss::SquaredEpsilonInsensitive(eps) => {
+                let slack = ((p - y).abs() - eps).max(0.0);
+                slack * slack
+            }
             Loss::Quantile(tau) => {
                 let r = p - y;
                 if r < 0.0 { -tau * r } else { (1.0 - tau) * r }
@@ -125,6 +132,15 @@ impl Loss {
                 let r = p - y;
                 if r.abs() > eps { sign(r) } else { 0.0 }
             }
+            Loss::SquaredEpsilonInsensitive(eps) => {
+                let r = p - y;
+                let slack = r.abs() - eps;
+                if slack > 0.0 {
+                    2.0 * sign(r) * slack
+                } else {
+                    0.0
+                }
+            }
             Loss::Quantile(tau) => {
                 let r = p - y;
                 if r < 0.0 {
@@ -150,6 +166,7 @@ impl Loss {
             Loss::Log => y * y * logistic(y * p) * logistic(-y * p),
             Loss::SquaredHinge if y * p < 1.0 => 2.0 * y * y,
             Loss::SmoothHinge if y * p > 0.0 && y * p < 1.0 => y * y,
+            Loss::SquaredEpsilonInsensitive(eps) if (p - y).abs() > eps => 2.0,
             _ => 0.0,
         }
     }
@@ -171,17 +188,33 @@ impl Loss {
             }
             Loss::SquaredHinge if t <= 0.0 => t + 0.25 * t * t,
             Loss::SmoothHinge if (-1.0..=0.0).contains(&t) => t + 0.5 * t * t,
+            // ℓ(p) = f(p − y), f(r) = max(0, |r| − ε)²: f*(v) = ε|v| + v²/4.
+            Loss::SquaredEpsilonInsensitive(eps) => v * y + eps * v.abs() + 0.25 * v * v,
             Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge => f64::INFINITY,
             _ => return None,
         };
         Some(value)
     }
 
+    /// Whether ℓ'(p, y) grows without bound with the residual (squared, squared hinge and
+    /// squared ε-insensitive loss), so that one stochastic step with η‖x‖² above about 2
+    /// diverges: their steps start from the largest row norm, not the typical one.
+    pub fn grows_with_residual(self) -> bool {
+        matches!(
+            self,
+            Loss::Squared | Loss::SquaredHinge | Loss::SquaredEpsilonInsensitive(_)
+        )
+    }
+
     /// Whether ℓ is differentiable everywhere (L-BFGS applies) or piecewise linear.
     pub fn is_smooth(self) -> bool {
         matches!(
             self,
-            Loss::Squared | Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge
+            Loss::Squared
+                | Loss::Log
+                | Loss::SquaredHinge
+                | Loss::SmoothHinge
+                | Loss::SquaredEpsilonInsensitive(_)
         )
     }
 }
@@ -219,6 +252,9 @@ impl fmt::Display for Loss {
             Loss::SquaredHinge => f.write_str("squared-hinge"),
             Loss::SmoothHinge => f.write_str("smooth-hinge"),
             Loss::EpsilonInsensitive(eps) => write!(f, "epsilon-insensitive:{eps}"),
+            Loss::SquaredEpsilonInsensitive(eps) => {
+                write!(f, "squared-epsilon-insensitive:{eps}")
+            }
             Loss::Quantile(tau) => write!(f, "quantile:{tau}"),
         }
     }
@@ -227,8 +263,9 @@ impl fmt::Display for Loss {
 impl FromStr for Loss {
     type Err = String;
 
-    /// Names as printed by `Display`; `epsilon-insensitive` takes ε after a colon (default
-    /// 0.1), `quantile` τ in (0, 1) (default ½, as VW's `--quantile_tau`).
+    /// Names as printed by `Display`; `epsilon-insensitive` and `squared-epsilon-insensitive`
+    /// take ε after a colon (default 0.1, liblinear's `-p`), `quantile` τ in (0, 1) (default
+    /// ½, as VW's `--quantile_tau`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (name, parameter) = match s.split_once(':') {
             Some((n, p)) => (n, Some(p)),
@@ -241,16 +278,9 @@ impl FromStr for Loss {
             "log" | "logistic" => Loss::Log,
             "squared-hinge" => Loss::SquaredHinge,
             "smooth-hinge" => Loss::SmoothHinge,
-            "epsilon-insensitive" => {
-                let eps = match parameter {
-                    None => 0.1,
-                    Some(p) => p
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|e| *e >= 0.0 && e.is_finite())
-                        .ok_or_else(|| format!("ε '{p}' is not a non-negative number"))?,
-                };
-                return Ok(Loss::EpsilonInsensitive(eps));
+            "epsilon-insensitive" => return Ok(Loss::EpsilonInsensitive(epsilon(parameter)?)),
+            "squared-epsilon-insensitive" => {
+                return Ok(Loss::SquaredEpsilonInsensitive(epsilon(parameter)?));
             }
             "quantile" | "pinball" => {
                 let tau = match parameter {
@@ -265,7 +295,7 @@ impl FromStr for Loss {
             }
             _ => {
                 return Err(format!(
-                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε], quantile[:τ])"
+                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε], quantile[:τ])"
                 ));
             }
         };
@@ -276,11 +306,23 @@ impl FromStr for Loss {
     }
 }
 
+/// The ε of `epsilon-insensitive[:ε]`: 0.1 when not given, else a non-negative number.
+fn epsilon(parameter: Option<&str>) -> Result<f64, String> {
+    match parameter {
+        None => Ok(0.1),
+        Some(p) => p
+            .parse::<f64>()
+            .ok()
+            .filter(|e| *e >= 0.0 && e.is_finite())
+            .ok_or_else(|| format!("ε '{p}' is not a non-negative number")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: [Loss; 9] = [
+    const ALL: [Loss; 10] = [
         Loss::Squared,
         Loss::Absolute,
         Loss::Hinge,
@@ -288,6 +330,7 @@ mod tests {
         Loss::SquaredHinge,
         Loss::SmoothHinge,
         Loss::EpsilonInsensitive(0.1),
+        Loss::SquaredEpsilonInsensitive(0.1),
         Loss::Quantile(0.5),
         Loss::Quantile(0.2),
     ];

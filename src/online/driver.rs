@@ -232,8 +232,8 @@ impl Config {
 
 /// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).
 ///
-/// The scale is the squared row norm the first steps will meet: the largest one for squared
-/// and squared-hinge loss, whose gradients grow with the residual so that a single step with
+/// The scale is the squared row norm the first steps will meet: the largest one for squared,
+/// squared-hinge and squared ε-insensitive loss, whose gradients grow with the residual so that a single step with
 /// η‖x‖² > 2 diverges; the mean one for the Lipschitz losses (hinge, log, absolute, smooth
 /// hinge, ε-insensitive), where an oversized step cannot diverge but only wastes steps undoing
 /// it, and the typical row is what should move by about one unit of margin. The largest norm
@@ -295,15 +295,15 @@ impl RowNorms {
         Self::over(data, all.len(), all, true)
     }
 
-    /// What [`default_t0`] of `loss` reads: every row for squared and squared-hinge loss (the
-    /// largest norm), otherwise the rows of [`t0_sample`].
+    /// What [`default_t0`] of `loss` reads: every row for the losses whose gradient grows
+    /// with the residual (the largest norm, [`Loss::grows_with_residual`]), otherwise the rows
+    /// of [`t0_sample`].
     pub fn for_t0<E: Examples>(data: &E, loss: Loss) -> RowNorms {
-        match loss {
-            Loss::Squared | Loss::SquaredHinge => Self::of(data),
-            _ => {
-                let m = data.n_rows();
-                Self::over(data, m, t0_sample(m), false)
-            }
+        if loss.grows_with_residual() {
+            Self::of(data)
+        } else {
+            let m = data.n_rows();
+            Self::over(data, m, t0_sample(m), false)
         }
     }
 
@@ -338,7 +338,12 @@ impl RowNorms {
     /// [`default_t0`] of these rows.
     pub fn default_t0(&self, loss: Loss, lambda: f64) -> f64 {
         let scale = match loss {
-            Loss::Squared | Loss::SquaredHinge => self.max,
+            // ℓ'' = 2 on both sides of the tube, twice the squared loss's: t₀ = 2(max‖x‖² +
+            // 1)/λ, so that the first step's η·ℓ''·(‖x‖² + 1) is at most 1 as the squared
+            // loss's is. (The squared hinge's ℓ'' = 2 holds on one side only: a step past the
+            // margin lands where its gradient is 0, and nothing grows.)
+            Loss::SquaredEpsilonInsensitive(_) => 2.0 * self.max + 1.0,
+            _ if loss.grows_with_residual() => self.max,
             _ => self.sum / self.measured.max(1.0),
         };
         Schedule::default_t0(lambda, scale)
@@ -785,6 +790,10 @@ mod tests {
         assert_eq!(every, RowNorms::of(&data));
         assert_eq!((every.measured, every.max), (m as f64, 10_000.0));
         assert_eq!(default_t0(&data, Loss::SquaredHinge, 0.5), 10_001.0 / 0.5);
+        // Twice the curvature on both sides of the tube: twice the squared loss's t₀.
+        let tube = Loss::SquaredEpsilonInsensitive(0.1);
+        assert_eq!(RowNorms::for_t0(&data, tube), every);
+        assert_eq!(default_t0(&data, tube, 0.5), 2.0 * 10_001.0 / 0.5);
     }
 
     /// Every other row long: evenly spaced rows ⌊j·m/s⌋ with m = 2s would read only the short

@@ -100,7 +100,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "asgd")]
     pub algo: Algo,
     /// Loss: squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε],
-    /// quantile[:τ] (the pinball loss; its model predicts the τ-quantile, default 0.5).
+    /// squared-epsilon-insensitive[:ε] (liblinear's L2-loss SVR, `-s 11 -p ε`; ε defaults to
+    /// 0.1 as `-p` does), quantile[:τ] (the pinball loss; its model predicts the τ-quantile,
+    /// default 0.5).
     /// The classification losses (hinge, log, squared-hinge, smooth-hinge) read a label > 0
     /// as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print ±1), and
     /// need both classes and at most two label values.
