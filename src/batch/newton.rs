@@ -133,7 +133,7 @@ fn newton_direction<E: Examples>(
     let mut cg = ConjugateGradients::start(gradient, curvatures, inverse)?;
     let tolerance = CG_TOLERANCE.min(cg.rz.sqrt().sqrt());
     let mut model = 0.0;
-    // At most one CG step per dimension: in exact arithmetic CG is done by then.
+    // At most max(dim, 5) steps (liblinear's bound): in exact arithmetic CG is done after dim.
     for step in 1..=gradient.len().max(5) {
         let along = cg.along_direction(objective, tracker)?;
         if along.curvature.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
