@@ -118,7 +118,7 @@ fn batch_algorithms_train_trace_and_plot() {
     let out = train("dcd", "log", "10");
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("dcd needs hinge, squared-hinge, absolute, quantile or epsilon-insensitive")
+            .contains("dcd needs hinge, squared-hinge, absolute, quantile, epsilon-insensitive")
     );
     // dcd iterates on the dual: no L-BFGS memory, no primal starting point.
     for (flag, users) in [

@@ -1,7 +1,7 @@
 //! Dual coordinate descent (Hsieh, Chang, Lin, Keerthi & Sundararajan, ICML 2008) for hinge,
-//! squared-hinge, absolute, quantile and ε-insensitive loss: the batch solver for
-//! margin-dominated problems, where many rows sit on their kink at the optimum and subLBFGS
-//! must land them there one line search at a time (PERF.md "Batch solvers").
+//! squared-hinge, absolute, quantile, ε-insensitive and squared ε-insensitive loss: the batch
+//! solver for margin-dominated problems, where many rows sit on their kink at the optimum and
+//! subLBFGS must land them there one line search at a time (PERF.md "Batch solvers").
 //!
 //! With C = 1/(λm), J(w) = λ·P(w) for P(w) = ½‖w‖² + C Σ_i ℓ(w·x_i, y_i) (the bias a feature of
 //! value 1, as in the other solvers), whose dual is
@@ -16,7 +16,8 @@
 //! kinks sit around p = y_i, σ_i = 1 and t_i = y_i, with D_i = 0 and [−C_i, C_i] for absolute
 //! loss, [−(1 − τ)C_i, τC_i] for quantile loss (ℓ is then the largest of α(y − p) over the box,
 //! as hinge loss is of α(1 − yp) over [0, 1]), and [−C_i, C_i] with a term ε|α_i| added to F
-//! for the ε-insensitive loss (liblinear's `-s 13`). C_i = s_i·c_{y_i}·C with sample weights s_i
+//! for the ε-insensitive loss (liblinear's `-s 13`), and (−∞, ∞), D_i = 1/(2C_i) with the
+//! same ε|α_i| for the squared ε-insensitive loss (`-s 12`). C_i = s_i·c_{y_i}·C with sample weights s_i
 //! and class weights c_y (liblinear's `-W` and `-wi`; all 1 unless given). A row of sample
 //! weight 0 has no dual variable (α_i = 0). A step minimizes F over one α_i in closed form (a
 //! sparse dot and a sparse axpy: O(k); with ε|α_i|, the smooth step shrunk towards 0 by ε/Q̄_ii
@@ -87,6 +88,7 @@ fn dual_box(loss: Loss, c: f64) -> Option<Bounds> {
         Loss::Absolute => (-c, c, 0.0),
         Loss::Quantile(tau) => (-(1.0 - tau) * c, tau * c, 0.0),
         Loss::EpsilonInsensitive(_) => (-c, c, 0.0),
+        Loss::SquaredEpsilonInsensitive(_) => (f64::NEG_INFINITY, f64::INFINITY, 0.5 / c),
         _ => return None,
     };
     Some(Bounds {
@@ -309,7 +311,7 @@ fn solve_weighted<E: Examples>(
         boxes,
         classification: weighted.loss().is_classification(),
         epsilon: match weighted.loss() {
-            Loss::EpsilonInsensitive(epsilon) => epsilon,
+            Loss::EpsilonInsensitive(epsilon) | Loss::SquaredEpsilonInsensitive(epsilon) => epsilon,
             _ => 0.0,
         },
     };

@@ -487,7 +487,8 @@ pub fn solve<E: Examples>(
         )?),
         Algorithm::Dcd if !dcd::supports(loss) => Err(SolveError::WrongLoss {
             algorithm,
-            needs: "hinge, squared-hinge, absolute, quantile or epsilon-insensitive",
+            needs: "hinge, squared-hinge, absolute, quantile, epsilon-insensitive or \
+                    squared-epsilon-insensitive",
             loss,
         }),
         Algorithm::Dcd if objective.reducer().size() > 1 => Err(SolveError::BadOption(

@@ -55,9 +55,9 @@ pub enum Algo {
     Subgd,
     /// Batch BFGS (limited memory) on the raw subgradient, weak Wolfe (baseline).
     Bfgs,
-    /// Batch dual coordinate descent (hinge, squared hinge, absolute, quantile), certified by
-    /// its duality gap: the fast exact solver where many rows sit on their kink (small or
-    /// separable data).
+    /// Batch dual coordinate descent (hinge, squared hinge, absolute, quantile, and the
+    /// ε-insensitive losses), certified by its duality gap: the fast exact solver where many
+    /// rows sit on their kink (small or separable data).
     Dcd,
     /// Batch coordinate descent on a Newton model (newGLMNET, liblinear's `-s 6`) for a smooth
     /// loss with --l1, --lambda or both, certified by its duality gap: the L1 solver for dense
