@@ -22,7 +22,7 @@
 //! steps without scaling the gradients makes every local step p times too short.
 //!
 //! Squared and squared-hinge loss need t₀ ≥ (max‖x‖² + 1)/λ for every step to contract
-//! (MATH.md §2, [`online::default_t0`]); for them the scaled offset is raised to that bound
+//! (MATH.md §2, [`online::default_t0`]), squared ε-insensitive loss twice that; for them the scaled offset is raised to that bound
 //! (of the whole data, so alike on every rank), which makes their first epochs weigh t₀ up to
 //! p times too much. t₀ itself is the given one, or by default the [`online::default_t0`] of
 //! the whole data ([`whole_norms`]: the ranks' measured row norms summed and maximized), not of the

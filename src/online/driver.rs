@@ -233,8 +233,8 @@ impl Config {
 /// The default step-size offset for `data` (see [`Schedule::default_t0`] for why).
 ///
 /// The scale is the squared row norm the first steps will meet: the largest one for squared,
-/// squared-hinge and squared ε-insensitive loss, whose gradients grow with the residual so that a single step with
-/// η‖x‖² > 2 diverges; the mean one for the Lipschitz losses (hinge, log, absolute, smooth
+/// squared-hinge and squared ε-insensitive loss, whose gradients grow with the residual so that
+/// a single step with η‖x‖² > 2 diverges (twice it for the last, of twice the curvature); the mean one for the Lipschitz losses (hinge, log, absolute, smooth
 /// hinge, ε-insensitive), where an oversized step cannot diverge but only wastes steps undoing
 /// it, and the typical row is what should move by about one unit of margin. The largest norm
 /// needs every row; the mean is taken over [`T0_SAMPLE_ROWS`] rows spread over the data (all of

@@ -268,7 +268,8 @@ pub struct Args {
     /// Step-size offset t₀ in η_t = 1/(λ(t + t₀)); default (‖x‖² + 1)/λ with ‖x‖² the mean
     /// squared norm of 8,192 rows drawn across the data, one per equal stratum, with a fixed
     /// seed (all rows if fewer; for squared and squared-hinge loss the largest norm of every
-    /// row). 0 is the seed's schedule.
+    /// row, and twice (max‖x‖² + 1)/λ for squared ε-insensitive loss). 0 is the seed's
+    /// schedule.
     #[arg(long, allow_negative_numbers = true)]
     pub t0: Option<f64>,
     /// First step t_a included in the average (averaged algorithms).
