@@ -17,11 +17,11 @@
 //! loss, [−(1 − τ)C_i, τC_i] for quantile loss (ℓ is then the largest of α(y − p) over the box,
 //! as hinge loss is of α(1 − yp) over [0, 1]), and [−C_i, C_i] with a term ε|α_i| added to F
 //! for the ε-insensitive loss (liblinear's `-s 13`), and (−∞, ∞), D_i = 1/(2C_i) with the
-//! same ε|α_i| for the squared ε-insensitive loss (`-s 12`). C_i = s_i·c_{y_i}·C with sample weights s_i
-//! and class weights c_y (liblinear's `-W` and `-wi`; all 1 unless given). A row of sample
-//! weight 0 has no dual variable (α_i = 0). A step minimizes F over one α_i in closed form (a
-//! sparse dot and a sparse axpy: O(k); with ε|α_i|, the smooth step shrunk towards 0 by ε/Q̄_ii
-//! before it is clamped to the box); each epoch visits the
+//! same ε|α_i| for the squared ε-insensitive loss (`-s 12`). C_i = s_i·c_{y_i}·C with sample
+//! weights s_i and class weights c_y (liblinear's `-W` and `-wi`; all 1 unless given). A row
+//! of sample weight 0 has no dual variable (α_i = 0). A step minimizes F over one α_i in closed
+//! form (a sparse dot and a sparse axpy: O(k); with ε|α_i|, the smooth step shrunk towards 0
+//! by ε/Q̄_ii before it is clamped to the box); each epoch visits the
 //! rows in a fresh seeded random order; a row whose α_i sits at a bound with the gradient
 //! pushing it outward is left out of the following epochs (shrinking) until the rest has
 //! converged, when every row is checked again.

@@ -51,13 +51,6 @@ fn precondition(r: &[f64], inverse: &[f64], z: &mut [f64]) {
         .for_each(|(z, (r, inverse))| *z = r * inverse);
 }
 
-/// The fraction of the rows with non-zero curvature: the passes' worth of work of each
-/// product [`hessian_product`] makes.
-fn curved_fraction(curvatures: &[f64]) -> f64 {
-    let curved = curvatures.iter().filter(|&&c| c != 0.0).count();
-    curved as f64 / curvatures.len().max(1) as f64
-}
-
 /// (X·d, H·d) at the point whose curvatures are `curvatures`: H·d = λd + (1/m) Xᵀ(D·X·d),
 /// X·d computed (and non-zero) only on the rows of non-zero curvature.
 fn hessian_product<E: Examples>(
@@ -75,22 +68,6 @@ fn hessian_product<E: Examples>(
         &mut hd,
     );
     Ok((xd, hd))
-}
-
-/// Completes `xs`, the X·s that conjugate gradients summed from their products' X·d, with
-/// X·s on the rows those products left out (zero curvature), where it was held at 0.
-fn complete_product<E: Examples>(
-    objective: &Objective<'_, E>,
-    curvatures: &[f64],
-    s: &[f64],
-    xs: &mut [f64],
-    tracker: &mut Tracker<'_>,
-) {
-    if curvatures.contains(&0.0) {
-        let rest = objective.product_where(s, |i| curvatures[i] == 0.0);
-        dense::axpby(1.0, &rest, 1.0, xs);
-        tracker.passes += 1.0 - curved_fraction(curvatures);
-    }
 }
 
 /// Preconditioned conjugate gradients on H·s = −∇J from s = 0 (M the diagonal
@@ -112,6 +89,8 @@ pub(super) struct ConjugateGradients<'c> {
     /// ⟨r, M⁻¹r⟩ = ‖r‖²_M⁻¹.
     pub rz: f64,
     curvatures: &'c [f64],
+    /// The rows of non-zero curvature, which each product reads.
+    curved: usize,
     /// M⁻¹'s diagonal.
     inverse: &'c [f64],
 }
@@ -146,8 +125,15 @@ impl<'c> ConjugateGradients<'c> {
             d,
             rz,
             curvatures,
+            curved: curvatures.iter().filter(|&&c| c != 0.0).count(),
             inverse,
         })
+    }
+
+    /// The fraction of the rows with non-zero curvature: the passes' worth of work of each
+    /// product [`hessian_product`] makes.
+    fn curved_fraction(&self) -> f64 {
+        self.curved as f64 / self.curvatures.len().max(1) as f64
     }
 
     /// H·d for the current direction d: a product over the curved rows and one back.
@@ -157,7 +143,7 @@ impl<'c> ConjugateGradients<'c> {
         tracker: &mut Tracker<'_>,
     ) -> Result<AlongDirection, AllocError> {
         let (xd, hd) = hessian_product(objective, self.curvatures, &self.d)?;
-        tracker.passes += 2.0 * curved_fraction(self.curvatures);
+        tracker.passes += 2.0 * self.curved_fraction();
         Ok(AlongDirection {
             curvature: dense::dot(&self.d, &hd),
             xd,
@@ -183,13 +169,19 @@ impl<'c> ConjugateGradients<'c> {
         beta
     }
 
-    /// (s, X·s, r): X·s completed on the rows the products left out.
+    /// (s, X·s, r): X·s completed on the rows the products left out (zero curvature), where
+    /// it was held at 0.
     pub(super) fn finish<E: Examples>(
         mut self,
         objective: &Objective<'_, E>,
         tracker: &mut Tracker<'_>,
     ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-        complete_product(objective, self.curvatures, &self.s, &mut self.xs, tracker);
+        if self.curved < self.curvatures.len() {
+            let curvatures = self.curvatures;
+            let rest = objective.product_where(&self.s, |i| curvatures[i] == 0.0);
+            dense::axpby(1.0, &rest, 1.0, &mut self.xs);
+            tracker.passes += 1.0 - self.curved_fraction();
+        }
         (self.s, self.xs, self.r)
     }
 }

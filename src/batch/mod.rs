@@ -11,9 +11,9 @@
 //! * [`subgd`] — the subgradient-descent baseline.
 //! * [`cd`] — coordinate descent on a Newton model (newGLMNET) for a smooth loss with an L1
 //!   term, an L2 term or both, certified by its duality gap: the solver for dense features.
-//! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute, quantile and
-//!   ε-insensitive loss, certified by its duality gap: the solver for margin-dominated data,
-//!   where subLBFGS is slow.
+//! * [`dcd`] — dual coordinate descent for hinge, squared hinge, absolute, quantile and the
+//!   two ε-insensitive losses, certified by its duality gap: the solver for margin-dominated
+//!   data, where subLBFGS is slow.
 //! * [`tron`] — trust-region Newton with conjugate gradients for the smooth losses
 //!   (liblinear's former primal solver), and [`newton`] — truncated Newton with a line
 //!   search (liblinear's current one): superlinear near the optimum, where L-BFGS slows at

@@ -156,8 +156,9 @@ impl Loss {
 
     /// ℓ''(p, y), the second derivative in p: the curvature a Newton-type solver models the
     /// loss with ([`crate::batch::cd`]). Where it jumps (squared hinge at yp = 1, smooth hinge
-    /// at yp = 0 and 1) it takes the value of the side the derivative's formula takes, the
-    /// generalized Hessian of Mangasarian; the piecewise-linear losses have 0 off their kinks.
+    /// at yp = 0 and 1, squared ε-insensitive at |p − y| = ε) it takes the value of the side
+    /// the derivative's formula takes, the generalized Hessian of Mangasarian; the
+    /// piecewise-linear losses have 0 off their kinks.
     #[inline]
     pub fn second_derivative(self, p: f64, y: f64) -> f64 {
         match self {

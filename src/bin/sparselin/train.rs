@@ -68,8 +68,8 @@ pub enum Algo {
     /// slows at small λ (large C).
     Tron,
     /// Batch truncated Newton with conjugate gradients and a backtracking line search
-    /// (liblinear's primal solver of `-s 0`, `-s 2`, `-s 11` in its current releases) for the smooth losses:
-    /// TRON's Newton steps, shortened along their direction instead of refused
+    /// (liblinear's primal solver of `-s 0`, `-s 2`, `-s 11` in its current releases) for the
+    /// smooth losses: TRON's Newton steps, shortened along their direction instead of refused.
     Newton,
     /// Attribute-efficient ridge (Hazan & Koren): squared loss, ‖w‖₂ ≤ B, reads k + 1
     /// attributes per example, O(k log d) per example, one pass.
