@@ -407,7 +407,11 @@ fn row_block_kernels(c: &mut Criterion) {
         for row_nnz in [13, 76] {
             let rows = VariedRows::new(row_nnz, n, u64::from(log_n));
             let block = RowBlock::new(&rows.offsets, rows.idx.bounded(), Values::F32(&rows.val));
+            // A third of the rows skipped (hinge-like losses), or none (log loss).
             let coefficients: Vec<f64> = (0..block.len()).map(|r| 1e-9 * (r % 3) as f64).collect();
+            let no_zeros: Vec<f64> = (0..block.len())
+                .map(|r| 1e-9 * (r % 3 + 1) as f64)
+                .collect();
             let mut out = vec![0.0; block.len()];
             let mut g = c.benchmark_group(format!("rows/random/2^{log_n}/{row_nnz}_varied"));
             g.throughput(Throughput::Elements(rows.val.len() as u64));
@@ -421,6 +425,9 @@ fn row_block_kernels(c: &mut Criterion) {
                 });
                 g.bench_function(BenchmarkId::new("axpy_rows", isa), |b| {
                     b.iter(|| set.axpy_rows(&coefficients, block, &mut w))
+                });
+                g.bench_function(BenchmarkId::new("axpy_rows_no_zeros", isa), |b| {
+                    b.iter(|| set.axpy_rows(&no_zeros, block, &mut w))
                 });
             }
             g.finish();

@@ -92,6 +92,9 @@ pub(crate) use per_value_kind;
 /// - `axpy_body(a: f64, idx: &[u32], val: R, w: *mut f64)`: `w[idx[k]] += a·val[k]`;
 /// - `axpy2_body(a: f64, b: f64, idx: &[u32], val: R, vu: &mut [[f64; 2]])`:
 ///   `vu[idx[k]] += [a, b]·val[k]`;
+/// - `axpy_rows_body(coef: &[f64], offsets: &[u64], idx: &[u32], val: R, w: &mut [f64],
+///   ahead: &mut StreamAhead)`: `w += Σ_r coef[r]·x_r` over a block's rows, each row updated
+///   as `axpy_body` updates it and rows of coefficient 0 skipped;
 ///
 /// each `unsafe` with the contract that the CPU has `$feat`, `val` has `idx.len()` values and
 /// every index (shifted) is in bounds of the weights.
@@ -161,14 +164,7 @@ macro_rules! isa_path {
                 w: &mut [f64],
                 ahead: &mut $crate::row_block::StreamAhead
             ),
-            |v| for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
-                if a != 0.0 {
-                    let start = ends[0] as usize;
-                    let row = &idx[start..ends[1] as usize];
-                    ahead.before(ends[0]..ends[1]);
-                    axpy_body(a, row, v.skip(start), w.as_mut_ptr());
-                }
-            }
+            |v| axpy_rows_body(coef, offsets, idx, v, w, ahead)
         );
 
         /// Raw-table signature for the axpy kernel (the table takes the values before the

@@ -9,6 +9,7 @@
 
 use core::arch::aarch64::*;
 
+use crate::row_block::StreamAhead;
 use crate::row_macros::isa_path;
 
 isa_path!(
@@ -157,6 +158,33 @@ unsafe fn axpy2_body<R: RowValues>(a: f64, b: f64, idx: &[u32], val: R, vu: &mut
             let p = vu.add(i as usize).cast::<f64>();
             let x = vdupq_n_f64(val.get(k));
             vst1q_f64(p, vfmaq_f64(vld1q_f64(p), ab, x));
+        }
+    }
+}
+
+/// w += Σ_r coef[r]·x_r over a block's rows in order, skipping rows whose coefficient is 0:
+/// [`axpy_body`] row by row. (The x86 paths update runs of short rows as one sequence; not
+/// measured on an aarch64 host, so not done here.)
+///
+/// Contract: NEON present; `val` reads the entries `idx` holds, `idx.len()` values from its
+/// start; every index is below `w.len()`.
+#[inline(always)]
+unsafe fn axpy_rows_body<R: RowValues>(
+    coef: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    val: R,
+    w: &mut [f64],
+    ahead: &mut StreamAhead,
+) {
+    for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
+        if a != 0.0 {
+            let start = ends[0] as usize;
+            let row = &idx[start..ends[1] as usize];
+            ahead.before(ends[0]..ends[1]);
+            // SAFETY: NEON is present (contract); `row` is a slice of `idx`, whose values
+            // `val` reads from position `start` on, and its indices are below `w.len()`.
+            unsafe { axpy_body(a, row, val.skip(start), w.as_mut_ptr()) };
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use core::arch::x86_64::*;
 
+use crate::row_block::StreamAhead;
+
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 
@@ -194,6 +196,187 @@ pub(crate) unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mu
         }
         while k < n {
             update(*ip.add(k) as usize, val.get(k));
+            k += 1;
+        }
+    }
+}
+
+/// Rows that average at most this many entries go to [`axpy_each_body`] a run at a time;
+/// longer rows, one at a time, lose little to their loop's last branch. On rows of 40 entries
+/// (a generated set) the runs measured 1.15× the row-by-row time, on rows of 24 0.88×, on 13
+/// about 0.6× (PERF.md `## Kernels`, "Short rows in runs").
+const RUN_MEAN_ROW: usize = 24;
+
+/// Runs are taken where at most 2 coefficients in 5 are 0: each zero ends a run, and runs of a
+/// row or two cost more than the rows alone (on spambase's rows, runs measured 0.75× the
+/// row-by-row time with 30% zeros, 1.06× with half).
+const fn runs_pay(rows: usize, zeros: usize) -> bool {
+    5 * zeros <= 2 * rows
+}
+
+/// Rows whose coefficients and lengths decide together between runs and single rows: few
+/// enough that their coefficients, counted first, are still in L1 when the rows are updated (a
+/// count over a whole block beforehand cost 7% of the pass).
+const SEGMENT_ROWS: usize = 256;
+
+/// The most entries in a run: their coefficients, 2 KiB, stay in L1 between being written and
+/// read.
+const RUN_ENTRIES: usize = 256;
+
+/// How many copies of a row's coefficient a run writes at once: enough for every row of up to
+/// this many entries, the next row's copies overwriting the surplus, so that a short row's
+/// length decides no branch.
+const SPREAD: usize = 32;
+
+/// w += Σ_r coef[r]·x_r over a block's rows in order, skipping rows whose coefficient is 0,
+/// each row updated as [`axpy_body`] updates it, bit for bit. A loop over each row's entries
+/// ends at a count that changes from row to row, and on rows of varying length mispredicts
+/// its exit on most of them: a pass over spambase's rows (13 entries on average) took 1.6×
+/// as long as over the same rows sorted by length. So where rows are short and few
+/// coefficients 0 ([`RUN_MEAN_ROW`], [`runs_pay`], decided for each [`SEGMENT_ROWS`] rows), a
+/// run of consecutive rows with non-zero coefficients, up to [`RUN_ENTRIES`] entries, is
+/// updated as one sequence of entries, each with its row's coefficient from a buffer that
+/// holds one per entry ([`axpy_each_body`]); a row with a zero coefficient ends a run and is
+/// skipped, and a row too long for a run is updated alone.
+///
+/// Contract: AVX2 and FMA present; `val` reads the entries `idx` holds, `idx.len()` values
+/// from its start; every index is below `w.len()`.
+#[inline(always)]
+pub(crate) unsafe fn axpy_rows_body<R: RowValues>(
+    coef: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    val: R,
+    w: &mut [f64],
+    ahead: &mut StreamAhead,
+) {
+    let mut spread = [0.0; RUN_ENTRIES + SPREAD];
+    for first in (0..coef.len()).step_by(SEGMENT_ROWS) {
+        let segment = first..coef.len().min(first + SEGMENT_ROWS);
+        let (coef, offsets) = (
+            &coef[segment.clone()],
+            &offsets[segment.start..=segment.end],
+        );
+        let entries = offsets[coef.len()].saturating_sub(offsets[0]) as usize;
+        // SAFETY: the contract, which both callees share.
+        unsafe {
+            if entries <= RUN_MEAN_ROW * coef.len()
+                && runs_pay(coef.len(), coef.iter().filter(|&&a| a == 0.0).count())
+            {
+                rows_in_runs(coef, offsets, idx, val, w, ahead, &mut spread);
+            } else {
+                rows_alone(coef, offsets, idx, val, w, ahead);
+            }
+        }
+    }
+}
+
+/// [`axpy_rows_body`] one row at a time, rows of coefficient 0 skipped. (A function of its
+/// own: inside the loop of runs, this loop kept its counters on the stack.)
+///
+/// Contract: [`axpy_rows_body`]'s.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn rows_alone<R: RowValues>(
+    coef: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    val: R,
+    w: &mut [f64],
+    ahead: &mut StreamAhead,
+) {
+    for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
+        if a != 0.0 {
+            let start = ends[0] as usize;
+            let row = &idx[start..ends[1] as usize];
+            ahead.before(ends[0]..ends[1]);
+            // SAFETY: AVX2 and FMA are present (contract); `row` is a slice of `idx`, whose
+            // values `val` reads from position `start` on; its indices are below `w.len()`
+            // (contract).
+            unsafe { axpy_body(a, row, val.skip(start), w.as_mut_ptr()) };
+        }
+    }
+}
+
+/// [`axpy_rows_body`] a run of rows at a time, each run's coefficients copied into `spread`
+/// one per entry; a row of coefficient 0 ends a run and is skipped, and a row too long for a
+/// run is updated alone.
+///
+/// Contract: [`axpy_rows_body`]'s.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn rows_in_runs<R: RowValues>(
+    coef: &[f64],
+    offsets: &[u64],
+    idx: &[u32],
+    val: R,
+    w: &mut [f64],
+    ahead: &mut StreamAhead,
+    spread: &mut [f64; RUN_ENTRIES + SPREAD],
+) {
+    let mut r = 0;
+    while r < coef.len() {
+        let start = offsets[r];
+        let mut end = r;
+        while end < coef.len() && coef[end] != 0.0 {
+            let (from, to) = (offsets[end], offsets[end + 1]);
+            assert!(from <= to, "row offsets out of order");
+            let (s, e) = ((from - start) as usize, (to - start) as usize);
+            if e > RUN_ENTRIES {
+                break;
+            }
+            ahead.before(from..to);
+            spread[s..s + SPREAD].copy_from_slice(&[coef[end]; SPREAD]);
+            if e - s > SPREAD {
+                spread[s + SPREAD..e].fill(coef[end]);
+            }
+            end += 1;
+        }
+        let rows = if end > r { r..end } else { r..r + 1 };
+        let entries = &idx[start as usize..offsets[rows.end] as usize];
+        // SAFETY: AVX2 and FMA are present (contract); `entries` is a slice of `idx`, whose
+        // values `val` reads from position `start` on; its indices are below `w.len()`
+        // (contract); for a run, `spread` holds a coefficient for each of its entries.
+        unsafe {
+            let val = val.skip(start as usize);
+            if end > r {
+                axpy_each_body(spread.as_ptr(), entries, val, w.as_mut_ptr());
+            } else if coef[r] != 0.0 {
+                ahead.before(offsets[r]..offsets[r + 1]);
+                axpy_body(coef[r], entries, val, w.as_mut_ptr());
+            }
+        }
+        r = rows.end;
+    }
+}
+
+/// w[idx[k]] += a[k]·val[k] for every k, in order: [`axpy_body`] with a coefficient per entry.
+///
+/// Contract: AVX2 and FMA present; `a` points to `idx.len()` coefficients and `val` has as
+/// many values; every index is below the length of the array `w` points to.
+#[inline(always)]
+unsafe fn axpy_each_body<R: RowValues>(a: *const f64, idx: &[u32], val: R, w: *mut f64) {
+    let n = idx.len();
+    let ip = idx.as_ptr();
+    // SAFETY: as in `axpy_body`, with the coefficient of position k read at `a + k`, k < n,
+    // within the contract's n coefficients.
+    unsafe {
+        let update = |k: usize, i: usize, x: f64| {
+            let p = w.add(i);
+            *p = (*a.add(k)).mul_add(x, *p);
+        };
+        let mut k = 0;
+        let quads = n & !3;
+        while k < quads {
+            let [i0, i1, i2, i3] = four_indices(ip, k);
+            let x = val.load4(k);
+            let (x01, x23) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
+            update(k, i0, _mm_cvtsd_f64(x01));
+            update(k + 1, i1, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
+            update(k + 2, i2, _mm_cvtsd_f64(x23));
+            update(k + 3, i3, _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)));
+            k += 4;
+        }
+        while k < n {
+            update(k, *ip.add(k) as usize, val.get(k));
             k += 1;
         }
     }

@@ -6,7 +6,10 @@ use sparselin_kernels::{KernelSet, RowBlock, Values, dispatch, sparse};
 use super::Rng;
 
 /// Rows of random lengths over `n` weights, behind `lead` entries that belong to no row (a
-/// block cut from the middle of a matrix: its offsets do not start at 0).
+/// block cut from the middle of a matrix: its offsets do not start at 0). `shape` 0: a third
+/// of the coefficients are 0; 1: none is (the x86 paths' runs of short rows grow to their
+/// limit); 2: none is, and about one row in 16 is up to ten times the longest (a row too long
+/// for a run between short ones).
 pub struct Block {
     pub offsets: Vec<u64>,
     pub idx: Vec<u32>,
@@ -17,12 +20,15 @@ pub struct Block {
 }
 
 impl Block {
-    pub fn new(seed: u64, rows: usize, longest: usize, n: usize, lead: usize) -> Block {
+    pub fn new(seed: u64, rows: usize, longest: usize, n: usize, lead: usize, shape: u8) -> Block {
         let mut rng = Rng::new(seed);
         let mut idx: Vec<u32> = (0..lead).map(|_| rng.below(n) as u32).collect();
         let mut offsets = vec![lead as u64];
         for _ in 0..rows {
-            let len = rng.below(longest + 1).min(n);
+            let spike = shape == 2 && rng.below(16) == 0;
+            let len = rng
+                .below(if spike { 10 * longest } else { longest } + 1)
+                .min(n);
             let mut row: Vec<u32> = (0..n as u32).collect();
             for k in 0..len {
                 let pick = k + rng.below(n - k);
@@ -36,10 +42,10 @@ impl Block {
         let f32s = idx.iter().map(|_| rng.magnitude(3) as f32).collect();
         let f64s = idx.iter().map(|_| rng.magnitude(3)).collect();
         let w = (0..n).map(|_| rng.magnitude(2)).collect();
-        // A third of the coefficients are 0: those rows are skipped.
+        // Rows with a coefficient of 0 are skipped.
         let coef = (0..rows)
             .map(|_| {
-                if rng.below(3) == 0 {
+                if shape == 0 && rng.below(3) == 0 {
                     0.0
                 } else {
                     rng.magnitude(2)
@@ -129,7 +135,7 @@ pub fn check_row_block(
 
 /// The proptest strategy of [`check_every_path`]'s arguments: seed, rows, longest row,
 /// weights, entries before the first row, value kind.
-pub fn block_cases() -> impl Strategy<Value = (u64, usize, usize, usize, usize, u8)> {
+pub fn block_cases() -> impl Strategy<Value = (u64, usize, usize, usize, usize, u8, u8)> {
     (
         any::<u64>(),
         0usize..60,
@@ -137,15 +143,16 @@ pub fn block_cases() -> impl Strategy<Value = (u64, usize, usize, usize, usize, 
         1usize..500,
         0usize..9,
         0u8..3,
+        0u8..3,
     )
 }
 
 /// [`check_row_block`] on every path this CPU has and the dispatched one, for a block built
 /// from `case` ([`block_cases`]); and a sub-block's dots are the block's.
 pub fn check_every_path(
-    (seed, rows, longest, n, lead, kind): (u64, usize, usize, usize, usize, u8),
+    (seed, rows, longest, n, lead, kind, shape): (u64, usize, usize, usize, usize, u8, u8),
 ) -> Result<(), TestCaseError> {
-    let block = Block::new(seed, rows, longest, n, lead);
+    let block = Block::new(seed, rows, longest, n, lead, shape);
     for set in KernelSet::available() {
         check_row_block(&block, kind, Some(set))?;
     }
