@@ -1,6 +1,7 @@
 //! Throughput of one batch evaluation (J and ∇J: the product Xw, then Xᵀℓ'(p, y)) at 1 and 2
-//! threads, against the kernel limit: a bare serial pass of the row-block kernel the
-//! evaluation runs (`sparse::dot_rows` over the stored runs of rows, `Examples::for_each_block`).
+//! threads, against the kernel limits: a bare serial pass of each row-block kernel the
+//! evaluation runs over the stored runs of rows (`Examples::for_each_block`): `sparse::dot_rows`
+//! for Xw, and `sparse::axpy_rows` for Xᵀc with no coefficient 0.
 //!
 //! `cargo run --release --example batch_eval -- DATA [REPEATS]` (DATA: a dataset directory or a
 //! LIBSVM file). Prints medians over REPEATS (default 5) and non-zeros per second, and the CPU
@@ -93,6 +94,27 @@ fn main() -> anyhow::Result<()> {
     let t = median(times);
     println!(
         "kernel limit (serial sparse::dot_rows over all rows): {t:.4} s, {:.3e} nnz/s",
+        nnz / t
+    );
+    // The transpose pass with a non-zero coefficient for every row, as log loss gives.
+    let coefficients: Vec<f64> = (0..data.n_rows())
+        .map(|i| ((i % 31) as f64 - 15.5) * 1e-2)
+        .collect();
+    let mut g = vec![0.0; n];
+    let times: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let started = Instant::now();
+            g.fill(0.0);
+            data.for_each_block(0..data.n_rows(), &mut |first, block| {
+                sparse::axpy_rows(&coefficients[first..first + block.len()], block, &mut g);
+            });
+            std::hint::black_box(&g);
+            started.elapsed().as_secs_f64()
+        })
+        .collect();
+    let t = median(times);
+    println!(
+        "kernel limit (serial sparse::axpy_rows over all rows): {t:.4} s, {:.3e} nnz/s",
         nnz / t
     );
     Ok(())

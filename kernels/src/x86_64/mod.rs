@@ -207,11 +207,11 @@ pub(crate) unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mu
 /// about 0.6× (PERF.md `## Kernels`, "Short rows in runs").
 const RUN_MEAN_ROW: usize = 24;
 
-/// Runs are taken where at most 2 coefficients in 5 are 0: each zero ends a run, and runs of a
-/// row or two cost more than the rows alone (on spambase's rows, runs measured 0.75× the
-/// row-by-row time with 30% zeros, 1.06× with half).
+/// Runs are taken where at most one coefficient in 8 is 0: each zero ends a run, and runs of
+/// a row or two cost more than the rows alone (with every third coefficient 0, runs took 1.1×
+/// the row-by-row time over 2^18 weights; PERF.md `## Kernels`, "Short rows in runs").
 const fn runs_pay(rows: usize, zeros: usize) -> bool {
-    5 * zeros <= 2 * rows
+    8 * zeros <= rows
 }
 
 /// Rows whose coefficients and lengths decide together between runs and single rows: few
