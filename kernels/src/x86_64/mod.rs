@@ -216,7 +216,7 @@ const fn runs_pay(rows: usize, zeros: usize) -> bool {
 
 /// Rows whose coefficients and lengths decide together between runs and single rows: few
 /// enough that their coefficients, counted first, are still in L1 when the rows are updated (a
-/// count over a whole block beforehand cost 7% of the pass).
+/// count over a whole block beforehand cost 5–8% of the pass).
 const SEGMENT_ROWS: usize = 256;
 
 /// The most entries in a run: their coefficients, 2 KiB, stay in L1 between being written and
