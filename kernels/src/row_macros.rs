@@ -80,6 +80,27 @@ macro_rules! per_value_kind {
 }
 pub(crate) use per_value_kind;
 
+/// `w += Σ_r coef[r]·x_r` over a block's rows one row at a time, rows whose coefficient is 0
+/// skipped, each row through the calling module's `axpy_body` after asking for the memory past
+/// it: the row loop of the paths' `axpy_rows_body`. To be expanded inside an `unsafe fn` whose
+/// contract is `axpy_rows_body`'s.
+macro_rules! rows_one_at_a_time {
+    ($coef:expr, $offsets:expr, $idx:expr, $val:expr, $w:expr, $ahead:expr) => {
+        for (&a, ends) in $coef.iter().zip($offsets.windows(2)) {
+            if a != 0.0 {
+                let start = ends[0] as usize;
+                let row = &$idx[start..ends[1] as usize];
+                $ahead.before(ends[0]..ends[1]);
+                // SAFETY: the enclosing function's contract: its target features are present,
+                // `row` is a slice of the indices, whose values `val` reads from position
+                // `start` on, and every index is below `w.len()`.
+                unsafe { axpy_body(a, row, $val.skip(start), $w.as_mut_ptr()) };
+            }
+        }
+    };
+}
+pub(crate) use rows_one_at_a_time;
+
 /// A vectorized path's kernel set, `static SET`, for `Isa::$isa`, every kernel compiled with
 /// the target features `$feat` (a `#[target_feature(enable = ...)]` string): the row kernels
 /// around the calling module's bodies (the part that differs per ISA), and the dense kernels and

@@ -177,14 +177,5 @@ unsafe fn axpy_rows_body<R: RowValues>(
     w: &mut [f64],
     ahead: &mut StreamAhead,
 ) {
-    for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
-        if a != 0.0 {
-            let start = ends[0] as usize;
-            let row = &idx[start..ends[1] as usize];
-            ahead.before(ends[0]..ends[1]);
-            // SAFETY: NEON is present (contract); `row` is a slice of `idx`, whose values
-            // `val` reads from position `start` on, and its indices are below `w.len()`.
-            unsafe { axpy_body(a, row, val.skip(start), w.as_mut_ptr()) };
-        }
-    }
+    crate::row_macros::rows_one_at_a_time!(coef, offsets, idx, val, w, ahead);
 }

@@ -159,7 +159,36 @@ unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
     split(unsafe { index_words(ip, k) })
 }
 
-/// w[idx[k]] += a·val[k], shared by the AVX2 and AVX-512 paths: one weight at a time, one fused
+/// The multiplier of each entry of an update: one for the whole row (`f64`), or one per entry
+/// ([`PerEntry`]).
+pub(crate) trait Coefficients: Copy {
+    /// The multiplier of position k.
+    ///
+    /// Contract: k is a position of the row.
+    unsafe fn at(self, k: usize) -> f64;
+}
+
+impl Coefficients for f64 {
+    #[inline(always)]
+    unsafe fn at(self, _k: usize) -> f64 {
+        self
+    }
+}
+
+/// One coefficient per entry, the row's first at the pointer.
+#[derive(Clone, Copy)]
+pub(crate) struct PerEntry(pub(crate) *const f64);
+
+impl Coefficients for PerEntry {
+    #[inline(always)]
+    unsafe fn at(self, k: usize) -> f64 {
+        // SAFETY: position k is in the row (trait contract), which has a coefficient per entry.
+        unsafe { *self.0.add(k) }
+    }
+}
+
+/// w[idx[k]] += a_k·val[k] (a_k = a, or a's entry k: [`Coefficients`]), shared by the AVX2 and
+/// AVX-512 paths: one weight at a time, one fused
 /// multiply-add per weight in row order (the scalar kernel rounds the product first, so the two
 /// differ within the crate's error bound). Indices ([`four_indices`]) and values are read four
 /// at a time, which leaves the load ports to the weights (0.74–0.90× the time of one index and
@@ -167,19 +196,24 @@ unsafe fn four_indices(ip: *const u32, k: usize) -> [usize; 4] {
 /// weights and scattering them back measured slower than these single updates on every host,
 /// 1.65–2.55× on AMD Zen 4 and about 1.1× on an Intel Xeon (PERF.md `## Kernels`).
 ///
-/// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below the
-/// length of the array `w` points to.
+/// Contract: AVX2 and FMA present; `val` (and `a`, if per entry) has `idx.len()` values;
+/// every index is below the length of the array `w` points to.
 #[inline(always)]
-pub(crate) unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mut f64) {
+pub(crate) unsafe fn axpy_body<R: RowValues, C: Coefficients>(
+    a: C,
+    idx: &[u32],
+    val: R,
+    w: *mut f64,
+) {
     let n = idx.len();
     let ip = idx.as_ptr();
     // SAFETY: AVX2 and FMA are present (contract). Index loads and `load4` cover positions
     // k..k+4 with k + 4 <= quads <= n, and the tail's positions k < n, all inside the row;
     // every weight access is w[idx[k]], in bounds by contract.
     unsafe {
-        let update = |i: usize, x: f64| {
+        let update = |k: usize, i: usize, x: f64| {
             let p = w.add(i);
-            *p = a.mul_add(x, *p);
+            *p = a.at(k).mul_add(x, *p);
         };
         let mut k = 0;
         // As in `axpy2_body`: `k < quads` keeps one loop counter live, not two.
@@ -188,20 +222,20 @@ pub(crate) unsafe fn axpy_body<R: RowValues>(a: f64, idx: &[u32], val: R, w: *mu
             let [i0, i1, i2, i3] = four_indices(ip, k);
             let x = val.load4(k);
             let (x01, x23) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-            update(i0, _mm_cvtsd_f64(x01));
-            update(i1, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
-            update(i2, _mm_cvtsd_f64(x23));
-            update(i3, _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)));
+            update(k, i0, _mm_cvtsd_f64(x01));
+            update(k + 1, i1, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
+            update(k + 2, i2, _mm_cvtsd_f64(x23));
+            update(k + 3, i3, _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)));
             k += 4;
         }
         while k < n {
-            update(*ip.add(k) as usize, val.get(k));
+            update(k, *ip.add(k) as usize, val.get(k));
             k += 1;
         }
     }
 }
 
-/// Rows that average at most this many entries go to [`axpy_each_body`] a run at a time;
+/// Rows that average at most this many entries are updated a run at a time ([`axpy_rows_body`]);
 /// longer rows, one at a time, lose little to their loop's last branch. On rows of 40 entries
 /// (a generated set) the runs measured 1.15× the row-by-row time, on rows of 24 0.88×, on 13
 /// about 0.6× (PERF.md `## Kernels`, "Short rows in runs").
@@ -236,7 +270,7 @@ const SPREAD: usize = 32;
 /// coefficients 0 ([`RUN_MEAN_ROW`], [`runs_pay`], decided for each [`SEGMENT_ROWS`] rows), a
 /// run of consecutive rows with non-zero coefficients, up to [`RUN_ENTRIES`] entries, is
 /// updated as one sequence of entries, each with its row's coefficient from a buffer that
-/// holds one per entry ([`axpy_each_body`]); a row with a zero coefficient ends a run and is
+/// holds one per entry ([`PerEntry`]); a row with a zero coefficient ends a run and is
 /// skipped, and a row too long for a run is updated alone.
 ///
 /// Contract: AVX2 and FMA present; `val` reads the entries `idx` holds, `idx.len()` values
@@ -284,17 +318,7 @@ unsafe fn rows_alone<R: RowValues>(
     w: &mut [f64],
     ahead: &mut StreamAhead,
 ) {
-    for (&a, ends) in coef.iter().zip(offsets.windows(2)) {
-        if a != 0.0 {
-            let start = ends[0] as usize;
-            let row = &idx[start..ends[1] as usize];
-            ahead.before(ends[0]..ends[1]);
-            // SAFETY: AVX2 and FMA are present (contract); `row` is a slice of `idx`, whose
-            // values `val` reads from position `start` on; its indices are below `w.len()`
-            // (contract).
-            unsafe { axpy_body(a, row, val.skip(start), w.as_mut_ptr()) };
-        }
-    }
+    crate::row_macros::rows_one_at_a_time!(coef, offsets, idx, val, w, ahead);
 }
 
 /// [`axpy_rows_body`] a run of rows at a time, each run's coefficients copied into `spread`
@@ -338,47 +362,13 @@ unsafe fn rows_in_runs<R: RowValues>(
         unsafe {
             let val = val.skip(start as usize);
             if end > r {
-                axpy_each_body(spread.as_ptr(), entries, val, w.as_mut_ptr());
+                axpy_body(PerEntry(spread.as_ptr()), entries, val, w.as_mut_ptr());
             } else if coef[r] != 0.0 {
                 ahead.before(offsets[r]..offsets[r + 1]);
                 axpy_body(coef[r], entries, val, w.as_mut_ptr());
             }
         }
         r = rows.end;
-    }
-}
-
-/// w[idx[k]] += a[k]·val[k] for every k, in order: [`axpy_body`] with a coefficient per entry.
-///
-/// Contract: AVX2 and FMA present; `a` points to `idx.len()` coefficients and `val` has as
-/// many values; every index is below the length of the array `w` points to.
-#[inline(always)]
-unsafe fn axpy_each_body<R: RowValues>(a: *const f64, idx: &[u32], val: R, w: *mut f64) {
-    let n = idx.len();
-    let ip = idx.as_ptr();
-    // SAFETY: as in `axpy_body`, with the coefficient of position k read at `a + k`, k < n,
-    // within the contract's n coefficients.
-    unsafe {
-        let update = |k: usize, i: usize, x: f64| {
-            let p = w.add(i);
-            *p = (*a.add(k)).mul_add(x, *p);
-        };
-        let mut k = 0;
-        let quads = n & !3;
-        while k < quads {
-            let [i0, i1, i2, i3] = four_indices(ip, k);
-            let x = val.load4(k);
-            let (x01, x23) = (_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-            update(k, i0, _mm_cvtsd_f64(x01));
-            update(k + 1, i1, _mm_cvtsd_f64(_mm_unpackhi_pd(x01, x01)));
-            update(k + 2, i2, _mm_cvtsd_f64(x23));
-            update(k + 3, i3, _mm_cvtsd_f64(_mm_unpackhi_pd(x23, x23)));
-            k += 4;
-        }
-        while k < n {
-            update(k, *ip.add(k) as usize, val.get(k));
-            k += 1;
-        }
     }
 }
 
