@@ -188,13 +188,13 @@ impl Coefficients for PerEntry {
 }
 
 /// w[idx[k]] += a_k·val[k] (a_k = a, or a's entry k: [`Coefficients`]), shared by the AVX2 and
-/// AVX-512 paths: one weight at a time, one fused
-/// multiply-add per weight in row order (the scalar kernel rounds the product first, so the two
-/// differ within the crate's error bound). Indices ([`four_indices`]) and values are read four
-/// at a time, which leaves the load ports to the weights (0.74–0.90× the time of one index and
-/// one value load per weight: PERF.md `## Kernels`). AVX-512 has a scatter, but gathering eight
-/// weights and scattering them back measured slower than these single updates on every host,
-/// 1.65–2.55× on AMD Zen 4 and about 1.1× on an Intel Xeon (PERF.md `## Kernels`).
+/// AVX-512 paths: one weight at a time, one fused multiply-add per weight in row order (the
+/// scalar kernel rounds the product first, so the two differ within the crate's error bound).
+/// Indices ([`four_indices`]) and values are read four at a time, which leaves the load ports
+/// to the weights (0.74–0.90× the time of one index and one value load per weight: PERF.md
+/// `## Kernels`). AVX-512 has a scatter, but gathering eight weights and scattering them back
+/// measured slower than these single updates on every host, 1.65–2.55× on AMD Zen 4 and about
+/// 1.1× on an Intel Xeon (PERF.md `## Kernels`).
 ///
 /// Contract: AVX2 and FMA present; `val` (and `a`, if per entry) has `idx.len()` values;
 /// every index is below the length of the array `w` points to.
