@@ -30,6 +30,27 @@ fn rows_with_a_zero_coefficient_are_skipped() {
     }
 }
 
+/// The same inside a run of short rows (the x86 paths' runs, taken where at most one
+/// coefficient in 8 is 0): the zero ends the run and its row is skipped.
+#[test]
+fn a_zero_coefficient_inside_a_run_of_short_rows_is_skipped() {
+    let offsets: Vec<u64> = (0..=16).collect();
+    let idx: Vec<u32> = (0..16).collect();
+    let mut values = vec![1.0; 16];
+    values[8] = f64::INFINITY;
+    let mut coef = vec![0.5; 16];
+    coef[8] = 0.0;
+    let mut want = vec![0.5; 16];
+    want[8] = -0.0;
+    for set in KernelSet::available() {
+        let rows = RowBlock::new(&offsets, (&idx).into(), Values::F64(&values));
+        let mut w = vec![0.0; 16];
+        w[8] = -0.0;
+        set.axpy_rows(&coef, rows, &mut w);
+        assert_eq!(bits(&w), bits(&want), "{}", set.isa());
+    }
+}
+
 fn panics(f: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()
 }
