@@ -354,21 +354,28 @@ unsafe fn rows_in_runs<R: RowValues>(
             }
             end += 1;
         }
-        let rows = if end > r { r..end } else { r..r + 1 };
-        let entries = &idx[start as usize..offsets[rows.end] as usize];
+        if end == r {
+            // A row of coefficient 0 (skipped) or too long for a run.
+            crate::row_macros::rows_one_at_a_time!(
+                &coef[r..r + 1],
+                &offsets[r..r + 2],
+                idx,
+                val,
+                w,
+                ahead
+            );
+            r += 1;
+            continue;
+        }
+        let entries = &idx[start as usize..offsets[end] as usize];
         // SAFETY: AVX2 and FMA are present (contract); `entries` is a slice of `idx`, whose
         // values `val` reads from position `start` on; its indices are below `w.len()`
-        // (contract); for a run, `spread` holds a coefficient for each of its entries.
+        // (contract); `spread` holds a coefficient for each of its entries.
         unsafe {
             let val = val.skip(start as usize);
-            if end > r {
-                axpy_body(PerEntry(spread.as_ptr()), entries, val, w.as_mut_ptr());
-            } else if coef[r] != 0.0 {
-                ahead.before(offsets[r]..offsets[r + 1]);
-                axpy_body(coef[r], entries, val, w.as_mut_ptr());
-            }
+            axpy_body(PerEntry(spread.as_ptr()), entries, val, w.as_mut_ptr());
         }
-        r = rows.end;
+        r = end;
     }
 }
 
