@@ -2,6 +2,7 @@
 //! ("vectorized dense final rescaling"), run on the path chosen by [`crate::dispatch`].
 
 use crate::dispatch::selected;
+use crate::math::Elementwise;
 
 /// x ← a·x.
 #[inline]
@@ -48,4 +49,11 @@ pub fn rescale_average(
     out: &mut [f64],
 ) {
     selected().rescale_average(alpha, h, vu, beta, xbar, out)
+}
+
+/// x_i ← f(x_i) for every element: e^x, ln(1 + e^x) or 1/(1 + e^−x) ([`Elementwise`]),
+/// vectorized, every path giving the bits of the scalar function ([`Elementwise::at`]).
+#[inline]
+pub fn map(f: Elementwise, x: &mut [f64]) {
+    selected().map(f, x)
 }

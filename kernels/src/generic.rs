@@ -239,3 +239,10 @@ fn axpy_lanes<const L: usize>(
     }
     first + L
 }
+
+/// x_i ← f(x_i): the functions of [`crate::math`] are branch-free, so that LLVM vectorizes
+/// this loop for the path's registers, each lane computing the scalar function's bits.
+#[inline(always)]
+pub(crate) fn map(f: crate::math::Elementwise, x: &mut [f64]) {
+    f.apply(x);
+}

@@ -6,6 +6,7 @@
 //! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
 
 use crate::dispatch::{Isa, IsaError};
+use crate::math::Elementwise;
 use crate::row_block::StreamAhead;
 use crate::{BoundedIndices, RowBlock, Values};
 
@@ -43,6 +44,7 @@ pub(crate) struct Raw {
     pub axpy_dot: unsafe fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     pub norm2: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
+    pub map: unsafe fn(Elementwise, &mut [f64]),
     pub block_dot: BlockDotFn,
     pub block_axpy: BlockAxpyFn,
     /// (w, offsets, idx, out, ahead, val); also panics on row offsets out of order or past
@@ -199,6 +201,13 @@ impl KernelSet {
     pub fn norm2(&self, x: &[f64]) -> f64 {
         // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
         unsafe { (self.raw.norm2)(x) }
+    }
+
+    /// x_i ← f(x_i). See [`crate::dense::map`].
+    #[inline]
+    pub fn map(&self, f: Elementwise, x: &mut [f64]) {
+        // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
+        unsafe { (self.raw.map)(f, x) }
     }
 
     /// out_i = α·(h·v_i − u_i) + β·x̄_i. See [`crate::dense::rescale_average`].

@@ -7,7 +7,8 @@
 //! direct access to one path (tests and benchmarks compare every path against scalar).
 //!
 //! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices,
-//! [`RowBlock`] the runs of rows the row-block kernels take; `kernel_set.rs` checks arguments and
+//! [`RowBlock`] the runs of rows the row-block kernels take, [`math`] the log loss's `exp` and
+//! `softplus`; `kernel_set.rs` checks arguments and
 //! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
 //! the paths; `generic.rs` holds the bodies written once and compiled per path;
 //! `row_macros.rs` stamps out the rest of each vector path around its row-kernel bodies (one
@@ -55,6 +56,7 @@ pub mod dispatch;
 mod generic;
 pub mod huge;
 mod kernel_set;
+pub mod math;
 pub mod mmap;
 mod prefetch;
 #[cfg(all(test, target_os = "linux"))]

@@ -23,6 +23,7 @@ macro_rules! kernel_set {
                 axpy_dot,
                 norm2,
                 rescale_average,
+                map,
                 block_dot,
                 block_axpy,
                 dot_rows,
@@ -231,6 +232,7 @@ macro_rules! isa_path {
                 acc: &mut [f64],
             );
             fn block_axpy(coef: &[f64], idx: &[u32], val: $crate::Values<'_>, w: &mut [f64]);
+            fn map(f: $crate::math::Elementwise, x: &mut [f64]);
         );
     };
     (@generic $feat:literal, $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {

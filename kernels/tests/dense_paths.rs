@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::dense_checks::{check_axpy_dot, check_elementwise, check_reductions};
+use common::dense_checks::{check_axpy_dot, check_elementwise, check_map, check_reductions};
 use proptest::prelude::*;
 use sparselin_kernels::dense;
 
@@ -16,6 +16,13 @@ proptest! {
     #[test]
     fn elementwise_match_scalar(seed: u64, n in 0usize..3000, off in 0usize..8, with_mean: bool) {
         check_elementwise(seed, n, off, with_mean)?;
+    }
+
+    #[test]
+    fn elementwise_functions_match_scalar_bit_for_bit(
+        seed: u64, n in 0usize..3000, off in 0usize..8, specials: bool
+    ) {
+        check_map(seed, n, off, specials)?;
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use common::dense_checks::{check_axpy_dot, check_elementwise, check_reductions};
+use common::dense_checks::{check_axpy_dot, check_elementwise, check_map, check_reductions};
 use common::row_block_checks::{block_cases, check_every_path};
 use common::sparse_checks::{
     check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
@@ -76,10 +76,11 @@ fn main() {
     report("dot_rows, axpy_rows", result.map_err(|e| e.to_string()));
     type DenseCheck =
         fn(u64, usize, usize, bool) -> Result<(), proptest::test_runner::TestCaseError>;
-    let dense_checks: [(&str, DenseCheck); 3] = [
+    let dense_checks: [(&str, DenseCheck); 4] = [
         ("dense reductions", check_reductions),
         ("dense elementwise", check_elementwise),
         ("axpy_dot", check_axpy_dot),
+        ("map", check_map),
     ];
     for (name, check) in dense_checks {
         let mut runner = TestRunner::new(config.clone());

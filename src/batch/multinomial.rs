@@ -18,7 +18,7 @@
 //! part, the ray's value and slope) is completed by the [`Reducer`].
 
 use rayon::prelude::*;
-use sparselin_kernels::{dense, sparse};
+use sparselin_kernels::{dense, math, sparse};
 
 use super::lbfgs::{self, Smooth, Wolfe};
 use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
@@ -264,7 +264,7 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
 /// log Σ_k e^(z_k) − z_y, without overflow.
 fn row_loss(z: &[f64], y: usize) -> f64 {
     let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = z.iter().map(|&zk| (zk - top).exp()).sum();
+    let sum: f64 = z.iter().map(|&zk| math::exp(zk - top)).sum();
     loss_from(top, sum, z[y])
 }
 
@@ -280,7 +280,7 @@ fn softmax(z: &[f64], p: &mut [f64]) -> (f64, f64) {
     let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     p.iter_mut()
         .zip(z)
-        .for_each(|(p, &zk)| *p = (zk - top).exp());
+        .for_each(|(p, &zk)| *p = math::exp(zk - top));
     let sum: f64 = p.iter().sum();
     p.iter_mut().for_each(|p| *p /= sum);
     (top, sum)

@@ -416,7 +416,9 @@ impl<'a, E: Examples> Objective<'a, E> {
     pub fn mean_loss(&self, p: &[f64]) -> f64 {
         fn loss_sum(loss: WeightedLoss, p: &[f64], y: &[f64], s: impl RowWeights) -> f64 {
             fixed_sum(p.len(), |rows| {
-                rows.map(|i| s.at(i) * loss.value(p[i], y[i])).sum::<f64>()
+                let mut values = vec![0.0; rows.len()];
+                loss.values(&p[rows.clone()], &y[rows.clone()], &mut values);
+                rows.zip(&values).map(|(i, v)| s.at(i) * v).sum::<f64>()
             })
         }
         let (loss, y) = (self.loss, &self.targets);
@@ -493,9 +495,23 @@ impl<'a, E: Examples> Objective<'a, E> {
         -sum[0] / self.total_rows as f64 - penalty_conjugate
     }
 
-    /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
+    /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink), a chunk of
+    /// rows at a time ([`WeightedLoss::derivatives`]).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
-        self.per_row(p, |loss, p, y| loss.derivative(p, y))
+        let (loss, y, weights) = (self.loss, &self.targets, self.sample_weights());
+        let mut out = vec![0.0; p.len()];
+        out.par_chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let rows = c * CHUNK_ROWS..c * CHUNK_ROWS + chunk.len();
+                loss.derivatives(&p[rows.clone()], &y[rows.clone()], chunk);
+                if let Some(s) = weights {
+                    for (o, &s) in chunk.iter_mut().zip(&s[rows]) {
+                        *o *= s;
+                    }
+                }
+            });
+        out
     }
 
     /// s_i·c_{y_i}·ℓ''(p_i, y_i) for every row: the curvatures of the loss part of J (times
@@ -629,13 +645,16 @@ impl Ray<'_> {
     fn loss_sums(&self, eta: f64, s: impl RowWeights) -> (f64, f64) {
         let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
         fixed_sum2(p.len(), |rows| {
+            let q: Vec<f64> = rows.clone().map(|i| p[i] + eta * xd[i]).collect();
+            let (mut values, mut slopes) = (vec![0.0; q.len()], vec![0.0; q.len()]);
+            loss.values(&q, &y[rows.clone()], &mut values);
+            loss.derivatives(&q, &y[rows.clone()], &mut slopes);
             let mut value = 0.0;
             let mut slope = 0.0;
-            for i in rows {
-                let q = p[i] + eta * xd[i];
+            for (k, i) in rows.enumerate() {
                 let s = s.at(i);
-                value += s * loss.value(q, y[i]);
-                slope += s * loss.derivative(q, y[i]) * xd[i];
+                value += s * values[k];
+                slope += s * slopes[k] * xd[i];
             }
             (value, slope)
         })

@@ -325,6 +325,29 @@ impl WeightedLoss {
     pub fn derivative(self, p: f64, y: f64) -> f64 {
         self.weight(y) * self.loss.derivative(p, y)
     }
+
+    /// out_i = c_(y_i)·ℓ(p_i, y_i) for every i: [`value`](Self::value) row by row, bit for bit
+    /// ([`Loss::values`]). Panics if the lengths differ.
+    pub fn values(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        self.loss.values(p, y, out);
+        self.weigh(y, out);
+    }
+
+    /// out_i = c_(y_i)·ℓ'(p_i, y_i) for every i: [`derivative`](Self::derivative) row by row,
+    /// bit for bit ([`Loss::derivatives`]). Panics if the lengths differ.
+    pub fn derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        self.loss.derivatives(p, y, out);
+        self.weigh(y, out);
+    }
+
+    /// out_i ← c_(y_i)·out_i, nothing to do under unit weights (whose factor 1 changes no bit).
+    fn weigh(self, y: &[f64], out: &mut [f64]) {
+        if !self.class_weights.is_unit() {
+            for (o, &y) in out.iter_mut().zip(y) {
+                *o *= self.weight(y);
+            }
+        }
+    }
 }
 
 impl From<Loss> for WeightedLoss {

@@ -6,6 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use sparselin_kernels::dense;
+use sparselin_kernels::math::{self, Elementwise};
+
 mod class_weights;
 
 pub use class_weights::{ClassWeightError, ClassWeighting, ClassWeights, WeightedLoss};
@@ -69,10 +72,7 @@ impl Loss {
             Loss::Squared => 0.5 * (p - y) * (p - y),
             Loss::Absolute => (p - y).abs(),
             Loss::Hinge => (1.0 - y * p).max(0.0),
-            Loss::Log => {
-                let z = y * p;
-                (-z).max(0.0) + (-z.abs()).exp().ln_1p()
-            }
+            Loss::Log => math::softplus(-y * p),
             Loss::SquaredHinge => {
                 let slack = (1.0 - y * p).max(0.0);
                 slack * slack
@@ -154,6 +154,45 @@ impl Loss {
         }
     }
 
+    /// out_i = ℓ(p_i, y_i) for every i: [`value`](Self::value) row by row, bit for bit, the log
+    /// loss's softplus computed for all rows at once by the vectorized kernel (a batch pass
+    /// over rows of a few non-zeros spent more time in the C library's `log1p` and `exp` than
+    /// in the sparse kernels: PERF.md `## Batch solvers`). Panics if the lengths differ.
+    pub fn values(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        assert!(
+            p.len() == y.len() && y.len() == out.len(),
+            "values: lengths differ"
+        );
+        if self == Loss::Log {
+            negated_margins(p, y, out);
+            dense::map(Elementwise::Softplus, out);
+        } else {
+            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
+                *o = self.value(p, y);
+            }
+        }
+    }
+
+    /// out_i = ℓ'(p_i, y_i) for every i: [`derivative`](Self::derivative) row by row, bit for
+    /// bit, as [`values`](Self::values). Panics if the lengths differ.
+    pub fn derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        assert!(
+            p.len() == y.len() && y.len() == out.len(),
+            "derivatives: lengths differ"
+        );
+        if self == Loss::Log {
+            negated_margins(p, y, out);
+            dense::map(Elementwise::Logistic, out);
+            for (o, &y) in out.iter_mut().zip(y) {
+                *o *= -y;
+            }
+        } else {
+            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
+                *o = self.derivative(p, y);
+            }
+        }
+    }
+
     /// ℓ''(p, y), the second derivative in p: the curvature a Newton-type solver models the
     /// loss with ([`crate::batch::cd`]). Where it jumps (squared hinge at yp = 1, smooth hinge
     /// at yp = 0 and 1, squared ε-insensitive at |p − y| = ε) it takes the value of the side
@@ -225,11 +264,13 @@ impl Loss {
 /// given the score s. Computed from e^(−|s|), which cannot overflow, so it is exact to
 /// rounding at both ends (σ(−720) is e^(−720), not 1/(1 + e^720) = 1/∞ = 0); NaN gives NaN.
 pub fn logistic(s: f64) -> f64 {
-    if s >= 0.0 {
-        1.0 / (1.0 + (-s).exp())
-    } else {
-        let e = s.exp();
-        e / (1.0 + e)
+    math::logistic(s)
+}
+
+/// out_i = −y_i·p_i, the log loss's argument (as [`Loss::value`] forms it).
+fn negated_margins(p: &[f64], y: &[f64], out: &mut [f64]) {
+    for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
+        *o = -y * p;
     }
 }
 
@@ -351,7 +392,7 @@ mod tests {
             assert!((Loss::Log.value(s, -1.0) + down.ln()).abs() <= 1e-12 * s.max(1.0));
         }
         // Far tails: exact to rounding, neither 0/0 nor 1/∞ = 0 too early.
-        assert_eq!(logistic(-720.0), (-720.0f64).exp());
+        assert_eq!(logistic(-720.0), math::exp(-720.0));
         assert!(logistic(-720.0) > 0.0 && (720.0f64).exp().is_infinite());
         assert_eq!(logistic(-800.0), 0.0); // e^(−800) is below the smallest double
         assert_eq!(logistic(800.0), 1.0);

@@ -19,6 +19,8 @@
 
 use std::path::Path;
 
+use sparselin_kernels::math;
+
 use super::{MAGIC, Model, ModelError, Precision, SCALED_VERSION, read, write_atomically};
 use crate::data::column_scales::ColumnScales;
 
@@ -173,7 +175,7 @@ impl OneVsRest {
     pub fn probabilities(&self, scores: &[f64]) -> Option<Vec<f64>> {
         if self.is_multinomial() {
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let mut p: Vec<f64> = scores.iter().map(|&s| (s - max).exp()).collect();
+            let mut p: Vec<f64> = scores.iter().map(|&s| math::exp(s - max)).collect();
             let total: f64 = p.iter().sum();
             p.iter_mut().for_each(|x| *x /= total);
             return Some(p);
@@ -189,7 +191,7 @@ impl OneVsRest {
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             p.iter_mut()
                 .zip(scores)
-                .for_each(|(x, &s)| *x = (s - max).exp());
+                .for_each(|(x, &s)| *x = math::exp(s - max));
             total = p.iter().sum();
         }
         p.iter_mut().for_each(|x| *x /= total);

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use sparselin_kernels::dense;
+use sparselin_kernels::math::Elementwise;
 
 use super::{Rng, U, scalar, sum_bound, vector_paths};
 
@@ -133,5 +134,54 @@ pub fn check_axpy_dot(seed: u64, n: usize, off: usize, extreme: bool) -> Result<
     let got_dot = dense::axpy_dot(a, x, &mut got, z);
     prop_assert_eq!(got_dot.to_bits(), want_dot.to_bits(), "dispatched dot");
     prop_assert_eq!(got, want, "dispatched update");
+    Ok(())
+}
+
+/// Every path's `map` of each function, and the dispatched one, equals the scalar function
+/// ([`Elementwise::at`]) bit for bit, on `n` arguments from 10^−3 to 10^3 in magnitude
+/// (beyond `exp`'s range at both ends), `off` entries into their allocation, one in seven
+/// a special value if asked (NaN, ±∞, ±0, the ends of `exp`'s range).
+pub fn check_map(seed: u64, n: usize, off: usize, specials: bool) -> Result<(), TestCaseError> {
+    const SPECIAL: [f64; 8] = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        709.78,
+        -745.1,
+        1e-300,
+    ];
+    let mut rng = Rng::new(seed);
+    let x: Vec<f64> = (0..n + off)
+        .map(|_| {
+            if specials && rng.below(7) == 0 {
+                SPECIAL[rng.below(SPECIAL.len())]
+            } else {
+                rng.magnitude(3)
+            }
+        })
+        .collect();
+    let x = &x[off..];
+    for f in [
+        Elementwise::Exp,
+        Elementwise::Softplus,
+        Elementwise::Logistic,
+    ] {
+        let want: Vec<u64> = x.iter().map(|&v| f.at(v).to_bits()).collect();
+        let mut runs = Vec::new();
+        for set in std::iter::once(scalar()).chain(vector_paths()) {
+            let mut got = x.to_vec();
+            set.map(f, &mut got);
+            runs.push((set.isa().to_string(), got));
+        }
+        let mut got = x.to_vec();
+        dense::map(f, &mut got);
+        runs.push(("dispatched".into(), got));
+        for (isa, got) in runs {
+            let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+            prop_assert_eq!(&got, &want, "{} {:?}", isa, f);
+        }
+    }
     Ok(())
 }
