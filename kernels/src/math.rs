@@ -1,6 +1,6 @@
 //! The elementary functions of the log loss and the softmax, `exp`, `softplus` and `logistic`,
-//! written to be vectorized by the dense kernels ([`crate::dense::exp`] and the others) instead
-//! of calls into the C library one value at a time.
+//! written to be vectorized by the dense kernel [`crate::dense::map`] instead of calls into
+//! the C library one value at a time.
 //!
 //! A batch pass of logistic regression evaluates one exponential and one `ln(1 + e^t)` per row
 //! for J and another exponential for ∇J; on rows of 13 non-zeros glibc's `log1p` and `exp`
