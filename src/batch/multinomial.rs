@@ -18,7 +18,8 @@
 //! part, the ray's value and slope) is completed by the [`Reducer`].
 
 use rayon::prelude::*;
-use sparselin_kernels::{dense, math, sparse};
+use sparselin_kernels::math::Elementwise;
+use sparselin_kernels::{dense, sparse};
 
 use super::lbfgs::{self, Smooth, Wolfe};
 use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
@@ -139,7 +140,12 @@ impl<'a, E: Examples> Multinomial<'a, E> {
     pub fn value(&self, v: &[f64], z: &[f64]) -> f64 {
         let k = self.classes;
         let mut loss = [fixed_sum(self.rows(), |rows| {
-            rows.map(|i| self.weight(i) * row_loss(&z[i * k..][..k], self.labels[i]))
+            let (tops, exps) = shifted_exps(&z[rows.start * k..rows.end * k], k);
+            rows.zip(tops.iter().zip(exps.chunks_exact(k)))
+                .map(|(i, (&top, e))| {
+                    let zy = z[i * k + self.labels[i]];
+                    self.weight(i) * loss_from(top, e.iter().sum(), zy)
+                })
                 .sum()
         })];
         self.reducer.sum(&mut loss);
@@ -165,13 +171,14 @@ impl<'a, E: Examples> Multinomial<'a, E> {
             .into_par_iter()
             .enumerate()
             .for_each(|(c, mut columns)| {
-                let mut p = vec![0.0; k];
-                for r in 0..columns[0].len() {
-                    let i = c * CHUNK_ROWS + r;
-                    softmax(&z[i * k..][..k], &mut p);
+                let first = c * CHUNK_ROWS;
+                let (_, mut exps) = shifted_exps(&z[first * k..][..columns[0].len() * k], k);
+                for (r, p) in exps.chunks_exact_mut(k).enumerate() {
+                    let i = first + r;
+                    normalize(p);
                     p[self.labels[i]] -= 1.0;
                     let scale = self.weight(i) / total;
-                    for (column, p) in columns.iter_mut().zip(&p) {
+                    for (column, p) in columns.iter_mut().zip(p.iter()) {
                         column[r] = p * scale;
                     }
                 }
@@ -201,17 +208,20 @@ impl<'a, E: Examples> Multinomial<'a, E> {
     fn ray_sums(&self, z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
         let k = self.classes;
         let (loss, slope) = fixed_sum2(self.rows(), |rows| {
-            let mut point = vec![0.0; k];
-            let mut p = vec![0.0; k];
+            let entries = rows.start * k..rows.end * k;
+            let points: Vec<f64> = (z[entries.clone()].iter().zip(&zd[entries]))
+                .map(|(a, b)| a + eta * b)
+                .collect();
+            let (tops, mut exps) = shifted_exps(&points, k);
             let (mut loss, mut slope) = (0.0, 0.0);
-            for i in rows {
-                let (zi, zdi) = (&z[i * k..][..k], &zd[i * k..][..k]);
-                (point.iter_mut().zip(zi.iter().zip(zdi))).for_each(|(q, (a, b))| *q = a + eta * b);
+            for (r, i) in rows.enumerate() {
+                let (point, zdi) = (&points[r * k..][..k], &zd[i * k..][..k]);
+                let p = &mut exps[r * k..][..k];
+                let sum = normalize(p);
                 let y = self.labels[i];
-                let (top, sum) = softmax(&point, &mut p);
                 let s = self.weight(i);
-                loss += s * loss_from(top, sum, point[y]);
-                slope += s * (dense::dot(&p, zdi) - zdi[y]);
+                loss += s * loss_from(tops[r], sum, point[y]);
+                slope += s * (dense::dot(p, zdi) - zdi[y]);
             }
             (loss, slope)
         });
@@ -261,29 +271,34 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
     }
 }
 
-/// log Σ_k e^(z_k) − z_y, without overflow.
-fn row_loss(z: &[f64], y: usize) -> f64 {
-    let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = z.iter().map(|&zk| math::exp(zk - top)).sum();
-    loss_from(top, sum, z[y])
+/// Each row's largest score t_i and e^(z_ik − t_i) for each of its scores, the rows of `z` being
+/// K = `k` scores each: the exponentials of a chunk of rows at once, vectorized
+/// ([`dense::map`]; one call of the C library's `exp` per score took a fifth of a solve on
+/// rows of 13 non-zeros, PERF.md `## Batch solvers`).
+fn shifted_exps(z: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+    let tops: Vec<f64> = z
+        .chunks_exact(k)
+        .map(|row| row.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+        .collect();
+    let mut exps: Vec<f64> = (z.chunks_exact(k).zip(&tops))
+        .flat_map(|(row, &top)| row.iter().map(move |&zk| zk - top))
+        .collect();
+    dense::map(Elementwise::Exp, &mut exps);
+    (tops, exps)
 }
 
-/// log Σ_k e^(z_k) − z_y from the largest z_k (`top`) and Σ_k e^(z_k − top) (`sum`).
+/// A row's exponentials ([`shifted_exps`]) divided by their sum, which it returns: the softmax
+/// p of the row and the sum [`loss_from`] takes.
+fn normalize(exps: &mut [f64]) -> f64 {
+    let sum: f64 = exps.iter().sum();
+    exps.iter_mut().for_each(|p| *p /= sum);
+    sum
+}
+
+/// log Σ_k e^(z_k) − z_y from the largest z_k (`top`) and Σ_k e^(z_k − top) (`sum`), without
+/// overflow.
 fn loss_from(top: f64, sum: f64, zy: f64) -> f64 {
     top + sum.ln() - zy
-}
-
-/// p = the softmax of z, without overflow. Returns the largest z_k and Σ_k e^(z_k − max z),
-/// the terms [`loss_from`] takes, equal to [`row_loss`]'s bit for bit: a row's loss from the
-/// exponentials its softmax took.
-fn softmax(z: &[f64], p: &mut [f64]) -> (f64, f64) {
-    let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    p.iter_mut()
-        .zip(z)
-        .for_each(|(p, &zk)| *p = math::exp(zk - top));
-    let sum: f64 = p.iter().sum();
-    p.iter_mut().for_each(|p| *p /= sum);
-    (top, sum)
 }
 
 /// Minimize `objective` by L-BFGS with a strong-Wolfe step from `options.w0` or zero, as
@@ -323,6 +338,7 @@ mod tests {
     use crate::batch::objective::tests::{random_matrix, uniforms};
     use crate::data::CsrMatrix;
     use crate::loss::Loss;
+    use sparselin_kernels::math;
 
     /// Three classes drawn for `x`'s rows, reproducible from `seed`.
     fn three_classes(x: &CsrMatrix, seed: u64) -> Vec<usize> {
@@ -452,7 +468,13 @@ mod tests {
             for class in 0..k {
                 assert_eq!(z[i * k + class].to_bits(), zi[class].to_bits(), "row {i}");
             }
-            softmax(&zi, &mut p);
+            // The softmax row by row, each exponential the scalar function's.
+            let top = zi.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            p.iter_mut()
+                .zip(&zi)
+                .for_each(|(p, &zk)| *p = math::exp(zk - top));
+            let sum: f64 = p.iter().sum();
+            p.iter_mut().for_each(|p| *p /= sum);
             p[labels[i]] -= 1.0;
             for (class, block) in expected_g.chunks_exact_mut(width).enumerate() {
                 let c = p[class] * (weights[i] / m as f64);

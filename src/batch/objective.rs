@@ -495,59 +495,37 @@ impl<'a, E: Examples> Objective<'a, E> {
         -sum[0] / self.total_rows as f64 - penalty_conjugate
     }
 
-    /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink), a chunk of
-    /// rows at a time ([`WeightedLoss::derivatives`]).
+    /// s_i·c_{y_i}·ℓ'(p_i, y_i) for every row (the loss's own choice at a kink).
     pub fn derivatives(&self, p: &[f64]) -> Vec<f64> {
+        self.per_row(p, WeightedLoss::derivatives)
+    }
+
+    /// s_i·c_{y_i}·ℓ''(p_i, y_i) for every row: the curvatures of the loss part of J (times
+    /// m) a Newton step models ([`Loss::second_derivative`](crate::loss::Loss::second_derivative)).
+    pub fn curvatures(&self, p: &[f64]) -> Vec<f64> {
+        self.per_row(p, WeightedLoss::second_derivatives)
+    }
+
+    /// s_i·t_i for every row, t the terms `fill(loss, p, y, t)` writes for a chunk of rows
+    /// (all of a chunk's terms at once: the log loss's are vectorized), in parallel over fixed
+    /// chunks.
+    fn per_row<F>(&self, p: &[f64], fill: F) -> Vec<f64>
+    where
+        F: Fn(WeightedLoss, &[f64], &[f64], &mut [f64]) + Sync,
+    {
         let (loss, y, weights) = (self.loss, &self.targets, self.sample_weights());
         let mut out = vec![0.0; p.len()];
         out.par_chunks_mut(CHUNK_ROWS)
             .enumerate()
             .for_each(|(c, chunk)| {
                 let rows = c * CHUNK_ROWS..c * CHUNK_ROWS + chunk.len();
-                loss.derivatives(&p[rows.clone()], &y[rows.clone()], chunk);
+                fill(loss, &p[rows.clone()], &y[rows.clone()], chunk);
                 if let Some(s) = weights {
                     for (o, &s) in chunk.iter_mut().zip(&s[rows]) {
                         *o *= s;
                     }
                 }
             });
-        out
-    }
-
-    /// s_i·c_{y_i}·ℓ''(p_i, y_i) for every row: the curvatures of the loss part of J (times
-    /// m) a Newton step models ([`Loss::second_derivative`](crate::loss::Loss::second_derivative)).
-    pub fn curvatures(&self, p: &[f64]) -> Vec<f64> {
-        self.per_row(p, |loss, p, y| {
-            loss.weight(y) * loss.loss().second_derivative(p, y)
-        })
-    }
-
-    /// s_i·term(loss, p_i, y_i) for every row, in parallel over fixed chunks (compiled once
-    /// per case, so that unweighted rows take no weight).
-    fn per_row<T>(&self, p: &[f64], term: T) -> Vec<f64>
-    where
-        T: Fn(WeightedLoss, f64, f64) -> f64 + Sync,
-    {
-        fn fill<T, W>(loss: WeightedLoss, p: &[f64], y: &[f64], s: W, term: &T, out: &mut [f64])
-        where
-            T: Fn(WeightedLoss, f64, f64) -> f64 + Sync,
-            W: RowWeights,
-        {
-            out.par_chunks_mut(CHUNK_ROWS)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    for (k, o) in chunk.iter_mut().enumerate() {
-                        let i = c * CHUNK_ROWS + k;
-                        *o = s.at(i) * term(loss, p[i], y[i]);
-                    }
-                });
-        }
-        let (loss, y) = (self.loss, &self.targets);
-        let mut out = vec![0.0; p.len()];
-        match self.sample_weights() {
-            Some(s) => fill(loss, p, y, s, &term, &mut out),
-            None => fill(loss, p, y, Unweighted, &term, &mut out),
-        }
         out
     }
 

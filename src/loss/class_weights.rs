@@ -340,6 +340,13 @@ impl WeightedLoss {
         self.weigh(y, out);
     }
 
+    /// out_i = c_(y_i)·ℓ''(p_i, y_i) for every i, as `c_y·ℓ''(p, y)` row by row, bit for bit
+    /// ([`Loss::second_derivatives`]). Panics if the lengths differ.
+    pub fn second_derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        self.loss.second_derivatives(p, y, out);
+        self.weigh(y, out);
+    }
+
     /// out_i ← c_(y_i)·out_i, nothing to do under unit weights (whose factor 1 changes no bit).
     fn weigh(self, y: &[f64], out: &mut [f64]) {
         if !self.class_weights.is_unit() {
@@ -374,6 +381,30 @@ mod tests {
                     loss.derivative(p, y).to_bits()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn slice_forms_are_the_row_functions_bit_for_bit() {
+        let weights = ClassWeights::new(5.0, 0.3).unwrap();
+        let (p, y) = ([-3.0, 0.2, 0.9, 12.0], [1.0, -1.0, 1.0, -1.0]);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut out = [0.0; 4];
+        for loss in [Loss::Log, Loss::Hinge, Loss::SquaredHinge] {
+            let weighted = WeightedLoss::new(loss, weights).unwrap();
+            fn row(p: &[f64], y: &[f64], f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+                p.iter().zip(y).map(|(&p, &y)| f(p, y)).collect()
+            }
+            weighted.values(&p, &y, &mut out);
+            assert_eq!(bits(&out), bits(&row(&p, &y, |p, y| weighted.value(p, y))));
+            weighted.derivatives(&p, &y, &mut out);
+            assert_eq!(
+                bits(&out),
+                bits(&row(&p, &y, |p, y| weighted.derivative(p, y)))
+            );
+            weighted.second_derivatives(&p, &y, &mut out);
+            let curvature = |p, y| weighted.weight(y) * loss.second_derivative(p, y);
+            assert_eq!(bits(&out), bits(&row(&p, &y, curvature)));
         }
     }
 

@@ -193,6 +193,28 @@ impl Loss {
         }
     }
 
+    /// out_i = ℓ''(p_i, y_i) for every i: [`second_derivative`](Self::second_derivative) row
+    /// by row, bit for bit, as [`values`](Self::values). Panics if the lengths differ.
+    pub fn second_derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
+        assert!(
+            p.len() == y.len() && y.len() == out.len(),
+            "second_derivatives: lengths differ"
+        );
+        if self == Loss::Log {
+            let mut up: Vec<f64> = p.iter().zip(y).map(|(&p, &y)| y * p).collect();
+            dense::map(Elementwise::Logistic, &mut up);
+            negated_margins(p, y, out);
+            dense::map(Elementwise::Logistic, out);
+            for ((o, &up), &y) in out.iter_mut().zip(&up).zip(y) {
+                *o *= y * y * up;
+            }
+        } else {
+            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
+                *o = self.second_derivative(p, y);
+            }
+        }
+    }
+
     /// ℓ''(p, y), the second derivative in p: the curvature a Newton-type solver models the
     /// loss with ([`crate::batch::cd`]). Where it jumps (squared hinge at yp = 1, smooth hinge
     /// at yp = 0 and 1, squared ε-insensitive at |p − y| = ε) it takes the value of the side
@@ -376,6 +398,59 @@ mod tests {
         Loss::Quantile(0.5),
         Loss::Quantile(0.2),
     ];
+
+    /// The slice forms are the row-by-row functions, bit for bit, on every loss: arguments
+    /// from the tails of the log loss (±800, where e^−|z| underflows) to 0, NaN included.
+    #[test]
+    fn slice_forms_are_the_row_functions_bit_for_bit() {
+        let ps = [
+            -800.0,
+            -37.5,
+            -2.0,
+            -0.3,
+            -0.0,
+            0.0,
+            1e-9,
+            0.7,
+            1.0,
+            4.5,
+            40.0,
+            720.0,
+            f64::NAN,
+        ];
+        let ys = [-1.0, 1.0, 0.4, -2.5];
+        let (mut p, mut y) = (Vec::new(), Vec::new());
+        for &pv in &ps {
+            for &yv in &ys {
+                p.push(pv);
+                y.push(yv);
+            }
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut out = vec![0.0; p.len()];
+        for loss in ALL {
+            let row = |f: fn(Loss, f64, f64) -> f64| {
+                p.iter()
+                    .zip(&y)
+                    .map(|(&p, &y)| f(loss, p, y))
+                    .collect::<Vec<_>>()
+            };
+            loss.values(&p, &y, &mut out);
+            assert_eq!(bits(&out), bits(&row(Loss::value)), "{loss} values");
+            loss.derivatives(&p, &y, &mut out);
+            assert_eq!(
+                bits(&out),
+                bits(&row(Loss::derivative)),
+                "{loss} derivatives"
+            );
+            loss.second_derivatives(&p, &y, &mut out);
+            assert_eq!(
+                bits(&out),
+                bits(&row(Loss::second_derivative)),
+                "{loss} curvatures"
+            );
+        }
+    }
 
     #[test]
     fn logistic_is_the_log_loss_probability_at_every_scale() {
