@@ -219,11 +219,13 @@ impl RowTerms {
             .zip(self.curvature.par_chunks_mut(CHUNK_ROWS))
             .enumerate()
             .for_each(|(c, (slopes, curvatures))| {
-                let start = c * CHUNK_ROWS;
-                for (k, (g, h)) in slopes.iter_mut().zip(curvatures).enumerate() {
-                    let i = start + k;
-                    *g = scale[i] * loss.derivative(p[i], y[i]);
-                    *h = scale[i] * loss.second_derivative(p[i], y[i]);
+                let rows = c * CHUNK_ROWS..c * CHUNK_ROWS + slopes.len();
+                let (p, y, scale) = (&p[rows.clone()], &y[rows.clone()], &scale[rows]);
+                loss.derivatives(p, y, slopes);
+                loss.second_derivatives(p, y, curvatures);
+                for ((g, h), &a) in slopes.iter_mut().zip(curvatures).zip(scale) {
+                    *g *= a;
+                    *h *= a;
                 }
             });
     }
