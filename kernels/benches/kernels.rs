@@ -25,6 +25,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sparselin_kernels::math::Elementwise;
 use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, RowBlock, Values, sparse};
 
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
@@ -305,6 +306,50 @@ fn dense_kernels(c: &mut Criterion) {
     }
 }
 
+/// `map` of each elementwise function on every path, in elements per second, against the C
+/// library's `exp` and `log1p` called for each element (what the losses called before).
+fn elementwise_functions(c: &mut Criterion) {
+    let n = 1usize << 14;
+    // Margins from −20 to 20, the log loss's working range.
+    let x: Vec<f64> = (0..n).map(|i| (i as f64 / n as f64 - 0.5) * 40.0).collect();
+    let mut y = x.clone();
+    let libm: [(Elementwise, fn(f64) -> f64); 3] = [
+        (Elementwise::Exp, f64::exp),
+        (Elementwise::Softplus, |t| {
+            t.max(0.0) + (-t.abs()).exp().ln_1p()
+        }),
+        (Elementwise::Logistic, |s| {
+            let e = (-s.abs()).exp();
+            if s >= 0.0 {
+                1.0 / (1.0 + e)
+            } else {
+                e / (1.0 + e)
+            }
+        }),
+    ];
+    for (f, scalar_libm) in libm {
+        let mut g = c.benchmark_group(format!("elementwise/{f:?}/2^14"));
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function("libm", |b| {
+            b.iter(|| {
+                for (o, &v) in y.iter_mut().zip(&x) {
+                    *o = scalar_libm(black_box(v));
+                }
+            })
+        });
+        for set in KernelSet::available() {
+            g.bench_function(set.isa().name(), |b| {
+                b.iter(|| {
+                    y.copy_from_slice(&x);
+                    set.map(f, &mut y)
+                })
+            });
+        }
+        g.finish();
+    }
+    black_box(&y);
+}
+
 /// One pass of K ASGD classes over the rows (block kernels, a feature's 2K sums side by side)
 /// against K passes (each class's own `[v, u]` pairs), on every path, for 10 and 30 classes.
 fn block_kernels(c: &mut Criterion) {
@@ -479,6 +524,6 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(600))
         .sample_size(10);
-    targets = sparse_kernels, dense_kernels, block_kernels, row_block_kernels
+    targets = sparse_kernels, dense_kernels, elementwise_functions, block_kernels, row_block_kernels
 }
 criterion_main!(benches);
