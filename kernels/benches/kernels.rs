@@ -306,6 +306,9 @@ fn dense_kernels(c: &mut Criterion) {
     }
 }
 
+/// One value's function.
+type ScalarFn = fn(f64) -> f64;
+
 /// `map` of each elementwise function on every path, in elements per second, against the C
 /// library's `exp` and `log1p` called for each element (what the losses called before).
 fn elementwise_functions(c: &mut Criterion) {
@@ -313,7 +316,7 @@ fn elementwise_functions(c: &mut Criterion) {
     // Margins from −20 to 20, the log loss's working range.
     let x: Vec<f64> = (0..n).map(|i| (i as f64 / n as f64 - 0.5) * 40.0).collect();
     let mut y = x.clone();
-    let libm: [(Elementwise, fn(f64) -> f64); 3] = [
+    let libm: [(Elementwise, ScalarFn); 3] = [
         (Elementwise::Exp, f64::exp),
         (Elementwise::Softplus, |t| {
             t.max(0.0) + (-t.abs()).exp().ln_1p()
