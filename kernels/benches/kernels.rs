@@ -310,32 +310,44 @@ fn dense_kernels(c: &mut Criterion) {
 type ScalarFn = fn(f64) -> f64;
 
 /// `map` of each elementwise function on every path, in elements per second, against the C
-/// library's `exp` and `log1p` called for each element (what the losses called before).
+/// library's `exp`, `log1p` and `ln` called for each element (what the losses called before).
 fn elementwise_functions(c: &mut Criterion) {
     let n = 1usize << 14;
-    // Margins from −20 to 20, the log loss's working range.
-    let x: Vec<f64> = (0..n).map(|i| (i as f64 / n as f64 - 0.5) * 40.0).collect();
-    let mut y = x.clone();
-    let libm: [(Elementwise, ScalarFn); 3] = [
-        (Elementwise::Exp, f64::exp),
-        (Elementwise::Softplus, |t| {
-            t.max(0.0) + (-t.abs()).exp().ln_1p()
-        }),
-        (Elementwise::Logistic, |s| {
-            let e = (-s.abs()).exp();
-            if s >= 0.0 {
-                1.0 / (1.0 + e)
-            } else {
-                e / (1.0 + e)
-            }
-        }),
+    // Margins from −20 to 20, the log loss's working range; the entropy's domain is [0, 1].
+    let margins: Vec<f64> = (0..n).map(|i| (i as f64 / n as f64 - 0.5) * 40.0).collect();
+    let shares: Vec<f64> = (0..n).map(|i| i as f64 / n as f64).collect();
+    let mut y = margins.clone();
+    let libm: [(Elementwise, ScalarFn, &[f64]); 4] = [
+        (Elementwise::Exp, f64::exp, &margins),
+        (
+            Elementwise::Softplus,
+            |t| t.max(0.0) + (-t.abs()).exp().ln_1p(),
+            &margins,
+        ),
+        (
+            Elementwise::Logistic,
+            |s| {
+                let e = (-s.abs()).exp();
+                if s >= 0.0 {
+                    1.0 / (1.0 + e)
+                } else {
+                    e / (1.0 + e)
+                }
+            },
+            &margins,
+        ),
+        (
+            Elementwise::Entropy,
+            |a| (if a > 0.0 { a * a.ln() } else { 0.0 }) + (1.0 - a) * (-a).ln_1p(),
+            &shares,
+        ),
     ];
-    for (f, scalar_libm) in libm {
+    for (f, scalar_libm, x) in libm {
         let mut g = c.benchmark_group(format!("elementwise/{f:?}/2^14"));
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function("libm", |b| {
             b.iter(|| {
-                for (o, &v) in y.iter_mut().zip(&x) {
+                for (o, &v) in y.iter_mut().zip(x) {
                     *o = scalar_libm(black_box(v));
                 }
             })
@@ -343,7 +355,7 @@ fn elementwise_functions(c: &mut Criterion) {
         for set in KernelSet::available() {
             g.bench_function(set.isa().name(), |b| {
                 b.iter(|| {
-                    y.copy_from_slice(&x);
+                    y.copy_from_slice(x);
                     set.map(f, &mut y)
                 })
             });

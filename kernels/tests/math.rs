@@ -2,7 +2,7 @@
 //! distance between the two doubles' positions on the number line.
 
 use proptest::prelude::*;
-use sparselin_kernels::math::{exp, softplus};
+use sparselin_kernels::math::{entropy, exp, softplus};
 
 /// How many doubles lie between a and b (both finite and of one sign, or equal).
 fn ulps(a: f64, b: f64) -> u64 {
@@ -45,6 +45,21 @@ fn softplus_is_within_two_ulps_of_libm() {
     let mut worst = 0;
     for t in sweep(-60.0, 60.0, 400_001).chain(sweep(-1.0, 1.0, 100_001)) {
         worst = worst.max(ulps(softplus(t), libm_softplus(t)));
+    }
+    assert!(worst <= 2, "{worst} ulps");
+}
+
+#[test]
+fn entropy_is_within_two_ulps_of_libm() {
+    let mut worst = 0;
+    for a in sweep(0.0, 1.0, 200_001).chain(sweep(-30.0, 0.0, 10_001).map(f64::exp)) {
+        let theirs = if a > 0.0 { a * a.ln() } else { 0.0 }
+            + if a < 1.0 {
+                (1.0 - a) * (-a).ln_1p()
+            } else {
+                0.0
+            };
+        worst = worst.max(ulps(entropy(a), theirs));
     }
     assert!(worst <= 2, "{worst} ulps");
 }

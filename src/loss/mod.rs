@@ -242,12 +242,8 @@ impl Loss {
         let t = v * y;
         let value = match self {
             Loss::Squared => 0.5 * v * v + v * y,
-            Loss::Log if (-1.0..=0.0).contains(&t) => {
-                // f*(−a) = a·ln a + (1 − a)·ln(1 − a), with 0·ln 0 = 0.
-                let a = -t;
-                let entropy = |x: f64, ln: f64| if x > 0.0 { x * ln } else { 0.0 };
-                entropy(a, a.ln()) + entropy(1.0 - a, (-a).ln_1p())
-            }
+            // f*(−a) = a·ln a + (1 − a)·ln(1 − a), with 0·ln 0 = 0.
+            Loss::Log if (-1.0..=0.0).contains(&t) => math::entropy(-t),
             Loss::SquaredHinge if t <= 0.0 => t + 0.25 * t * t,
             Loss::SmoothHinge if (-1.0..=0.0).contains(&t) => t + 0.5 * t * t,
             // ℓ(p) = f(p − y), f(r) = max(0, |r| − ε)²: f*(v) = ε|v| + v²/4.
@@ -256,6 +252,32 @@ impl Loss {
             _ => return None,
         };
         Some(value)
+    }
+
+    /// out_i = ℓ*(v_i) for every i, +∞ where [`conjugate`](Self::conjugate) is `None` (a loss
+    /// without one, for which the dual bound is −∞): `conjugate` row by row, bit for bit, the
+    /// log loss's entropies vectorized as in [`values`](Self::values). Panics if the lengths
+    /// differ.
+    pub fn conjugates(self, v: &[f64], y: &[f64], out: &mut [f64]) {
+        assert!(
+            v.len() == y.len() && y.len() == out.len(),
+            "conjugates: lengths differ"
+        );
+        if self == Loss::Log {
+            for ((o, &v), &y) in out.iter_mut().zip(v).zip(y) {
+                *o = -(v * y);
+            }
+            dense::map(Elementwise::Entropy, out);
+            for ((o, &v), &y) in out.iter_mut().zip(v).zip(y) {
+                if !(-1.0..=0.0).contains(&(v * y)) {
+                    *o = f64::INFINITY;
+                }
+            }
+        } else {
+            for ((o, &v), &y) in out.iter_mut().zip(v).zip(y) {
+                *o = self.conjugate(v, y).unwrap_or(f64::INFINITY);
+            }
+        }
     }
 
     /// Whether ℓ'(p, y) grows without bound with the residual (squared, squared hinge and
@@ -449,6 +471,9 @@ mod tests {
                 bits(&row(Loss::second_derivative)),
                 "{loss} curvatures"
             );
+            loss.conjugates(&p, &y, &mut out);
+            let conjugate = |loss: Loss, v, y| loss.conjugate(v, y).unwrap_or(f64::INFINITY);
+            assert_eq!(bits(&out), bits(&row(conjugate)), "{loss} conjugates");
         }
     }
 

@@ -139,8 +139,9 @@ pub fn check_axpy_dot(seed: u64, n: usize, off: usize, extreme: bool) -> Result<
 
 /// Every path's `map` of each function, and the dispatched one, equals the scalar function
 /// ([`Elementwise::at`]) bit for bit, on `n` arguments from 10^−3 to 10^3 in magnitude
-/// (beyond `exp`'s range at both ends), `off` entries into their allocation, one in seven
-/// a special value if asked (NaN, ±∞, ±0, the ends of `exp`'s range).
+/// (beyond `exp`'s range at both ends) or, one in three, in [0, 1) (the entropy's domain),
+/// `off` entries into their allocation, one in seven a special value if asked (NaN, ±∞, ±0,
+/// the ends of `exp`'s range).
 pub fn check_map(seed: u64, n: usize, off: usize, specials: bool) -> Result<(), TestCaseError> {
     const SPECIAL: [f64; 8] = [
         f64::NAN,
@@ -157,6 +158,8 @@ pub fn check_map(seed: u64, n: usize, off: usize, specials: bool) -> Result<(), 
         .map(|_| {
             if specials && rng.below(7) == 0 {
                 SPECIAL[rng.below(SPECIAL.len())]
+            } else if rng.below(3) == 0 {
+                rng.unit()
             } else {
                 rng.magnitude(3)
             }
@@ -167,6 +170,7 @@ pub fn check_map(seed: u64, n: usize, off: usize, specials: bool) -> Result<(), 
         Elementwise::Exp,
         Elementwise::Softplus,
         Elementwise::Logistic,
+        Elementwise::Entropy,
     ] {
         let want: Vec<u64> = x.iter().map(|&v| f.at(v).to_bits()).collect();
         let mut runs = Vec::new();
