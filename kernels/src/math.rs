@@ -1,17 +1,19 @@
-//! The elementary functions of the log loss and the softmax, `exp`, `softplus` and `logistic`,
-//! written to be vectorized by the dense kernel [`crate::dense::map`] instead of calls into
-//! the C library one value at a time.
+//! The elementary functions of the log loss, its conjugate and the softmax: `exp`,
+//! `softplus`, `logistic` and `entropy`, written to be vectorized by the dense kernel
+//! [`crate::dense::map`] instead of calls into the C library one value at a time.
 //!
 //! A batch pass of logistic regression evaluates one exponential and one `ln(1 + e^t)` per row
 //! for J and another exponential for ∇J; on rows of 13 non-zeros glibc's `log1p` and `exp`
 //! (with its error-handling wrapper) took 38% of an L-BFGS solve, more than either sparse
-//! kernel (PERF.md `## Batch solvers`, "The log loss's exp and log1p, vectorized"). The
-//! functions here have no branch (a NaN or an infinity flows through the same steps) and use
-//! only additions, multiplications and one division, no fused multiply-add, so that every
-//! target, vectorized or not, computes the same bits. Their errors, from an exact evaluation
-//! of the same steps (Python, 50 digits): `exp` at most 0.69 ulp over 300,000 arguments in
-//! [−700, 700] (glibc 0.50), the `ln(1 + e)` inside `softplus` at most 1.02 ulp over 200,000
-//! e in (0, 1] (glibc's `log1p` 0.76); the tests hold them within 1 and 2 ulp of glibc.
+//! kernel, and the duality gap of an L1 solve two logarithms per row (PERF.md `## Batch
+//! solvers`, "The log loss's exp and log1p, vectorized"). The functions here have no branch (a
+//! NaN or an infinity flows through the same steps) and use only additions, multiplications
+//! and divisions, no fused multiply-add, so that every target, vectorized or not, computes the
+//! same bits. Their errors, from an exact evaluation of the same steps (Python, 50 digits):
+//! `exp` at most 0.69 ulp over 300,000 arguments in [−700, 700] (glibc 0.50), the `ln(1 + e)`
+//! inside `softplus` at most 1.02 ulp over 200,000 e in (0, 1] (glibc's `log1p` 0.76). The
+//! tests hold `exp` and the logarithm within 1 ulp of glibc's `exp` and `ln`, `softplus` and
+//! `entropy` within 2 of glibc's formulas.
 
 /// ln 2 rounded to 32 significant bits, so that n·LN2_HI is exact for |n| < 2^21.
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
