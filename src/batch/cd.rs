@@ -236,8 +236,18 @@ impl RowTerms {
     fn loss_change(&self, p: &[f64], t: f64) -> f64 {
         let (loss, scale, y, xd) = (self.loss, &self.scale, &self.targets, &self.xd);
         fixed_sum(p.len(), |rows| {
-            rows.filter(|&i| scale[i] != 0.0 && xd[i] != 0.0)
-                .map(|i| scale[i] * (loss.value(p[i] + t * xd[i], y[i]) - loss.value(p[i], y[i])))
+            // The rows the step moves, their losses after and before it a chunk at a time.
+            let moved: Vec<usize> = rows.filter(|&i| scale[i] != 0.0 && xd[i] != 0.0).collect();
+            let targets: Vec<f64> = moved.iter().map(|&i| y[i]).collect();
+            let losses = |q: Vec<f64>| {
+                let mut losses = vec![0.0; q.len()];
+                loss.values(&q, &targets, &mut losses);
+                losses
+            };
+            let after = losses(moved.iter().map(|&i| p[i] + t * xd[i]).collect());
+            let before = losses(moved.iter().map(|&i| p[i]).collect());
+            (moved.iter().zip(after.iter().zip(&before)))
+                .map(|(&i, (after, before))| scale[i] * (after - before))
                 .sum::<f64>()
         })
     }
