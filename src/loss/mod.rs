@@ -159,48 +159,28 @@ impl Loss {
     /// over rows of a few non-zeros spent more time in the C library's `log1p` and `exp` than
     /// in the sparse kernels: PERF.md `## Batch solvers`). Panics if the lengths differ.
     pub fn values(self, p: &[f64], y: &[f64], out: &mut [f64]) {
-        assert!(
-            p.len() == y.len() && y.len() == out.len(),
-            "values: lengths differ"
-        );
-        if self == Loss::Log {
+        self.per_entry(p, y, out, Loss::value, |p, y, out| {
             negated_margins(p, y, out);
             dense::map(Elementwise::Softplus, out);
-        } else {
-            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
-                *o = self.value(p, y);
-            }
-        }
+        });
     }
 
     /// out_i = ℓ'(p_i, y_i) for every i: [`derivative`](Self::derivative) row by row, bit for
     /// bit, as [`values`](Self::values). Panics if the lengths differ.
     pub fn derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
-        assert!(
-            p.len() == y.len() && y.len() == out.len(),
-            "derivatives: lengths differ"
-        );
-        if self == Loss::Log {
+        self.per_entry(p, y, out, Loss::derivative, |p, y, out| {
             negated_margins(p, y, out);
             dense::map(Elementwise::Logistic, out);
             for (o, &y) in out.iter_mut().zip(y) {
                 *o *= -y;
             }
-        } else {
-            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
-                *o = self.derivative(p, y);
-            }
-        }
+        });
     }
 
     /// out_i = ℓ''(p_i, y_i) for every i: [`second_derivative`](Self::second_derivative) row
     /// by row, bit for bit, as [`values`](Self::values). Panics if the lengths differ.
     pub fn second_derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
-        assert!(
-            p.len() == y.len() && y.len() == out.len(),
-            "second_derivatives: lengths differ"
-        );
-        if self == Loss::Log {
+        self.per_entry(p, y, out, Loss::second_derivative, |p, y, out| {
             let mut up: Vec<f64> = p.iter().zip(y).map(|(&p, &y)| y * p).collect();
             dense::map(Elementwise::Logistic, &mut up);
             negated_margins(p, y, out);
@@ -208,9 +188,29 @@ impl Loss {
             for ((o, &up), &y) in out.iter_mut().zip(&up).zip(y) {
                 *o *= y * y * up;
             }
+        });
+    }
+
+    /// The frame of the slice forms: out_i = row(self, x_i, y_i) for every i, or for the log
+    /// loss `log(x, y, out)`, which computes the same bits for all rows at once. Panics if the
+    /// lengths differ.
+    fn per_entry(
+        self,
+        x: &[f64],
+        y: &[f64],
+        out: &mut [f64],
+        row: fn(Loss, f64, f64) -> f64,
+        log: impl FnOnce(&[f64], &[f64], &mut [f64]),
+    ) {
+        assert!(
+            x.len() == y.len() && y.len() == out.len(),
+            "loss slices: lengths differ"
+        );
+        if self == Loss::Log {
+            log(x, y, out);
         } else {
-            for ((o, &p), &y) in out.iter_mut().zip(p).zip(y) {
-                *o = self.second_derivative(p, y);
+            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *o = row(self, x, y);
             }
         }
     }
@@ -259,11 +259,8 @@ impl Loss {
     /// log loss's entropies vectorized as in [`values`](Self::values). Panics if the lengths
     /// differ.
     pub fn conjugates(self, v: &[f64], y: &[f64], out: &mut [f64]) {
-        assert!(
-            v.len() == y.len() && y.len() == out.len(),
-            "conjugates: lengths differ"
-        );
-        if self == Loss::Log {
+        let row = |loss: Loss, v, y| loss.conjugate(v, y).unwrap_or(f64::INFINITY);
+        self.per_entry(v, y, out, row, |v, y, out| {
             for ((o, &v), &y) in out.iter_mut().zip(v).zip(y) {
                 *o = -(v * y);
             }
@@ -273,11 +270,7 @@ impl Loss {
                     *o = f64::INFINITY;
                 }
             }
-        } else {
-            for ((o, &v), &y) in out.iter_mut().zip(v).zip(y) {
-                *o = self.conjugate(v, y).unwrap_or(f64::INFINITY);
-            }
-        }
+        });
     }
 
     /// Whether ℓ'(p, y) grows without bound with the residual (squared, squared hinge and
