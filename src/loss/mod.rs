@@ -72,7 +72,7 @@ impl Loss {
             Loss::Squared => 0.5 * (p - y) * (p - y),
             Loss::Absolute => (p - y).abs(),
             Loss::Hinge => (1.0 - y * p).max(0.0),
-            Loss::Log => math::softplus(-y * p),
+            Loss::Log => softplus(-y * p),
             Loss::SquaredHinge => {
                 let slack = (1.0 - y * p).max(0.0);
                 slack * slack
@@ -199,7 +199,7 @@ impl Loss {
         x: &[f64],
         y: &[f64],
         out: &mut [f64],
-        row: fn(Loss, f64, f64) -> f64,
+        row: impl Fn(Loss, f64, f64) -> f64,
         log: impl FnOnce(&[f64], &[f64], &mut [f64]),
     ) {
         assert!(
@@ -296,12 +296,21 @@ impl Loss {
     }
 }
 
-#[inline]
 /// σ(s) = 1/(1 + e^(−s)): under the log loss's model, the probability that the label is +1
 /// given the score s. Computed from e^(−|s|), which cannot overflow, so it is exact to
 /// rounding at both ends (σ(−720) is e^(−720), not 1/(1 + e^720) = 1/∞ = 0); NaN gives NaN.
+/// Out of line, as is [`softplus`]: inlined, their polynomials made the row functions too long
+/// to inline into the other losses' loops over rows (subLBFGS on hinge loss took 1.01–1.08×
+/// the time; PERF.md `## Batch solvers`).
+#[inline(never)]
 pub fn logistic(s: f64) -> f64 {
     math::logistic(s)
+}
+
+/// ln(1 + e^t), the log loss at t = −y·p ([`math::softplus`]), out of line like [`logistic`].
+#[inline(never)]
+fn softplus(t: f64) -> f64 {
+    math::softplus(t)
 }
 
 /// out_i = −y_i·p_i, the log loss's argument (as [`Loss::value`] forms it).
