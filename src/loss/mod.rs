@@ -299,9 +299,9 @@ impl Loss {
 /// σ(s) = 1/(1 + e^(−s)): under the log loss's model, the probability that the label is +1
 /// given the score s. Computed from e^(−|s|), which cannot overflow, so it is exact to
 /// rounding at both ends (σ(−720) is e^(−720), not 1/(1 + e^720) = 1/∞ = 0); NaN gives NaN.
-/// Out of line, as is [`softplus`]: inlined, their polynomials made the row functions too long
-/// to inline into the other losses' loops over rows (subLBFGS on hinge loss took 1.01–1.08×
-/// the time; PERF.md `## Batch solvers`).
+/// Out of line, as is the log loss's softplus: inlined, their polynomials made the row
+/// functions too long to inline into the other losses' loops over rows (subLBFGS on hinge loss
+/// took 1.01–1.08× the time; PERF.md `## Batch solvers`).
 #[inline(never)]
 pub fn logistic(s: f64) -> f64 {
     math::logistic(s)
