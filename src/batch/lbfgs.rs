@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use sparselin_kernels::{HugeArray, dense};
 
 use super::line_search::{self, Step};
-use super::objective::Objective;
+use super::objective::{Landing, Objective, advance};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
 use crate::memory::{self, AllocError};
@@ -270,8 +270,12 @@ const MAX_EVALS: usize = 60;
 /// What the quasi-Newton solver minimizes: a λ-strongly convex J over vectors of
 /// [`Smooth::dim`] entries, evaluated through a cache P(w) of the data's products with w
 /// (X·w for the binary objective, the class scores for the multinomial one), linear in w, so
-/// that a line search along d needs one product P(d) and then no pass over the data.
+/// that a line search along d needs one product P(d) and then no pass over the data, and
+/// P(w + ηd) is p + η·P(d) entry by entry ([`advance`]).
 pub trait Smooth: Sync {
+    /// What the line's evaluations keep of the point each reached, for
+    /// [`landed`](Self::landed).
+    type Landing;
     /// Entries of w.
     fn dim(&self) -> usize;
     /// λ, the strong-convexity modulus the certificate ‖∇J‖²/(2λ) rests on.
@@ -282,17 +286,33 @@ pub trait Smooth: Sync {
     fn value(&self, w: &[f64], p: &[f64]) -> f64;
     /// ∇J(w) (the loss's own derivative at a kink), `p` = P(w).
     fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError>;
-    /// η ↦ (J(w + ηd), its derivative in η), from `p` = P(w) and `pd` = P(d).
+    /// A landing for [`line`](Self::line) to fill, reused from one line to the next.
+    fn landing(&self) -> Result<Self::Landing, AllocError>;
+    /// η ↦ (J(w + ηd), its derivative in η), from `p` = P(w) and `pd` = P(d), each
+    /// evaluation keeping its point in `landing`.
     fn line<'r>(
         &'r self,
         w: &'r [f64],
         d: &'r [f64],
         p: &'r [f64],
         pd: &'r [f64],
-    ) -> impl Fn(f64) -> (f64, f64) + 'r;
+        landing: &'r mut Self::Landing,
+    ) -> impl FnMut(f64) -> (f64, f64) + 'r;
+    /// J(w) and ∇J(w) at the step η of a line whose last evaluation `landing` holds, w and
+    /// `p` = P(w) moved there ([`advance`]): what [`value`](Self::value) and
+    /// [`gradient`](Self::gradient) give, without a second pass over the rows' losses.
+    fn landed(
+        &self,
+        w: &[f64],
+        p: &[f64],
+        eta: f64,
+        landing: &Self::Landing,
+    ) -> Result<(f64, Vec<f64>), AllocError>;
 }
 
 impl<E: Examples> Smooth for Objective<'_, E> {
+    type Landing = Landing;
+
     fn dim(&self) -> usize {
         Objective::dim(self)
     }
@@ -313,15 +333,30 @@ impl<E: Examples> Smooth for Objective<'_, E> {
         Objective::gradient(self, w, p)
     }
 
+    fn landing(&self) -> Result<Landing, AllocError> {
+        Objective::landing(self)
+    }
+
     fn line<'r>(
         &'r self,
         w: &'r [f64],
         d: &'r [f64],
         p: &'r [f64],
         pd: &'r [f64],
-    ) -> impl Fn(f64) -> (f64, f64) + 'r {
+        landing: &'r mut Landing,
+    ) -> impl FnMut(f64) -> (f64, f64) + 'r {
         let ray = self.ray(w, d, p, pd);
-        move |eta| ray.eval(eta)
+        move |eta| ray.eval_keeping(eta, landing)
+    }
+
+    fn landed(
+        &self,
+        w: &[f64],
+        p: &[f64],
+        eta: f64,
+        landing: &Landing,
+    ) -> Result<(f64, Vec<f64>), AllocError> {
+        Objective::landed(self, w, p, eta, landing)
     }
 }
 
@@ -340,6 +375,7 @@ pub fn solve(
     let mut gradient = objective.gradient(&w, &p)?;
     tracker.passes += 2.0;
     let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
+    let mut landing = objective.landing()?;
     let mut iteration = 0;
     let stop = loop {
         let gap = tracker.gap(objective.lambda(), &gradient);
@@ -354,6 +390,7 @@ pub fn solve(
             value,
             &gradient,
             &mut memory,
+            &mut landing,
             wolfe,
             tracker,
         )?
@@ -362,10 +399,9 @@ pub fn solve(
         };
         let eta = step.eta;
         dense::axpby(eta, &d, 1.0, &mut w);
-        dense::axpby(eta, &xd, 1.0, &mut p);
-        let new_gradient = objective.gradient(&w, &p)?;
+        advance(&mut p, &xd, eta);
+        let (new_value, new_gradient) = objective.landed(&w, &p, eta, &landing)?;
         tracker.passes += 1.0;
-        let new_value = objective.value(&w, &p);
         debug_assert!((new_value - step.value).abs() <= 1e-8 * new_value.abs().max(1.0));
         memory.push(|s, y| {
             s.copy_from_slice(&d);
@@ -401,13 +437,14 @@ struct Descent {
 /// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
 /// `None` when that fails too.
 #[allow(clippy::too_many_arguments)]
-fn descend(
-    objective: &impl Smooth,
+fn descend<S: Smooth>(
+    objective: &S,
     w: &[f64],
     p: &[f64],
     value: f64,
     gradient: &[f64],
     memory: &mut Memory,
+    landing: &mut S::Landing,
     wolfe: Wolfe,
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Descent>, AllocError> {
@@ -422,7 +459,7 @@ fn descend(
         } else {
             1.0
         };
-        let phi = objective.line(w, &d, p, &xd);
+        let phi = objective.line(w, &d, p, &xd, landing);
         let step = match wolfe {
             Wolfe::Strong => line_search::strong_wolfe(phi, (value, slope), eta0, MAX_EVALS),
             Wolfe::Weak => line_search::weak_wolfe(phi, (value, slope), MAX_EVALS),

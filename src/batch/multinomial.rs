@@ -22,7 +22,7 @@ use sparselin_kernels::math::Elementwise;
 use sparselin_kernels::{dense, sparse};
 
 use super::lbfgs::{self, Smooth, Wolfe};
-use super::objective::{CHUNK_ROWS, fixed_sum, fixed_sum2};
+use super::objective::{CHUNK_ROWS, add_in_order, along, fixed_sum, fixed_sum2};
 use super::{Options, Progress, Solution, SolveError, Tracker};
 use crate::data::Examples;
 use crate::dist::{Local, Reducer};
@@ -149,41 +149,52 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 .sum()
         })];
         self.reducer.sum(&mut loss);
-        0.5 * self.lambda * dense::norm2(v) + loss[0] / self.total_rows as f64
+        self.value_with(v, loss[0])
+    }
+
+    /// J at the weights `v` from the loss sum over every rank's rows.
+    fn value_with(&self, v: &[f64], loss_sum: f64) -> f64 {
+        0.5 * self.lambda * dense::norm2(v) + loss_sum / self.total_rows as f64
     }
 
     /// ∇J = λv + (1/m) Σ_i s_i (p_i − e_(y_i)) ⊗ [x_i, 1], p_i the softmax of z_i.
     pub fn gradient(&self, v: &[f64], z: &[f64]) -> Result<Vec<f64>, AllocError> {
-        let (k, width, m) = (self.classes, self.width(), self.rows());
-        let total = self.total_rows as f64;
-        // Class-major: class k's coefficients s_i (p_ik − [y_i = k]) / m of every row are
-        // contiguous, the one array that class's pass over the rows reads.
-        let mut coefficients = memory::filled("class coefficients", m * k, 0.0)?;
-        let mut chunks: Vec<Vec<&mut [f64]>> = (0..m.div_ceil(CHUNK_ROWS))
-            .map(|_| Vec::with_capacity(k))
-            .collect();
-        for column in coefficients.chunks_mut(m.max(1)) {
-            for (chunk, piece) in chunks.iter_mut().zip(column.chunks_mut(CHUNK_ROWS)) {
-                chunk.push(piece);
-            }
-        }
-        chunks
+        let k = self.classes;
+        let mut coefficients = self.coefficients()?;
+        class_major_chunks(&mut coefficients, self.rows(), k)
             .into_par_iter()
             .enumerate()
             .for_each(|(c, mut columns)| {
                 let first = c * CHUNK_ROWS;
                 let (_, mut exps) = shifted_exps(&z[first * k..][..columns[0].len() * k], k);
                 for (r, p) in exps.chunks_exact_mut(k).enumerate() {
-                    let i = first + r;
                     normalize(p);
-                    p[self.labels[i]] -= 1.0;
-                    let scale = self.weight(i) / total;
-                    for (column, p) in columns.iter_mut().zip(p.iter()) {
-                        column[r] = p * scale;
-                    }
+                    self.write_coefficients(first + r, p, &mut columns, r);
                 }
             });
-        // The rows' part, summed over the ranks, then λv.
+        self.gradient_from(v, &coefficients)
+    }
+
+    /// Zeros for the class-major coefficients s_i (p_ik − [y_i = k]) / m of the gradient's
+    /// data part: class k's of every row contiguous, the one array that class's pass over the
+    /// rows reads.
+    fn coefficients(&self) -> Result<Vec<f64>, AllocError> {
+        memory::filled("class coefficients", self.rows() * self.classes, 0.0)
+    }
+
+    /// Row i's coefficients from its softmax `p` (left as p − e_(y_i)), into entry `r` of
+    /// each class's column piece.
+    fn write_coefficients(&self, i: usize, p: &mut [f64], columns: &mut [&mut [f64]], r: usize) {
+        p[self.labels[i]] -= 1.0;
+        let scale = self.weight(i) / self.total_rows as f64;
+        for (column, p) in columns.iter_mut().zip(p.iter()) {
+            column[r] = p * scale;
+        }
+    }
+
+    /// λv + the data part of ∇J from its class-major coefficients, summed over the ranks.
+    fn gradient_from(&self, v: &[f64], coefficients: &[f64]) -> Result<Vec<f64>, AllocError> {
+        let (width, m) = (self.width(), self.rows());
         let mut g = memory::filled("gradient", v.len(), 0.0)?;
         g.par_chunks_mut(width)
             .zip(coefficients.par_chunks(m.max(1)))
@@ -204,16 +215,24 @@ impl<'a, E: Examples> Multinomial<'a, E> {
     }
 
     /// Σ_i s_i·ℓ_i and Σ_i s_i·ℓ_i' over every rank's rows at the scores z + η·zd (ℓ_i the
-    /// row's loss, ℓ_i' its derivative in η): the data's part of J along a ray, O(mK).
-    fn ray_sums(&self, z: &[f64], zd: &[f64], eta: f64) -> (f64, f64) {
+    /// row's loss, ℓ_i' its derivative in η): the data's part of J along a ray, O(mK); with
+    /// `coefficients`, the gradient's coefficients there too ([`Multinomial::gradient`]).
+    fn ray_sums(
+        &self,
+        z: &[f64],
+        zd: &[f64],
+        eta: f64,
+        coefficients: Option<&mut [f64]>,
+    ) -> (f64, f64) {
         let k = self.classes;
-        let (loss, slope) = fixed_sum2(self.rows(), |rows| {
+        let chunk = |rows: std::ops::Range<usize>, columns: Option<&mut [&mut [f64]]>| {
             let entries = rows.start * k..rows.end * k;
             let points: Vec<f64> = (z[entries.clone()].iter().zip(&zd[entries]))
-                .map(|(a, b)| a + eta * b)
+                .map(|(&a, &b)| along(a, b, eta))
                 .collect();
             let (tops, mut exps) = shifted_exps(&points, k);
             let (mut loss, mut slope) = (0.0, 0.0);
+            let mut columns = columns;
             for (r, i) in rows.enumerate() {
                 let (point, zdi) = (&points[r * k..][..k], &zd[i * k..][..k]);
                 let p = &mut exps[r * k..][..k];
@@ -222,16 +241,57 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 let s = self.weight(i);
                 loss += s * loss_from(tops[r], sum, point[y]);
                 slope += s * (dense::dot(p, zdi) - zdi[y]);
+                if let Some(columns) = columns.as_deref_mut() {
+                    self.write_coefficients(i, p, columns, r);
+                }
             }
             (loss, slope)
-        });
+        };
+        let (loss, slope) = match coefficients {
+            Some(out) => {
+                let partial: Vec<(f64, f64)> = class_major_chunks(out, self.rows(), k)
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(c, mut columns)| {
+                        let first = c * CHUNK_ROWS;
+                        chunk(first..first + columns[0].len(), Some(&mut columns))
+                    })
+                    .collect();
+                add_in_order(&partial)
+            }
+            None => fixed_sum2(self.rows(), |rows| chunk(rows, None)),
+        };
         let mut sums = [loss, slope];
         self.reducer.sum(&mut sums);
         (sums[0], sums[1])
     }
 }
 
+/// The class-major array `coefficients` (K columns of m rows) cut for tasks of
+/// [`CHUNK_ROWS`] rows: chunk c's piece of each column, in class order.
+fn class_major_chunks(coefficients: &mut [f64], m: usize, k: usize) -> Vec<Vec<&mut [f64]>> {
+    let mut chunks: Vec<Vec<&mut [f64]>> = (0..m.div_ceil(CHUNK_ROWS))
+        .map(|_| Vec::with_capacity(k))
+        .collect();
+    for column in coefficients.chunks_mut(m.max(1)) {
+        for (chunk, piece) in chunks.iter_mut().zip(column.chunks_mut(CHUNK_ROWS)) {
+            chunk.push(piece);
+        }
+    }
+    chunks
+}
+
+/// What the multinomial line's evaluations keep of the point each reached: η, the loss sum
+/// over every rank, and the gradient's class-major coefficients there.
+pub struct Landing {
+    eta: Option<f64>,
+    loss_sum: f64,
+    coefficients: Vec<f64>,
+}
+
 impl<E: Examples> Smooth for Multinomial<'_, E> {
+    type Landing = Landing;
+
     fn dim(&self) -> usize {
         self.classes * self.width()
     }
@@ -252,21 +312,46 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
         Multinomial::gradient(self, w, p)
     }
 
+    fn landing(&self) -> Result<Landing, AllocError> {
+        Ok(Landing {
+            eta: None,
+            loss_sum: 0.0,
+            coefficients: self.coefficients()?,
+        })
+    }
+
     fn line<'r>(
         &'r self,
         w: &'r [f64],
         d: &'r [f64],
         p: &'r [f64],
         pd: &'r [f64],
-    ) -> impl Fn(f64) -> (f64, f64) + 'r {
+        landing: &'r mut Landing,
+    ) -> impl FnMut(f64) -> (f64, f64) + 'r {
         let (ww, wd, dd) = (dense::norm2(w), dense::dot(w, d), dense::norm2(d));
         let (lambda, m) = (self.lambda, self.total_rows as f64);
         move |eta| {
-            let (loss, slope) = self.ray_sums(p, pd, eta);
+            let (loss, slope) = self.ray_sums(p, pd, eta, Some(&mut landing.coefficients));
+            (landing.eta, landing.loss_sum) = (Some(eta), loss);
             (
                 0.5 * lambda * (ww + 2.0 * eta * wd + eta * eta * dd) + loss / m,
                 lambda * (wd + eta * dd) + slope / m,
             )
+        }
+    }
+
+    fn landed(
+        &self,
+        w: &[f64],
+        p: &[f64],
+        eta: f64,
+        landing: &Landing,
+    ) -> Result<(f64, Vec<f64>), AllocError> {
+        if landing.eta.map(f64::to_bits) == Some(eta.to_bits()) {
+            let value = self.value_with(w, landing.loss_sum);
+            Ok((value, self.gradient_from(w, &landing.coefficients)?))
+        } else {
+            Ok((self.value(w, p), self.gradient(w, p)?))
         }
     }
 }
@@ -334,8 +419,8 @@ pub fn solve<E: Examples>(
 mod tests {
     use super::*;
     use crate::batch::Stop;
-    use crate::batch::objective::Objective;
     use crate::batch::objective::tests::{random_matrix, uniforms};
+    use crate::batch::objective::{Objective, advance};
     use crate::data::CsrMatrix;
     use crate::loss::Loss;
     use sparselin_kernels::math;
@@ -372,15 +457,50 @@ mod tests {
         // The ray is J along a direction, and its slope J's derivative there.
         let d: Vec<f64> = (0..objective.dim()).map(|_| next() - 0.5).collect();
         let (z, zd) = (objective.scores(&w), objective.scores(&d));
+        let mut landing = objective.landing().unwrap();
         for eta in [0.0, 0.3, 2.0] {
             let point: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + eta * b).collect();
-            let (value, slope) = objective.line(&w, &d, &z, &zd)(eta);
+            let (value, slope) = objective.line(&w, &d, &z, &zd, &mut landing)(eta);
             let direct = objective.value(&point, &objective.scores(&point));
             assert!((value - direct).abs() < 1e-12, "{value} vs {direct}");
             let g = objective
                 .gradient(&point, &objective.scores(&point))
                 .unwrap();
             assert!((slope - dense::dot(&g, &d)).abs() < 1e-12);
+        }
+    }
+
+    /// J and ∇J where the line's last evaluation landed are what a fresh evaluation at the
+    /// advanced scores gives, bit for bit; at another step they are computed afresh.
+    #[test]
+    fn a_landing_gives_the_value_and_gradient_of_its_point() {
+        let x = random_matrix(5000, 7, 11);
+        let labels = three_classes(&x, 12);
+        let mut next = uniforms(13);
+        let weights: Vec<f64> = (0..5000).map(|i| (i % 4) as f64 * 0.5).collect();
+        let objective = Multinomial::new(&x, labels, 3, Some(weights), 0.05);
+        let w: Vec<f64> = (0..objective.dim()).map(|_| next() - 0.5).collect();
+        let d: Vec<f64> = (0..objective.dim()).map(|_| 3.0 * next() - 1.5).collect();
+        let (z, zd) = (objective.scores(&w), objective.scores(&d));
+        let mut landing = objective.landing().unwrap();
+        let bits = |(value, g): (f64, Vec<f64>)| {
+            let mut bits: Vec<u64> = g.iter().map(|g| g.to_bits()).collect();
+            bits.push(value.to_bits());
+            bits
+        };
+        for (landed_at, asked_at) in [(0.7, 0.7), (1.9, 1.9), (0.7, 0.35)] {
+            objective.line(&w, &d, &z, &zd, &mut landing)(landed_at);
+            let point: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + asked_at * b).collect();
+            let mut moved = z.clone();
+            advance(&mut moved, &zd, asked_at);
+            let fresh = (
+                objective.value(&point, &moved),
+                objective.gradient(&point, &moved).unwrap(),
+            );
+            let landed = objective
+                .landed(&point, &moved, asked_at, &landing)
+                .unwrap();
+            assert_eq!(bits(landed), bits(fresh), "landed at {landed_at}");
         }
     }
 

@@ -16,7 +16,7 @@
 use sparselin_kernels::dense;
 
 use super::hessian::{ConjugateGradients, inverse_preconditioner};
-use super::objective::Objective;
+use super::objective::{Landing, Objective, advance};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
 use crate::memory::AllocError;
@@ -46,6 +46,7 @@ pub fn solve<E: Examples>(
     let mut value = objective.value(&w, &p);
     let mut gradient = objective.gradient(&w, &p)?;
     tracker.passes += 2.0;
+    let mut landing = objective.landing()?;
     let mut iteration = 0;
     let stop = loop {
         let gap = tracker.gap(lambda, &gradient);
@@ -57,13 +58,19 @@ pub fn solve<E: Examples>(
         let inverse = inverse_preconditioner(objective, &curvatures)?;
         tracker.passes += 1.0;
         let (s, xs) = newton_direction(objective, &curvatures, &inverse, &gradient, tracker)?;
-        let Some(eta) = backtrack(objective, &w, &p, &s, &xs, value, &gradient) else {
+        let line = Line {
+            w: &w,
+            p: &p,
+            s: &s,
+            xs: &xs,
+        };
+        let Some(eta) = backtrack(objective, line, value, &gradient, &mut landing) else {
             break stalled_or_converged(options, iteration, value, gap);
         };
         dense::axpby(eta, &s, 1.0, &mut w);
-        dense::axpby(eta, &xs, 1.0, &mut p);
-        let next_value = objective.value(&w, &p);
-        gradient = objective.gradient(&w, &p)?;
+        advance(&mut p, &xs, eta);
+        let next_value;
+        (next_value, gradient) = objective.landed(&w, &p, eta, &landing)?;
         tracker.passes += 1.0;
         iteration += 1;
         let fell = value - next_value;
@@ -91,26 +98,33 @@ fn stalled_or_converged(options: &Options, iteration: usize, value: f64, gap: f6
     }
 }
 
+/// The ray a step is searched along: from w (predictions p) along s (products X·s).
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    w: &'a [f64],
+    p: &'a [f64],
+    s: &'a [f64],
+    xs: &'a [f64],
+}
+
 /// The first of η = 1, ½, ¼, … at which J(w + ηs) ≤ J(w) + [`ARMIJO`]·η·⟨∇J, s⟩, each trial
-/// O(m) from the predictions p and X·s; `None` when s is no descent direction (rounding) or
-/// [`MOST_HALVINGS`] halvings found no such η.
+/// O(m) from the predictions p and X·s, the last trial kept in `landing`; `None` when s is no
+/// descent direction (rounding) or [`MOST_HALVINGS`] halvings found no such η.
 fn backtrack<E: Examples>(
     objective: &Objective<'_, E>,
-    w: &[f64],
-    p: &[f64],
-    s: &[f64],
-    xs: &[f64],
+    line: Line<'_>,
     value: f64,
     gradient: &[f64],
+    landing: &mut Landing,
 ) -> Option<f64> {
-    let slope = dense::dot(gradient, s);
+    let slope = dense::dot(gradient, line.s);
     if slope.partial_cmp(&0.0) != Some(std::cmp::Ordering::Less) {
         return None;
     }
-    let ray = objective.ray(w, s, p, xs);
+    let ray = objective.ray(line.w, line.s, line.p, line.xs);
     let mut eta = 1.0;
     for _ in 0..MOST_HALVINGS {
-        if ray.eval(eta).0 - value <= ARMIJO * eta * slope {
+        if ray.eval_keeping(eta, landing).0 - value <= ARMIJO * eta * slope {
             return Some(eta);
         }
         eta *= 0.5;
@@ -172,7 +186,14 @@ mod tests {
         let gradient = objective.gradient(&w, &p).unwrap();
         assert_eq!(gradient, [-0.5]);
         let (s, xs) = ([100.0], [100.0]);
-        let eta = backtrack(&objective, &w, &p, &s, &xs, value, &gradient).unwrap();
+        let mut landing = objective.landing().unwrap();
+        let line = Line {
+            w: &w,
+            p: &p,
+            s: &s,
+            xs: &xs,
+        };
+        let eta = backtrack(&objective, line, value, &gradient, &mut landing).unwrap();
         let at = |eta: f64| objective.value(&[eta * 100.0], &[eta * 100.0]);
         let promised = |eta: f64| value + ARMIJO * eta * -50.0;
         assert!(eta < 1.0, "{eta}");
@@ -186,7 +207,12 @@ mod tests {
             at(2.0 * eta) > promised(2.0 * eta),
             "{eta}: a longer step passed too"
         );
-        let ascent = backtrack(&objective, &w, &p, &[-1.0], &[-1.0], value, &gradient);
+        let line = Line {
+            s: &[-1.0],
+            xs: &[-1.0],
+            ..line
+        };
+        let ascent = backtrack(&objective, line, value, &gradient, &mut landing);
         assert_eq!(ascent, None);
     }
 }

@@ -12,7 +12,9 @@
 //! cache are bit-identical whatever the size of the rayon pool.
 //!
 //! The predictions p = Xw are the cache the solvers keep: a line search along d needs one
-//! product X·d, after which every trial point costs O(m) ([`Ray`]).
+//! product X·d, after which every trial point costs O(m) ([`Ray`]), and the trial the search
+//! accepts leaves behind the loss and its derivatives there, so that J and ∇J at the step need
+//! only the transpose product ([`Landing`]).
 //!
 //! Distributed ([`Objective::distributed`]): the rows are this rank's share, m is the total
 //! over all ranks, and every sum over rows (the mean loss, Xᵀc, the ray's value and slope) is
@@ -432,7 +434,12 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// J(w) from w and its predictions p = Xw.
     pub fn value(&self, w: &[f64], p: &[f64]) -> f64 {
-        let smooth = 0.5 * self.lambda * dense::norm2(w) + self.mean_loss(p);
+        self.value_with(w, self.mean_loss(p))
+    }
+
+    /// J(w) from w and the mean loss of its predictions.
+    fn value_with(&self, w: &[f64], mean_loss: f64) -> f64 {
+        let smooth = 0.5 * self.lambda * dense::norm2(w) + mean_loss;
         if self.l1 > 0.0 {
             smooth + self.l1 * norm1(w)
         } else {
@@ -549,6 +556,37 @@ impl<'a, E: Examples> Objective<'a, E> {
         self.subgradient(w, &self.derivatives(p))
     }
 
+    /// A [`Landing`] for this objective's rows, for [`Ray::eval_keeping`] to fill.
+    pub fn landing(&self) -> Result<Landing, AllocError> {
+        Ok(Landing {
+            eta: None,
+            loss_sum: 0.0,
+            derivatives: memory::filled("loss derivatives", self.n_rows(), 0.0)?,
+        })
+    }
+
+    /// J(w) and ∇J(w) at w = w₀ + ηd with predictions p, which [`advance`] moved along the
+    /// ray: from what the ray's last evaluation kept when it was at this η, bit for bit
+    /// [`value`](Self::value) and [`gradient`](Self::gradient) without their pass over the
+    /// rows' losses; computed afresh otherwise.
+    pub fn landed(
+        &self,
+        w: &[f64],
+        p: &[f64],
+        eta: f64,
+        landing: &Landing,
+    ) -> Result<(f64, Vec<f64>), AllocError> {
+        if landing.eta.map(f64::to_bits) == Some(eta.to_bits()) {
+            let mean_loss = landing.loss_sum / self.total_rows as f64;
+            Ok((
+                self.value_with(w, mean_loss),
+                self.subgradient(w, &landing.derivatives)?,
+            ))
+        } else {
+            Ok((self.value(w, p), self.gradient(w, p)?))
+        }
+    }
+
     /// J restricted to the ray w + ηd, from the predictions p = Xw and xd = X·d.
     pub fn ray<'r>(&'r self, w: &[f64], d: &[f64], p: &'r [f64], xd: &'r [f64]) -> Ray<'r> {
         Ray {
@@ -574,6 +612,34 @@ pub struct TransposeCache {
     c: Vec<f64>,
     /// Σ_i c_i [x_i, 1] over the local rows.
     local: Vec<f64>,
+}
+
+/// p + η·(Xd): a row's prediction at w + ηd, as [`Ray`] computes its trial points.
+#[inline(always)]
+pub(super) fn along(p: f64, xd: f64, eta: f64) -> f64 {
+    p + eta * xd
+}
+
+/// p ← p + η·Xd, the predictions at the step a solver takes along a ray, bit for bit the
+/// ray's own trial point there (which a [`Landing`] relies on).
+pub fn advance(p: &mut [f64], xd: &[f64], eta: f64) {
+    assert_eq!(p.len(), xd.len(), "advance: lengths differ");
+    for (p, &xd) in p.iter_mut().zip(xd) {
+        *p = along(*p, xd, eta);
+    }
+}
+
+/// What a ray's evaluation keeps of the point it reached, so that J and ∇J there cost no
+/// second pass over the rows' losses ([`Objective::landed`]): its η, the loss sum over every
+/// rank's rows, and the local rows' s_i·c_{y_i}·ℓ'(q_i). A solver that evaluates J and ∇J
+/// at each step it takes would otherwise compute every row's loss and derivative twice, once
+/// on the line and once at the step: on rows of a few non-zeros the log loss's exponentials
+/// and logarithms cost as much as a sparse pass (PERF.md `## Batch solvers`).
+pub struct Landing {
+    /// The η of the evaluation kept; `None` before the first.
+    eta: Option<f64>,
+    loss_sum: f64,
+    derivatives: Vec<f64>,
 }
 
 /// Φ(η) = J(w + ηd) evaluated in O(m) per point from cached products.
@@ -611,39 +677,69 @@ impl Ray<'_> {
 
     /// Φ(η) and Φ'(η) (with the loss's own derivative at a kink).
     pub fn eval(&self, eta: f64) -> (f64, f64) {
+        self.eval_into(eta, None).0
+    }
+
+    /// [`eval`](Self::eval), keeping in `landing` what J and ∇J at w + ηd need.
+    pub fn eval_keeping(&self, eta: f64, landing: &mut Landing) -> (f64, f64) {
+        let (phi, loss_sum) = self.eval_into(eta, Some(&mut landing.derivatives));
+        (landing.eta, landing.loss_sum) = (Some(eta), loss_sum);
+        phi
+    }
+
+    /// (Φ(η), Φ'(η)) and the loss sum over every rank, the rows' weighted loss derivatives
+    /// written to `derivatives` if given.
+    fn eval_into(&self, eta: f64, derivatives: Option<&mut [f64]>) -> ((f64, f64), f64) {
         let pair = match self.sample_weights {
-            Some(s) => self.loss_sums(eta, s),
-            None => self.loss_sums(eta, Unweighted),
+            Some(s) => self.loss_sums(eta, s, derivatives),
+            None => self.loss_sums(eta, Unweighted, derivatives),
         };
         let m = self.rows;
         let mut pair = [pair.0, pair.1];
         self.reducer.sum(&mut pair);
         let norm = self.ww + 2.0 * eta * self.wd + eta * eta * self.dd;
-        (
+        let phi = (
             0.5 * self.lambda * norm + pair[0] / m,
             self.lambda * (self.wd + eta * self.dd) + pair[1] / m,
-        )
+        );
+        (phi, pair[0])
     }
 }
 
 impl Ray<'_> {
-    /// This rank's Σ_i s_i·ℓ(q_i) and Σ_i s_i·ℓ'(q_i)·(Xd)_i at q = p + η·Xd.
-    fn loss_sums(&self, eta: f64, s: impl RowWeights) -> (f64, f64) {
+    /// This rank's Σ_i s_i·ℓ(q_i) and Σ_i s_i·ℓ'(q_i)·(Xd)_i at q = p + η·Xd, and each
+    /// s_i·ℓ'(q_i) in `derivatives` if given (one per local row).
+    fn loss_sums(
+        &self,
+        eta: f64,
+        s: impl RowWeights,
+        derivatives: Option<&mut [f64]>,
+    ) -> (f64, f64) {
         let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
-        fixed_sum2(p.len(), |rows| {
-            let q: Vec<f64> = rows.clone().map(|i| p[i] + eta * xd[i]).collect();
-            let (mut values, mut slopes) = (vec![0.0; q.len()], vec![0.0; q.len()]);
+        let chunk = |rows: Range<usize>, slopes: &mut [f64]| {
+            let q: Vec<f64> = rows.clone().map(|i| along(p[i], xd[i], eta)).collect();
+            let mut values = vec![0.0; q.len()];
             loss.values(&q, &y[rows.clone()], &mut values);
-            loss.derivatives(&q, &y[rows.clone()], &mut slopes);
+            loss.derivatives(&q, &y[rows.clone()], slopes);
             let mut value = 0.0;
             let mut slope = 0.0;
             for (k, i) in rows.enumerate() {
                 let s = s.at(i);
                 value += s * values[k];
-                slope += s * slopes[k] * xd[i];
+                slopes[k] *= s;
+                slope += slopes[k] * xd[i];
             }
             (value, slope)
-        })
+        };
+        match derivatives {
+            Some(out) => {
+                assert_eq!(out.len(), p.len(), "ray: one derivative per row");
+                fixed_sum2_into(out, chunk)
+            }
+            None => fixed_sum2(p.len(), |rows| {
+                chunk(rows.clone(), &mut vec![0.0; rows.len()])
+            }),
+        }
     }
 }
 
@@ -725,6 +821,24 @@ pub fn fixed_sum2(len: usize, part: impl Fn(Range<usize>) -> (f64, f64) + Sync) 
         .into_par_iter()
         .map(|c| part(c * CHUNK_ROWS..((c + 1) * CHUNK_ROWS).min(len)))
         .collect();
+    add_in_order(&partial)
+}
+
+/// [`fixed_sum2`] whose parts also write one entry per row of `out`, each part its chunk's.
+fn fixed_sum2_into(
+    out: &mut [f64],
+    part: impl Fn(Range<usize>, &mut [f64]) -> (f64, f64) + Sync,
+) -> (f64, f64) {
+    let partial: Vec<(f64, f64)> = out
+        .par_chunks_mut(CHUNK_ROWS)
+        .enumerate()
+        .map(|(c, chunk)| part(c * CHUNK_ROWS..c * CHUNK_ROWS + chunk.len(), chunk))
+        .collect();
+    add_in_order(&partial)
+}
+
+/// The chunk sums added in order.
+pub(super) fn add_in_order(partial: &[(f64, f64)]) -> (f64, f64) {
     partial
         .iter()
         .fold((0.0, 0.0), |acc, x| (acc.0 + x.0, acc.1 + x.1))
@@ -917,6 +1031,50 @@ pub(crate) mod tests {
             assert!((v - f.value(&moved, &pm)).abs() < 1e-12);
             let slope = dense::dot(&f.gradient(&moved, &pm).unwrap(), &d);
             assert!((s - slope).abs() < 1e-12, "{s} vs {slope}");
+        }
+    }
+
+    /// J and ∇J where the ray's last evaluation landed are what a fresh evaluation at the
+    /// advanced predictions gives, bit for bit, for every loss with class and sample weights
+    /// (over more rows than a chunk); at another step they are computed afresh.
+    #[test]
+    fn a_landing_gives_the_value_and_gradient_of_its_point() {
+        let x = random_matrix(CHUNK_ROWS * 2 + 77, 9, 5);
+        let weights = ClassWeights::new(0.3, 6.0).unwrap();
+        let sample_weights: Vec<f64> = (0..x.n_rows()).map(|i| (i % 5) as f64 * 0.75).collect();
+        let rows = SampleWeighted::new(&x, &sample_weights).unwrap();
+        let w: Vec<f64> = (0..10).map(|j| (j as f64).cos()).collect();
+        let d: Vec<f64> = (0..10).map(|j| (j as f64 * 1.3).sin()).collect();
+        let bits = |(value, g): (f64, Vec<f64>)| {
+            let mut bits: Vec<u64> = g.iter().map(|g| g.to_bits()).collect();
+            bits.push(value.to_bits());
+            bits
+        };
+        let unit = ClassWeights::UNIT;
+        for (loss, weights) in [
+            (Loss::Log, weights),
+            (Loss::SquaredHinge, weights),
+            (Loss::Hinge, weights),
+            (Loss::Squared, unit),
+            (Loss::Quantile(0.2), unit),
+        ] {
+            let f = Objective::new(&rows, WeightedLoss::new(loss, weights).unwrap(), 0.1, true);
+            let (p, xd) = (f.product(&w), f.product(&d));
+            let ray = f.ray(&w, &d, &p, &xd);
+            let mut landing = f.landing().unwrap();
+            for (landed_at, asked_at) in [(0.3, 0.3), (1.7, 1.7), (0.3, 0.15)] {
+                assert_eq!(
+                    ray.eval_keeping(landed_at, &mut landing),
+                    ray.eval(landed_at),
+                    "{loss}"
+                );
+                let moved: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + asked_at * b).collect();
+                let mut pm = p.clone();
+                advance(&mut pm, &xd, asked_at);
+                let fresh = (f.value(&moved, &pm), f.gradient(&moved, &pm).unwrap());
+                let landed = f.landed(&moved, &pm, asked_at, &landing).unwrap();
+                assert_eq!(bits(landed), bits(fresh), "{loss}, landed at {landed_at}");
+            }
         }
     }
 
