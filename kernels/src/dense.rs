@@ -37,6 +37,14 @@ pub fn norm2(x: &[f64]) -> f64 {
     selected().norm2(x)
 }
 
+/// Σ x_i, in the vector paths' independent partial sums: a sum over a pass's rows (a loss
+/// total, a bias's share of a gradient) added one row after the other waits on each
+/// addition's latency, a few cycles a row (PERF.md `## Batch solvers`).
+#[inline]
+pub fn sum(x: &[f64]) -> f64 {
+    selected().sum(x)
+}
+
 /// `out[i] = α·(h·vu[i][0] − vu[i][1]) + β·xbar[i]` — the averaged-iterate recovery
 /// (MATH.md §3–§4) from interleaved `[v_i, u_i]`. With `xbar = None` the β term is absent.
 #[inline]

@@ -106,6 +106,22 @@ pub(crate) fn norm2(x: &[f64]) -> f64 {
     reduce(acc)
 }
 
+/// Σ x_i.
+#[inline(always)]
+pub(crate) fn sum(x: &[f64]) -> f64 {
+    let (xc, xt) = x.as_chunks::<LANES>();
+    let mut acc = [0.0; LANES];
+    for a in xc {
+        for l in 0..LANES {
+            acc[l] += a[l];
+        }
+    }
+    for (l, a) in xt.iter().enumerate() {
+        acc[l] += *a;
+    }
+    reduce(acc)
+}
+
 /// out_i = α·(h·v_i − u_i) + β·x̄_i, or without the β term when `xbar` is `None`
 /// (lengths equal).
 #[inline(always)]

@@ -43,6 +43,7 @@ pub(crate) struct Raw {
     pub dense_dot: unsafe fn(&[f64], &[f64]) -> f64,
     pub axpy_dot: unsafe fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     pub norm2: unsafe fn(&[f64]) -> f64,
+    pub sum: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
     pub map: unsafe fn(Elementwise, &mut [f64]),
     pub block_dot: BlockDotFn,
@@ -201,6 +202,13 @@ impl KernelSet {
     pub fn norm2(&self, x: &[f64]) -> f64 {
         // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
         unsafe { (self.raw.norm2)(x) }
+    }
+
+    /// Σ x_i. See [`crate::dense::sum`].
+    #[inline]
+    pub fn sum(&self, x: &[f64]) -> f64 {
+        // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
+        unsafe { (self.raw.sum)(x) }
     }
 
     /// x_i ← f(x_i). See [`crate::dense::map`].

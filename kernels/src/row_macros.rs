@@ -22,6 +22,7 @@ macro_rules! kernel_set {
                 dense_dot,
                 axpy_dot,
                 norm2,
+                sum,
                 rescale_average,
                 map,
                 block_dot,
@@ -216,6 +217,7 @@ macro_rules! isa_path {
             fn dense_dot(x: &[f64], y: &[f64]) -> f64;
             fn axpy_dot(a: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64;
             fn norm2(x: &[f64]) -> f64;
+            fn sum(x: &[f64]) -> f64;
             fn rescale_average(
                 alpha: f64,
                 h: f64,

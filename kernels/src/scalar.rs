@@ -100,6 +100,11 @@ pub fn norm2(x: &[f64]) -> f64 {
     x.iter().map(|a| a * a).sum()
 }
 
+/// See [`crate::dense::sum`].
+pub fn sum(x: &[f64]) -> f64 {
+    x.iter().sum()
+}
+
 /// See [`crate::dense::map`].
 pub fn map(f: crate::math::Elementwise, x: &mut [f64]) {
     f.apply(x);

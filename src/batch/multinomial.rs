@@ -203,11 +203,7 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 self.data.for_each_block(0..m, &mut |first, rows| {
                     sparse::axpy_rows(&column[first..][..rows.len()], rows, weights);
                 });
-                for &c in column {
-                    if c != 0.0 {
-                        bias[0] += c;
-                    }
-                }
+                bias[0] += dense::sum(column);
             });
         self.reducer.sum(&mut g);
         dense::axpby(self.lambda, v, 1.0, &mut g);
@@ -578,6 +574,7 @@ mod tests {
         let w: Vec<f64> = (0..objective.dim()).map(|_| next() - 0.5).collect();
         let z = objective.scores(&w);
         let mut expected_g = vec![0.0; objective.dim()];
+        let mut columns = vec![vec![0.0; m]; k];
         let mut p = vec![0.0; k];
         for i in 0..m {
             let row = x.row(i);
@@ -600,9 +597,13 @@ mod tests {
                 let c = p[class] * (weights[i] / m as f64);
                 if c != 0.0 {
                     sparse::axpy(c, row.indices, row.values, &mut block[..9]);
-                    block[9] += c;
                 }
+                columns[class][i] = c;
             }
+        }
+        // Each bias the sum of its class's coefficients over the rows.
+        for (block, column) in expected_g.chunks_exact_mut(width).zip(&columns) {
+            block[9] = dense::sum(column);
         }
         dense::axpby(0.1, &w, 1.0, &mut expected_g);
         let g = objective.gradient(&w, &z).unwrap();

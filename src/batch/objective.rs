@@ -293,8 +293,9 @@ impl<'a, E: Examples> Objective<'a, E> {
         }
     }
 
-    /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1] (or of the squares), in row order, rows with a
-    /// zero coefficient skipped: the rows go to the row-block kernel a stored run at a time.
+    /// g += Σ_{i ∈ rows} coefficient(i) [x_i, 1] (or of the squares): the rows go to the
+    /// row-block kernel a stored run at a time, in row order (rows with a zero coefficient
+    /// skipped), and the bias's share is one sum over the range.
     fn add_rows(
         &self,
         g: &mut [f64],
@@ -303,22 +304,19 @@ impl<'a, E: Examples> Objective<'a, E> {
         coefficient: impl Fn(usize) -> f64,
     ) {
         let n = self.data.n_features();
-        let mut coefficients = Vec::new();
-        self.data.for_each_block(rows, &mut |first, block| {
-            coefficients.clear();
-            coefficients.extend((first..first + block.len()).map(&coefficient));
+        let coefficients: Vec<f64> = rows.clone().map(coefficient).collect();
+        self.data.for_each_block(rows.clone(), &mut |first, block| {
+            let coefficients = &coefficients[first - rows.start..][..block.len()];
             match entries {
-                Entries::Values => sparse::axpy_rows(&coefficients, block, &mut g[..n]),
-                Entries::Squares => add_squares(&coefficients, block, &mut g[..n]),
-            }
-            if self.bias {
-                for &c in &coefficients {
-                    if c != 0.0 {
-                        g[n] += c;
-                    }
-                }
+                Entries::Values => sparse::axpy_rows(coefficients, block, &mut g[..n]),
+                Entries::Squares => add_squares(coefficients, block, &mut g[..n]),
             }
         });
+        // Summed over the whole range, not run by run: the runs follow the shards, and the
+        // result must not.
+        if self.bias {
+            g[n] += dense::sum(&coefficients);
+        }
     }
 
     /// λw + (1/m)Xᵀc like [`subgradient`](Self::subgradient), with Xᵀc updated from `cache`
@@ -420,7 +418,7 @@ impl<'a, E: Examples> Objective<'a, E> {
             fixed_sum(p.len(), |rows| {
                 let mut values = vec![0.0; rows.len()];
                 loss.values(&p[rows.clone()], &y[rows.clone()], &mut values);
-                rows.zip(&values).map(|(i, v)| s.at(i) * v).sum::<f64>()
+                s.weighted_sum(rows, &mut values)
             })
         }
         let (loss, y) = (self.loss, &self.targets);
@@ -624,9 +622,13 @@ pub(super) fn along(p: f64, xd: f64, eta: f64) -> f64 {
 /// ray's own trial point there (which a [`Landing`] relies on).
 pub fn advance(p: &mut [f64], xd: &[f64], eta: f64) {
     assert_eq!(p.len(), xd.len(), "advance: lengths differ");
-    for (p, &xd) in p.iter_mut().zip(xd) {
-        *p = along(*p, xd, eta);
-    }
+    p.par_chunks_mut(CHUNK_ROWS)
+        .zip(xd.par_chunks(CHUNK_ROWS))
+        .for_each(|(p, xd)| {
+            for (p, &xd) in p.iter_mut().zip(xd) {
+                *p = along(*p, xd, eta);
+            }
+        });
 }
 
 /// What a ray's evaluation keeps of the point it reached, so that J and ∇J there cost no
@@ -721,15 +723,11 @@ impl Ray<'_> {
             let mut values = vec![0.0; q.len()];
             loss.values(&q, &y[rows.clone()], &mut values);
             loss.derivatives(&q, &y[rows.clone()], slopes);
-            let mut value = 0.0;
-            let mut slope = 0.0;
-            for (k, i) in rows.enumerate() {
-                let s = s.at(i);
-                value += s * values[k];
-                slopes[k] *= s;
-                slope += slopes[k] * xd[i];
-            }
-            (value, slope)
+            s.weigh(rows.clone(), slopes);
+            (
+                s.weighted_sum(rows.clone(), &mut values),
+                dense::dot(slopes, &xd[rows]),
+            )
         };
         match derivatives {
             Some(out) => {
@@ -749,6 +747,15 @@ impl Ray<'_> {
 pub(super) trait RowWeights: Copy + Sync {
     /// s_i.
     fn at(self, i: usize) -> f64;
+
+    /// v_k ← s_i·v_k for the rows i = `rows.start` + k.
+    fn weigh(self, rows: Range<usize>, v: &mut [f64]);
+
+    /// Σ_k s_i·v_k over the rows i = `rows.start` + k, `v` left weighed ([`dense::sum`]).
+    fn weighted_sum(self, rows: Range<usize>, v: &mut [f64]) -> f64 {
+        self.weigh(rows, v);
+        dense::sum(v)
+    }
 }
 
 /// Every row weighs 1.
@@ -760,12 +767,21 @@ impl RowWeights for Unweighted {
     fn at(self, _: usize) -> f64 {
         1.0
     }
+
+    #[inline(always)]
+    fn weigh(self, _: Range<usize>, _: &mut [f64]) {}
 }
 
 impl RowWeights for &[f64] {
     #[inline(always)]
     fn at(self, i: usize) -> f64 {
         self[i]
+    }
+
+    fn weigh(self, rows: Range<usize>, v: &mut [f64]) {
+        for (v, &s) in v.iter_mut().zip(&self[rows]) {
+            *v *= s;
+        }
     }
 }
 

@@ -21,7 +21,7 @@ fn close(got: f64, want: f64, bound: f64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Every path's dot and squared norm, and the dispatched ones, equal scalar's within the
+/// Every path's dot, squared norm and sum, and the dispatched ones, equal scalar's within the
 /// summation bound, on vectors of `n` entries starting `off` entries into their allocation.
 pub fn check_reductions(
     seed: u64,
@@ -35,13 +35,16 @@ pub fn check_reductions(
     let (x, y) = (&x[off..], &y[off..]);
     let abs_xy: f64 = x.iter().zip(y).map(|(a, b)| (a * b).abs()).sum();
     let abs_xx: f64 = x.iter().map(|a| a * a).sum();
-    let (dot, norm2) = (scalar().dense_dot(x, y), scalar().norm2(x));
+    let abs_x: f64 = x.iter().map(|a| a.abs()).sum();
+    let (dot, norm2, sum) = (scalar().dense_dot(x, y), scalar().norm2(x), scalar().sum(x));
     for set in vector_paths() {
         close(set.dense_dot(x, y), dot, sum_bound(n, abs_xy))?;
         close(set.norm2(x), norm2, sum_bound(n, abs_xx))?;
+        close(set.sum(x), sum, sum_bound(n, abs_x))?;
     }
     close(dense::dot(x, y), dot, sum_bound(n, abs_xy))?;
     close(dense::norm2(x), norm2, sum_bound(n, abs_xx))?;
+    close(dense::sum(x), sum, sum_bound(n, abs_x))?;
     Ok(())
 }
 
