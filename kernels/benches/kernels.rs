@@ -286,6 +286,7 @@ fn dense_kernels(c: &mut Criterion) {
             });
             g.throughput(Throughput::Bytes(bytes));
             g.bench_function(BenchmarkId::new("norm2", isa), |b| b.iter(|| set.norm2(&x)));
+            g.bench_function(BenchmarkId::new("sum", isa), |b| b.iter(|| set.sum(&x)));
             g.throughput(Throughput::Bytes(2 * bytes));
             g.bench_function(BenchmarkId::new("scale", isa), |b| {
                 b.iter(|| set.scale(1.0, &mut y))
