@@ -363,7 +363,29 @@ fn elementwise_functions(c: &mut Criterion) {
         }
         g.finish();
     }
-    black_box(&y);
+    // The log loss's value and derivative together: one exponential each, against the two
+    // maps it replaces.
+    let mut g = c.benchmark_group("elementwise/SoftplusAndLogistic/2^14");
+    g.throughput(Throughput::Elements(n as u64));
+    let mut sigma = vec![0.0; n];
+    for set in KernelSet::available() {
+        g.bench_function(BenchmarkId::new("fused", set.isa().name()), |b| {
+            b.iter(|| {
+                y.copy_from_slice(&margins);
+                set.softplus_and_logistic(&mut y, &mut sigma)
+            })
+        });
+        g.bench_function(BenchmarkId::new("two maps", set.isa().name()), |b| {
+            b.iter(|| {
+                y.copy_from_slice(&margins);
+                sigma.copy_from_slice(&margins);
+                set.map(Elementwise::Softplus, &mut y);
+                set.map(Elementwise::Logistic, &mut sigma)
+            })
+        });
+    }
+    g.finish();
+    black_box((&y, &sigma));
 }
 
 /// One pass of K ASGD classes over the rows (block kernels, a feature's 2K sums side by side)

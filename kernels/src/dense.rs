@@ -65,3 +65,12 @@ pub fn rescale_average(
 pub fn map(f: Elementwise, x: &mut [f64]) {
     selected().map(f, x)
 }
+
+/// t_i ← ln(1 + e^t_i) and σ_i ← 1/(1 + e^−t_i) in one pass from one exponential each
+/// ([`crate::math::softplus_and_logistic`]): the log loss's values and derivatives at the same
+/// points for the price of its values and a division, each the bits of
+/// [`Elementwise::Softplus`] and [`Elementwise::Logistic`]. Panics if lengths differ.
+#[inline]
+pub fn softplus_and_logistic(t: &mut [f64], sigma: &mut [f64]) {
+    selected().softplus_and_logistic(t, sigma)
+}

@@ -262,3 +262,11 @@ fn axpy_lanes<const L: usize>(
 pub(crate) fn map(f: crate::math::Elementwise, x: &mut [f64]) {
     f.apply(x);
 }
+
+/// t_i ← softplus(t_i), σ_i ← logistic(t_i) (lengths equal), vectorized as [`map`] is.
+#[inline(always)]
+pub(crate) fn softplus_and_logistic(t: &mut [f64], sigma: &mut [f64]) {
+    for (t, sigma) in t.iter_mut().zip(sigma) {
+        (*t, *sigma) = crate::math::softplus_and_logistic(*t);
+    }
+}

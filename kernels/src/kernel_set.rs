@@ -46,6 +46,7 @@ pub(crate) struct Raw {
     pub sum: unsafe fn(&[f64]) -> f64,
     pub rescale_average: RescaleFn,
     pub map: unsafe fn(Elementwise, &mut [f64]),
+    pub softplus_and_logistic: unsafe fn(&mut [f64], &mut [f64]),
     pub block_dot: BlockDotFn,
     pub block_axpy: BlockAxpyFn,
     /// (w, offsets, idx, out, ahead, val); also panics on row offsets out of order or past
@@ -216,6 +217,18 @@ impl KernelSet {
     pub fn map(&self, f: Elementwise, x: &mut [f64]) {
         // SAFETY: the CPU has the ISA (`for_isa`); one slice, no length contract.
         unsafe { (self.raw.map)(f, x) }
+    }
+
+    /// t_i ← ln(1 + e^t_i), σ_i ← 1/(1 + e^−t_i). See [`crate::dense::softplus_and_logistic`].
+    #[inline]
+    pub fn softplus_and_logistic(&self, t: &mut [f64], sigma: &mut [f64]) {
+        assert_eq!(
+            t.len(),
+            sigma.len(),
+            "softplus_and_logistic: lengths differ"
+        );
+        // SAFETY: the CPU has the ISA (`for_isa`) and the lengths are equal.
+        unsafe { (self.raw.softplus_and_logistic)(t, sigma) }
     }
 
     /// out_i = α·(h·v_i − u_i) + β·x̄_i. See [`crate::dense::rescale_average`].

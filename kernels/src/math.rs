@@ -125,6 +125,21 @@ pub fn logistic(s: f64) -> f64 {
     }
 }
 
+/// ([`softplus`](t), [`logistic`](t)) from one exponential e^−|t|, bit for bit the two
+/// functions: the log loss's value ln(1 + e^t) and its derivative's σ(t) at t = −y·p, which a
+/// line search needs together at every trial point.
+#[inline(always)]
+pub fn softplus_and_logistic(t: f64) -> (f64, f64) {
+    let e = exp(-t.abs());
+    let positive = if t > 0.0 { t } else { 0.0 };
+    let sigma = if t >= 0.0 {
+        1.0 / (1.0 + e)
+    } else {
+        e / (1.0 + e)
+    };
+    (positive + ln_1p_unit(e), sigma)
+}
+
 /// A function the dense kernel [`crate::dense::map`] applies to every element of a slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elementwise {

@@ -25,6 +25,7 @@ macro_rules! kernel_set {
                 sum,
                 rescale_average,
                 map,
+                softplus_and_logistic,
                 block_dot,
                 block_axpy,
                 dot_rows,
@@ -235,6 +236,7 @@ macro_rules! isa_path {
             );
             fn block_axpy(coef: &[f64], idx: &[u32], val: $crate::Values<'_>, w: &mut [f64]);
             fn map(f: $crate::math::Elementwise, x: &mut [f64]);
+            fn softplus_and_logistic(t: &mut [f64], sigma: &mut [f64]);
         );
     };
     (@generic $feat:literal, $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {

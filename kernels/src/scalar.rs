@@ -110,6 +110,18 @@ pub fn map(f: crate::math::Elementwise, x: &mut [f64]) {
     f.apply(x);
 }
 
+/// See [`crate::dense::softplus_and_logistic`].
+pub fn softplus_and_logistic(t: &mut [f64], sigma: &mut [f64]) {
+    assert_eq!(
+        t.len(),
+        sigma.len(),
+        "softplus_and_logistic: lengths differ"
+    );
+    for (t, sigma) in t.iter_mut().zip(sigma) {
+        (*t, *sigma) = crate::math::softplus_and_logistic(*t);
+    }
+}
+
 /// See [`crate::dense::rescale_average`].
 pub fn rescale_average(
     alpha: f64,

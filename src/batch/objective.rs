@@ -721,8 +721,7 @@ impl Ray<'_> {
         let chunk = |rows: Range<usize>, slopes: &mut [f64]| {
             let q: Vec<f64> = rows.clone().map(|i| along(p[i], xd[i], eta)).collect();
             let mut values = vec![0.0; q.len()];
-            loss.values(&q, &y[rows.clone()], &mut values);
-            loss.derivatives(&q, &y[rows.clone()], slopes);
+            loss.values_and_derivatives(&q, &y[rows.clone()], &mut values, slopes);
             s.weigh(rows.clone(), slopes);
             (
                 s.weighted_sum(rows.clone(), &mut values),

@@ -340,6 +340,20 @@ impl WeightedLoss {
         self.weigh(y, out);
     }
 
+    /// [`values`](Self::values) and [`derivatives`](Self::derivatives) at once, the same bits
+    /// ([`Loss::values_and_derivatives`]). Panics if the lengths differ.
+    pub fn values_and_derivatives(
+        self,
+        p: &[f64],
+        y: &[f64],
+        values: &mut [f64],
+        derivatives: &mut [f64],
+    ) {
+        self.loss.values_and_derivatives(p, y, values, derivatives);
+        self.weigh(y, values);
+        self.weigh(y, derivatives);
+    }
+
     /// out_i = c_(y_i)·ℓ''(p_i, y_i) for every i, as `c_y·ℓ''(p, y)` row by row, bit for bit
     /// ([`Loss::second_derivatives`]). Panics if the lengths differ.
     pub fn second_derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
@@ -398,6 +412,16 @@ mod tests {
             weighted.values(&p, &y, &mut out);
             assert_eq!(bits(&out), bits(&row(&p, &y, |p, y| weighted.value(p, y))));
             weighted.derivatives(&p, &y, &mut out);
+            assert_eq!(
+                bits(&out),
+                bits(&row(&p, &y, |p, y| weighted.derivative(p, y)))
+            );
+            let mut values = [0.0; 4];
+            weighted.values_and_derivatives(&p, &y, &mut values, &mut out);
+            assert_eq!(
+                bits(&values),
+                bits(&row(&p, &y, |p, y| weighted.value(p, y)))
+            );
             assert_eq!(
                 bits(&out),
                 bits(&row(&p, &y, |p, y| weighted.derivative(p, y)))

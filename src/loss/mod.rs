@@ -177,6 +177,36 @@ impl Loss {
         });
     }
 
+    /// [`values`](Self::values) and [`derivatives`](Self::derivatives) at once, the same bits:
+    /// for the log loss from one exponential per row
+    /// ([`dense::softplus_and_logistic`]), where the two take one each. Panics if the lengths
+    /// differ.
+    pub fn values_and_derivatives(
+        self,
+        p: &[f64],
+        y: &[f64],
+        values: &mut [f64],
+        derivatives: &mut [f64],
+    ) {
+        assert_eq!(
+            values.len(),
+            derivatives.len(),
+            "loss slices: lengths differ"
+        );
+        if self == Loss::Log {
+            self.per_entry(p, y, values, Loss::value, |p, y, values| {
+                negated_margins(p, y, values);
+                dense::softplus_and_logistic(values, derivatives);
+                for (d, &y) in derivatives.iter_mut().zip(y) {
+                    *d *= -y;
+                }
+            });
+        } else {
+            self.values(p, y, values);
+            self.derivatives(p, y, derivatives);
+        }
+    }
+
     /// out_i = ℓ''(p_i, y_i) for every i: [`second_derivative`](Self::second_derivative) row
     /// by row, bit for bit, as [`values`](Self::values). Panics if the lengths differ.
     pub fn second_derivatives(self, p: &[f64], y: &[f64], out: &mut [f64]) {
@@ -466,6 +496,14 @@ mod tests {
                 bits(&out),
                 bits(&row(Loss::derivative)),
                 "{loss} derivatives"
+            );
+            let mut both = vec![0.0; p.len()];
+            loss.values_and_derivatives(&p, &y, &mut both, &mut out);
+            assert_eq!(bits(&both), bits(&row(Loss::value)), "{loss} both: values");
+            assert_eq!(
+                bits(&out),
+                bits(&row(Loss::derivative)),
+                "{loss} both: derivatives"
             );
             loss.second_derivatives(&p, &y, &mut out);
             assert_eq!(

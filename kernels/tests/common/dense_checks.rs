@@ -141,7 +141,7 @@ pub fn check_axpy_dot(seed: u64, n: usize, off: usize, extreme: bool) -> Result<
 }
 
 /// Every path's `map` of each function, and the dispatched one, equals the scalar function
-/// ([`Elementwise::at`]) bit for bit, on `n` arguments from 10^−3 to 10^3 in magnitude
+/// ([`Elementwise::at`]) bit for bit, and so does each half of `softplus_and_logistic`, on `n` arguments from 10^−3 to 10^3 in magnitude
 /// (beyond `exp`'s range at both ends) or, one in three, in [0, 1) (the entropy's domain),
 /// `off` entries into their allocation, one in seven a special value if asked (NaN, ±∞, ±0,
 /// the ends of `exp`'s range).
@@ -189,6 +189,24 @@ pub fn check_map(seed: u64, n: usize, off: usize, specials: bool) -> Result<(), 
             let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
             prop_assert_eq!(&got, &want, "{} {:?}", isa, f);
         }
+    }
+    // Both functions at once: each the bits of its own map.
+    let bits = |f: Elementwise| -> Vec<u64> { x.iter().map(|&v| f.at(v).to_bits()).collect() };
+    let want = (bits(Elementwise::Softplus), bits(Elementwise::Logistic));
+    let mut runs = Vec::new();
+    for set in std::iter::once(scalar()).chain(vector_paths()) {
+        let (mut t, mut sigma) = (x.to_vec(), vec![0.0; x.len()]);
+        set.softplus_and_logistic(&mut t, &mut sigma);
+        runs.push((set.isa().to_string(), t, sigma));
+    }
+    let (mut t, mut sigma) = (x.to_vec(), vec![0.0; x.len()]);
+    dense::softplus_and_logistic(&mut t, &mut sigma);
+    runs.push(("dispatched".into(), t, sigma));
+    for (isa, t, sigma) in runs {
+        let t: Vec<u64> = t.iter().map(|v| v.to_bits()).collect();
+        let sigma: Vec<u64> = sigma.iter().map(|v| v.to_bits()).collect();
+        prop_assert_eq!(&t, &want.0, "{} softplus_and_logistic: softplus", isa);
+        prop_assert_eq!(&sigma, &want.1, "{} softplus_and_logistic: logistic", isa);
     }
     Ok(())
 }
