@@ -125,7 +125,7 @@ pub fn logistic(s: f64) -> f64 {
     }
 }
 
-/// ([`softplus`](t), [`logistic`](t)) from one exponential e^−|t|, bit for bit the two
+/// ([`softplus`]\(t\), [`logistic`]\(t\)) from one exponential e^−|t|, bit for bit the two
 /// functions: the log loss's value ln(1 + e^t) and its derivative's σ(t) at t = −y·p, which a
 /// line search needs together at every trial point.
 #[inline(always)]
