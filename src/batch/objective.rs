@@ -435,6 +435,38 @@ impl<'a, E: Examples> Objective<'a, E> {
         self.value_with(w, self.mean_loss(p))
     }
 
+    /// J(w) from w and its predictions p, each local row's s_i·c_{y_i}·ℓ'(p_i) written to
+    /// `derivatives`: [`value`](Self::value) and [`derivatives`](Self::derivatives), the same
+    /// bits, from one pass over the rows' losses (for the log loss one exponential per row,
+    /// [`WeightedLoss::values_and_derivatives`]), for a search that takes the gradient of the
+    /// point it accepts. Panics unless `derivatives` has one entry per local row.
+    pub fn value_keeping_derivatives(&self, w: &[f64], p: &[f64], derivatives: &mut [f64]) -> f64 {
+        fn loss_sum(
+            loss: WeightedLoss,
+            p: &[f64],
+            y: &[f64],
+            s: impl RowWeights,
+            derivatives: &mut [f64],
+        ) -> f64 {
+            let sums = fixed_sum2_into(derivatives, |rows, derivatives| {
+                let mut values = vec![0.0; rows.len()];
+                let (p, y) = (&p[rows.clone()], &y[rows.clone()]);
+                loss.values_and_derivatives(p, y, &mut values, derivatives);
+                s.weigh(rows.clone(), derivatives);
+                (s.weighted_sum(rows, &mut values), 0.0)
+            });
+            sums.0
+        }
+        assert_eq!(derivatives.len(), p.len(), "one derivative per row");
+        let (loss, y) = (self.loss, &self.targets);
+        let mut sum = [match self.sample_weights() {
+            Some(s) => loss_sum(loss, p, y, s, derivatives),
+            None => loss_sum(loss, p, y, Unweighted, derivatives),
+        }];
+        self.reducer.sum(&mut sum);
+        self.value_with(w, sum[0] / self.total_rows as f64)
+    }
+
     /// J(w) from w and the mean loss of its predictions.
     fn value_with(&self, w: &[f64], mean_loss: f64) -> f64 {
         let smooth = 0.5 * self.lambda * dense::norm2(w) + mean_loss;
@@ -1088,7 +1120,16 @@ pub(crate) mod tests {
                 advance(&mut pm, &xd, asked_at);
                 let fresh = (f.value(&moved, &pm), f.gradient(&moved, &pm).unwrap());
                 let landed = f.landed(&moved, &pm, asked_at, &landing).unwrap();
-                assert_eq!(bits(landed), bits(fresh), "{loss}, landed at {landed_at}");
+                assert_eq!(
+                    bits(landed),
+                    bits(fresh.clone()),
+                    "{loss}, landed at {landed_at}"
+                );
+                // The value with the derivatives kept: the same J and, through them, ∇J.
+                let mut kept = vec![f64::NAN; pm.len()];
+                let value = f.value_keeping_derivatives(&moved, &pm, &mut kept);
+                let gradient = f.subgradient(&moved, &kept).unwrap();
+                assert_eq!(bits((value, gradient)), bits(fresh), "{loss}, kept");
             }
         }
     }

@@ -57,6 +57,7 @@ pub fn solve<E: Examples>(
     let mut gradient = objective.gradient(&w, &p)?;
     tracker.passes += 2.0;
     let mut memory = Memory::new(objective.dim(), options.memory, options.b0_scale);
+    let mut derivatives = memory::filled("loss derivatives", objective.n_rows(), 0.0)?;
     // The best dual value seen: each iterate's dual point bounds J* from below, and the
     // largest bound certifies the most (the dual points of iterates near the minimum
     // scatter, where a weight at 0 has |∇_j| just above λ₁).
@@ -82,10 +83,21 @@ pub fn solve<E: Examples>(
             break Stop::Stalled;
         }
         let pseudo = pseudo_gradient(&w, &gradient, l1)?;
-        let Some(step) = descend(objective, &w, &p, value, &pseudo, &mut memory, tracker)? else {
+        let Some(step) = descend(
+            objective,
+            &w,
+            &p,
+            value,
+            &pseudo,
+            &mut memory,
+            &mut derivatives,
+            tracker,
+        )?
+        else {
             break Stop::LineSearchFailed;
         };
-        let new_gradient = objective.gradient(&step.w, &step.p)?;
+        // The derivatives the search kept at the point it accepted, its last trial.
+        let new_gradient = objective.subgradient(&step.w, &derivatives)?;
         tracker.passes += 1.0;
         memory.push(|s, y| {
             s.copy_from_slice(&step.w);
@@ -139,6 +151,14 @@ pub(super) fn least_subgradient(w: f64, g: f64, l1: f64) -> f64 {
     }
 }
 
+/// A projected search's direction d, from w, along the pseudo-gradient's orthants, from η₀.
+#[derive(Clone, Copy)]
+struct Search<'a> {
+    pseudo: &'a [f64],
+    d: &'a [f64],
+    eta0: f64,
+}
+
 /// An accepted point: w, its predictions Xw and J(w).
 struct Point {
     w: Vec<f64>,
@@ -148,7 +168,9 @@ struct Point {
 
 /// One projected quasi-Newton step; on failure, clears a non-empty memory and retries along
 /// the steepest pseudo-descent direction. `None` when that fails too (or when the
-/// pseudo-gradient is 0, where no direction descends).
+/// pseudo-gradient is 0, where no direction descends). The accepted point's weighted loss
+/// derivatives are left in `derivatives` (one per row).
+#[allow(clippy::too_many_arguments)]
 fn descend<E: Examples>(
     objective: &Objective<'_, E>,
     w: &[f64],
@@ -156,6 +178,7 @@ fn descend<E: Examples>(
     value: f64,
     pseudo: &[f64],
     memory: &mut Memory,
+    derivatives: &mut [f64],
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Point>, AllocError> {
     // The coordinates a step may move: off 0, or at 0 with a descending side. Where they are
@@ -182,7 +205,12 @@ fn descend<E: Examples>(
             } else {
                 1.0
             };
-            backtrack(objective, w, p, value, pseudo, &d, eta0, tracker)?
+            let search = Search {
+                pseudo,
+                d: &d,
+                eta0,
+            };
+            backtrack(objective, w, p, value, search, derivatives, tracker)?
         } else {
             None
         };
@@ -198,18 +226,18 @@ fn descend<E: Examples>(
 /// where w_j = 0), until J decreases by at least c₁⟨pseudo, w' − w⟩ (Armijo on the projected
 /// step). A trial that projects no entry has predictions p + η·Xd, X·d computed at the first
 /// such trial; one that does needs its own product (so a first trial that projects and is
-/// accepted costs one pass, not two).
-#[allow(clippy::too_many_arguments)]
+/// accepted costs one pass, not two). Each trial's weighted loss derivatives are left in
+/// `derivatives`, so that they are the accepted point's on success.
 fn backtrack<E: Examples>(
     objective: &Objective<'_, E>,
     w: &[f64],
     p: &[f64],
     value: f64,
-    pseudo: &[f64],
-    d: &[f64],
-    eta0: f64,
+    search: Search<'_>,
+    derivatives: &mut [f64],
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Point>, AllocError> {
+    let Search { pseudo, d, eta0 } = search;
     let mut xd: Option<Vec<f64>> = None;
     let mut trial = memory::copied("weights", w)?;
     let mut eta = eta0;
@@ -239,7 +267,7 @@ fn backtrack<E: Examples>(
             dense::axpby(eta, xd, 1.0, &mut trial_p);
             trial_p
         };
-        let trial_value = objective.value(&trial, &trial_p);
+        let trial_value = objective.value_keeping_derivatives(&trial, &trial_p, derivatives);
         if trial_value <= value + C1 * decrease {
             return Ok(Some(Point {
                 w: trial,
