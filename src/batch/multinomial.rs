@@ -236,9 +236,9 @@ impl<'a, E: Examples> Multinomial<'a, E> {
                 let y = self.labels[i];
                 let s = self.weight(i);
                 loss += s * loss_from(tops[r], sum, point[y]);
-                // K products, too few for a dispatched kernel's call to pay.
-                let along: f64 = p.iter().zip(zdi).map(|(p, zd)| p * zd).sum();
-                slope += s * (along - zdi[y]);
+                // ⟨p_i, zd_i⟩: K products, too few for a dispatched kernel's call to pay.
+                let mean_rate: f64 = p.iter().zip(zdi).map(|(p, zd)| p * zd).sum();
+                slope += s * (mean_rate - zdi[y]);
                 if let Some(columns) = columns.as_deref_mut() {
                     self.write_coefficients(i, p, columns, r);
                 }
