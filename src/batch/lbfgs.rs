@@ -273,9 +273,6 @@ const MAX_EVALS: usize = 60;
 /// that a line search along d needs one product P(d) and then no pass over the data, and
 /// P(w + ηd) is p + η·P(d) entry by entry ([`advance`]).
 pub trait Smooth: Sync {
-    /// What the line's evaluations keep of the point each reached, for
-    /// [`landed`](Self::landed).
-    type Landing;
     /// Entries of w.
     fn dim(&self) -> usize;
     /// λ, the strong-convexity modulus the certificate ‖∇J‖²/(2λ) rests on.
@@ -287,7 +284,7 @@ pub trait Smooth: Sync {
     /// ∇J(w) (the loss's own derivative at a kink), `p` = P(w).
     fn gradient(&self, w: &[f64], p: &[f64]) -> Result<Vec<f64>, AllocError>;
     /// A landing for [`line`](Self::line) to fill, reused from one line to the next.
-    fn landing(&self) -> Result<Self::Landing, AllocError>;
+    fn landing(&self) -> Result<Landing, AllocError>;
     /// η ↦ (J(w + ηd), its derivative in η), from `p` = P(w) and `pd` = P(d), each
     /// evaluation keeping its point in `landing`.
     fn line<'r>(
@@ -296,7 +293,7 @@ pub trait Smooth: Sync {
         d: &'r [f64],
         p: &'r [f64],
         pd: &'r [f64],
-        landing: &'r mut Self::Landing,
+        landing: &'r mut Landing,
     ) -> impl FnMut(f64) -> (f64, f64) + 'r;
     /// J(w) and ∇J(w) at the step η of a line whose last evaluation `landing` holds, w and
     /// `p` = P(w) moved there ([`advance`]): what [`value`](Self::value) and
@@ -306,13 +303,11 @@ pub trait Smooth: Sync {
         w: &[f64],
         p: &[f64],
         eta: f64,
-        landing: &Self::Landing,
+        landing: &Landing,
     ) -> Result<(f64, Vec<f64>), AllocError>;
 }
 
 impl<E: Examples> Smooth for Objective<'_, E> {
-    type Landing = Landing;
-
     fn dim(&self) -> usize {
         Objective::dim(self)
     }
@@ -437,14 +432,14 @@ struct Descent {
 /// One direction and Wolfe step; on failure, clears a non-empty memory and retries with −∇J.
 /// `None` when that fails too.
 #[allow(clippy::too_many_arguments)]
-fn descend<S: Smooth>(
-    objective: &S,
+fn descend(
+    objective: &impl Smooth,
     w: &[f64],
     p: &[f64],
     value: f64,
     gradient: &[f64],
     memory: &mut Memory,
-    landing: &mut S::Landing,
+    landing: &mut Landing,
     wolfe: Wolfe,
     tracker: &mut Tracker<'_>,
 ) -> Result<Option<Descent>, AllocError> {

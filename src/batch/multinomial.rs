@@ -22,7 +22,7 @@ use sparselin_kernels::math::Elementwise;
 use sparselin_kernels::{dense, sparse};
 
 use super::lbfgs::{self, Smooth, Wolfe};
-use super::objective::{CHUNK_ROWS, add_in_order, along, fixed_sum, fixed_sum2};
+use super::objective::{CHUNK_ROWS, Landing, add_in_order, along, fixed_sum, fixed_sum2};
 use super::{Options, Progress, Solution, SolveError, Tracker};
 use crate::data::Examples;
 use crate::dist::{Local, Reducer};
@@ -279,17 +279,7 @@ fn class_major_chunks(coefficients: &mut [f64], m: usize, k: usize) -> Vec<Vec<&
     chunks
 }
 
-/// What the multinomial line's evaluations keep of the point each reached: η, the loss sum
-/// over every rank, and the gradient's class-major coefficients there.
-pub struct Landing {
-    eta: Option<f64>,
-    loss_sum: f64,
-    coefficients: Vec<f64>,
-}
-
 impl<E: Examples> Smooth for Multinomial<'_, E> {
-    type Landing = Landing;
-
     fn dim(&self) -> usize {
         self.classes * self.width()
     }
@@ -311,11 +301,7 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
     }
 
     fn landing(&self) -> Result<Landing, AllocError> {
-        Ok(Landing {
-            eta: None,
-            loss_sum: 0.0,
-            coefficients: self.coefficients()?,
-        })
+        Landing::new("class coefficients", self.rows() * self.classes)
     }
 
     fn line<'r>(
@@ -329,8 +315,8 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
         let (ww, wd, dd) = (dense::norm2(w), dense::dot(w, d), dense::norm2(d));
         let (lambda, m) = (self.lambda, self.total_rows as f64);
         move |eta| {
-            let (loss, slope) = self.ray_sums(p, pd, eta, Some(&mut landing.coefficients));
-            (landing.eta, landing.loss_sum) = (Some(eta), loss);
+            let (loss, slope) = self.ray_sums(p, pd, eta, Some(landing.terms_mut()));
+            landing.kept(eta, loss);
             (
                 0.5 * lambda * (ww + 2.0 * eta * wd + eta * eta * dd) + loss / m,
                 lambda * (wd + eta * dd) + slope / m,
@@ -345,11 +331,12 @@ impl<E: Examples> Smooth for Multinomial<'_, E> {
         eta: f64,
         landing: &Landing,
     ) -> Result<(f64, Vec<f64>), AllocError> {
-        if landing.eta.map(f64::to_bits) == Some(eta.to_bits()) {
-            let value = self.value_with(w, landing.loss_sum);
-            Ok((value, self.gradient_from(w, &landing.coefficients)?))
-        } else {
-            Ok((self.value(w, p), self.gradient(w, p)?))
+        match landing.at(eta) {
+            Some((loss_sum, coefficients)) => Ok((
+                self.value_with(w, loss_sum),
+                self.gradient_from(w, coefficients)?,
+            )),
+            None => Ok((self.value(w, p), self.gradient(w, p)?)),
         }
     }
 }

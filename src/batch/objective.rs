@@ -588,11 +588,7 @@ impl<'a, E: Examples> Objective<'a, E> {
 
     /// A [`Landing`] for this objective's rows, for [`Ray::eval_keeping`] to fill.
     pub fn landing(&self) -> Result<Landing, AllocError> {
-        Ok(Landing {
-            eta: None,
-            loss_sum: 0.0,
-            derivatives: memory::filled("loss derivatives", self.n_rows(), 0.0)?,
-        })
+        Landing::new("loss derivatives", self.n_rows())
     }
 
     /// J(w) and ∇J(w) at w = w₀ + ηd with predictions p, which [`advance`] moved along the
@@ -606,14 +602,12 @@ impl<'a, E: Examples> Objective<'a, E> {
         eta: f64,
         landing: &Landing,
     ) -> Result<(f64, Vec<f64>), AllocError> {
-        if landing.eta.map(f64::to_bits) == Some(eta.to_bits()) {
-            let mean_loss = landing.loss_sum / self.total_rows as f64;
-            Ok((
-                self.value_with(w, mean_loss),
-                self.subgradient(w, &landing.derivatives)?,
-            ))
-        } else {
-            Ok((self.value(w, p), self.gradient(w, p)?))
+        match landing.at(eta) {
+            Some((loss_sum, derivatives)) => Ok((
+                self.value_with(w, loss_sum / self.total_rows as f64),
+                self.subgradient(w, derivatives)?,
+            )),
+            None => Ok((self.value(w, p), self.gradient(w, p)?)),
         }
     }
 
@@ -663,17 +657,45 @@ pub fn advance(p: &mut [f64], xd: &[f64], eta: f64) {
         });
 }
 
-/// What a ray's evaluation keeps of the point it reached, so that J and ∇J there cost no
-/// second pass over the rows' losses ([`Objective::landed`]): its η, the loss sum over every
-/// rank's rows, and the local rows' s_i·c_{y_i}·ℓ'(q_i). A solver that evaluates J and ∇J
-/// at each step it takes would otherwise compute every row's loss and derivative twice, once
-/// on the line and once at the step: on rows of a few non-zeros the log loss's exponentials
-/// and logarithms cost as much as a sparse pass (PERF.md `## Batch solvers`).
+/// What a line's evaluation keeps of the point it reached, so that J and ∇J there cost no
+/// second pass over the rows' losses ([`Objective::landed`], and the multinomial objective's):
+/// its η, the loss sum over every rank's rows, and the terms ∇J is made of there (the local
+/// rows' s_i·c_{y_i}·ℓ'(q_i); the multinomial's class-major coefficients). A solver that
+/// evaluates J and ∇J at each step it takes would otherwise compute every row's loss and
+/// derivative twice, once on the line and once at the step: on rows of a few non-zeros the
+/// log loss's exponentials and logarithms cost as much as a sparse pass (PERF.md `## Batch
+/// solvers`).
 pub struct Landing {
     /// The η of the evaluation kept; `None` before the first.
     eta: Option<f64>,
     loss_sum: f64,
-    derivatives: Vec<f64>,
+    terms: Vec<f64>,
+}
+
+impl Landing {
+    /// An empty landing of `len` terms (`what` names them if they cannot be allocated).
+    pub(super) fn new(what: &'static str, len: usize) -> Result<Landing, AllocError> {
+        Ok(Landing {
+            eta: None,
+            loss_sum: 0.0,
+            terms: memory::filled(what, len, 0.0)?,
+        })
+    }
+
+    /// The terms, for an evaluation to write; [`kept`](Self::kept) then records it.
+    pub(super) fn terms_mut(&mut self) -> &mut [f64] {
+        &mut self.terms
+    }
+
+    /// Records that the terms are those of the evaluation at η, whose loss sum is `loss_sum`.
+    pub(super) fn kept(&mut self, eta: f64, loss_sum: f64) {
+        (self.eta, self.loss_sum) = (Some(eta), loss_sum);
+    }
+
+    /// The loss sum and the terms, if the last evaluation kept was at η.
+    pub(super) fn at(&self, eta: f64) -> Option<(f64, &[f64])> {
+        (self.eta.map(f64::to_bits) == Some(eta.to_bits())).then_some((self.loss_sum, &self.terms))
+    }
 }
 
 /// Φ(η) = J(w + ηd) evaluated in O(m) per point from cached products.
@@ -716,8 +738,8 @@ impl Ray<'_> {
 
     /// [`eval`](Self::eval), keeping in `landing` what J and ∇J at w + ηd need.
     pub fn eval_keeping(&self, eta: f64, landing: &mut Landing) -> (f64, f64) {
-        let (phi, loss_sum) = self.eval_into(eta, Some(&mut landing.derivatives));
-        (landing.eta, landing.loss_sum) = (Some(eta), loss_sum);
+        let (phi, loss_sum) = self.eval_into(eta, Some(landing.terms_mut()));
+        landing.kept(eta, loss_sum);
         phi
     }
 
