@@ -16,7 +16,7 @@
 use sparselin_kernels::dense;
 
 use super::hessian::{ConjugateGradients, inverse_preconditioner};
-use super::objective::{Landing, Objective, advance};
+use super::objective::{Landing, Objective, Ray, advance};
 use super::{Options, Progress, Solution, Stop, Tracker};
 use crate::data::Examples;
 use crate::memory::AllocError;
@@ -58,13 +58,9 @@ pub fn solve<E: Examples>(
         let inverse = inverse_preconditioner(objective, &curvatures)?;
         tracker.passes += 1.0;
         let (s, xs) = newton_direction(objective, &curvatures, &inverse, &gradient, tracker)?;
-        let line = Line {
-            w: &w,
-            p: &p,
-            s: &s,
-            xs: &xs,
-        };
-        let Some(eta) = backtrack(objective, line, value, &gradient, &mut landing) else {
+        let ray = objective.ray(&w, &s, &p, &xs);
+        let slope = dense::dot(&gradient, &s);
+        let Some(eta) = backtrack(&ray, value, slope, &mut landing) else {
             break stalled_or_converged(options, iteration, value, gap);
         };
         dense::axpby(eta, &s, 1.0, &mut w);
@@ -98,30 +94,14 @@ fn stalled_or_converged(options: &Options, iteration: usize, value: f64, gap: f6
     }
 }
 
-/// The ray a step is searched along: from w (predictions p) along s (products X·s).
-#[derive(Clone, Copy)]
-struct Line<'a> {
-    w: &'a [f64],
-    p: &'a [f64],
-    s: &'a [f64],
-    xs: &'a [f64],
-}
-
-/// The first of η = 1, ½, ¼, … at which J(w + ηs) ≤ J(w) + [`ARMIJO`]·η·⟨∇J, s⟩, each trial
-/// O(m) from the predictions p and X·s, the last trial kept in `landing`; `None` when s is no
-/// descent direction (rounding) or [`MOST_HALVINGS`] halvings found no such η.
-fn backtrack<E: Examples>(
-    objective: &Objective<'_, E>,
-    line: Line<'_>,
-    value: f64,
-    gradient: &[f64],
-    landing: &mut Landing,
-) -> Option<f64> {
-    let slope = dense::dot(gradient, line.s);
+/// The first of η = 1, ½, ¼, … at which J(w + ηs) ≤ J(w) + [`ARMIJO`]·η·⟨∇J, s⟩ along the
+/// ray from w (J(w) = `value`) along s (`slope` = ⟨∇J, s⟩), each trial O(m) from the cached
+/// predictions, the last trial kept in `landing`; `None` when s is no descent direction
+/// (rounding) or [`MOST_HALVINGS`] halvings found no such η.
+fn backtrack(ray: &Ray<'_>, value: f64, slope: f64, landing: &mut Landing) -> Option<f64> {
     if slope.partial_cmp(&0.0) != Some(std::cmp::Ordering::Less) {
         return None;
     }
-    let ray = objective.ray(line.w, line.s, line.p, line.xs);
     let mut eta = 1.0;
     for _ in 0..MOST_HALVINGS {
         if ray.eval_keeping(eta, landing).0 - value <= ARMIJO * eta * slope {
@@ -187,13 +167,9 @@ mod tests {
         assert_eq!(gradient, [-0.5]);
         let (s, xs) = ([100.0], [100.0]);
         let mut landing = objective.landing().unwrap();
-        let line = Line {
-            w: &w,
-            p: &p,
-            s: &s,
-            xs: &xs,
-        };
-        let eta = backtrack(&objective, line, value, &gradient, &mut landing).unwrap();
+        let ray = objective.ray(&w, &s, &p, &xs);
+        let slope = dense::dot(&gradient, &s);
+        let eta = backtrack(&ray, value, slope, &mut landing).unwrap();
         let at = |eta: f64| objective.value(&[eta * 100.0], &[eta * 100.0]);
         let promised = |eta: f64| value + ARMIJO * eta * -50.0;
         assert!(eta < 1.0, "{eta}");
@@ -207,12 +183,8 @@ mod tests {
             at(2.0 * eta) > promised(2.0 * eta),
             "{eta}: a longer step passed too"
         );
-        let line = Line {
-            s: &[-1.0],
-            xs: &[-1.0],
-            ..line
-        };
-        let ascent = backtrack(&objective, line, value, &gradient, &mut landing);
+        let ray = objective.ray(&w, &[-1.0], &p, &[-1.0]);
+        let ascent = backtrack(&ray, value, dense::dot(&gradient, &[-1.0]), &mut landing);
         assert_eq!(ascent, None);
     }
 }
