@@ -106,23 +106,14 @@ pub fn exp(x: f64) -> f64 {
 /// for t above about 37 and e^t below about −37 follow by rounding. NaN for NaN.
 #[inline(always)]
 pub fn softplus(t: f64) -> f64 {
-    let e = exp(-t.abs());
-    // A select, not `max`, whose NaN rule costs instructions once vectorized (a NaN t gives
-    // a NaN through e either way).
-    let positive = if t > 0.0 { t } else { 0.0 };
-    positive + ln_1p_unit(e)
+    softplus_from(t, exp(-t.abs()))
 }
 
 /// σ(s) = 1/(1 + e^−s), from e^−|s|, which cannot overflow, so that it is exact to rounding at
 /// both ends (σ(−720) is e^−720, not 1/(1 + e^720) = 1/∞ = 0). NaN for NaN.
 #[inline(always)]
 pub fn logistic(s: f64) -> f64 {
-    let e = exp(-s.abs());
-    if s >= 0.0 {
-        1.0 / (1.0 + e)
-    } else {
-        e / (1.0 + e)
-    }
+    logistic_from(s, exp(-s.abs()))
 }
 
 /// ([`softplus`]\(t\), [`logistic`]\(t\)) from one exponential e^−|t|, bit for bit the two
@@ -131,13 +122,26 @@ pub fn logistic(s: f64) -> f64 {
 #[inline(always)]
 pub fn softplus_and_logistic(t: f64) -> (f64, f64) {
     let e = exp(-t.abs());
+    (softplus_from(t, e), logistic_from(t, e))
+}
+
+/// [`softplus`] from e = e^−|t|.
+#[inline(always)]
+fn softplus_from(t: f64, e: f64) -> f64 {
+    // A select, not `max`, whose NaN rule costs instructions once vectorized (a NaN t gives
+    // a NaN through e either way).
     let positive = if t > 0.0 { t } else { 0.0 };
-    let sigma = if t >= 0.0 {
+    positive + ln_1p_unit(e)
+}
+
+/// [`logistic`] from e = e^−|s|.
+#[inline(always)]
+fn logistic_from(s: f64, e: f64) -> f64 {
+    if s >= 0.0 {
         1.0 / (1.0 + e)
     } else {
         e / (1.0 + e)
-    };
-    (positive + ln_1p_unit(e), sigma)
+    }
 }
 
 /// A function the dense kernel [`crate::dense::map`] applies to every element of a slice.
