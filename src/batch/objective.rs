@@ -449,11 +449,11 @@ impl<'a, E: Examples> Objective<'a, E> {
             derivatives: &mut [f64],
         ) -> f64 {
             let sums = fixed_sum2_into(derivatives, |rows, derivatives| {
-                let mut values = vec![0.0; rows.len()];
-                let (p, y) = (&p[rows.clone()], &y[rows.clone()]);
-                loss.values_and_derivatives(p, y, &mut values, derivatives);
-                s.weigh(rows.clone(), derivatives);
-                (s.weighted_sum(rows, &mut values), 0.0)
+                let (p_rows, y_rows) = (&p[rows.clone()], &y[rows.clone()]);
+                (
+                    loss_and_derivatives(loss, p_rows, y_rows, s, rows, derivatives),
+                    0.0,
+                )
             });
             sums.0
         }
@@ -566,9 +566,7 @@ impl<'a, E: Examples> Objective<'a, E> {
                 let rows = c * CHUNK_ROWS..c * CHUNK_ROWS + chunk.len();
                 fill(loss, &p[rows.clone()], &y[rows.clone()], chunk);
                 if let Some(s) = weights {
-                    for (o, &s) in chunk.iter_mut().zip(&s[rows]) {
-                        *o *= s;
-                    }
+                    s.weigh(rows, chunk);
                 }
             });
         out
@@ -774,13 +772,9 @@ impl Ray<'_> {
         let (p, xd, y, loss) = (self.p, self.xd, self.targets, self.loss);
         let chunk = |rows: Range<usize>, slopes: &mut [f64]| {
             let q: Vec<f64> = rows.clone().map(|i| along(p[i], xd[i], eta)).collect();
-            let mut values = vec![0.0; q.len()];
-            loss.values_and_derivatives(&q, &y[rows.clone()], &mut values, slopes);
-            s.weigh(rows.clone(), slopes);
-            (
-                s.weighted_sum(rows.clone(), &mut values),
-                dense::dot(slopes, &xd[rows]),
-            )
+            let y_rows = &y[rows.clone()];
+            let value = loss_and_derivatives(loss, &q, y_rows, s, rows.clone(), slopes);
+            (value, dense::dot(slopes, &xd[rows]))
         };
         match derivatives {
             Some(out) => {
@@ -792,6 +786,23 @@ impl Ray<'_> {
             }),
         }
     }
+}
+
+/// Σ_i s_i·c_{y_i}·ℓ(q_i) over a chunk of rows (`rows`, whose predictions are `q` and labels
+/// `y`), each s_i·c_{y_i}·ℓ'(q_i) written to `derivatives`: what J's value and its gradient's
+/// coefficients need of the chunk, from one pass over its losses.
+fn loss_and_derivatives(
+    loss: WeightedLoss,
+    q: &[f64],
+    y: &[f64],
+    s: impl RowWeights,
+    rows: Range<usize>,
+    derivatives: &mut [f64],
+) -> f64 {
+    let mut values = vec![0.0; q.len()];
+    loss.values_and_derivatives(q, y, &mut values, derivatives);
+    s.weigh(rows.clone(), derivatives);
+    s.weighted_sum(rows, &mut values)
 }
 
 /// The sample weights a loop over rows multiplies by: a slice, or [`Unweighted`], whose
