@@ -207,8 +207,12 @@ impl Elementwise {
 #[inline(always)]
 fn ln_1p_unit(e: f64) -> f64 {
     let high = e > 0.5;
-    let f = if high { (e - 1.0) * 0.5 } else { e };
-    let ln_1p_f = ln_1p_small(f);
+    // f = e·scale − shift, both steps exact (e/2 − 1/2 by Sterbenz), rather than a select
+    // between (e − 1)/2 and e: given the select, LLVM carried both arguments through the
+    // division in `ln_1p_small`, two divisions an element (softplus 193–197 against 267–269
+    // million a second on AVX-512, PERF.md `## Batch solvers`).
+    let (scale, shift) = if high { (0.5, 0.5) } else { (1.0, 0.0) };
+    let ln_1p_f = ln_1p_small(e * scale - shift);
     if high {
         LN2 + (ln_1p_f + LN2_REST)
     } else {
