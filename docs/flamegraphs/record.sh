@@ -16,8 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 data=${1:?usage: record.sh DATASET_DIR LIBSVM_TEXT}
 text=${2:?usage: record.sh DATASET_DIR LIBSVM_TEXT}
-RUSTFLAGS="-C force-frame-pointers=yes" cargo build --profile profiling \
-    --example profile_learner --bin sparselin
+# RUSTFLAGS replaces .cargo/config.toml's flags, so the loop alignment is repeated here.
+RUSTFLAGS="-C force-frame-pointers=yes -C llvm-args=-align-loops=64" \
+    cargo build --profile profiling --example profile_learner --bin sparselin
 bin=target/profiling
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
