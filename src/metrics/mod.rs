@@ -110,15 +110,20 @@ fn weighted_mean_loss(
     labels: &[f64],
     sample_weights: Option<&[f64]>,
 ) -> f64 {
-    let value = |(&p, &y)| loss.value(p, loss.target(y));
+    // Each row's c_y·ℓ from the slice form, a chunk of rows at a time (the log loss's softplus
+    // vectorized: a fifth of `eval`'s time as one call a row), summed in row order.
+    let values = scores
+        .chunks(CHUNK_ROWS)
+        .zip(labels.chunks(CHUNK_ROWS))
+        .flat_map(|(p, labels)| {
+            let y: Vec<f64> = labels.iter().map(|&label| loss.target(label)).collect();
+            let mut out = vec![0.0; p.len()];
+            loss.values(p, &y, &mut out);
+            out
+        });
     let sum: f64 = match sample_weights {
-        Some(s) => scores
-            .iter()
-            .zip(labels)
-            .zip(s)
-            .map(|(r, s)| s * value(r))
-            .sum(),
-        None => scores.iter().zip(labels).map(value).sum(),
+        Some(s) => values.zip(s).map(|(value, s)| s * value).sum(),
+        None => values.sum(),
     };
     sum / scores.len().max(1) as f64
 }
@@ -250,13 +255,14 @@ pub fn precision_recall_f1(scores: &[f64], labels: &[f64]) -> [Option<f64>; 3] {
 pub fn auc(scores: &[f64], labels: &[f64]) -> Option<f64> {
     // (score, class) pairs sorted by score: the sort reads contiguous pairs rather than
     // scores scattered through an index array, and ties share their average rank, so the
-    // order within a tie does not matter (an unstable sort will do).
+    // order within a tie does not matter (an unstable sort will do, in parallel: the sort was
+    // a fifth of `eval`'s time on one thread).
     let mut ranked: Vec<(f64, bool)> = scores
         .iter()
         .zip(labels)
         .map(|(&score, &y)| (score, y > 0.0))
         .collect();
-    ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    ranked.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let positives = ranked.iter().filter(|&&(_, positive)| positive).count() as f64;
     let negatives = ranked.len() as f64 - positives;
     if positives == 0.0 || negatives == 0.0 {
@@ -551,6 +557,28 @@ mod tests {
         assert_eq!(scores(&[], 0.5, &d), [0.5; 3]);
     }
 
+    /// The mean loss over more rows than a chunk, with class and sample weights, is the
+    /// row-by-row mean bit for bit (rows, labels and weights kept together across chunks).
+    #[test]
+    fn the_mean_loss_is_the_row_by_row_mean() {
+        let m = 2 * CHUNK_ROWS + 123;
+        let p: Vec<f64> = (0..m).map(|i| (i as f64 * 0.37).sin() * 5.0).collect();
+        let y: Vec<f64> = (0..m).map(|i| [1.0, 0.0, -1.0][i % 3]).collect();
+        let s: Vec<f64> = (0..m).map(|i| 0.5 + (i % 7) as f64).collect();
+        for loss in [Loss::Log, Loss::Hinge, Loss::Squared] {
+            let weighted =
+                WeightedLoss::new(loss, crate::loss::ClassWeights::new(2.0, 0.5).unwrap())
+                    .unwrap_or_else(|_| loss.into());
+            let value = |i: usize| weighted.value(p[i], weighted.target(y[i]));
+            let plain: f64 = (0..m).map(value).sum();
+            let weighed: f64 = (0..m).map(|i| s[i] * value(i)).sum();
+            let mean = weighted_mean_loss(weighted, &p, &y, None);
+            assert_eq!(mean.to_bits(), (plain / m as f64).to_bits(), "{loss:?}");
+            let mean = weighted_mean_loss(weighted, &p, &y, Some(&s));
+            assert_eq!(mean.to_bits(), (weighed / m as f64).to_bits(), "{loss:?}");
+        }
+    }
+
     #[test]
     fn objective_by_hand() {
         let d = data();
@@ -587,8 +615,9 @@ mod tests {
         use rand_core::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12345);
         let mut next = |m: u64| rng.next_u64() % m;
-        let scores: Vec<f64> = (0..500).map(|_| next(40) as f64 / 8.0 - 2.0).collect();
-        let labels: Vec<f64> = (0..500)
+        // More rows than the parallel sort sorts sequentially, with many ties.
+        let scores: Vec<f64> = (0..6000).map(|_| next(40) as f64 / 8.0 - 2.0).collect();
+        let labels: Vec<f64> = (0..6000)
             .map(|_| if next(3) == 0 { 1.0 } else { -1.0 })
             .collect();
         let (mut right, mut pairs) = (0.0, 0.0);
