@@ -566,9 +566,13 @@ mod tests {
         let y: Vec<f64> = (0..m).map(|i| [1.0, 0.0, -1.0][i % 3]).collect();
         let s: Vec<f64> = (0..m).map(|i| 0.5 + (i % 7) as f64).collect();
         for loss in [Loss::Log, Loss::Hinge, Loss::Squared] {
-            let weighted =
-                WeightedLoss::new(loss, crate::loss::ClassWeights::new(2.0, 0.5).unwrap())
-                    .unwrap_or_else(|_| loss.into());
+            // Class weights for the classification losses; squared loss takes none.
+            let class_weights = crate::loss::ClassWeights::new(2.0, 0.5).unwrap();
+            let weighted = if loss.is_classification() {
+                WeightedLoss::new(loss, class_weights).unwrap()
+            } else {
+                loss.into()
+            };
             let value = |i: usize| weighted.value(p[i], weighted.target(y[i]));
             let plain: f64 = (0..m).map(value).sum();
             let weighed: f64 = (0..m).map(|i| s[i] * value(i)).sum();
