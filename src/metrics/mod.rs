@@ -443,7 +443,14 @@ fn evaluation(
         precision,
         recall,
         f1,
-        log_loss: loss.gives_probabilities().then(|| log_loss(p, y)),
+        // Unweighted, the log loss's mean loss is this metric: the same sum, not taken twice.
+        log_loss: loss.gives_probabilities().then(|| {
+            if weighted.class_weights().is_unit() && sample_weights.is_none() {
+                mean
+            } else {
+                log_loss(p, y)
+            }
+        }),
         rmse: (!classification).then(|| rmse(p, y)),
         r2: match loss {
             Loss::Quantile(_) => None,
@@ -643,6 +650,26 @@ mod tests {
             "{got} vs {}",
             right / pairs
         );
+    }
+
+    /// The log-loss metric is the plain mean log loss whatever weighs the objective's mean
+    /// loss, and that mean loss itself when nothing does.
+    #[test]
+    fn the_log_loss_metric_is_unweighted() {
+        let (p, y) = ([0.5, -1.0, 2.0], [1.0, 1.0, -1.0]);
+        let plain = log_loss(&p, &y);
+        let e = evaluate_weighted_scores(Loss::Log, 0.0, &p, &y, None);
+        assert_eq!((e.log_loss, e.mean_loss), (Some(plain), plain));
+        let weights = crate::loss::ClassWeights::new(3.0, 1.0).unwrap();
+        let weighted = WeightedLoss::new(Loss::Log, weights).unwrap();
+        for (loss, rows) in [
+            (weighted, None),
+            (Loss::Log.into(), Some(&[2.0, 1.0, 1.0][..])),
+        ] {
+            let e = evaluate_weighted_scores(loss, 0.0, &p, &y, rows);
+            assert_eq!(e.log_loss, Some(plain));
+            assert_ne!(e.mean_loss, plain);
+        }
     }
 
     #[test]
