@@ -67,13 +67,10 @@ pub(crate) fn prefetch_rows_ahead<E: Examples>(data: &E, row: impl Fn(usize) -> 
 /// Asks for every cache line of the row's indices and values.
 #[inline]
 fn prefetch_lines(row: &Row<'_>) {
-    let every_line = |len: usize, per_line: usize| (0..len as u32).step_by(per_line);
-    for k in every_line(row.indices.len(), 16) {
-        sparse::prefetch(&row.indices, &[k]);
-    }
+    sparse::prefetch_ahead(row.indices.as_slice(), 0);
     match row.values {
-        Values::F32(v) => every_line(v.len(), 16).for_each(|k| sparse::prefetch(v, &[k])),
-        Values::F64(v) => every_line(v.len(), 8).for_each(|k| sparse::prefetch(v, &[k])),
+        Values::F32(v) => sparse::prefetch_ahead(v, 0),
+        Values::F64(v) => sparse::prefetch_ahead(v, 0),
         Values::Ones => {}
     }
 }
