@@ -21,8 +21,8 @@ pub enum Isa {
     Scalar,
     /// x86_64 AVX2 with FMA: 4-lane vectors built from scalar loads.
     Avx2,
-    /// x86_64 AVX-512F (with AVX2 and FMA): 8-lane gathers for the dots; the updates are
-    /// AVX2's (a scatter measured slower).
+    /// x86_64 AVX-512F and AVX-512VL (with AVX2 and FMA): 8-lane gathers for the dots; the
+    /// updates are AVX2's (a scatter measured slower).
     Avx512,
     /// aarch64 Advanced SIMD (no gather: lanes are loaded one by one).
     Neon,
@@ -49,7 +49,11 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => Isa::Avx2.is_available() && is_x86_feature_detected!("avx512f"),
+            Isa::Avx512 => {
+                Isa::Avx2.is_available()
+                    && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512vl")
+            }
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             #[allow(unreachable_patterns)]

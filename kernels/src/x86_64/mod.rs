@@ -1,5 +1,5 @@
-//! x86_64 kernel paths: AVX2 + FMA and AVX-512F, each in its own module, plus the pieces they
-//! share (reading a row's values, stamping a kernel out per value kind).
+//! x86_64 kernel paths: AVX2 + FMA and AVX-512 (F and VL), each in its own module, plus the
+//! pieces they share (reading a row's values, stamping a kernel out per value kind).
 
 use core::arch::x86_64::*;
 
@@ -10,15 +10,17 @@ pub(crate) mod avx512;
 
 /// The values of a row, read four or eight at a time or one at a time.
 ///
-/// Contract of the methods: the CPU has AVX2 (AVX-512F for `load8` and `load8_masked`), and
-/// `k` (up to `k + 3` for `load4`, `k + 7` for `load8`, `k + j` for each bit j set in the mask
-/// of `load8_masked`) is a position of the row the pointer addresses; for `skip`, a position
-/// or the row's end.
+/// Contract of the methods: the CPU has AVX2 (AVX-512F and VL for `load8` and
+/// `load8_masked`), and `k` (up to `k + 3` for `load4`, `k + 7` for `load8`, `k + j` for each
+/// bit j set in the mask of `load8_masked`) is a position of the row the pointer addresses;
+/// for `skip`, a position or the row's end. `load8_masked`'s k alone may lie before the row
+/// (wrapping: a row's end − 8 when it is shorter), so long as the set lanes are in it.
 pub(crate) trait RowValues: Copy {
     unsafe fn load4(self, k: usize) -> __m256d;
     unsafe fn load8(self, k: usize) -> __m512d;
     /// Lane j holds the value at k + j where bit j of `mask` is set, 0 elsewhere; positions
-    /// masked out are not read (AVX-512 masked loads do not fault on them).
+    /// masked out are not read (AVX-512 masked loads do not fault on them), and the load
+    /// spans only the eight positions from k.
     unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d;
     unsafe fn get(self, k: usize) -> f64;
     /// The values from position k on (a row block's row k starts there).
@@ -76,11 +78,12 @@ impl RowValues for F32 {
     }
     #[inline(always)]
     unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d {
-        // SAFETY: the lanes of set mask bits are positions of the row (trait contract); the
-        // masked-out ones are neither read nor faulted on.
+        // SAFETY: the lanes of set mask bits are positions of the row (trait contract), k
+        // offset with wrapping arithmetic as it may lie before the row; the masked-out lanes
+        // are neither read nor faulted on.
         unsafe {
-            let v = _mm512_maskz_loadu_ps(__mmask16::from(mask), self.0.add(k));
-            _mm512_cvtps_pd(_mm512_castps512_ps256(v))
+            let v = _mm256_maskz_loadu_ps(mask, self.0.wrapping_add(k));
+            _mm512_cvtps_pd(v)
         }
     }
     #[inline(always)]
@@ -108,9 +111,10 @@ impl RowValues for F64 {
     }
     #[inline(always)]
     unsafe fn load8_masked(self, k: usize, mask: __mmask8) -> __m512d {
-        // SAFETY: the lanes of set mask bits are positions of the row (trait contract); the
-        // masked-out ones are neither read nor faulted on.
-        unsafe { _mm512_maskz_loadu_pd(mask, self.0.add(k)) }
+        // SAFETY: the lanes of set mask bits are positions of the row (trait contract), k
+        // offset with wrapping arithmetic as it may lie before the row; the masked-out lanes
+        // are neither read nor faulted on.
+        unsafe { _mm512_maskz_loadu_pd(mask, self.0.wrapping_add(k)) }
     }
     #[inline(always)]
     unsafe fn get(self, k: usize) -> f64 {
