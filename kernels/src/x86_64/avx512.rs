@@ -50,8 +50,8 @@ unsafe fn masked_lanes<const SHIFT: u32>(ip: *const u32, k: usize, mask: __mmask
 /// The tail's loads span the row's last eight positions, its entries in the high lanes,
 /// rather than the eight from its first entry: a masked load still waits for the cache lines
 /// its masked-off lanes span, and past a row's end lies the next row, which a step on a
-/// randomly sampled row has not fetched (PERF.md `#### The uniform slowdown, mended`). A row shorter
-/// than eight reaches back before its start instead.
+/// randomly sampled row has not fetched (PERF.md `#### The uniform slowdown, mended`). A row
+/// shorter than eight reaches back before its start instead.
 ///
 /// Contract: AVX-512F, VL and FMA present; `val` has `idx.len()` values; for every k,
 /// `idx[k] << SHIFT` is below the length of the `f64` array `w` points to.
