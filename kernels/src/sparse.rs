@@ -177,6 +177,26 @@ pub fn prefetch_ahead<T>(data: &[T], distance: usize) {
     }
 }
 
+/// Hints the CPU to bring into cache every line the kernels' loads span when they read
+/// `data`, a row's indices or values: the row's own lines ([`prefetch_ahead`] at distance 0)
+/// and, for a row of fewer than eight entries, the line where the eight positions ending at
+/// its end begin, which the AVX-512 dot's masked tail load spans (its masked-off lanes are not
+/// read, but the load waits for their line: PERF.md `#### The uniform slowdown, mended`). For
+/// a row soon to be used whose memory is cold, such as a randomly sampled one. Never changes a
+/// result.
+#[inline]
+pub fn prefetch_row<T>(data: &[T]) {
+    prefetch_ahead(data, 0);
+    if data.len() < TAIL_SPAN {
+        // A pointer only, never dereferenced here; the prefetch takes any address.
+        let tail_start = data.as_ptr().wrapping_sub(TAIL_SPAN - data.len());
+        crate::prefetch::address(tail_start.cast());
+    }
+}
+
+/// The positions the AVX-512 dot's tail load spans, ending at the row's end.
+const TAIL_SPAN: usize = 8;
+
 /// The cache-line size the prefetches step by (64 bytes on every x86_64 and on the aarch64
 /// cores of interest; a larger line only makes some hints redundant).
 const CACHE_LINE: usize = 64;

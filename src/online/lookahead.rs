@@ -64,13 +64,13 @@ pub(crate) fn prefetch_rows_ahead<E: Examples>(data: &E, row: impl Fn(usize) -> 
     }
 }
 
-/// Asks for every cache line of the row's indices and values.
+/// Asks for every cache line the kernels will read of the row's indices and values.
 #[inline]
 fn prefetch_lines(row: &Row<'_>) {
-    sparse::prefetch_ahead(row.indices.as_slice(), 0);
+    sparse::prefetch_row(row.indices.as_slice());
     match row.values {
-        Values::F32(v) => sparse::prefetch_ahead(v, 0),
-        Values::F64(v) => sparse::prefetch_ahead(v, 0),
+        Values::F32(v) => sparse::prefetch_row(v),
+        Values::F64(v) => sparse::prefetch_row(v),
         Values::Ones => {}
     }
 }
