@@ -359,8 +359,9 @@ fn sublbfgs_approaches_liblinear_hinge_optimum_on_reuters_grain() {
 /// `Stop::NoDescent`) 4e-9 above J* on AVX2, 1.8e-3 on the scalar path and 8e-8 on AVX-512
 /// (seen on an Intel Xeon; AVX-512 stopped 1.8e-2 above while its dot summed a row's last
 /// len mod 8 entries in the low lanes of a vector, not the high ones); the bound of 2.5e-2
-/// allows for such a path and is still twice below the stalled stop. With a stall patience of 1 the scalar and AVX2 paths
-/// stop as stalled (the assertion below); on AVX-512 that rounding path never stalls. J* is
+/// allows for such a path and is still twice below the stalled stop. With a stall patience of
+/// 1 the scalar and AVX2 paths stop as stalled (the assertion below); on AVX-512 that rounding
+/// path never stalls. J* is
 /// dual coordinate descent's at λ = 1e-3, certified by its gap: subLBFGS's own stop there sat
 /// 4e-6 above it on AVX-512, below what it then reached at 1e-6.
 #[test]
@@ -393,6 +394,7 @@ fn sublbfgs_goes_on_past_steps_a_kink_cuts_short_and_reports_the_true_objective(
     .unwrap();
     assert!(gap <= 1e-9 * dual.objective, "dcd's gap {gap:e}");
     let reference = dual.objective / 1e-3;
+    // The reported J is still checked at every λ, this one included.
     hard_margin(1e-3);
     hard_margin(1e-8);
     let (small, stop) = hard_margin(1e-6);

@@ -37,8 +37,8 @@ impl Guarded {
     }
 }
 
-/// The positions of a row of `len` entries at the start and at the end of a region of
-/// `capacity` entries.
+/// The positions of a row of `len` entries flush against each end of a region of `capacity`
+/// entries.
 fn flush_rows(len: usize, capacity: usize) -> [std::ops::Range<usize>; 2] {
     [0..len, capacity - len..capacity]
 }
@@ -49,30 +49,29 @@ fn rows_flush_against_inaccessible_memory_read_only_themselves() {
     let w: Vec<f64> = (0..features).map(|j| (j % 7) as f64 - 3.0).collect();
     let vu: Vec<[f64; 2]> = w.iter().map(|&x| [x, -x]).collect();
     let (mut idx_map, mut f32_map, mut f64_map) = (Guarded::new(), Guarded::new(), Guarded::new());
+    for (k, value) in f32_map.middle::<f32>().iter_mut().enumerate() {
+        *value = (k % 5) as f32 + 1.0;
+    }
+    for (k, value) in f64_map.middle::<f64>().iter_mut().enumerate() {
+        *value = (k % 5) as f64 + 1.0;
+    }
+    let (f32s, f64s) = (
+        f32_map.middle::<f32>() as &[f32],
+        f64_map.middle::<f64>() as &[f64],
+    );
     let scalar = KernelSet::for_isa(Isa::Scalar).unwrap();
     for len in 1..=40 {
         let idx = idx_map.middle::<u32>();
         let capacity = idx.len();
         for row in flush_rows(len, capacity) {
-            for (k, i) in idx[row.clone()].iter_mut().enumerate() {
+            for (k, i) in idx[row].iter_mut().enumerate() {
                 *i = ((k * 31 + len) % features) as u32;
             }
         }
-        for (row, value) in f32_map.middle::<f32>()[..].iter_mut().enumerate() {
-            *value = (row % 5) as f32 + 1.0;
-        }
-        for (row, value) in f64_map.middle::<f64>()[..].iter_mut().enumerate() {
-            *value = (row % 5) as f64 + 1.0;
-        }
-        let (idx, f32s, f64s) = (
-            idx_map.middle::<u32>() as &[u32],
-            f32_map.middle::<f32>() as &[f32],
-            f64_map.middle::<f64>() as &[f64],
-        );
-        for [row32, row64] in [
-            [0..len, 0..len],
-            [capacity - len..capacity, f64s.len() - len..f64s.len()],
-        ] {
+        let idx = idx as &[u32];
+        let [start32, end32] = flush_rows(len, capacity);
+        let [start64, end64] = flush_rows(len, f64s.len());
+        for (row32, row64) in [(start32, start64), (end32, end64)] {
             let row_idx = &idx[row32.clone()];
             for values in [
                 Values::Ones,
