@@ -110,7 +110,7 @@ fn a_feature_count_from_meta_json_is_checked_and_named_and_a_stray_one_ignored()
     );
     std::fs::remove_dir_all(p("ds")).unwrap();
     // `meta.json` is a common name: one that is not JSON, or whose entry is not a feature
-    // count, is not the data's. A warning names it; the count is the largest index + 1.
+    // count, is not the data's. A warning names it; the count is the largest index seen.
     let bad_entries = ["\"abc\"", "1e3", "-4", "null", "4294967297"]
         .map(|bad| format!(r#"{{"other": 1, "features": {bad}}}"#));
     for (text, why) in bad_entries

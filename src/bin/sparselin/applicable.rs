@@ -68,8 +68,12 @@ impl Users {
             Users::Online => "the online learners (sgd, asgd, casgd and their naive baselines)",
             Users::Averaging => "the averaging learners (asgd, casgd, naive-asgd, naive-casgd)",
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
-            Users::Batch => "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron)",
-            Users::Primal => "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs, cd, tron)",
+            Users::Batch => {
+                "the batch solvers (lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, newton)"
+            }
+            Users::Primal => {
+                "the primal batch solvers (lbfgs, sublbfgs, subgd, bfgs, cd, tron, newton)"
+            }
             Users::Startable => "the online learners and the primal batch solvers",
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
@@ -203,7 +207,7 @@ mod tests {
         assert_eq!(
             refusal(&["--algo", "asgd", "--max-iter", "5"]),
             "--max-iter does not apply to --algo asgd: it is for the batch solvers (lbfgs, \
-             sublbfgs, subgd, bfgs, dcd, cd, tron)"
+             sublbfgs, subgd, bfgs, dcd, cd, tron, newton)"
         );
         assert!(refusal(&["--algo", "cd", "--memory", "5"]).contains("L-BFGS memory"));
         assert_eq!(

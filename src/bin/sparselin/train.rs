@@ -326,8 +326,8 @@ pub struct Args {
     /// Default: 256 (measured: PERF.md `## Hogwild`).
     #[arg(long)]
     pub hot_features: Option<usize>,
-    /// Feature count (default: meta.json beside the data, else the largest index + 1; 2^bits
-    /// for Vowpal Wabbit text).
+    /// Feature count (default: meta.json beside the data, else the largest index seen, + 1
+    /// with --zero-based; 2^bits for Vowpal Wabbit text).
     #[arg(long)]
     pub features: Option<usize>,
     #[command(flatten)]
