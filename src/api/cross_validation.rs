@@ -373,6 +373,8 @@ impl Trainer {
         mut fit: impl FnMut(&Trainer, &Split, Option<S>) -> Result<(R, Vec<f64>, S), Error>,
         mut done: impl FnMut(usize, usize, &R),
     ) -> Result<Vec<SettingFolds<R>>, Error> {
+        // Before the results are allocated for as many folds as asked.
+        check_fold_count(folds, data.n_rows())?;
         let settings = path.map_or(1, |(_, values)| values.len());
         let mut runs: Vec<SettingFolds<R>> = (0..settings)
             .map(|_| SettingFolds {
@@ -416,11 +418,7 @@ impl Trainer {
         mut each: impl FnMut(usize, &Trainer, &Split) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let m = data.n_rows();
-        if folds < 2 || folds > m {
-            return Err(Error::Config(format!(
-                "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
-            )));
-        }
+        check_fold_count(folds, m)?;
         if let Some(weights) = self.sample_weights_given() {
             sample_weights::check(weights, m).map_err(|e| Error::Config(e.to_string()))?;
         }
@@ -553,6 +551,16 @@ enum Strata {
     Sign,
     /// Each label value (one-vs-rest).
     Label,
+}
+
+/// An error unless `folds` is from 2 to `m`, one row per fold.
+fn check_fold_count(folds: usize, m: usize) -> Result<(), Error> {
+    if folds < 2 || folds > m {
+        return Err(Error::Config(format!(
+            "cross-validation needs from 2 folds to one per row ({m} rows), got {folds}"
+        )));
+    }
+    Ok(())
 }
 
 /// The fold of every row: the rows shuffled (each stratum on its own, the strata one after
@@ -972,7 +980,9 @@ mod tests {
     fn bad_fold_counts_and_a_fold_without_a_class_are_errors_that_say_so() {
         let set = data(5);
         let trainer = Trainer::new(Learner::ASGD);
-        for folds in [0, 1, 6] {
+        // usize::MAX: refused before anything is allocated per fold (it was a capacity
+        // overflow).
+        for folds in [0, 1, 6, usize::MAX] {
             let message = trainer.cross_validate(&set, folds).unwrap_err().to_string();
             assert!(
                 message.contains("from 2 folds to one per row (5 rows)"),
