@@ -83,6 +83,17 @@ impl OutputFile {
         })
     }
 
+    /// Flush everything to disk, without moving the file into place: where several outputs
+    /// must appear together, each is made durable first, so that a full disk or a failing
+    /// device is found before any of them replaces its destination.
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.file.flush()?;
+        match self.file.get_ref() {
+            Sink::File(file) => file.sync_all(),
+            Sink::Stdout(_) | Sink::Stderr(_) => Ok(()),
+        }
+    }
+
     /// Flush everything to disk and move the file into place.
     pub fn commit(mut self) -> io::Result<()> {
         self.file.flush()?;
@@ -234,23 +245,31 @@ pub fn settled(temporary: &Path) {
 }
 
 /// Removes every temporary file and directory this process made and has not settled: for a
-/// signal handler, just before the process exits. Files still being written into a
-/// directory are removed with it (a second pass catches one created meanwhile). The record
-/// of temporaries stays locked until the process exits, so that none is made after these are
-/// removed ([`create_beside`] waits for the lock).
+/// signal handler, just before the process exits. A directory is first renamed out of the
+/// way, so that the threads still writing files into it by its name (a conversion's shards)
+/// can create no more there while it is removed: removed under its own name, it raced with
+/// them and was left behind, half full, and a generator of millions of small shards out-wrote
+/// the removal for minutes. The record of temporaries stays locked until the process exits,
+/// so that none is made after these are removed ([`create_beside`] waits for the lock).
 pub fn remove_temporaries() {
     let mut paths = live();
     for path in paths.drain(..) {
-        for _ in 0..2 {
-            let removed = match fs::symlink_metadata(&path) {
-                Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
-                Ok(_) => fs::remove_file(&path),
-                Err(_) => break,
-            };
-            if removed.is_ok() {
-                break;
+        let removed = match fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                let mut aside = path.clone().into_os_string();
+                aside.push(".removing");
+                let aside = PathBuf::from(aside);
+                match fs::rename(&path, &aside) {
+                    Ok(()) => fs::remove_dir_all(&aside),
+                    // Where it cannot be renamed, removed in place: twice, for a file written
+                    // meanwhile.
+                    Err(_) => fs::remove_dir_all(&path).or_else(|_| fs::remove_dir_all(&path)),
+                }
             }
-        }
+            Ok(_) => fs::remove_file(&path),
+            Err(_) => continue,
+        };
+        drop(removed);
     }
     std::mem::forget(paths);
 }

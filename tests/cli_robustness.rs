@@ -91,6 +91,27 @@ fn a_full_standard_output_is_an_error_and_a_closed_one_ends_quietly() {
     assert!(out.status.success(), "{out:?}");
 }
 
+/// A run whose outputs cannot all be written replaces none of them: here the trace goes to
+/// `/dev/full` (written in place, a device), whose failure came to light only as it was
+/// flushed, after the model had been moved over the old one.
+#[test]
+fn a_run_that_cannot_write_every_output_replaces_none() {
+    let Toy { dir, data, model } = toy();
+    fs::write(&model, "the old model").unwrap();
+    let readable = dir.path().join("m.txt");
+    let readable = readable.to_str().unwrap();
+    let run_args = ["train", &data, "-o", &model, "--readable", readable];
+    let out = run(&[&run_args[..], &["--trace", "/dev/full", "--quiet"]].concat());
+    assert_clean_failure(&out, "writing /dev/full");
+    assert_eq!(fs::read(&model).unwrap(), b"the old model");
+    let mut left: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["m.model", "train.svm"]);
+}
+
 /// `/dev/full`, opened for writing: every write fails with "no space left on device".
 fn dev_full() -> Stdio {
     Stdio::from(
@@ -427,6 +448,83 @@ fn an_output_may_not_overwrite_an_input_and_standard_input_is_read_once() {
     );
     assert!(run(&["verify", set]).status.success());
 
+    // Nor over the files it reads besides the data: its sample weights, or the model it
+    // starts from, which only the new model may replace (read whole before training).
+    let weights = dir.join("w.txt");
+    let weights = weights.to_str().unwrap();
+    fs::write(weights, "1\n2\n1\n1\n").unwrap();
+    let start = dir.join("start.model");
+    let start = start.to_str().unwrap();
+    let resumable = ["--save-resume", "-o", start, "--quiet"];
+    assert!(
+        run(&[&["train", &t.data][..], &resumable].concat())
+            .status
+            .success()
+    );
+    let saved = fs::read(start).unwrap();
+    let lbfgs = [
+        "train", &t.data, "--algo", "lbfgs", "--loss", "log", "--quiet",
+    ];
+    for (args, message) in [
+        (
+            vec!["--sample-weights", weights, "-o", weights],
+            format!("-o {weights} would overwrite the --sample-weights file"),
+        ),
+        (
+            vec![
+                "--initial-model",
+                start,
+                "-o",
+                &t.model,
+                "--readable",
+                start,
+            ],
+            format!("--readable {start} would overwrite the --initial-model"),
+        ),
+    ] {
+        assert_clean_failure(&run(&[&lbfgs[..], &args].concat()), &message);
+    }
+    let resume = [
+        "train", &t.data, "--resume", start, "-o", &t.model, "--trace", start,
+    ];
+    let message = format!("--trace {start} would overwrite the --resume model");
+    assert_clean_failure(&run(&resume), &message);
+    assert_eq!(fs::read(weights).unwrap(), b"1\n2\n1\n1\n");
+    assert_eq!(fs::read(start).unwrap(), saved);
+    let replaced = [&lbfgs[..], &["--initial-model", start, "-o", start]].concat();
+    assert!(run(&replaced).status.success());
+    assert_ne!(fs::read(start).unwrap(), saved);
+
+    // `export` over a file of the dataset it reads, or its two outputs on one file.
+    let stored = format!("{set}/manifest.json");
+    assert_clean_failure(
+        &run(&["export", set, &stored]),
+        &format!("the output {stored} would overwrite a file of the dataset {set}"),
+    );
+    let weighted = dir.join("weighted");
+    let weighted = weighted.to_str().unwrap();
+    let convert = [
+        "convert",
+        "-q",
+        &t.data,
+        weighted,
+        "--sample-weights",
+        weights,
+    ];
+    assert!(run(&convert).status.success());
+    let stored = format!("{weighted}/sample_weights.f64");
+    let text = dir.join("back.svm");
+    let text = text.to_str().unwrap();
+    assert_clean_failure(
+        &run(&["export", weighted, text, "--sample-weights", &stored]),
+        &format!("--sample-weights {stored} would overwrite a file of the dataset"),
+    );
+    assert_clean_failure(
+        &run(&["export", weighted, text, "--sample-weights", text]),
+        &format!("the output and --sample-weights both name {text}"),
+    );
+    assert!(run(&["verify", set]).status.success() && run(&["verify", weighted]).status.success());
+
     // A plot over one of its traces.
     let trace = dir.join("run.csv");
     let trace = trace.to_str().unwrap();
@@ -583,6 +681,29 @@ fn an_interrupted_command_leaves_no_temporary_behind() {
         );
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert!(left.is_empty(), "{signal}: {left:?}");
+    }
+    // Shards of ten rows, written by many threads faster than a directory of them is removed:
+    // removed under its own name, the staging directory was left behind every time.
+    for signal in ["INT", "TERM"] {
+        let child = sparselin(&["gen", "--quiet", "--train-rows", "1000000"])
+            .args(["--rows-per-shard", "10"])
+            .arg(&out)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let pid = child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-s", signal, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let code = child.wait_with_output().unwrap().status.code();
+        assert_eq!(code, Some(130), "{signal}");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{signal}, small shards: {left:?}");
     }
 }
 

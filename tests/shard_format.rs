@@ -659,6 +659,32 @@ fn manifest_entries_are_bound_to_their_shard_files() {
     );
 }
 
+/// A manifest member of a name this build does not know is refused, at every level: a bit
+/// flipped in the name of an optional member would otherwise drop it unseen (the renumbered
+/// dataset's permutation: models in the wrong feature ids, and `verify` passed).
+#[test]
+fn a_manifest_member_of_an_unknown_name_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, good) = same_shaped_shards(tmp.path());
+    let rename = |value: &mut serde_json::Value, from: &str, to: &str| {
+        let object = value.as_object_mut().unwrap();
+        let member = object.remove(from).unwrap();
+        object.insert(to.into(), member);
+    };
+    let mut top = good.clone();
+    rename(&mut top, "column_means", "column_meant");
+    let mut shard = good.clone();
+    rename(&mut shard["shards"][1], "header_crc32", "header_crc22");
+    for (manifest, unknown) in [(top, "column_meant"), (shard, "header_crc22")] {
+        let err = open_with(&dir, &manifest).unwrap_err();
+        assert!(
+            err.contains("manifest.json: bad manifest: unknown field `") && err.contains(unknown),
+            "{err}"
+        );
+    }
+    open_with(&dir, &good).unwrap();
+}
+
 /// Version 2 (no header checksums) still opens and reads the same rows; version 3 without a
 /// checksum, version 4 without the sample weights it is the version of (or version 3 with
 /// them), and version 5, are refused.

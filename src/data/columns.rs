@@ -22,8 +22,10 @@ pub const FREQUENCIES_FILE: &str = "column_frequencies.u64";
 /// File holding the column means (`f64` per column).
 pub const MEANS_FILE: &str = "column_means.f64";
 
-/// A raw array file in the dataset directory, as listed in the manifest.
+/// A raw array file in the dataset directory, as listed in the manifest (a member it does
+/// not know is refused, as [`super::Manifest`]'s are).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ArrayFile {
     /// File name inside the dataset directory.
     pub file: String,

@@ -47,6 +47,7 @@ pub const SAMPLE_WEIGHTS_FILE: &str = "sample_weights.f64";
 
 /// One shard as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ShardEntry {
     /// File name inside the dataset directory (no path separators).
     pub file: String,
@@ -67,8 +68,12 @@ pub struct ShardEntry {
     pub header_crc32: Option<u32>,
 }
 
-/// The content of `manifest.json`.
+/// The content of `manifest.json`. A member this build does not know is refused, not
+/// skipped: the manifest has no checksum of its own, and one flipped bit in the name of an
+/// optional member (`feature_permutation`) would otherwise drop it unseen, and every model
+/// trained on the dataset would come out in the wrong feature ids.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Always [`FORMAT_NAME`].
     pub format: String,

@@ -24,6 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     use sparselin::data::export::{export, export_sample_weights};
+    use sparselin::output::{would_replace, written_path};
     let dataset = Dataset::open(&args.dir)?;
     let stored = dataset.manifest().sample_weights.is_some();
     anyhow::ensure!(
@@ -39,6 +40,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .is_some_and(|p| p.as_os_str() == "-")),
         "the rows and the sample weights cannot both go to standard output"
     );
+    let outputs = [
+        ("the output", Some(&args.output)),
+        ("--sample-weights", args.sample_weights.as_ref()),
+    ];
+    for (what, path) in outputs {
+        let Some(path) = path else { continue };
+        anyhow::ensure!(
+            !would_replace(path, &args.dir),
+            "{what} {} would overwrite a file of the dataset {}: choose another output path",
+            path.display(),
+            args.dir.display()
+        );
+    }
+    if let Some(weights) = &args.sample_weights {
+        anyhow::ensure!(
+            args.output.as_os_str() == "-" || written_path(weights) != written_path(&args.output),
+            "the output and --sample-weights both name {}: each needs a path of its own",
+            weights.display()
+        );
+    }
     let bytes = export(&args.dir, &args.output)?;
     if args.output.as_os_str() != "-" {
         errln!("{}: {bytes} bytes", args.output.display());

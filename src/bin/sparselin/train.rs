@@ -1055,7 +1055,7 @@ fn headline(e: &Evaluation) -> String {
 }
 
 /// What one output file of a training run holds.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Output {
     Model,
     Readable,
@@ -1099,8 +1099,10 @@ fn open_output(path: &Path) -> anyhow::Result<OutputFile> {
     OutputFile::create(path).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Refuses a run that would read standard input twice, or write an output over its own
-/// training or test data.
+/// Refuses a run that would read standard input twice, or write an output over a file it
+/// reads: its training or test data, sample weights, or the model it starts from (which only
+/// the new model may replace, as Vowpal Wabbit's `-i m -f m` does: the model is read whole
+/// before training, and replaced only once the run has succeeded).
 fn check_inputs(args: &Args) -> anyhow::Result<()> {
     let stdin = Path::new("-");
     if args.data == stdin && args.test.as_deref() == Some(stdin) {
@@ -1109,11 +1111,22 @@ fn check_inputs(args: &Args) -> anyhow::Result<()> {
         );
     }
     let inputs = [
-        ("the training data", Some(&args.data)),
-        ("the --test data", args.test.as_ref()),
+        ("the training data", Some(&args.data), false),
+        ("the --test data", args.test.as_ref(), false),
+        (
+            "the --sample-weights file",
+            args.sample_weights.as_ref(),
+            false,
+        ),
+        ("the --initial-model", args.initial_model.as_ref(), true),
+        ("the --resume model", args.resume.as_ref(), true),
     ];
     for (what, path) in outputs(args) {
-        for (input, input_path) in inputs.iter().filter_map(|(n, p)| Some((n, p.as_ref()?))) {
+        for &(input, input_path, is_model) in &inputs {
+            let Some(input_path) = input_path.filter(|_| !(is_model && what == Output::Model))
+            else {
+                continue;
+            };
             if sparselin::output::would_replace(path, input_path) {
                 anyhow::bail!(
                     "{} {} would overwrite {input} ({}): choose another output path",
@@ -1179,6 +1192,7 @@ pub(crate) fn write_outputs(
         };
         let mut file = open_output(path)?;
         file.write_all(&bytes)
+            .and_then(|()| file.sync())
             .with_context(|| format!("writing {}", path.display()))?;
         written.push((file, path));
     }
