@@ -254,24 +254,26 @@ pub fn settled(temporary: &Path) {
 pub fn remove_temporaries() {
     let mut paths = live();
     for path in paths.drain(..) {
-        let removed = match fs::symlink_metadata(&path) {
-            Ok(m) if m.is_dir() => {
-                let mut aside = path.clone().into_os_string();
-                aside.push(".removing");
-                let aside = PathBuf::from(aside);
-                match fs::rename(&path, &aside) {
-                    Ok(()) => fs::remove_dir_all(&aside),
-                    // Where it cannot be renamed, removed in place: twice, for a file written
-                    // meanwhile.
-                    Err(_) => fs::remove_dir_all(&path).or_else(|_| fs::remove_dir_all(&path)),
-                }
-            }
-            Ok(_) => fs::remove_file(&path),
-            Err(_) => continue,
-        };
-        drop(removed);
+        // On the way out, nothing more can be done about one that cannot be removed.
+        let _ = remove_temporary(&path);
     }
     std::mem::forget(paths);
+}
+
+/// Removes the temporary file or directory `path` for [`remove_temporaries`] (a directory
+/// renamed aside first); nothing if it is gone (renamed into place, or inside a directory
+/// removed before it).
+fn remove_temporary(path: &Path) -> io::Result<()> {
+    if !fs::symlink_metadata(path)?.is_dir() {
+        return fs::remove_file(path);
+    }
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".removing");
+    match fs::rename(path, &aside) {
+        Ok(()) => fs::remove_dir_all(aside),
+        // Where it cannot be renamed, removed in place: twice, for a file written meanwhile.
+        Err(_) => fs::remove_dir_all(path).or_else(|_| fs::remove_dir_all(path)),
+    }
 }
 
 /// A temporary `.NAME.tmp-PID-N` beside `destination`, made by `create` (a file or a
