@@ -449,6 +449,23 @@ mod tests {
                     "{learner} ε {eps}: {e}"
                 );
             }
+            let trainer = Trainer::new("dcd".parse().unwrap());
+            let e = err(trainer.loss(Loss::SquaredEpsilonInsensitive(eps)));
+            assert!(
+                e.contains("ε of the squared ε-insensitive loss must be a non-negative"),
+                "{e}"
+            );
+        }
+        // Trained, such a model was saved, and no load took it back.
+        for tau in [f64::NAN, 0.0, 1.0, 2.0] {
+            for learner in ["asgd", "sublbfgs", "dcd"] {
+                let trainer = Trainer::new(learner.parse().unwrap());
+                let e = err(trainer.loss(Loss::Quantile(tau)));
+                assert!(
+                    e.contains("τ of the quantile loss must be a number between 0 and 1"),
+                    "{learner} τ {tau}: {e}"
+                );
+            }
         }
     }
 

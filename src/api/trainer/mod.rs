@@ -608,14 +608,25 @@ impl Trainer {
                 "averages per epoch must be at least 1".into(),
             ));
         }
-        if let Loss::EpsilonInsensitive(eps) = self.training_loss()
-            && !(eps >= 0.0 && eps.is_finite())
-        {
-            return Err(Error::Config(format!(
-                "the ε of the ε-insensitive loss must be a non-negative number, got {eps}"
-            )));
+        // The parameters a loss parsed from text is held to (`Loss::from_str`), for a loss
+        // built in code: out of range, a run trained and saved a model no load would take.
+        match self.training_loss() {
+            loss @ (Loss::EpsilonInsensitive(eps) | Loss::SquaredEpsilonInsensitive(eps))
+                if !(eps >= 0.0 && eps.is_finite()) =>
+            {
+                let name = match loss {
+                    Loss::EpsilonInsensitive(_) => "ε-insensitive",
+                    _ => "squared ε-insensitive",
+                };
+                Err(Error::Config(format!(
+                    "the ε of the {name} loss must be a non-negative number, got {eps}"
+                )))
+            }
+            Loss::Quantile(tau) if !(tau > 0.0 && tau < 1.0) => Err(Error::Config(format!(
+                "the τ of the quantile loss must be a number between 0 and 1, got {tau}"
+            ))),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The online learner or batch solver run on `data`'s rows, weighed by the sample
