@@ -31,9 +31,9 @@ use crate::api::{
     self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, PathStarts,
     Precision, Strength, Trainer,
 };
+use crate::data::ValueVec;
 use crate::data::column_scales::ColumnScales;
 use crate::data::vw::{DEFAULT_BITS, FeatureRules, Hashing};
-use crate::data::{Dataset, ValueVec};
 use crate::dist::Local;
 
 /// What a call did.
@@ -698,8 +698,8 @@ unsafe fn run_for(c: &SlTrainConfig, data: &SlDataset) -> Result<Run, Failure> {
 
 /// `data`'s rows scaled for a run of `c`, and the scales: the resumed model's, else the
 /// initial model's, else the rows' own ([`api::max_abs_scales`]). A dataset is opened again
-/// (the page cache shares its maps) and its values copied and scaled; rows in memory are
-/// copied whole.
+/// (the page cache shares its maps; refused if it was replaced on disk since) and its values
+/// copied and scaled; rows in memory are copied whole.
 ///
 /// # Safety
 /// As [`trainer`].
@@ -720,7 +720,7 @@ unsafe fn scaled_copy(
     let (copy, name) = match &data.examples {
         ExampleSet::Dataset(d) => {
             let dir = d.dataset().dir();
-            let reopened = Dataset::open(dir).and_then(|d| d.into_examples());
+            let reopened = d.dataset().reopen().and_then(|d| d.into_examples());
             let reopened = reopened.and_then(|r| r.with_n_features(d.n_features()));
             (ExampleSet::Dataset(reopened.map_err(Error::from)?), dir)
         }

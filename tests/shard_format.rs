@@ -659,6 +659,36 @@ fn manifest_entries_are_bound_to_their_shard_files() {
     );
 }
 
+/// A dataset opened again (the C ABI's scaled copy of a handle's rows) is refused when what
+/// its directory holds now is another dataset: a handle whose directory was replaced by
+/// rename trained on the new rows, and cross-validation panicked on their other row count.
+#[test]
+fn a_dataset_reopened_after_its_directory_was_replaced_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, _) = same_shaped_shards(tmp.path());
+    let opened = Dataset::open(&dir).unwrap();
+    let again = opened.reopen().unwrap();
+    assert_eq!(again.manifest(), opened.manifest());
+    // Another dataset of the same shape, in place of the first.
+    let labels = vec![-1.0; 8];
+    let offsets: Vec<u64> = (0..=8).map(|i| 2 * i).collect();
+    let indices: Vec<u32> = (0..8).flat_map(|i| [i, i + 3]).collect();
+    let values = ValueVec::F32((0..16).map(|k| 0.25 + k as f32).collect());
+    let other = CsrMatrix::new(labels, offsets, indices, values, 12).unwrap();
+    let replacement = tmp.path().join("other");
+    write_shards(&other, &replacement, &[2, 2, 2, 2], ValueKind::F32);
+    std::fs::rename(&dir, tmp.path().join("old")).unwrap();
+    std::fs::rename(&replacement, &dir).unwrap();
+    let err = opened.reopen().unwrap_err().to_string();
+    assert!(
+        err.contains("is not the dataset this one was opened from"),
+        "{err}"
+    );
+    // The handle's own maps still read its own rows.
+    let rows = opened.into_examples().unwrap();
+    assert!((0..8).all(|i| rows.row(i).label == if i % 2 == 0 { 1.0 } else { -1.0 }));
+}
+
 /// A manifest member of a name this build does not know is refused, at every level: a bit
 /// flipped in the name of an optional member would otherwise drop it unseen (the renumbered
 /// dataset's permutation: models in the wrong feature ids, and `verify` passed).

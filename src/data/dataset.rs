@@ -259,6 +259,24 @@ impl Dataset {
         &self.dir
     }
 
+    /// The same whole dataset opened again from [`Dataset::dir`] (new maps of the same files,
+    /// for a second view of its rows): an error if what is there now is not what this one opened
+    /// (another manifest, or a shard of another header checksum), so that a dataset
+    /// replaced or rewritten since is never read in its place.
+    pub fn reopen(&self) -> Result<Dataset, DataError> {
+        let again = Dataset::open(&self.dir)?;
+        let headers =
+            |d: &Dataset| -> Vec<u32> { d.shards.iter().map(|s| s.header().checksum()).collect() };
+        if again.manifest != self.manifest || headers(&again) != headers(self) {
+            return Err(DataError::invalid(
+                &self.dir,
+                "is not the dataset this one was opened from (replaced or rewritten since): \
+                 open it again",
+            ));
+        }
+        Ok(again)
+    }
+
     /// The parsed manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
