@@ -342,6 +342,44 @@ mod tests {
         from_csr(labels, offsets, indices, ValueVec::F64(values), 7).unwrap()
     }
 
+    /// A batch solve that overflows, or cannot step from zero, is an error, not a model of
+    /// zeros returned as trained.
+    #[test]
+    fn a_batch_solve_that_trains_nothing_is_an_error() {
+        let labels = vec![1.0, -1.0, 1.0, -1.0];
+        let offsets = vec![0, 2, 3, 4, 5];
+        let huge = ValueVec::F64(vec![1.0, 1e300, 2.0, 3.0, 1.0]);
+        let data = from_csr(
+            labels.clone(),
+            offsets.clone(),
+            vec![0, 1, 0, 1, 0],
+            huge,
+            2,
+        );
+        let data = data.unwrap();
+        for algo in ["lbfgs", "bfgs"] {
+            let trainer = Trainer::new(algo.parse().unwrap()).loss(Loss::Log);
+            let e = trainer.train(&data).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(
+                    "{algo} trained nothing: it took no step from zero"
+                )),
+                "{e}"
+            );
+        }
+        let values = ValueVec::F64(vec![1.0, 1.0, 2.0, 3.0, 1.0]);
+        let labels = vec![1e200, -1e200, 1.0, -1.0];
+        let data = from_csr(labels, offsets, vec![0, 1, 0, 1, 0], values, 2).unwrap();
+        for algo in ["lbfgs", "tron", "newton"] {
+            let trainer = Trainer::new(algo.parse().unwrap()).loss(Loss::Squared);
+            let e = trainer.train(&data).unwrap_err().to_string();
+            assert!(
+                e.contains("trained nothing: its objective is inf"),
+                "{algo}: {e}"
+            );
+        }
+    }
+
     #[test]
     fn online_training_is_the_driver_s_result() {
         let data = toy(200);

@@ -90,6 +90,11 @@ impl Trainer {
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
+        refuse_untrained(
+            algorithm,
+            &solution,
+            options.w0.is_some() || options.dual0.is_some(),
+        )?;
         let n = data.n_features();
         let mut details = self.solver_details(&solution, passes, &options);
         // The certificate of the returned w: J(w) − J* ≤ gap.
@@ -161,4 +166,39 @@ impl Trainer {
             "tol": options.tol,
         })
     }
+}
+
+/// An error for a solve that trained nothing: one that ended where J is not a finite number
+/// (it overflowed: the data's values or labels beyond what f64 products hold), or one that
+/// took no step from zero, its gradient there unusable. Either returned a model of zeros, or
+/// of whatever the overflow left, which the caller would have taken for a trained one.
+/// (`started`: the solve began at a given point, where no step may be the right answer.)
+fn refuse_untrained(
+    algorithm: batch::Algorithm,
+    solution: &batch::Solution,
+    started: bool,
+) -> Result<(), Error> {
+    let stuck = matches!(
+        solution.stop,
+        batch::Stop::LineSearchFailed | batch::Stop::Stalled | batch::Stop::NoDescent
+    );
+    let why = if !solution.w.iter().all(|w| w.is_finite()) {
+        // The weights' own check names that ([`Error::Diverged`]).
+        return Ok(());
+    } else if !solution.objective.is_finite() {
+        format!("its objective is {}", solution.objective)
+    } else if solution.iterations == 0 && stuck && !started {
+        let stop = json!(solution.stop);
+        format!(
+            "it took no step from zero (it stopped: {})",
+            stop.as_str().unwrap_or_default()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::Config(format!(
+        "{algorithm} trained nothing: {why}, the data's values or labels beyond what f64 \
+         arithmetic holds; for values, {} usually cures it",
+        super::SCALE_CURE
+    )))
 }
