@@ -636,6 +636,14 @@ mod tests {
         assert!(err(dcd).contains("initial_model does not apply to dcd"));
         let aerr = Trainer::new("aerr".parse().unwrap()).initial_model(full.clone());
         assert!(err(aerr).contains("initial_model does not apply to aerr"));
+        // A start that is not finite is refused as such (it read as a diverged solve).
+        let mut broken = full.clone();
+        broken.weights[1] = f64::NAN;
+        let e = err(lbfgs.clone().initial_model(broken));
+        assert!(
+            e.contains("the starting point's weights and bias must be finite"),
+            "{e}"
+        );
         // The online learners start from one too, their steps and average anew: an epoch from
         // the optimum ends nearer to it than an epoch from zero, on one thread and on two.
         for threads in [1, 2] {

@@ -74,6 +74,15 @@ impl Trainer {
             }
             (None, None) => None,
         };
+        if warm
+            .as_ref()
+            .is_some_and(|w0| !w0.iter().all(|w| w.is_finite()))
+        {
+            // As the online learners refuse it (a solve from it read as diverged).
+            return Err(Error::Config(
+                "the starting point's weights and bias must be finite".into(),
+            ));
+        }
         let options = batch::Options {
             w0: warm,
             dual0: self.initial_dual.clone(),
