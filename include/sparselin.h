@@ -119,7 +119,7 @@ typedef struct SlTrainConfig {
    */
   const char *loss;
   /**
-   * λ > 0.
+   * λ > 0 (unused by `aerr`, `aelr` and `aesvr`, which have none).
    */
   double lambda;
   /**

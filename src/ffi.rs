@@ -121,7 +121,7 @@ pub struct SlTrainConfig {
     /// Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
     /// …); NULL means the learner's default.
     pub loss: *const c_char,
-    /// λ > 0.
+    /// λ > 0 (unused by `aerr`, `aelr` and `aesvr`, which have none).
     pub lambda: f64,
     /// Seed: same seed, same data, same model.
     pub seed: u64,

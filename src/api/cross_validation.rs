@@ -344,6 +344,14 @@ impl Trainer {
         progress: impl FnMut(usize, usize),
         point: impl Fn(f64, SettingFolds<R>) -> P,
     ) -> Result<Vec<P>, Error> {
+        if let (Strength::Lambda, Learner::AttributeEfficient(algo)) = (strength, self.learner()) {
+            // Its λ would be set and ignored at every value (a cost or λ₁ is refused as a
+            // setting that does not apply).
+            return Err(Error::Config(format!(
+                "a path over lambda does not apply to {algo}, which has no λ (its strength is \
+                 the radius)"
+            )));
+        }
         let order = strength.path_order(values);
         let warm = starts == PathStarts::Warm && matches!(self.learner(), Learner::Batch(_));
         let each = counter(folds * order.len(), progress);
@@ -717,6 +725,28 @@ mod tests {
     /// before it to start from) and every later one the same held-out errors and objectives
     /// near the cold ones, from starts that made them differ (dcd from dual variables, lbfgs
     /// and cd from weights).
+    /// The attribute-efficient learners have no λ: a path over it set one that every fit
+    /// ignored, and named a "best" value.
+    #[test]
+    fn a_path_over_lambda_is_refused_for_a_learner_without_one() {
+        let trainer = Trainer::new("aerr".parse().unwrap());
+        let err = trainer
+            .cross_validate_path(
+                &data(30),
+                3,
+                Strength::Lambda,
+                &[1e-2, 1e-3],
+                PathStarts::Cold,
+                |_, _| {},
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a path over lambda does not apply to aerr"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_path_runs_from_the_strongest_regularization_and_warm_reaches_the_same_optima() {
         let set = data(90);
