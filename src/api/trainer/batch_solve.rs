@@ -178,9 +178,10 @@ impl Trainer {
 }
 
 /// An error for a solve that trained nothing: one that ended where J is not a finite number
-/// (it overflowed: the data's values or labels beyond what f64 products hold), or one that
-/// took no step from zero, its gradient there unusable. Either returned a model of zeros, or
-/// of whatever the overflow left, which the caller would have taken for a trained one.
+/// (it overflowed: the data's values, labels or weights beyond what f64 products hold), or
+/// one that took no step from zero, its gradient there unusable. Either returned a model of
+/// zeros, or of whatever the overflow left, which the caller would have taken for a trained
+/// one.
 /// (`started`: the solve began at a given point, where no step may be the right answer.)
 fn refuse_untrained(
     algorithm: batch::Algorithm,
@@ -206,8 +207,8 @@ fn refuse_untrained(
         return Ok(());
     };
     Err(Error::Config(format!(
-        "{algorithm} trained nothing: {why}, the data's values or labels beyond what f64 \
-         arithmetic holds; for values, {} usually cures it",
+        "{algorithm} trained nothing: {why}, the data's values, labels or weights beyond what \
+         f64 arithmetic holds; for values, {} usually cures it",
         super::SCALE_CURE
     )))
 }
