@@ -564,10 +564,7 @@ fn same_shaped_shards(tmp: &Path) -> (PathBuf, serde_json::Value) {
     let labels: Vec<f64> = (0..8)
         .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
         .collect();
-    let offsets: Vec<u64> = (0..=8).map(|i| 2 * i).collect();
-    let indices: Vec<u32> = (0..8).flat_map(|i| [i, i + 3]).collect();
-    let values = ValueVec::F32((0..16).map(|k| 0.25 + k as f32).collect());
-    let m = CsrMatrix::new(labels, offsets, indices, values, 12).unwrap();
+    let m = eight_rows(labels);
     let dir = tmp.join("ds");
     write_shards(&m, &dir, &[2, 2, 2, 2], ValueKind::F32);
     let manifest: serde_json::Value =
@@ -579,6 +576,14 @@ fn same_shaped_shards(tmp: &Path) -> (PathBuf, serde_json::Value) {
         "{manifest}"
     );
     (dir, manifest)
+}
+
+/// The eight rows of [`same_shaped_shards`] with `labels`: two entries each, f32 values.
+fn eight_rows(labels: Vec<f64>) -> CsrMatrix {
+    let offsets: Vec<u64> = (0..=8).map(|i| 2 * i).collect();
+    let indices: Vec<u32> = (0..8).flat_map(|i| [i, i + 3]).collect();
+    let values = ValueVec::F32((0..16).map(|k| 0.25 + k as f32).collect());
+    CsrMatrix::new(labels, offsets, indices, values, 12).unwrap()
 }
 
 /// Dataset::open of `dir` with `manifest` written over its manifest.json.
@@ -670,11 +675,7 @@ fn a_dataset_reopened_after_its_directory_was_replaced_is_refused() {
     let again = opened.reopen().unwrap();
     assert_eq!(again.manifest(), opened.manifest());
     // Another dataset of the same shape, in place of the first.
-    let labels = vec![-1.0; 8];
-    let offsets: Vec<u64> = (0..=8).map(|i| 2 * i).collect();
-    let indices: Vec<u32> = (0..8).flat_map(|i| [i, i + 3]).collect();
-    let values = ValueVec::F32((0..16).map(|k| 0.25 + k as f32).collect());
-    let other = CsrMatrix::new(labels, offsets, indices, values, 12).unwrap();
+    let other = eight_rows(vec![-1.0; 8]);
     let replacement = tmp.path().join("other");
     write_shards(&other, &replacement, &[2, 2, 2, 2], ValueKind::F32);
     std::fs::rename(&dir, tmp.path().join("old")).unwrap();

@@ -425,8 +425,8 @@ impl Trainer {
         strata: Strata,
         mut each: impl FnMut(usize, &Trainer, &Split) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        // (The fold count is checked by the caller, `fit_folds`.)
         let m = data.n_rows();
-        check_fold_count(folds, m)?;
         if let Some(weights) = self.sample_weights_given() {
             sample_weights::check(weights, m).map_err(|e| Error::Config(e.to_string()))?;
         }
@@ -720,11 +720,6 @@ mod tests {
         assert!(positives.iter().max().unwrap() - positives.iter().min().unwrap() > 1);
     }
 
-    /// A path runs from the strongest regularization to the weakest; cold, each value's folds
-    /// are its own cross-validation's, bit for bit; warm, the first value's too (nothing
-    /// before it to start from) and every later one the same held-out errors and objectives
-    /// near the cold ones, from starts that made them differ (dcd from dual variables, lbfgs
-    /// and cd from weights).
     /// The attribute-efficient learners have no λ: a path over it set one that every fit
     /// ignored, and named a "best" value.
     #[test]
@@ -747,6 +742,11 @@ mod tests {
         );
     }
 
+    /// A path runs from the strongest regularization to the weakest; cold, each value's folds
+    /// are its own cross-validation's, bit for bit; warm, the first value's too (nothing
+    /// before it to start from) and every later one the same held-out errors and objectives
+    /// near the cold ones, from starts that made them differ (dcd from dual variables, lbfgs
+    /// and cd from weights).
     #[test]
     fn a_path_runs_from_the_strongest_regularization_and_warm_reaches_the_same_optima() {
         let set = data(90);

@@ -80,7 +80,7 @@ impl Trainer {
         {
             // As the online learners refuse it (a solve from it read as diverged).
             return Err(Error::Config(
-                "the starting point's weights and bias must be finite".into(),
+                online::ConfigError::StartNotFinite.to_string(),
             ));
         }
         let options = batch::Options {
@@ -192,10 +192,11 @@ fn refuse_untrained(
         solution.stop,
         batch::Stop::LineSearchFailed | batch::Stop::Stalled | batch::Stop::NoDescent
     );
-    let why = if !solution.w.iter().all(|w| w.is_finite()) {
+    if !solution.w.iter().all(|w| w.is_finite()) {
         // The weights' own check names that ([`Error::Diverged`]).
         return Ok(());
-    } else if !solution.objective.is_finite() {
+    }
+    let why = if !solution.objective.is_finite() {
         format!("its objective is {}", solution.objective)
     } else if solution.iterations == 0 && stuck && !started {
         let stop = json!(solution.stop);
