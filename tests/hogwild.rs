@@ -54,6 +54,26 @@ impl Observer for Epochs {
     }
 }
 
+/// Every epoch's snapshot, asking the run to stop once it has seen `stop_after` of them.
+struct StopAfter {
+    seen: Epochs,
+    stop_after: usize,
+}
+
+impl Observer for StopAfter {
+    fn wants_epochs(&self) -> bool {
+        true
+    }
+
+    fn epoch_end(&mut self, end: &EpochEnd<'_>) {
+        self.seen.epoch_end(end);
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.seen.0.len() >= self.stop_after
+    }
+}
+
 /// Every number of a snapshot as raw bits (so that −0.0 ≠ 0.0 and NaN = NaN).
 fn bits(s: &Snapshot) -> Vec<u64> {
     let mut out = Vec::new();
@@ -160,6 +180,49 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
                 got.snapshot.output().weights.iter().any(|&w| w != 0.0),
                 "{what}: a model that learned something"
             );
+        }
+    }
+}
+
+/// An observer that stops a run at its second epoch end (of five) ends it there, on one
+/// thread and on Hogwild workers: two epochs' steps, no further epoch end, and (one thread)
+/// the model of a two-epoch run, bit for bit.
+#[test]
+fn a_run_stopped_at_an_epoch_end_ends_there() {
+    let _slot = training_slot();
+    let data = train_set("reuters_grain");
+    let m = data.n_rows() as u64;
+    for algorithm in [Algorithm::Sgd, Algorithm::Asgd, Algorithm::Casgd] {
+        let config = config(Loss::Hinge, 1e-3, true, Sampling::Uniform, 5);
+        let two_epochs = Config {
+            stop: Stop::Epochs(2),
+            ..config
+        };
+        let expected = online::fit(&data, algorithm, &two_epochs, &mut ()).unwrap();
+        for threads in [None, Some(1), Some(2)] {
+            let mut observer = StopAfter {
+                seen: Epochs::default(),
+                stop_after: 2,
+            };
+            let fit = match threads {
+                None => online::fit(&data, algorithm, &config, &mut observer),
+                Some(threads) => {
+                    let options = Options::new(threads);
+                    hogwild::fit(&data, algorithm, &config, &options, &mut observer)
+                }
+            };
+            let fit = fit.unwrap();
+            let what = format!("{algorithm} on {threads:?} threads");
+            assert_eq!(fit.steps, 2 * m, "{what}");
+            assert_eq!(
+                observer.seen.0.len(),
+                2,
+                "{what}: no epoch end after the stop"
+            );
+            assert!(bits(&fit.snapshot) == bits(&observer.seen.0[1]), "{what}");
+            if threads != Some(2) {
+                assert!(bits(&fit.snapshot) == bits(&expected.snapshot), "{what}");
+            }
         }
     }
 }

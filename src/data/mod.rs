@@ -14,6 +14,7 @@
 //!   a time.
 //! * [`sample_weights`] — per-row weights of the loss, paired with a set of rows.
 //! * [`class_vs_rest`] — a multiclass set seen as one class against the others.
+//! * [`row_subset`] — some of a set's rows as a set (those trained on beside a holdout).
 
 pub mod chunk;
 pub mod class_vs_rest;
@@ -28,6 +29,7 @@ pub mod export;
 pub mod libsvm;
 pub mod number;
 mod row_checks;
+pub mod row_subset;
 pub mod sample_weights;
 pub mod shard;
 pub mod source;
@@ -41,6 +43,7 @@ pub use class_vs_rest::ClassVsRest;
 pub use csr::{CsrError, CsrMatrix, Examples, Row, ValueVec};
 pub use dataset::{Dataset, DatasetExamples, DatasetRows, Manifest};
 pub use error::DataError;
+pub use row_subset::RowSubset;
 pub use sample_weights::{SampleWeightError, SampleWeighted};
 pub use shard::{Shard, ShardParts, ShardRows, ValueKind};
 pub use source::{ExampleRows, ExampleSet, open_examples};

@@ -390,6 +390,12 @@ pub trait Observer {
     }
     /// After each epoch, if [`Observer::wants_epochs`].
     fn epoch_end(&mut self, _end: &EpochEnd<'_>) {}
+    /// Whether the run ends at the epoch end just observed (asked after each
+    /// [`Observer::epoch_end`]; early stopping, [`crate::api::EarlyStopping`]): it then takes
+    /// no further step, and that epoch end is its last.
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
 
 /// An observer that ignores everything.
@@ -679,6 +685,8 @@ impl Run<'_, '_> {
         let mut t = first;
         let last = first + self.steps;
         let mut interval = 0u64;
+        // The iterates of the epoch end at which the observer stopped the run, if it did.
+        let mut stopped_at: Option<Snapshot> = None;
         while t < last {
             let start = Instant::now();
             interval += 1;
@@ -721,26 +729,37 @@ impl Run<'_, '_> {
                     seconds,
                     snapshot: &snapshot,
                 });
+                if observer.stop_requested() {
+                    stopped_at = Some(snapshot);
+                    break;
+                }
             }
         }
-        let start = Instant::now();
-        let mut snapshot = learner.snapshot(t)?;
-        if let Some(mix) = self.mix.as_deref_mut() {
-            mix(&mut snapshot);
-        }
-        seconds += start.elapsed().as_secs_f64();
-        if wants_epochs {
-            observer.epoch_end(&EpochEnd {
-                epochs: self.steps as f64 / m as f64,
-                steps: self.steps,
-                seconds,
-                snapshot: &snapshot,
-            });
-        }
+        let steps = t - first;
+        let snapshot = match stopped_at {
+            Some(snapshot) => snapshot,
+            None => {
+                let start = Instant::now();
+                let mut snapshot = learner.snapshot(t)?;
+                if let Some(mix) = self.mix.as_deref_mut() {
+                    mix(&mut snapshot);
+                }
+                seconds += start.elapsed().as_secs_f64();
+                if wants_epochs {
+                    observer.epoch_end(&EpochEnd {
+                        epochs: steps as f64 / m as f64,
+                        steps,
+                        seconds,
+                        snapshot: &snapshot,
+                    });
+                }
+                snapshot
+            }
+        };
         Ok(Fit {
             snapshot,
             schedule: self.schedule,
-            steps: self.steps,
+            steps,
             seconds,
         })
     }

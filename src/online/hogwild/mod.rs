@@ -178,20 +178,26 @@ pub fn fit_from<E: Examples>(
     observer: &mut dyn Observer,
 ) -> Result<Fit, ConfigError> {
     // Every worker reads rows through one view, built here once.
-    let trained = train(&data.rows(), algorithm, config, start, options, observer)?;
+    let (trained, stopped_at) = train(&data.rows(), algorithm, config, start, options, observer)?;
     let (schedule, mut seconds) = (trained.schedule, trained.seconds);
     let steps = trained.steps - trained.first;
-    let start = Instant::now();
-    let snapshot = trained.into_snapshot()?;
-    seconds += start.elapsed().as_secs_f64();
-    if observer.wants_epochs() {
-        observer.epoch_end(&EpochEnd {
-            epochs: steps as f64 / data.n_rows() as f64,
-            steps,
-            seconds,
-            snapshot: &snapshot,
-        });
-    }
+    let snapshot = match stopped_at {
+        Some(snapshot) => snapshot,
+        None => {
+            let start = Instant::now();
+            let snapshot = trained.into_snapshot()?;
+            seconds += start.elapsed().as_secs_f64();
+            if observer.wants_epochs() {
+                observer.epoch_end(&EpochEnd {
+                    epochs: steps as f64 / data.n_rows() as f64,
+                    steps,
+                    seconds,
+                    snapshot: &snapshot,
+                });
+            }
+            snapshot
+        }
+    };
     Ok(Fit {
         snapshot,
         schedule,
@@ -218,7 +224,8 @@ struct Trained<'a> {
     seconds: f64,
 }
 
-/// The epochs of [`fit`], up to (not including) the final recovery.
+/// The epochs of [`fit`], up to (not including) the final recovery; beside them, the
+/// iterates of the epoch end at which the observer stopped the run, if it did.
 fn train<'a, E: Examples>(
     data: &E,
     algorithm: Algorithm,
@@ -226,7 +233,7 @@ fn train<'a, E: Examples>(
     start: Option<&Start>,
     options: &Options,
     observer: &mut dyn Observer,
-) -> Result<Trained<'a>, ConfigError> {
+) -> Result<(Trained<'a>, Option<Snapshot>), ConfigError> {
     let (mut run, steps) = Trained::prepare(data, algorithm, config, start, options)?;
     let (schedule, rule, threads, first) = (run.schedule, run.rule, options.threads, run.first);
     let m = data.n_rows() as u64;
@@ -291,9 +298,12 @@ fn train<'a, E: Examples>(
                 seconds: run.seconds,
                 snapshot: &snapshot,
             });
+            if observer.stop_requested() {
+                return Ok((run, Some(snapshot)));
+            }
         }
     }
-    Ok(run)
+    Ok((run, None))
 }
 
 /// One epoch: every worker on its own thread until the counter reaches `ctx.limit`.
@@ -775,7 +785,8 @@ mod tests {
                     scalars,
                     ..Options::new(3)
                 };
-                let trained = train(&data, algorithm, &config, None, &options, &mut ()).unwrap();
+                let (trained, _) =
+                    train(&data, algorithm, &config, None, &options, &mut ()).unwrap();
                 let model = trained.snapshot().unwrap();
                 let averaged = model.averaged.as_ref().unwrap();
                 let Final::Pairs(vu) = trained.storage.read().unwrap() else {
