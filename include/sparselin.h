@@ -104,8 +104,8 @@ typedef struct SlVwOptions {
 /**
  * Training settings. Start from [`sl_train_config_default`] and change fields. The counts
  * and limits documented with "0: default" (and the NULL strings) take the learner's
- * defaults when 0; `lambda`, `seed` and `regularize_bias` are always taken as given, so a
- * zeroed struct is refused (λ must be positive).
+ * defaults when 0; `lambda`, `seed`, `regularize_bias` and `early_stop_tolerance` are always
+ * taken as given, so a zeroed struct is refused (λ must be positive).
  */
 typedef struct SlTrainConfig {
   /**
@@ -218,8 +218,8 @@ typedef struct SlTrainConfig {
   uint8_t scale;
   /**
    * liblinear's and scikit-learn's C in place of `lambda` when positive: λ = 1/(C·m), m
-   * the rows trained on (each fold's own in [`sl_cross_validate`]); 0 leaves `lambda` as
-   * set.
+   * the rows given (each fold's own in [`sl_cross_validate`]; with `early_stop`, the rows
+   * held out too); 0 leaves `lambda` as set.
    */
   double cost;
   /**
@@ -227,6 +227,25 @@ typedef struct SlTrainConfig {
    * default) and scikit-learn with `fit_intercept=False`.
    */
   uint8_t no_bias;
+  /**
+   * Online learners: N > 0 holds out a share of the rows (`holdout`), scores them after
+   * every epoch, and stops once N epochs in a row have not lowered their mean loss by more
+   * than `early_stop_tolerance` of its best; the model is the best epoch's (`sparselin
+   * train --early-stop N`; Vowpal Wabbit's `--early_terminate`, scikit-learn's
+   * `early_stopping`). Without `epochs` or `steps`, at most 100 epochs. 0: no early
+   * stopping.
+   */
+  uint32_t early_stop;
+  /**
+   * With `early_stop`: the share of the rows held out, between 0 and 1 (0: the default,
+   * 0.1).
+   */
+  double holdout;
+  /**
+   * With `early_stop`: the relative improvement an epoch must make, at least 0, taken as
+   * given (0: any lower loss improves); [`sl_train_config_default`] sets 1e-3.
+   */
+  double early_stop_tolerance;
 } SlTrainConfig;
 
 #ifdef __cplusplus

@@ -28,8 +28,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use crate::api::{
-    self, ClassWeighting, Error, ExampleSet, Examples, Learner, Loss, Model, OneVsRest, PathStarts,
-    Precision, Strength, Trainer,
+    self, ClassWeighting, EarlyStopping, Error, ExampleSet, Examples, Learner, Loss, Model,
+    OneVsRest, PathStarts, Precision, Strength, Trainer,
 };
 use crate::data::ValueVec;
 use crate::data::column_scales::ColumnScales;
@@ -110,8 +110,8 @@ pub struct SlClassifier(OneVsRest);
 
 /// Training settings. Start from [`sl_train_config_default`] and change fields. The counts
 /// and limits documented with "0: default" (and the NULL strings) take the learner's
-/// defaults when 0; `lambda`, `seed` and `regularize_bias` are always taken as given, so a
-/// zeroed struct is refused (λ must be positive).
+/// defaults when 0; `lambda`, `seed`, `regularize_bias` and `early_stop_tolerance` are always
+/// taken as given, so a zeroed struct is refused (λ must be positive).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SlTrainConfig {
@@ -182,12 +182,25 @@ pub struct SlTrainConfig {
     /// whole).
     pub scale: u8,
     /// liblinear's and scikit-learn's C in place of `lambda` when positive: λ = 1/(C·m), m
-    /// the rows trained on (each fold's own in [`sl_cross_validate`]); 0 leaves `lambda` as
-    /// set.
+    /// the rows given (each fold's own in [`sl_cross_validate`]; with `early_stop`, the rows
+    /// held out too); 0 leaves `lambda` as set.
     pub cost: f64,
     /// Batch solvers: non-zero fits no bias (b = 0), as liblinear does without `-B` (its
     /// default) and scikit-learn with `fit_intercept=False`.
     pub no_bias: u8,
+    /// Online learners: N > 0 holds out a share of the rows (`holdout`), scores them after
+    /// every epoch, and stops once N epochs in a row have not lowered their mean loss by more
+    /// than `early_stop_tolerance` of its best; the model is the best epoch's (`sparselin
+    /// train --early-stop N`; Vowpal Wabbit's `--early_terminate`, scikit-learn's
+    /// `early_stopping`). Without `epochs` or `steps`, at most 100 epochs. 0: no early
+    /// stopping.
+    pub early_stop: u32,
+    /// With `early_stop`: the share of the rows held out, between 0 and 1 (0: the default,
+    /// 0.1).
+    pub holdout: f64,
+    /// With `early_stop`: the relative improvement an epoch must make, at least 0, taken as
+    /// given (0: any lower loss improves); [`sl_train_config_default`] sets 1e-3.
+    pub early_stop_tolerance: f64,
 }
 
 thread_local! {
@@ -559,6 +572,9 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         scale: 0,
         cost: 0.0,
         no_bias: 0,
+        early_stop: 0,
+        holdout: 0.0,
+        early_stop_tolerance: EarlyStopping::DEFAULT_TOLERANCE,
     }
 }
 
@@ -628,6 +644,16 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
     }
     if c.separate_class_passes != 0 {
         t = t.classes_in_one_pass(false);
+    }
+    if c.early_stop > 0 {
+        t = t.early_stopping(EarlyStopping {
+            patience: c.early_stop,
+            holdout: match c.holdout {
+                0.0 => EarlyStopping::DEFAULT_HOLDOUT,
+                share => share,
+            },
+            tolerance: c.early_stop_tolerance,
+        });
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(model) = unsafe { c.resume.as_ref() } {

@@ -1359,3 +1359,90 @@ fn an_online_model_no_better_than_a_constant_is_flagged() {
     );
     assert!(stderr.contains("stopped before converging") && !stderr.contains("larger class"));
 }
+
+/// `--early-stop N` on real data: the run ends N epochs after its last improvement, well
+/// before the 100-epoch limit, the trace scores the held-out rows every epoch, the model is the
+/// best epoch's (its held-out loss the trace's lowest), the summary says so, and the flags are
+/// refused where they cannot apply.
+#[test]
+fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let grain = real_data::data_dir().join("reuters_grain/train.svm.gz");
+    let grain = grain.to_str().unwrap();
+    let (model, model2, trace) = (p("m"), p("m2"), p("t.csv"));
+    let common = [
+        "train",
+        grain,
+        "--algo",
+        "sgd",
+        "--loss",
+        "hinge",
+        "--lambda",
+        "1e-5",
+        "--threads",
+        "1",
+        "--early-stop",
+        "3",
+        "--quiet",
+        "-o",
+    ];
+    let mut args = common.to_vec();
+    args.extend_from_slice(&[&model, "--json", "--trace", &trace]);
+    let summary: serde_json::Value = serde_json::from_str(&cli::run(&args)).unwrap();
+    let report = &summary["details"]["early_stopping"];
+    assert_eq!(report["stopped"], true, "{report}");
+    let run = report["epochs_run"].as_u64().unwrap();
+    assert!((4..100).contains(&run), "{report}");
+    assert_eq!(
+        report["held_out_rows"], 155,
+        "a tenth of 1,554 rows, by class"
+    );
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    let held_out: Vec<f64> = (trace.lines().skip(1))
+        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(held_out.len() as u64, run, "{trace}");
+    let lowest = held_out.iter().copied().fold(f64::INFINITY, f64::min);
+    let best = report["best_epoch"].as_f64().unwrap();
+    assert_eq!(held_out[best as usize - 1], lowest, "{trace}");
+    let reported = report["best_held_out_loss"].as_f64().unwrap();
+    assert!(
+        (reported - lowest).abs() <= 1e-11 * lowest,
+        "{reported} vs {trace}"
+    );
+    assert_eq!(
+        summary["details"]["steps"],
+        run * 1399,
+        "every epoch over the other rows"
+    );
+
+    let mut args = common.to_vec();
+    args.push(&model2);
+    let text = cli::run(&args);
+    assert!(text.contains("early stopping: best epoch"), "{text}");
+    assert!(
+        text.contains("stopped after 3 epochs in a row without an improvement"),
+        "{text}"
+    );
+
+    let refused = |extra: &[&str], message: &str| {
+        let mut args = vec!["train", grain, "-o", "/dev/null"];
+        args.extend_from_slice(extra);
+        cli::refused(&args, message);
+    };
+    refused(
+        &["--algo", "lbfgs", "--loss", "log", "--early-stop", "3"],
+        "--early-stop does not apply to --algo lbfgs",
+    );
+    refused(&["--holdout", "0.2"], "--early-stop");
+    refused(&["--early-stop", "0"], "--early-stop");
+    refused(
+        &["--early-stop", "2", "--holdout", "1"],
+        "the share held out",
+    );
+    refused(
+        &["--early-stop", "2", "--early-stop-tol", "-1"],
+        "tolerance",
+    );
+}

@@ -62,7 +62,8 @@ pub use one_vs_rest::{
 };
 pub use scaling::{max_abs_scales, scaled};
 pub use trainer::{
-    DEFAULT_EPOCHS, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training, lambda_for_cost,
+    DEFAULT_EPOCHS, EarlyStopping, MAX_THREADS, Monitor, OneVsRestTraining, Trainer, Training,
+    lambda_for_cost,
 };
 
 /// Anything the API can refuse: bad data, a bad configuration, a model that does not fit.

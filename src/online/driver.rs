@@ -365,6 +365,7 @@ pub struct Fit {
 }
 
 /// The state at the end of an epoch (every m steps, and after the last step).
+#[derive(Clone, Copy)]
 pub struct EpochEnd<'a> {
     /// Epochs of this run completed, fractional for a last partial one.
     pub epochs: f64,
@@ -374,6 +375,9 @@ pub struct EpochEnd<'a> {
     pub seconds: f64,
     /// The iterates now.
     pub snapshot: &'a Snapshot,
+    /// Under early stopping, the mean loss of the held-out rows at these iterates
+    /// ([`crate::api::EarlyStopping`]); `None` otherwise.
+    pub held_out_loss: Option<f64>,
 }
 
 /// Receives progress while [`fit`] runs.
@@ -728,6 +732,7 @@ impl Run<'_, '_> {
                     steps: t - first,
                     seconds,
                     snapshot: &snapshot,
+                    held_out_loss: None,
                 });
                 if observer.stop_requested() {
                     stopped_at = Some(snapshot);
@@ -751,6 +756,7 @@ impl Run<'_, '_> {
                         steps,
                         seconds,
                         snapshot: &snapshot,
+                        held_out_loss: None,
                     });
                 }
                 snapshot

@@ -132,6 +132,23 @@ static void toy(void) {
   }
   sl_model_free(model);
 
+  /* Early stopping: half of each class held out here, scored every epoch. */
+  SlTrainConfig stopping = config;
+  stopping.epochs = 0;
+  stopping.early_stop = 2;
+  stopping.holdout = 0.5;
+  CHECK(sl_train(data, &stopping, &model) == SL_STATUS_OK, "train with early stopping");
+  sl_model_free(model);
+  stopping.holdout = 1.0;
+  CHECK(sl_train(data, &stopping, &model) == SL_STATUS_CONFIG &&
+            strstr(sl_last_error(), "share held out") != NULL,
+        "a holdout of every row is refused");
+  stopping.holdout = 0.0;
+  stopping.learner = "lbfgs";
+  CHECK(sl_train(data, &stopping, &model) == SL_STATUS_CONFIG &&
+            strstr(sl_last_error(), "early_stopping does not apply") != NULL,
+        "early stopping is for the online learners");
+
   double held_out[4];
   CHECK(sl_cross_validate(data, &config, 2, held_out, 4) == SL_STATUS_OK, "2-fold cross-validation");
   for (int i = 0; i < 4; i++)

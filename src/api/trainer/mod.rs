@@ -22,11 +22,13 @@ use crate::online::{self, Sampling, Stop};
 
 mod attribute_efficient;
 mod batch_solve;
+mod early_stopping;
 mod multinomial;
 mod one_pass;
 mod one_vs_rest;
 mod online_run;
 
+pub use early_stopping::EarlyStopping;
 pub use one_vs_rest::OneVsRestTraining;
 pub(super) use one_vs_rest::class_labels_across;
 
@@ -91,6 +93,7 @@ pub struct Trainer {
     pin_workers: bool,
     multinomial: bool,
     classes_in_one_pass: bool,
+    early_stopping: Option<EarlyStopping>,
 }
 
 /// Online learners without `epochs` or `steps`: this many passes.
@@ -175,6 +178,7 @@ impl Trainer {
             pin_workers: true,
             multinomial: false,
             classes_in_one_pass: true,
+            early_stopping: None,
         }
     }
 
@@ -407,6 +411,18 @@ impl Trainer {
         self
     }
 
+    /// Online learners: hold out a share of the rows, score them after every epoch, and stop
+    /// once `settings.patience` epochs in a row have not improved their mean loss; the model
+    /// is the best epoch's ([`EarlyStopping`]; Vowpal Wabbit's holdout with
+    /// `--early_terminate`, scikit-learn's `early_stopping`). Without epochs or steps set, at
+    /// most [`EarlyStopping::DEFAULT_MAX_EPOCHS`] passes. The λ of a cost counts every row
+    /// given, held-out ones too. One-vs-rest then trains each class in passes of its own
+    /// (each stops on its own). Not across ranks.
+    pub fn early_stopping(mut self, settings: EarlyStopping) -> Self {
+        self.early_stopping = Some(settings);
+        self
+    }
+
     /// Whether one-vs-rest SGD, ASGD and CASGD train their classes in one pass over the data
     /// ([`online::fit_classes`], the default) or each class in passes of its own
     /// ([`Trainer::train_one_vs_rest`]). In one pass a class takes the same steps as alone,
@@ -602,6 +618,9 @@ impl Trainer {
             return Err(Error::Config(format!(
                 "threads must be from 1 to {MAX_THREADS}, got {threads}"
             )));
+        }
+        if let Some(settings) = &self.early_stopping {
+            settings.check()?;
         }
         if self.averages_per_epoch == Some(0) {
             return Err(Error::Config(
@@ -825,6 +844,7 @@ impl Trainer {
                 online || batch,
             ),
             ("save_resume", self.save_resume, online),
+            ("early_stopping", self.early_stopping.is_some(), online),
             ("resume", self.resume.is_some(), online),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),

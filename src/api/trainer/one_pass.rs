@@ -22,8 +22,9 @@ fn group_size(classes: usize, at_once: usize, class_bytes: usize, budget: usize)
 
 impl Trainer {
     /// The online algorithm that trains `classes` classes in one pass, if these settings let
-    /// it: SGD, ASGD or CASGD, one pass allowed, and one thread per class (with at least twice
-    /// as many threads as classes, each class runs Hogwild workers of its own instead).
+    /// it: SGD, ASGD or CASGD, one pass allowed, no early stopping, and one thread per class
+    /// (with at least twice as many threads as classes, each class runs Hogwild workers of its
+    /// own instead).
     pub(super) fn one_pass_algorithm(&self, classes: usize) -> Option<online::Algorithm> {
         let Learner::Online(algorithm) = self.learner else {
             return None;
@@ -32,6 +33,7 @@ impl Trainer {
         let threads = per_class.or(self.threads).unwrap_or(1);
         // An L1 term's lazy truncation runs one class at a time.
         (self.classes_in_one_pass
+            && self.early_stopping.is_none()
             && online::trains_classes_in_one_pass(algorithm)
             && threads == 1
             && self.l1 == 0.0)

@@ -4,13 +4,14 @@
 
 use serde_json::json;
 
+use super::early_stopping::{EarlyStopping, Holdout, Watch};
 use super::{DEFAULT_EPOCHS, Monitor, Run, Trainer, iterate_in_columns};
 use crate::api::{Error, Examples, Loss, Model};
 use crate::dist::online::{self as dist_online, Averaging};
 use crate::dist::{self, Reducer};
 use crate::loss::{ClassWeights, WeightedLoss};
 use crate::model::ResumeState;
-use crate::online::{self, Stop, hogwild};
+use crate::online::{self, Observer, Stop, hogwild};
 
 impl Trainer {
     /// The resume state of `model` if this trainer can go on from it with `algorithm` and
@@ -96,8 +97,75 @@ impl Trainer {
         Ok(state)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The online run on `data`, or under early stopping on the rows it does not hold out,
+    /// with the model of its best epoch.
     pub(super) fn train_online<M: Monitor, E: Examples>(
+        &self,
+        algorithm: online::Algorithm,
+        weighted: WeightedLoss,
+        data: &E,
+        permutation: Option<&[u32]>,
+        reducer: &dyn Reducer,
+        monitor: &mut M,
+    ) -> Result<(Run, serde_json::Value), Error> {
+        let Some(settings) = self.early_stopping else {
+            return self.train_online_rows(
+                algorithm,
+                weighted,
+                data,
+                permutation,
+                reducer,
+                monitor,
+            );
+        };
+        if reducer.size() > 1 {
+            return Err(Error::Config(
+                "early stopping needs a single-process run: each rank would stop at an epoch \
+                 of its own"
+                    .into(),
+            ));
+        }
+        let classification = weighted.loss().is_classification();
+        let holdout = Holdout::deal(data, classification, settings.holdout, self.seed_used())?;
+        let held_out = holdout.held_out(data);
+        let held_out_rows = held_out.n_rows();
+        let mut watch = Watch::new(monitor, held_out, weighted, settings);
+        let train = holdout.train(data);
+        let (mut run, mut details) = self.train_online_rows(
+            algorithm,
+            weighted,
+            &train,
+            permutation,
+            reducer,
+            &mut watch,
+        )?;
+        let epochs_run = watch.epochs_seen;
+        let stopped = watch.stop_requested();
+        let best = watch.best.take();
+        if let Some(best) = &best {
+            // The run as if it had stopped after the best epoch (its resume state too).
+            let (output, last) = output_and_last(best.snapshot.clone());
+            (run.weights, run.bias) = (output.weights, output.bias);
+            if let Some(state) = &mut run.resume {
+                state.steps -= run.examples - best.steps;
+                state.last = last;
+            }
+        }
+        details["early_stopping"] = json!({
+            "patience": settings.patience,
+            "holdout": settings.holdout,
+            "tolerance": settings.tolerance,
+            "held_out_rows": held_out_rows,
+            "epochs_run": epochs_run,
+            "stopped": stopped,
+            "best_epoch": best.as_ref().map(|b| b.epochs),
+            "best_held_out_loss": best.as_ref().map(|b| b.loss),
+        });
+        Ok((run, details))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn train_online_rows<M: Monitor, E: Examples>(
         &self,
         algorithm: online::Algorithm,
         weighted: WeightedLoss,
@@ -184,10 +252,7 @@ impl Trainer {
         }
         // The output moves into the run, and the last iterate beside an average into the
         // resume state: neither is copied.
-        let (output, last) = match snapshot.averaged {
-            Some(averaged) => (averaged, Some(snapshot.last)),
-            None => (snapshot.last, None),
-        };
+        let (output, last) = output_and_last(snapshot);
         let resume = (self.save_resume || resumed_at.is_some()).then(|| ResumeState {
             steps: resumed_at.unwrap_or(0) + fit.steps,
             rows: data.n_rows() as u64,
@@ -220,7 +285,10 @@ impl Trainer {
             bias_rate: self.bias_rate.unwrap_or(1.0),
             sampling: self.sampling,
             seed: self.seed,
-            stop: self.stop.unwrap_or(Stop::Epochs(DEFAULT_EPOCHS)),
+            stop: self.stop.unwrap_or(Stop::Epochs(match self.early_stopping {
+                Some(_) => EarlyStopping::DEFAULT_MAX_EPOCHS,
+                None => DEFAULT_EPOCHS,
+            })),
         }
     }
 
@@ -262,6 +330,15 @@ impl Trainer {
             "threads": 1,
             "epochs": steps as f64 / rows as f64,
         })
+    }
+}
+
+/// A run's output (the averaged iterate, if it averages, else the last) and, beside an
+/// average, the last iterate its resume state keeps.
+fn output_and_last(snapshot: online::Snapshot) -> (online::Iterate, Option<online::Iterate>) {
+    match snapshot.averaged {
+        Some(averaged) => (averaged, Some(snapshot.last)),
+        None => (snapshot.last, None),
     }
 }
 

@@ -21,23 +21,27 @@ pub struct TraceRow {
     pub test_error: Option<f64>,
     /// Batch solvers: the certificate ‖g‖²/(2λ) ≥ J − J* (`batch::Progress::gap`).
     pub gap: Option<f64>,
+    /// Online learners under early stopping: the mean loss of the rows held out.
+    pub held_out_loss: Option<f64>,
 }
 
 /// The trace as CSV (empty cells for absent values).
 pub fn csv(rows: &[TraceRow]) -> String {
-    let mut text =
-        String::from("epochs,steps,seconds,train_objective,test_objective,test_error,gap\n");
+    let mut text = String::from(
+        "epochs,steps,seconds,train_objective,test_objective,test_error,gap,held_out_loss\n",
+    );
     let cell = |v: Option<f64>| v.map(|x| format!("{x:.12e}")).unwrap_or_default();
     for r in rows {
         text.push_str(&format!(
-            "{},{},{:.6},{:.12e},{},{},{}\n",
+            "{},{},{:.6},{:.12e},{},{},{},{}\n",
             r.epochs,
             r.steps,
             r.seconds,
             r.train_objective,
             cell(r.test_objective),
             cell(r.test_error),
-            cell(r.gap)
+            cell(r.gap),
+            cell(r.held_out_loss)
         ));
     }
     text

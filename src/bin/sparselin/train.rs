@@ -10,7 +10,7 @@ use crate::applicable;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use serde_json::json;
-use sparselin::api::{Learner, MAX_THREADS, Monitor, Trainer, Training};
+use sparselin::api::{EarlyStopping, Learner, MAX_THREADS, Monitor, Trainer, Training};
 use sparselin::batch;
 use sparselin::data::vw::FeatureRules;
 use sparselin::data::{ExampleSet, Examples, SampleWeighted};
@@ -256,10 +256,34 @@ pub struct Args {
     /// class's model then equals, bit for bit, the binary model of its relabelled rows.
     #[arg(long)]
     pub separate_class_passes: bool,
+    /// Online learners: hold out a share of the training rows (--holdout), score them after
+    /// every epoch (their mean loss, weighted as in training), and stop once N epochs in a row
+    /// have not lowered it by more than --early-stop-tol of its best; the model is the best
+    /// epoch's (Vowpal Wabbit's holdout with `--early_terminate N`, which keeps the best pass's
+    /// model too; scikit-learn's `early_stopping` with `n_iter_no_change`). At most --epochs
+    /// passes (default 100). One-vs-rest then trains each class in passes of its own, each
+    /// stopping on its own.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub early_stop: Option<u32>,
+    /// With --early-stop: the share of the rows held out (0 to 1, default 0.1 as
+    /// scikit-learn's `validation_fraction`), drawn by --seed, by class for a classification
+    /// loss. They are not trained on; the summary's objective still counts every row.
+    #[arg(long, value_name = "SHARE", requires = "early_stop")]
+    pub holdout: Option<f64>,
+    /// With --early-stop: an epoch improves on the best held-out loss L so far only if its own
+    /// is below L − TOL·|L| (default 1e-3, scikit-learn's `tol`, relative here).
+    #[arg(
+        long,
+        value_name = "TOL",
+        requires = "early_stop",
+        allow_negative_numbers = true
+    )]
+    pub early_stop_tol: Option<f64>,
     /// lbfgs, sublbfgs and bfgs: L-BFGS memory M.
     #[arg(long, default_value_t = sparselin::batch::DEFAULT_MEMORY)]
     pub memory: usize,
-    /// Passes over the data (E·m steps). Default 5 unless --steps is given.
+    /// Passes over the data (E·m steps). Default 5 unless --steps is given (100 with
+    /// --early-stop, which usually ends the run sooner).
     #[arg(long, conflicts_with = "steps")]
     pub epochs: Option<u64>,
     /// Exactly this many steps.
@@ -716,6 +740,14 @@ pub fn launcher_size() -> Option<usize> {
         .find_map(|name| std::env::var(name).ok()?.parse().ok())
 }
 
+/// Epochs of an online run without --epochs or --steps.
+fn default_epochs(args: &Args) -> u64 {
+    match args.early_stop {
+        Some(_) => EarlyStopping::DEFAULT_MAX_EPOCHS,
+        None => sparselin::api::DEFAULT_EPOCHS,
+    }
+}
+
 /// The [`Trainer`] the flags describe: each family gets only the flags it uses, and a flag
 /// given for another family is refused ([`applicable`]).
 pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
@@ -750,7 +782,17 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             };
             let trainer = match (args.steps, args.epochs) {
                 (Some(t), _) => trainer.steps(t),
-                (None, e) => trainer.epochs(e.unwrap_or(sparselin::api::DEFAULT_EPOCHS)),
+                (None, e) => trainer.epochs(e.unwrap_or(default_epochs(args))),
+            };
+            let trainer = match args.early_stop {
+                Some(patience) => trainer.early_stopping(EarlyStopping {
+                    patience,
+                    holdout: args.holdout.unwrap_or(EarlyStopping::DEFAULT_HOLDOUT),
+                    tolerance: args
+                        .early_stop_tol
+                        .unwrap_or(EarlyStopping::DEFAULT_TOLERANCE),
+                }),
+                None => trainer,
             };
             let trainer = match args.t0 {
                 Some(t0) => trainer.t0(t0),
@@ -885,11 +927,16 @@ impl<'a> Progress<'a> {
         test: Option<&'a ExampleSet>,
     ) -> Self {
         let data = rows.data;
+        // Under early stopping an epoch is a pass over the rows not held out.
+        let held_out = args.early_stop.map_or(0.0, |_| {
+            args.holdout.unwrap_or(EarlyStopping::DEFAULT_HOLDOUT)
+        });
+        let epoch_every = ((data.n_rows() as f64 * (1.0 - held_out)).round() as u64).max(1);
         let steps = match (args.steps, args.epochs) {
             (Some(t), _) => t,
             (None, e) => e
-                .unwrap_or(sparselin::api::DEFAULT_EPOCHS)
-                .saturating_mul(data.n_rows() as u64),
+                .unwrap_or(default_epochs(args))
+                .saturating_mul(epoch_every),
         };
         let bar = match args.algo.learner() {
             Learner::Online(_) if !args.quiet => {
@@ -906,7 +953,7 @@ impl<'a> Progress<'a> {
             test,
             args,
             loss,
-            epoch_every: data.n_rows() as u64,
+            epoch_every,
             trace: Vec::new(),
         }
     }
@@ -927,7 +974,10 @@ impl Observer for Progress<'_> {
     }
 
     fn wants_epochs(&self) -> bool {
-        self.test.is_some() || self.args.trace.is_some() || self.args.plot.is_some()
+        self.test.is_some()
+            || self.args.trace.is_some()
+            || self.args.plot.is_some()
+            || self.args.early_stop.is_some()
     }
 
     fn epoch_end(&mut self, end: &EpochEnd<'_>) {
@@ -937,9 +987,12 @@ impl Observer for Progress<'_> {
         let test = self.evaluate_test(&w.weights, w.bias);
         self.bar.set_position(end.steps);
         self.bar.println(format!(
-            "epoch {:.2}: objective {}{}",
+            "epoch {:.2}: objective {}{}{}",
             end.epochs,
             decimal(train.objective, 6),
+            end.held_out_loss
+                .map(|loss| format!(", held-out loss {}", decimal(loss, 6)))
+                .unwrap_or_default(),
             test.as_ref()
                 .map(|t| format!(", test {}", headline(t)))
                 .unwrap_or_default()
@@ -952,6 +1005,7 @@ impl Observer for Progress<'_> {
             test_objective: test.as_ref().map(|t| t.objective),
             test_error: test.as_ref().and_then(|t| t.error_rate.or(t.rmse)),
             gap: None,
+            held_out_loss: end.held_out_loss,
         });
     }
 }
@@ -1011,6 +1065,7 @@ impl Monitor for Progress<'_> {
             test_objective: test.as_ref().map(|t| t.objective),
             test_error: test.as_ref().and_then(|t| t.error_rate.or(t.rmse)),
             gap: Some(p.gap),
+            held_out_loss: None,
         };
         // A second report of the same iteration (subLBFGS's aggregate subgradient gave a
         // smaller certificate at the same point) replaces the first: one row per iteration.
@@ -1290,6 +1345,9 @@ fn report(
             decimal(train_eval.objective, 10),
             eval_tail(&train_eval)
         )?;
+        if let Some(line) = early_stopping_line(model) {
+            outln!("{line}")?;
+        }
         if let Some(t) = &test_eval {
             outln!(
                 "test objective {}{}",
@@ -1302,6 +1360,32 @@ fn report(
         }
     }
     Ok(())
+}
+
+/// What early stopping did, if the run stopped early: its best epoch of those run, the
+/// held-out loss there, and why the run ended.
+pub(crate) fn early_stopping_line(model: &Model) -> Option<String> {
+    let report = model.info.details.get("early_stopping")?;
+    let best = match report["best_epoch"].as_f64() {
+        Some(epoch) => format!(
+            "best epoch {epoch} of {} (held-out loss {} on {} rows)",
+            report["epochs_run"],
+            decimal(report["best_held_out_loss"].as_f64()?, 6),
+            report["held_out_rows"]
+        ),
+        None => format!(
+            "no epoch of {} scored a finite held-out loss",
+            report["epochs_run"]
+        ),
+    };
+    let end = match report["stopped"].as_bool()? {
+        true => format!(
+            "stopped after {} epochs in a row without an improvement beyond the tolerance",
+            report["patience"]
+        ),
+        false => "the epoch limit reached first".into(),
+    };
+    Some(format!("early stopping: {best}; {end}"))
 }
 
 /// `args` with λ from --cost, if given, for training on `rows` rows (every rank's): what

@@ -13,7 +13,9 @@ use sparselin::online::Observer;
 
 use crate::number::decimal;
 use crate::scaling;
-use crate::train::{Args, WeightType, eval_tail, scale_name, title_notes, warn_if_unconverged};
+use crate::train::{
+    Args, WeightType, early_stopping_line, eval_tail, scale_name, title_notes, warn_if_unconverged,
+};
 
 /// Train, save and report a one-vs-rest classifier on `data` (read, and its outputs checked,
 /// by [`crate::train::run`]).
@@ -82,7 +84,7 @@ pub fn run(
         let objective = model.info.details["objective"].as_f64().unwrap_or(f64::NAN);
         outln!("train objective {}", decimal(objective, 10))?;
     }
-    for class in &train.classes {
+    for (class, model) in train.classes.iter().zip(classifier.models()) {
         let e = &class.one_vs_rest;
         match multinomial {
             true => outln!(
@@ -98,6 +100,9 @@ pub fn run(
                 decimal(e.objective, 10),
                 eval_tail(e)
             )?,
+        }
+        if let Some(line) = early_stopping_line(model) {
+            outln!("  {line}")?;
         }
     }
     outln!("train {}", headline(&train))?;

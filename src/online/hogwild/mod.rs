@@ -193,6 +193,7 @@ pub fn fit_from<E: Examples>(
                     steps,
                     seconds,
                     snapshot: &snapshot,
+                    held_out_loss: None,
                 });
             }
             snapshot
@@ -297,6 +298,7 @@ fn train<'a, E: Examples>(
                 steps: run.steps - first,
                 seconds: run.seconds,
                 snapshot: &snapshot,
+                held_out_loss: None,
             });
             if observer.stop_requested() {
                 return Ok((run, Some(snapshot)));
