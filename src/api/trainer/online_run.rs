@@ -142,9 +142,10 @@ impl Trainer {
         let epochs_run = watch.epochs_seen;
         let stopped = watch.stop_requested();
         let best = watch.best.take();
-        if let Some(best) = &best {
+        let kept = best.as_ref().map(|best| (best.epochs, best.loss));
+        if let Some(best) = best {
             // The run as if it had stopped after the best epoch (its resume state too).
-            let (output, last) = output_and_last(best.snapshot.clone());
+            let (output, last) = output_and_last(best.snapshot);
             (run.weights, run.bias) = (output.weights, output.bias);
             if let Some(state) = &mut run.resume {
                 state.steps -= run.examples - best.steps;
@@ -158,8 +159,8 @@ impl Trainer {
             "held_out_rows": held_out_rows,
             "epochs_run": epochs_run,
             "stopped": stopped,
-            "best_epoch": best.as_ref().map(|b| b.epochs),
-            "best_held_out_loss": best.as_ref().map(|b| b.loss),
+            "best_epoch": kept.map(|(epochs, _)| epochs),
+            "best_held_out_loss": kept.map(|(_, loss)| loss),
         });
         Ok((run, details))
     }
