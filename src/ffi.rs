@@ -645,6 +645,11 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
     if c.separate_class_passes != 0 {
         t = t.classes_in_one_pass(false);
     }
+    if c.early_stop == 0 && c.holdout != 0.0 {
+        return Err(config(
+            "holdout is the share early stopping holds out: set early_stop too".into(),
+        ));
+    }
     if c.early_stop > 0 {
         t = t.early_stopping(EarlyStopping {
             patience: c.early_stop,

@@ -1413,16 +1413,16 @@ fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
     );
     assert_eq!(
         summary["details"]["steps"],
-        run * 1399,
+        best as u64 * 1399,
         "every epoch over the other rows"
     );
 
     let mut args = common.to_vec();
     args.push(&model2);
     let text = cli::run(&args);
-    assert!(text.contains("early stopping: best epoch"), "{text}");
+    assert!(text.contains("early stopping: kept epoch"), "{text}");
     assert!(
-        text.contains("stopped after 3 epochs in a row without an improvement"),
+        text.contains("stopped once 3 epochs in a row lowered the lowest held-out loss"),
         "{text}"
     );
 

@@ -143,7 +143,13 @@ static void toy(void) {
   CHECK(sl_train(data, &stopping, &model) == SL_STATUS_CONFIG &&
             strstr(sl_last_error(), "share held out") != NULL,
         "a holdout of every row is refused");
+  stopping.holdout = 0.3;
+  stopping.early_stop = 0;
+  CHECK(sl_train(data, &stopping, &model) == SL_STATUS_CONFIG &&
+            strstr(sl_last_error(), "set early_stop too") != NULL,
+        "a holdout without early stopping is refused");
   stopping.holdout = 0.0;
+  stopping.early_stop = 2;
   stopping.learner = "lbfgs";
   CHECK(sl_train(data, &stopping, &model) == SL_STATUS_CONFIG &&
             strstr(sl_last_error(), "early_stopping does not apply") != NULL,

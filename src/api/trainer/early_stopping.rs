@@ -80,8 +80,9 @@ pub(super) struct Holdout {
 
 impl Holdout {
     /// `share` of `data`'s rows held out, drawn with `seed`: of each class (label > 0 and the
-    /// rest) its share for a classification loss, else of all rows. An error if either part
-    /// would be empty.
+    /// rest) its share for a classification loss, else of all rows, and never a class's every
+    /// row (the rows trained on keep both classes). An error if no row, or no row of positive
+    /// sample weight, would be held out.
     pub(super) fn deal<E: Examples>(
         data: &E,
         classification: bool,
@@ -100,14 +101,22 @@ impl Holdout {
         let mut held_out = Vec::new();
         for stratum in &mut strata {
             shuffle(&mut rng, stratum);
-            let count = (share * stratum.len() as f64).round() as usize;
+            let count = ((share * stratum.len() as f64).round() as usize).min(stratum.len() - 1);
             held_out.extend_from_slice(&stratum[..count]);
         }
         held_out.sort_unstable();
-        if held_out.is_empty() || held_out.len() == m {
+        if held_out.is_empty() {
             return Err(Error::Config(format!(
-                "early stopping: a share of {share} of {m} rows holds out {} of them, and both \
-                 the rows held out and those trained on need at least one",
+                "early stopping: a share of {share:?} of {m} rows holds out none of them (a \
+                 larger share, or more rows)"
+            )));
+        }
+        if let Some(weights) = data.sample_weights()
+            && held_out.iter().all(|&i| weights[i] == 0.0)
+        {
+            return Err(Error::Config(format!(
+                "early stopping: the {} rows held out all have sample weight 0, so their loss \
+                 is 0 at every epoch (another --seed, or a larger share)",
                 held_out.len()
             )));
         }
@@ -315,10 +324,19 @@ mod tests {
         let held_out = split.held_out(&weighted);
         assert_eq!(held_out.sample_weight(3), split.held_out[3] as f64);
 
-        for share in [0.0001, 0.9999] {
-            let error = Holdout::deal(&data(10), true, share, 5).err().unwrap();
-            assert!(error.to_string().contains("need at least one"), "{error}");
-        }
+        let error = Holdout::deal(&data(10), true, 0.0001, 5).err().unwrap();
+        assert!(error.to_string().contains("holds out none"), "{error}");
+        // A class is never held out whole: of 10 rows, 3 of +1, at most 2 and 6.
+        let most = Holdout::deal(&data(10), true, 0.9999, 5).unwrap();
+        assert_eq!(most.held_out.len(), 8);
+        assert_eq!(most.train.iter().filter(|&&i| i % 4 == 0).count(), 1);
+        // The split does not depend on the weights: weigh 0 exactly the rows it holds out.
+        let held_out_weightless: Vec<f64> = (0..1000)
+            .map(|i| f64::from(!split.held_out.contains(&i)))
+            .collect();
+        let weightless = SampleWeighted::new(&set, &held_out_weightless).unwrap();
+        let error = Holdout::deal(&weightless, true, 0.1, 5).err().unwrap();
+        assert!(error.to_string().contains("sample weight 0"), "{error}");
     }
 
     /// Under early stopping the run ends after `patience` epochs without an improvement, and

@@ -415,9 +415,9 @@ impl Trainer {
     /// once `settings.patience` epochs in a row have not improved their mean loss; the model
     /// is the best epoch's ([`EarlyStopping`]; Vowpal Wabbit's holdout with
     /// `--early_terminate`, scikit-learn's `early_stopping`). Without epochs or steps set, at
-    /// most [`EarlyStopping::DEFAULT_MAX_EPOCHS`] passes. The λ of a cost counts every row
-    /// given, held-out ones too. One-vs-rest then trains each class in passes of its own
-    /// (each stops on its own). Not across ranks.
+    /// most [`EarlyStopping::DEFAULT_MAX_EPOCHS`] passes. The λ of a cost and balanced class
+    /// weights count every row given, held-out ones too. One-vs-rest then trains each class in
+    /// passes of its own (each stops on its own). Not across ranks.
     pub fn early_stopping(mut self, settings: EarlyStopping) -> Self {
         self.early_stopping = Some(settings);
         self
@@ -472,7 +472,9 @@ impl Trainer {
 
     /// Classification losses: weigh each class's loss (liblinear's `-w1 W -w-1 W`,
     /// scikit-learn's `class_weight`; [`ClassWeights`]), by given weights or by weights
-    /// balanced on the rows trained on. Online and batch learners; default unweighted.
+    /// balanced on the rows trained on (and under [`Trainer::early_stopping`] on those it
+    /// holds out, as scikit-learn balances before its validation split). Online and batch
+    /// learners; default unweighted.
     pub fn class_weights(mut self, weighting: ClassWeighting) -> Self {
         self.class_weighting = Some(weighting);
         self

@@ -144,7 +144,10 @@ impl Trainer {
         let best = watch.best.take();
         let kept = best.as_ref().map(|best| (best.epochs, best.loss));
         if let Some(best) = best {
-            // The run as if it had stopped after the best epoch (its resume state too).
+            // The run as if it had stopped after the best epoch (its details and resume state
+            // too; `Run::examples` still counts every step taken).
+            details["steps"] = json!(best.steps);
+            details["epochs"] = json!(best.epochs);
             let (output, last) = output_and_last(best.snapshot);
             (run.weights, run.bias) = (output.weights, output.bias);
             if let Some(state) = &mut run.resume {

@@ -112,7 +112,7 @@ pub struct Args {
     /// `-w1 W -w-1 W` and scikit-learn's `class_weight` do: `LABEL=W` pairs, e.g. `+1=W,-1=W`
     /// (a class not named weighs 1; `1` and `0` name the classes of 0/1 labels too), or
     /// `balanced` (c_y = m/(2m_y), so that each class weighs half; in --cv computed on each
-    /// fold's training rows). One-vs-rest: `3=W,7=W` weighs class 3's rows W in its problem
+    /// fold's training rows, under --early-stop on its held-out rows too). One-vs-rest: `3=W,7=W` weighs class 3's rows W in its problem
     /// against the rest, the others 1 (liblinear's `-w3 W`); `balanced` weighs class k's rows
     /// m/(K·m_k) in its problem.
     #[arg(long, value_name = "LABEL=W,...|balanced", allow_hyphen_values = true)]
@@ -265,10 +265,17 @@ pub struct Args {
     /// stopping on its own.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub early_stop: Option<u32>,
-    /// With --early-stop: the share of the rows held out (0 to 1, default 0.1 as
-    /// scikit-learn's `validation_fraction`), drawn by --seed, by class for a classification
-    /// loss. They are not trained on; the summary's objective still counts every row.
-    #[arg(long, value_name = "SHARE", requires = "early_stop")]
+    /// With --early-stop: the share of the rows held out (strictly between 0 and 1, default
+    /// 0.1 as scikit-learn's `validation_fraction`), drawn by --seed, by class for a
+    /// classification loss (never a class's every row). They are not trained on; the
+    /// summary's objective, `--class-weight balanced`, `--scale max-abs` and --cost's λ still
+    /// count every row, as scikit-learn computes its balanced weights before its split.
+    #[arg(
+        long,
+        value_name = "SHARE",
+        requires = "early_stop",
+        allow_negative_numbers = true
+    )]
     pub holdout: Option<f64>,
     /// With --early-stop: an epoch improves on the best held-out loss L so far only if its own
     /// is below L − TOL·|L| (default 1e-3, scikit-learn's `tol`, relative here).
@@ -315,8 +322,9 @@ pub struct Args {
     /// Order of the examples.
     #[arg(long, default_value = "uniform")]
     pub sampling: Sampling,
-    /// Seed of the sampler: same seed, same model, bit for bit (online learners: with
-    /// `--threads 1`; several Hogwild workers, the default, also depend on their timing).
+    /// Seed of the sampler (and of --cv's folds and --early-stop's held-out rows): same seed,
+    /// same model, bit for bit (online learners: with `--threads 1`; several Hogwild workers,
+    /// the default, also depend on their timing).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// aerr/aelr/aesvr: attributes k drawn per example for the gradient estimate (each example
@@ -383,7 +391,8 @@ pub struct Args {
     /// whole training call, all threads (the default t₀'s rows and any --test scoring in).
     #[arg(long)]
     pub json: bool,
-    /// Write the trace, a row per epoch or batch iteration (objective, test error, time), as CSV.
+    /// Write the trace, a row per epoch or batch iteration (objective, test error, time, and
+    /// under --early-stop the held-out loss), as CSV.
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Plot the trace (objective and test error against time) as SVG.
@@ -974,13 +983,22 @@ impl Observer for Progress<'_> {
     }
 
     fn wants_epochs(&self) -> bool {
-        self.test.is_some()
-            || self.args.trace.is_some()
-            || self.args.plot.is_some()
-            || self.args.early_stop.is_some()
+        self.scores_epochs() || (self.args.early_stop.is_some() && !self.args.quiet)
     }
 
     fn epoch_end(&mut self, end: &EpochEnd<'_>) {
+        if !self.scores_epochs() {
+            // Early stopping's held-out loss alone: no pass over the training rows for it.
+            if let Some(loss) = end.held_out_loss {
+                self.bar.set_position(end.steps);
+                self.bar.println(format!(
+                    "epoch {:.2}: held-out loss {}",
+                    end.epochs,
+                    decimal(loss, 6)
+                ));
+            }
+            return;
+        }
         let w = end.snapshot.output();
         let penalty = self.penalty().value(&w.weights, w.bias);
         let train = self.rows.evaluate(self.loss, penalty, &w.weights, w.bias);
@@ -1011,6 +1029,12 @@ impl Observer for Progress<'_> {
 }
 
 impl Progress<'_> {
+    /// Whether each epoch's iterate is scored on the training rows (and the test rows): for
+    /// `--test`, the trace or the plot.
+    fn scores_epochs(&self) -> bool {
+        self.test.is_some() || self.args.trace.is_some() || self.args.plot.is_some()
+    }
+
     /// F(w, b) and the metrics of `d`, for weights in the training data's columns.
     fn evaluate(&self, d: &ExampleSet, weights: &[f64], bias: f64) -> Evaluation {
         metrics::evaluate(self.loss, self.penalty(), weights, bias, d)
@@ -1362,16 +1386,22 @@ fn report(
     Ok(())
 }
 
-/// What early stopping did, if the run stopped early: its best epoch of those run, the
-/// held-out loss there, and why the run ended.
+/// What early stopping did: the epoch it kept of those run, the held-out loss there, and why
+/// the run ended.
 pub(crate) fn early_stopping_line(model: &Model) -> Option<String> {
     let report = model.info.details.get("early_stopping")?;
+    let count = |key: &str, one: &str, many: &str| match report[key].as_u64() {
+        Some(1) => format!("1 {one}"),
+        n => format!("{} {many}", n.unwrap_or_default()),
+    };
     let best = match report["best_epoch"].as_f64() {
         Some(epoch) => format!(
-            "best epoch {epoch} of {} (held-out loss {} on {} rows)",
+            "kept epoch {} of {} run (held-out loss {} on {})",
+            // A partial last epoch (`--steps`) is fractional.
+            decimal(epoch, if epoch.fract() == 0.0 { 0 } else { 2 }),
             report["epochs_run"],
             decimal(report["best_held_out_loss"].as_f64()?, 6),
-            report["held_out_rows"]
+            count("held_out_rows", "row", "rows")
         ),
         None => format!(
             "no epoch of {} scored a finite held-out loss",
@@ -1380,10 +1410,11 @@ pub(crate) fn early_stopping_line(model: &Model) -> Option<String> {
     };
     let end = match report["stopped"].as_bool()? {
         true => format!(
-            "stopped after {} epochs in a row without an improvement beyond the tolerance",
-            report["patience"]
+            "stopped once {} in a row lowered the lowest held-out loss by no more than the \
+             tolerance",
+            count("patience", "epoch", "epochs")
         ),
-        false => "the epoch limit reached first".into(),
+        false => "the epoch limit came first".into(),
     };
     Some(format!("early stopping: {best}; {end}"))
 }
