@@ -9,16 +9,17 @@ use super::csr::{Examples, Row};
 #[derive(Clone, Copy, Debug)]
 pub struct RowSubset<'s, E> {
     data: E,
-    rows: &'s [usize],
+    rows: &'s [u32],
     weights: Option<&'s [f64]>,
     nnz: u64,
 }
 
 impl<'s, E: Examples> RowSubset<'s, E> {
-    /// `data`'s rows `rows`, each below `data.n_rows()` (panics otherwise), weighing
+    /// `data`'s rows `rows` (u32: a step's lookup reads half the bytes of usize), each below
+    /// `data.n_rows()` (panics otherwise), weighing
     /// `weights` (one per row picked, panics otherwise) or, without, as `data` weighs them
     /// only if it weighs none (the caller gathers the weights of weighted data).
-    pub fn new(data: E, rows: &'s [usize], weights: Option<&'s [f64]>) -> Self {
+    pub fn new(data: E, rows: &'s [u32], weights: Option<&'s [f64]>) -> Self {
         assert!(
             weights.is_some() || data.sample_weights().is_none(),
             "the sample weights of the rows picked must be given"
@@ -26,7 +27,10 @@ impl<'s, E: Examples> RowSubset<'s, E> {
         if let Some(weights) = weights {
             assert_eq!(weights.len(), rows.len(), "one weight per row picked");
         }
-        let nnz = rows.iter().map(|&i| data.row(i).nnz() as u64).sum();
+        let nnz = rows
+            .iter()
+            .map(|&i| data.row(i as usize).nnz() as u64)
+            .sum();
         RowSubset {
             data,
             rows,
@@ -47,7 +51,7 @@ impl<E: Examples> Examples for RowSubset<'_, E> {
 
     #[inline(always)]
     fn row(&self, i: usize) -> Row<'_> {
-        self.data.row(self.rows[i])
+        self.data.row(self.rows[i] as usize)
     }
 
     fn nnz(&self) -> u64 {
@@ -57,7 +61,7 @@ impl<E: Examples> Examples for RowSubset<'_, E> {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         if let Some(&row) = self.rows.get(i) {
-            self.data.prefetch_extent(row);
+            self.data.prefetch_extent(row as usize);
         }
     }
 

@@ -72,8 +72,8 @@ impl EarlyStopping {
 /// A set's rows dealt into those trained on and those held out, each list in row order, with
 /// their sample weights where the set has them.
 pub(super) struct Holdout {
-    train: Vec<usize>,
-    held_out: Vec<usize>,
+    train: Vec<u32>,
+    held_out: Vec<u32>,
     train_weights: Option<Vec<f64>>,
     held_out_weights: Option<Vec<f64>>,
 }
@@ -91,17 +91,24 @@ impl Holdout {
     ) -> Result<Holdout, Error> {
         let view = data.rows();
         let m = view.n_rows();
-        let mut strata: Vec<Vec<usize>> = if classification {
-            let (positive, negative) = (0..m).partition(|&i| view.row(i).label > 0.0);
+        // Row numbers as u32: half the memory a step reads them from.
+        let Ok(rows) = u32::try_from(m) else {
+            return Err(Error::Config(format!(
+                "early stopping holds out rows of sets of fewer than 2^32 rows, not {m}"
+            )));
+        };
+        let mut strata: Vec<Vec<u32>> = if classification {
+            let (positive, negative) = (0..rows).partition(|&i| view.row(i as usize).label > 0.0);
             vec![positive, negative]
         } else {
-            vec![(0..m).collect()]
+            vec![(0..rows).collect()]
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut held_out = Vec::new();
         for stratum in &mut strata {
             shuffle(&mut rng, stratum);
-            let count = ((share * stratum.len() as f64).round() as usize).min(stratum.len() - 1);
+            let most = stratum.len().saturating_sub(1);
+            let count = ((share * stratum.len() as f64).round() as usize).min(most);
             held_out.extend_from_slice(&stratum[..count]);
         }
         held_out.sort_unstable();
@@ -112,7 +119,7 @@ impl Holdout {
             )));
         }
         if let Some(weights) = data.sample_weights()
-            && held_out.iter().all(|&i| weights[i] == 0.0)
+            && held_out.iter().all(|&i| weights[i as usize] == 0.0)
         {
             return Err(Error::Config(format!(
                 "early stopping: the {} rows held out all have sample weight 0, so their loss \
@@ -121,11 +128,13 @@ impl Holdout {
             )));
         }
         let mut is_held_out = vec![false; m];
-        held_out.iter().for_each(|&i| is_held_out[i] = true);
-        let train: Vec<usize> = (0..m).filter(|&i| !is_held_out[i]).collect();
-        let gather = |rows: &[usize]| {
+        held_out
+            .iter()
+            .for_each(|&i| is_held_out[i as usize] = true);
+        let train: Vec<u32> = (0..rows).filter(|&i| !is_held_out[i as usize]).collect();
+        let gather = |rows: &[u32]| {
             data.sample_weights()
-                .map(|weights| rows.iter().map(|&i| weights[i]).collect())
+                .map(|weights| rows.iter().map(|&i| weights[i as usize]).collect())
         };
         Ok(Holdout {
             train_weights: gather(&train),
@@ -307,7 +316,7 @@ mod tests {
         assert_eq!(split.held_out.len(), 100);
         let positives = split.held_out.iter().filter(|&&i| i % 4 == 0).count();
         assert_eq!(positives, 25, "a tenth of the 250 rows of +1");
-        let mut all: Vec<usize> = split.train.iter().chain(&split.held_out).copied().collect();
+        let mut all: Vec<u32> = split.train.iter().chain(&split.held_out).copied().collect();
         assert!(split.train.is_sorted() && split.held_out.is_sorted());
         all.sort_unstable();
         assert_eq!(all, (0..1000).collect::<Vec<_>>(), "every row once");
