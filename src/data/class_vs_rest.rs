@@ -56,6 +56,16 @@ impl<E: Examples> Examples for ClassVsRest<E> {
         self.data.prefetch_extent(i);
     }
 
+    #[inline(always)]
+    fn maps_rows(&self) -> bool {
+        self.data.maps_rows()
+    }
+
+    #[inline]
+    fn prefetch_mapping(&self, i: usize) {
+        self.data.prefetch_mapping(i);
+    }
+
     #[inline]
     fn for_each_block(&self, rows: Range<usize>, visit: &mut dyn FnMut(usize, RowBlock<'_>)) {
         self.data.for_each_block(rows, visit);

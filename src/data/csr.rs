@@ -118,6 +118,23 @@ pub trait Examples: Sync {
     #[inline]
     fn prefetch_extent(&self, _i: usize) {}
 
+    /// Whether rows are found through a map, so that [`Examples::prefetch_mapping`] does
+    /// something: the online learners' lookahead asks for the map's entries only then (a
+    /// constant once inlined, so that the other sets' steps compile as without it).
+    #[inline(always)]
+    fn maps_rows(&self) -> bool {
+        false
+    }
+
+    /// A hint, issued before [`Examples::prefetch_extent`], that row `i` will be located soon:
+    /// bring into cache what tells a view which stored row its row `i` is (a [`RowSubset`]'s
+    /// map), so that locating it then does not wait on memory. Never changes a result; the
+    /// default, for sets that store their rows in their own order, does nothing.
+    ///
+    /// [`RowSubset`]: super::RowSubset
+    #[inline]
+    fn prefetch_mapping(&self, _i: usize) {}
+
     /// The rows' sample weights s_i, one per row, if they have any
     /// ([`super::sample_weights`]); the default, `None`, weighs every row 1.
     #[inline]
@@ -187,6 +204,16 @@ impl<E: Examples> Examples for &E {
     #[inline]
     fn prefetch_extent(&self, i: usize) {
         (**self).prefetch_extent(i);
+    }
+
+    #[inline(always)]
+    fn maps_rows(&self) -> bool {
+        (**self).maps_rows()
+    }
+
+    #[inline]
+    fn prefetch_mapping(&self, i: usize) {
+        (**self).prefetch_mapping(i);
     }
 
     #[inline]

@@ -1,6 +1,8 @@
 //! Some of a set's rows, seen as a set of their own without copying them: the rows an online
 //! run trains on beside those it holds out for early stopping.
 
+use sparselin_kernels::sparse;
+
 use super::csr::{Examples, Row};
 
 /// Rows `rows[0]`, `rows[1]`, … of `data`, in that order, as rows 0, 1, …; with `weights`,
@@ -65,6 +67,22 @@ impl<E: Examples> Examples for RowSubset<'_, E> {
         }
     }
 
+    #[inline(always)]
+    fn maps_rows(&self) -> bool {
+        true
+    }
+
+    /// Brings in the map's entry of row `i`, which [`Examples::prefetch_extent`] then reads:
+    /// a miss there would hold up the step that issues it (a uniformly sampled ASGD epoch on
+    /// rcv1-like's rows through the map took 1.65× the time of one over the rows themselves
+    /// without this hint).
+    #[inline]
+    fn prefetch_mapping(&self, i: usize) {
+        if let Some(entry) = self.rows.get(i..=i) {
+            sparse::prefetch_ahead(entry, 0);
+        }
+    }
+
     #[inline]
     fn sample_weights(&self) -> Option<&[f64]> {
         self.weights
@@ -118,6 +136,8 @@ mod tests {
         assert_eq!(subset.sample_weights(), None);
         let view = subset.rows();
         assert_eq!((view.n_rows(), view.nnz(), view.row(1).label), (2, 2, 1.0));
+        // Only the map asks the lookahead for its entries, through any wrapper.
+        assert!(view.maps_rows() && Examples::maps_rows(&&subset) && !x.maps_rows());
 
         let all = [0.5, 1.5, 2.5, 3.5];
         let weighted = SampleWeighted::new(&x, &all).unwrap();

@@ -65,7 +65,7 @@ pub struct Sampler {
 
 /// How many upcoming indices the sampler knows: enough for a row to travel from DRAM to the
 /// cache while the steps before it run.
-pub const LOOKAHEAD: usize = 8;
+pub const LOOKAHEAD: usize = 16;
 
 /// A uniform integer in [0, m) from 64 random bits by multiply-shift (Lemire). The bias,
 /// at most m/2⁶⁴ per value, is far below anything a learner could notice.
