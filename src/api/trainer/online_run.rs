@@ -168,7 +168,7 @@ impl Trainer {
         Ok((run, details))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The online run on every row of `data`, reporting to `monitor`.
     fn train_online_rows<M: Monitor, E: Examples>(
         &self,
         algorithm: online::Algorithm,
