@@ -1361,16 +1361,16 @@ fn an_online_model_no_better_than_a_constant_is_flagged() {
 }
 
 /// `--early-stop N` on real data: the run ends N epochs after its last improvement, well
-/// before the 100-epoch limit, the trace scores the held-out rows every epoch, the model is the
-/// best epoch's (its held-out loss the trace's lowest), the summary says so, and the flags are
-/// refused where they cannot apply.
+/// before the 100-epoch limit, the trace scores the held-out rows every epoch (and the plot
+/// draws them), the model is the best epoch's (its held-out loss the trace's lowest), the
+/// summary says so, and the flags are refused where they cannot apply.
 #[test]
 fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let grain = real_data::data_dir().join("reuters_grain/train.svm.gz");
     let grain = grain.to_str().unwrap();
-    let (model, model2, trace) = (p("m"), p("m2"), p("t.csv"));
+    let (model, model2, trace, plot) = (p("m"), p("m2"), p("t.csv"), p("t.svg"));
     let common = [
         "train",
         grain,
@@ -1388,7 +1388,7 @@ fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
         "-o",
     ];
     let mut args = common.to_vec();
-    args.extend_from_slice(&[&model, "--json", "--trace", &trace]);
+    args.extend_from_slice(&[&model, "--json", "--trace", &trace, "--plot", &plot]);
     let summary: serde_json::Value = serde_json::from_str(&cli::run(&args)).unwrap();
     let report = &summary["details"]["early_stopping"];
     assert_eq!(report["stopped"], true, "{report}");
@@ -1397,6 +1397,11 @@ fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
     assert_eq!(
         report["held_out_rows"], 155,
         "a tenth of 1,554 rows, by class"
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains("held-out loss"),
+        "without --test the plot's right panel"
     );
     let trace = std::fs::read_to_string(&trace).unwrap();
     let held_out: Vec<f64> = (trace.lines().skip(1))

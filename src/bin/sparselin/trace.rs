@@ -47,7 +47,8 @@ pub fn csv(rows: &[TraceRow]) -> String {
     text
 }
 
-/// Objective (left) and test error (right, if any) against seconds, as an SVG. Points that
+/// Objective (left) and test error (right, if any; else early stopping's held-out loss)
+/// against seconds, as an SVG. Points that
 /// are not finite (a diverging run's NaN objective) are left out.
 pub fn plot(rows: &[TraceRow], error_name: &str) -> anyhow::Result<String> {
     let mut svg = String::new();
@@ -57,6 +58,27 @@ pub fn plot(rows: &[TraceRow], error_name: &str) -> anyhow::Result<String> {
 
 /// A named curve and its colour.
 type Series<'a> = (&'a str, Vec<(f64, f64)>, RGBColor);
+
+/// The right panel's curve: the test error, or without test data the held-out loss of early
+/// stopping (empty without either).
+fn right_panel<'a>(
+    rows: &[TraceRow],
+    error_name: &'a str,
+    finite: impl Fn(&(f64, f64)) -> bool,
+) -> Series<'a> {
+    let curve = |value: fn(&TraceRow) -> Option<f64>| -> Vec<(f64, f64)> {
+        (rows.iter())
+            .filter_map(|r| value(r).map(|v| (r.seconds, v)))
+            .filter(&finite)
+            .collect()
+    };
+    let errors = curve(|r| r.test_error);
+    if errors.is_empty() {
+        ("held-out loss", curve(|r| r.held_out_loss), RED)
+    } else {
+        (error_name, errors, RED)
+    }
+}
 
 fn draw(
     svg: &mut String,
@@ -81,14 +103,7 @@ fn draw(
                 .collect(),
             BLUE,
         ),
-        (
-            error_name,
-            rows.iter()
-                .filter_map(|r| r.test_error.map(|e| (r.seconds, e)))
-                .filter(finite)
-                .collect(),
-            RED,
-        ),
+        right_panel(rows, error_name, finite),
     ];
     for (panel, (name, points, color)) in panels.iter().zip(series) {
         if points.is_empty() {

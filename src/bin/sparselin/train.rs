@@ -395,7 +395,7 @@ pub struct Args {
     /// under --early-stop the held-out loss), as CSV.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Plot the trace (objective and test error against time) as SVG.
+    /// Plot the trace (objective, and test error or else the held-out loss, against time) as SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// No progress bar.
