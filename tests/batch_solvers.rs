@@ -236,6 +236,41 @@ fn every_solver_reaches_liblinears_l2_loss_svr_optimum_on_diabetes() {
     }
 }
 
+/// Huber's loss (δ = 20) on diabetes and the modified Huber loss on mnist_3v5, both at
+/// λ = 1e-3, against SciPy 1.17.1's L-BFGS-B on the same J (`benches/huber_reference.py`, the
+/// values in double precision, the bias regularized; its certificate ‖∇J‖²/(2λ): 4.4e-12 and
+/// 1.3e-13).
+const DIABETES_HUBER: (f64, f64, f64) = (1e-3, 20.0, 894.6931885958916);
+const MNIST_MODIFIED_HUBER: (f64, f64) = (1e-3, 0.028148018565631164);
+
+/// Every solver of smooth losses converges to those optima, to the default tolerance's 1e-9.
+#[test]
+fn the_smooth_solvers_reach_scipys_huber_and_modified_huber_optima() {
+    let (lambda, delta, huber_optimum) = DIABETES_HUBER;
+    let diabetes = load("diabetes/train.svm.gz", 10);
+    let huber = Objective::new(&diabetes, Loss::Huber(delta), lambda, true);
+    let (lambda_mnist, modified_optimum) = MNIST_MODIFIED_HUBER;
+    let mnist = load("mnist_3v5/train.svm.gz", 784);
+    let modified = Objective::new(&mnist, Loss::ModifiedHuber, lambda_mnist, true);
+    for (objective, optimum) in [(huber, huber_optimum), (modified, modified_optimum)] {
+        for algorithm in [
+            Algorithm::Lbfgs,
+            Algorithm::Tron,
+            Algorithm::Newton,
+            Algorithm::Cd,
+        ] {
+            let solution = solve(algorithm, &objective, &Options::default());
+            assert_eq!(solution.stop, Stop::Converged, "{algorithm}");
+            let error = relative(solution.objective, optimum);
+            assert!(
+                error.abs() <= 1e-9,
+                "{algorithm}: {} vs {optimum} ({error:e})",
+                solution.objective
+            );
+        }
+    }
+}
+
 /// Quantile (pinball) regression on diabetes at τ = 0.3 against the exact optimum of the
 /// unregularized problem, a linear program: scikit-learn 1.9.1 `QuantileRegressor(quantile=0.3,
 /// alpha=0, solver="highs")` on the train split gives a mean pinball loss of

@@ -506,6 +506,16 @@ mod tests {
                 );
             }
         }
+        for delta in [f64::NAN, 0.0, -1.0, f64::INFINITY] {
+            for learner in ["asgd", "lbfgs"] {
+                let trainer = Trainer::new(learner.parse().unwrap());
+                let e = err(trainer.loss(Loss::Huber(delta)));
+                assert!(
+                    e.contains("δ of Huber's loss must be a positive number"),
+                    "{learner} δ {delta}: {e}"
+                );
+            }
+        }
     }
 
     #[test]

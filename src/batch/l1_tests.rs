@@ -54,6 +54,8 @@ fn the_solution_meets_the_l1_optimality_conditions() {
             (Loss::Squared, 0.0, 0.05),
             (Loss::SquaredHinge, 1e-4, 0.03),
             (Loss::SmoothHinge, 1e-4, 0.02),
+            (Loss::ModifiedHuber, 1e-4, 0.02),
+            (Loss::Huber(0.5), 1e-4, 0.02),
         ] {
             let (solution, gradient, seen) = solve_l1(algorithm, (loss, lambda, l1), to(1e-10));
             let what = format!("{algorithm} {loss} λ={lambda}");

@@ -38,6 +38,14 @@ pub enum Loss {
     /// its minimizer predicts the τ-quantile of y, for τ in (0, 1); τ = ½ is half the
     /// absolute loss.
     Quantile(f64),
+    /// Huber's loss of the residual r = p − y: ½r² for |r| ≤ δ, δ(|r| − ½δ) beyond (robust
+    /// regression: squared near the label, absolute far from it; scikit-learn's
+    /// `SGDRegressor(loss='huber', epsilon=δ)`), for δ > 0.
+    Huber(f64),
+    /// max(0, 1 − z)² for z = yp ≥ −1, −4z below (scikit-learn's `modified_huber`): the
+    /// squared hinge continued linearly, so that a badly misclassified row pulls with a bounded
+    /// force.
+    ModifiedHuber,
 }
 
 impl Loss {
@@ -45,7 +53,7 @@ impl Loss {
     pub fn is_classification(self) -> bool {
         matches!(
             self,
-            Loss::Hinge | Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge
+            Loss::Hinge | Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge | Loss::ModifiedHuber
         )
     }
 
@@ -95,6 +103,24 @@ impl Loss {
             Loss::Quantile(tau) => {
                 let r = p - y;
                 if r < 0.0 { -tau * r } else { (1.0 - tau) * r }
+            }
+            Loss::Huber(delta) => {
+                let r = (p - y).abs();
+                if r <= delta {
+                    0.5 * r * r
+                } else {
+                    delta * (r - 0.5 * delta)
+                }
+            }
+            Loss::ModifiedHuber => {
+                let z = y * p;
+                if z >= 1.0 {
+                    0.0
+                } else if z >= -1.0 {
+                    (1.0 - z) * (1.0 - z)
+                } else {
+                    -4.0 * z
+                }
             }
         }
     }
@@ -149,6 +175,17 @@ impl Loss {
                     1.0 - tau
                 } else {
                     0.0
+                }
+            }
+            Loss::Huber(delta) => (p - y).clamp(-delta, delta),
+            Loss::ModifiedHuber => {
+                let z = y * p;
+                if z >= 1.0 {
+                    0.0
+                } else if z >= -1.0 {
+                    -2.0 * y * (1.0 - z)
+                } else {
+                    -4.0 * y
                 }
             }
         }
@@ -259,6 +296,8 @@ impl Loss {
             Loss::SquaredHinge if y * p < 1.0 => 2.0 * y * y,
             Loss::SmoothHinge if y * p > 0.0 && y * p < 1.0 => y * y,
             Loss::SquaredEpsilonInsensitive(eps) if (p - y).abs() > eps => 2.0,
+            Loss::Huber(delta) if (p - y).abs() <= delta => 1.0,
+            Loss::ModifiedHuber if (-1.0..1.0).contains(&(y * p)) => 2.0 * y * y,
             _ => 0.0,
         }
     }
@@ -278,7 +317,15 @@ impl Loss {
             Loss::SmoothHinge if (-1.0..=0.0).contains(&t) => t + 0.5 * t * t,
             // ℓ(p) = f(p − y), f(r) = max(0, |r| − ε)²: f*(v) = ε|v| + v²/4.
             Loss::SquaredEpsilonInsensitive(eps) => v * y + eps * v.abs() + 0.25 * v * v,
-            Loss::Log | Loss::SquaredHinge | Loss::SmoothHinge => f64::INFINITY,
+            // f Huber's: f*(v) = v²/2 on [−δ, δ], the range of its derivative.
+            Loss::Huber(delta) if v.abs() <= delta => v * y + 0.5 * v * v,
+            // The squared hinge's conjugate, on the range [−4, 0] of this loss's derivative.
+            Loss::ModifiedHuber if (-4.0..=0.0).contains(&t) => t + 0.25 * t * t,
+            Loss::Log
+            | Loss::SquaredHinge
+            | Loss::SmoothHinge
+            | Loss::Huber(_)
+            | Loss::ModifiedHuber => f64::INFINITY,
             _ => return None,
         };
         Some(value)
@@ -322,6 +369,8 @@ impl Loss {
                 | Loss::SquaredHinge
                 | Loss::SmoothHinge
                 | Loss::SquaredEpsilonInsensitive(_)
+                | Loss::Huber(_)
+                | Loss::ModifiedHuber
         )
     }
 }
@@ -374,6 +423,8 @@ impl fmt::Display for Loss {
                 write!(f, "squared-epsilon-insensitive:{eps}")
             }
             Loss::Quantile(tau) => write!(f, "quantile:{tau}"),
+            Loss::Huber(delta) => write!(f, "huber:{delta}"),
+            Loss::ModifiedHuber => f.write_str("modified-huber"),
         }
     }
 }
@@ -383,7 +434,8 @@ impl FromStr for Loss {
 
     /// Names as printed by `Display`; `epsilon-insensitive` and `squared-epsilon-insensitive`
     /// take ε after a colon (default 0.1, liblinear's `-p`), `quantile` τ in (0, 1) (default
-    /// ½, as VW's `--quantile_tau`).
+    /// ½, as VW's `--quantile_tau`), `huber` δ > 0 (default 1, as PyTorch's and TensorFlow's
+    /// Huber losses; scikit-learn's `SGDRegressor` defaults to 0.1).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (name, parameter) = match s.split_once(':') {
             Some((n, p)) => (n, Some(p)),
@@ -396,6 +448,18 @@ impl FromStr for Loss {
             "log" | "logistic" => Loss::Log,
             "squared-hinge" => Loss::SquaredHinge,
             "smooth-hinge" => Loss::SmoothHinge,
+            "modified-huber" => Loss::ModifiedHuber,
+            "huber" => {
+                let delta = match parameter {
+                    None => 1.0,
+                    Some(p) => p
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|d| *d > 0.0 && d.is_finite())
+                        .ok_or_else(|| format!("δ '{p}' is not a positive number"))?,
+                };
+                return Ok(Loss::Huber(delta));
+            }
             "epsilon-insensitive" => return Ok(Loss::EpsilonInsensitive(epsilon(parameter)?)),
             "squared-epsilon-insensitive" => {
                 return Ok(Loss::SquaredEpsilonInsensitive(epsilon(parameter)?));
@@ -413,7 +477,7 @@ impl FromStr for Loss {
             }
             _ => {
                 return Err(format!(
-                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε], quantile[:τ])"
+                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, modified-huber, epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε], quantile[:τ], huber[:δ])"
                 ));
             }
         };
@@ -440,7 +504,7 @@ fn epsilon(parameter: Option<&str>) -> Result<f64, String> {
 mod tests {
     use super::*;
 
-    const ALL: [Loss; 10] = [
+    const ALL: [Loss; 12] = [
         Loss::Squared,
         Loss::Absolute,
         Loss::Hinge,
@@ -451,6 +515,8 @@ mod tests {
         Loss::SquaredEpsilonInsensitive(0.1),
         Loss::Quantile(0.5),
         Loss::Quantile(0.2),
+        Loss::Huber(0.8),
+        Loss::ModifiedHuber,
     ];
 
     /// The slice forms are the row-by-row functions, bit for bit, on every loss: arguments
@@ -651,6 +717,51 @@ mod tests {
             );
         }
         assert!(!q.is_classification() && !q.is_smooth());
+    }
+
+    /// Huber's loss is the squared loss within δ of the label and δ-sloped beyond, continuous
+    /// at ±δ; the modified Huber loss is the squared hinge down to yp = −1, then −4yp.
+    #[test]
+    fn the_huber_losses_are_squared_near_and_linear_far() {
+        let huber = Loss::Huber(2.0);
+        assert_eq!(
+            (huber.value(3.0, 2.0), huber.derivative(3.0, 2.0)),
+            (0.5, 1.0)
+        );
+        assert_eq!(
+            (huber.value(7.0, 2.0), huber.derivative(7.0, 2.0)),
+            (8.0, 2.0)
+        );
+        assert_eq!(
+            (huber.value(-3.0, 2.0), huber.derivative(-3.0, 2.0)),
+            (8.0, -2.0)
+        );
+        assert_eq!(
+            huber.value(4.0, 2.0),
+            2.0,
+            "½δ² at the seam, from either side"
+        );
+        let modified = Loss::ModifiedHuber;
+        for z in [-0.5, 0.3, 0.9, 1.0, 2.0] {
+            assert_eq!(modified.value(z, 1.0), Loss::SquaredHinge.value(z, 1.0));
+        }
+        assert_eq!(
+            (modified.value(-3.0, 1.0), modified.derivative(-3.0, 1.0)),
+            (12.0, -4.0)
+        );
+        assert_eq!(
+            (modified.value(3.0, -1.0), modified.derivative(3.0, -1.0)),
+            (12.0, 4.0)
+        );
+        assert_eq!(modified.value(-1.0, 1.0), 4.0, "continuous at yp = −1");
+        assert!(modified.is_classification() && !huber.is_classification());
+        assert_eq!("huber".parse::<Loss>(), Ok(Loss::Huber(1.0)));
+        assert_eq!("huber:0.5".parse::<Loss>(), Ok(Loss::Huber(0.5)));
+        for bad in ["huber:0", "huber:-1", "huber:inf", "huber:x"] {
+            let error = bad.parse::<Loss>().unwrap_err();
+            assert!(error.contains("not a positive number"), "{bad}: {error}");
+        }
+        assert!("modified-huber:1".parse::<Loss>().is_err());
     }
 
     #[test]

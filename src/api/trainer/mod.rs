@@ -646,6 +646,9 @@ impl Trainer {
             Loss::Quantile(tau) if !(tau > 0.0 && tau < 1.0) => Err(Error::Config(format!(
                 "the τ of the quantile loss must be a number between 0 and 1, got {tau}"
             ))),
+            Loss::Huber(delta) if !(delta > 0.0 && delta.is_finite()) => Err(Error::Config(
+                format!("the δ of Huber's loss must be a positive number, got {delta}"),
+            )),
             _ => Ok(()),
         }
     }
