@@ -271,6 +271,20 @@ fn the_smooth_solvers_reach_scipys_huber_and_modified_huber_optima() {
     }
 }
 
+/// At λ = 1e-9 every diabetes label lies beyond δ = 20 of 0, so at w = 0 no row has
+/// curvature and the Newton step is −∇J/λ: newton's line search must shorten it by far more
+/// than liblinear's 20 halvings (with those it stopped at w = 0, having trained nothing).
+/// SciPy's optimum there: 672.5943850768844 (certificate 8e-11).
+#[test]
+fn newton_steps_from_zero_where_huber_s_loss_has_no_curvature() {
+    let data = load("diabetes/train.svm.gz", 10);
+    let objective = Objective::new(&data, Loss::Huber(20.0), 1e-9, true);
+    let solution = solve(Algorithm::Newton, &objective, &Options::default());
+    assert_eq!(solution.stop, Stop::Converged);
+    let error = relative(solution.objective, 672.5943850768844);
+    assert!(error.abs() <= 1e-9, "{} ({error:e})", solution.objective);
+}
+
 /// Quantile (pinball) regression on diabetes at τ = 0.3 against the exact optimum of the
 /// unregularized problem, a linear program: scikit-learn 1.9.1 `QuantileRegressor(quantile=0.3,
 /// alpha=0, solver="highs")` on the train split gives a mean pinball loss of

@@ -103,7 +103,7 @@ pub struct Args {
     /// (scikit-learn's), epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε] (liblinear's
     /// L2-loss SVR, `-s 11 -p ε`; ε defaults to 0.1 as `-p` does), quantile[:τ] (the pinball
     /// loss; its model predicts the τ-quantile, default 0.5), huber[:δ] (squared within δ of
-    /// the label, absolute beyond; default 1).
+    /// the label, linear of slope δ beyond; default 1).
     /// The classification losses (hinge, log, squared-hinge, smooth-hinge, modified-huber) read a label > 0
     /// as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print ±1), and
     /// need both classes and at most two label values.
