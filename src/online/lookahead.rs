@@ -5,9 +5,10 @@
 //! values — against ~3 ns of work per non-zero. The sampler knows the coming indices, so each
 //! step asks for what later steps will read, in two stages, the second using the data the
 //! first brought in: where row t + [`EXTENT_AHEAD`] lives (its offsets and label), and the
-//! lines of row t + [`ROW_AHEAD`]; a view of some rows through a map ([`crate::data::RowSubset`])
-//! has a stage before them, its map's entry of row t + [`MAPPING_AHEAD`]. In file order the rows are one stream through each shard's
-//! index and value arrays; the hardware prefetcher alone left the steps waiting on it (a
+//! lines of row t + [`ROW_AHEAD`]; a view of some rows through a map
+//! ([`crate::data::RowSubset`]) has a stage before them, its map's entry of row
+//! t + [`MAPPING_AHEAD`]. In file order the rows are one stream through each shard's index and
+//! value arrays; the hardware prefetcher alone left the steps waiting on it (a
 //! file-order epoch of rcv1-like ran 15% faster once each step asked for the indices and
 //! values 2 KiB past its own row, [`Row::prefetch_following`]: PERF.md `## Online learners`,
 //! session 17).

@@ -64,7 +64,8 @@ pub struct Sampler {
 }
 
 /// How many upcoming indices the sampler knows: enough for a row to travel from DRAM to the
-/// cache while the steps before it run.
+/// cache while the steps before it run, after its entry in a map of rows has (16 since
+/// early stopping's holdout map; the rows themselves need 8: PERF.md `### Early stopping`).
 pub const LOOKAHEAD: usize = 16;
 
 /// A uniform integer in [0, m) from 64 random bits by multiply-shift (Lemire). The bias,
