@@ -557,10 +557,9 @@ fn sgd_with_an_l1_term_matches_its_baseline() {
             }
         }
     }
-    // Squared and squared-hinge loss keep every weight in 5 of the 32 runs of the first
-    // eight losses.
+    // Squared and squared-hinge loss keep every weight in 5 of the 40 runs.
     assert_eq!(cases, 40);
-    assert!(sparse >= 32, "{sparse} of {cases} runs have weights at 0");
+    assert!(sparse >= 34, "{sparse} of {cases} runs have weights at 0");
     // From given weights (the restart brings every weight's truncation up to its step).
     let c = Config {
         l1: 2e-3,

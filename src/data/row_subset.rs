@@ -29,10 +29,12 @@ impl<'s, E: Examples> RowSubset<'s, E> {
         if let Some(weights) = weights {
             assert_eq!(weights.len(), rows.len(), "one weight per row picked");
         }
-        let nnz = rows
-            .iter()
-            .map(|&i| data.row(i as usize).nnz() as u64)
-            .sum();
+        let nnz = {
+            let view = data.rows();
+            rows.iter()
+                .map(|&i| view.row(i as usize).nnz() as u64)
+                .sum()
+        };
         RowSubset {
             data,
             rows,

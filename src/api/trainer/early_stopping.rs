@@ -7,7 +7,6 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{Error, Monitor};
-use crate::batch;
 use crate::data::{Examples, RowSubset};
 use crate::loss::WeightedLoss;
 use crate::metrics;
@@ -89,8 +88,8 @@ impl Holdout {
         share: f64,
         seed: u64,
     ) -> Result<Holdout, Error> {
-        let view = data.rows();
-        let m = view.n_rows();
+        let labels = metrics::labels(data);
+        let m = labels.len();
         // Row numbers as u32: half the memory a step reads them from.
         let Ok(rows) = u32::try_from(m) else {
             return Err(Error::Config(format!(
@@ -98,7 +97,7 @@ impl Holdout {
             )));
         };
         let mut strata: Vec<Vec<u32>> = if classification {
-            let (positive, negative) = (0..rows).partition(|&i| view.row(i as usize).label > 0.0);
+            let (positive, negative) = (0..rows).partition(|&i| labels[i as usize] > 0.0);
             vec![positive, negative]
         } else {
             vec![(0..rows).collect()]
@@ -272,15 +271,8 @@ impl<M: Monitor, E: Examples> Observer for Watch<'_, M, E> {
     }
 }
 
-impl<M: Monitor, E: Examples + Send> Monitor for Watch<'_, M, E> {
-    fn iteration(&mut self, progress: &batch::Progress) {
-        self.inner.iteration(progress);
-    }
-
-    fn class_start(&mut self, class: f64, index: usize, classes: usize) {
-        self.inner.class_start(class, index, classes);
-    }
-}
+/// An online run calls none of a monitor's batch or one-vs-rest methods: their defaults.
+impl<M: Monitor, E: Examples + Send> Monitor for Watch<'_, M, E> {}
 
 #[cfg(test)]
 mod tests {

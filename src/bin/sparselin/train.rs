@@ -104,18 +104,18 @@ pub struct Args {
     /// L2-loss SVR, `-s 11 -p ε`; ε defaults to 0.1 as `-p` does), quantile[:τ] (the pinball
     /// loss; its model predicts the τ-quantile, default 0.5), huber[:δ] (squared within δ of
     /// the label, linear of slope δ beyond; default 1).
-    /// The classification losses (hinge, log, squared-hinge, smooth-hinge, modified-huber) read a label > 0
-    /// as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print ±1), and
-    /// need both classes and at most two label values.
+    /// The classification losses (hinge, log, squared-hinge, smooth-hinge, modified-huber) read
+    /// a label > 0 as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print
+    /// ±1), and need both classes; labels of more than two values train a model per class.
     #[arg(long, default_value = "hinge")]
     pub loss: Loss,
     /// Classification losses: weigh each class's loss in the objective, as liblinear's
     /// `-w1 W -w-1 W` and scikit-learn's `class_weight` do: `LABEL=W` pairs, e.g. `+1=W,-1=W`
     /// (a class not named weighs 1; `1` and `0` name the classes of 0/1 labels too), or
     /// `balanced` (c_y = m/(2m_y), so that each class weighs half; in --cv computed on each
-    /// fold's training rows, under --early-stop on its held-out rows too). One-vs-rest: `3=W,7=W` weighs class 3's rows W in its problem
-    /// against the rest, the others 1 (liblinear's `-w3 W`); `balanced` weighs class k's rows
-    /// m/(K·m_k) in its problem.
+    /// fold's training rows, under --early-stop on its held-out rows too). One-vs-rest:
+    /// `3=W,7=W` weighs class 3's rows W in its problem against the rest, the others 1
+    /// (liblinear's `-w3 W`); `balanced` weighs class k's rows m/(K·m_k) in its problem.
     #[arg(long, value_name = "LABEL=W,...|balanced", allow_hyphen_values = true)]
     pub class_weight: Option<ClassWeighting>,
     /// Weigh each row's loss by a weight of its own: FILE (gzip ok) holds one non-negative
