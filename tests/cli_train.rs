@@ -1431,6 +1431,30 @@ fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
         "{text}"
     );
 
+    // Under --cv each fold holds out a tenth of its own training rows, and says what it kept.
+    let mut args = common[..common.len() - 1].to_vec();
+    args.extend_from_slice(&["--cv", "3"]);
+    let text = cli::run(&args);
+    let folds: Vec<&str> = text.lines().filter(|l| l.starts_with("fold ")).collect();
+    assert_eq!(folds.len(), 3, "{text}");
+    for fold in folds {
+        assert!(
+            fold.contains("trained on 932 rows of 1036 (104 held out to stop early: kept epoch"),
+            "{text}"
+        );
+    }
+    args.push("--json");
+    let summary: serde_json::Value = serde_json::from_str(&cli::run(&args)).unwrap();
+    for fold in summary["folds"].as_array().unwrap() {
+        let report = &fold["early_stopping"];
+        assert_eq!(report["held_out_rows"], 104, "{fold}");
+        let (best, run) = (
+            report["best_epoch"].as_f64().unwrap(),
+            report["epochs_run"].as_u64().unwrap(),
+        );
+        assert!(best >= 1.0 && best <= run as f64 && run < 100, "{fold}");
+    }
+
     let refused = |extra: &[&str], message: &str| {
         let mut args = vec!["train", grain, "-o", "/dev/null"];
         args.extend_from_slice(extra);

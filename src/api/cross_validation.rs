@@ -23,6 +23,11 @@ pub struct Fold {
     pub train_rows: usize,
     /// The model's metrics on the fold's own rows (`rows` of them), which it never saw.
     pub held_out: Evaluation,
+    /// Under early stopping ([`Trainer::early_stopping`]), what it did in this fold's run:
+    /// the model's `details["early_stopping"]` (the epoch kept, of how many run, and the
+    /// held-out loss there, on a share of `train_rows` held out from training).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early_stopping: Option<serde_json::Value>,
 }
 
 /// The folds of a cross-validation, in fold order, and every row's held-out score.
@@ -519,6 +524,7 @@ fn fit_binary(
     let fold = Fold {
         train_rows: split.train_rows,
         held_out,
+        early_stopping: model.info.details.get("early_stopping").cloned(),
     };
     Ok((fold, scores, training))
 }

@@ -162,9 +162,9 @@ fn binary_report(
     if grid.values.is_empty() {
         let validation = validate(trainer, &mut |i, fold| {
             lines.print(format!(
-                "fold {}: trained on {} rows, held out {}: {}",
+                "fold {}: {}, held out {}: {}",
                 i + 1,
-                fold.train_rows,
+                trained_on(fold),
                 fold.held_out.rows,
                 summary(&fold.held_out)
             ));
@@ -342,4 +342,27 @@ fn summary(e: &Evaluation) -> String {
         s.push_str(&format!(", log loss {}", decimal(log_loss, 6)));
     }
     s
+}
+
+/// The rows a fold's model was trained on and, under early stopping, the share of them held
+/// out to stop on and the epoch kept.
+fn trained_on(fold: &Fold) -> String {
+    let Some(report) = &fold.early_stopping else {
+        return format!("trained on {} rows", fold.train_rows);
+    };
+    let held = report["held_out_rows"].as_u64().unwrap_or_default();
+    let kept = match report["best_epoch"].as_f64() {
+        // A partial last epoch (`--steps`) is fractional.
+        Some(epoch) => format!(
+            "kept epoch {} of {}",
+            decimal(epoch, if epoch.fract() == 0.0 { 0 } else { 2 }),
+            report["epochs_run"]
+        ),
+        None => format!("no epoch of {} scored", report["epochs_run"]),
+    };
+    format!(
+        "trained on {} rows of {} ({held} held out to stop early: {kept})",
+        fold.train_rows as u64 - held,
+        fold.train_rows
+    )
 }
