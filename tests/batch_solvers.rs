@@ -237,7 +237,7 @@ fn every_solver_reaches_liblinears_l2_loss_svr_optimum_on_diabetes() {
 }
 
 /// Huber's loss (δ = 20) on diabetes and the modified Huber loss on mnist_3v5, both at
-/// λ = 1e-3, against SciPy 1.17.1's L-BFGS-B on the same J (`benches/huber_reference.py`, the
+/// λ = 1e-3, against SciPy 1.17.1's L-BFGS-B on the same J (`benches/smooth_loss_reference.py`, the
 /// values in double precision, the bias regularized; its certificate ‖∇J‖²/(2λ): 4.4e-12 and
 /// 1.3e-13).
 const DIABETES_HUBER: (f64, f64, f64) = (1e-3, 20.0, 894.6931885958916);
@@ -265,6 +265,37 @@ fn the_smooth_solvers_reach_scipys_huber_and_modified_huber_optima() {
             assert!(
                 error.abs() <= 1e-9,
                 "{algorithm}: {} vs {optimum} ({error:e})",
+                solution.objective
+            );
+        }
+    }
+}
+
+/// Poisson regression on diabetes (disease progression, 25 to 346) at λ = 1e-3 and 1e-6,
+/// against SciPy 1.17.1's L-BFGS-B on the same J (`benches/smooth_loss_reference.py DATA
+/// poisson λ`; certificates 9.3e-14 and 2.2e-14).
+const DIABETES_POISSON: [(f64, f64); 2] = [(1e-3, 9.421987338686298), (1e-6, 9.337784242178767)];
+
+/// Every solver of smooth losses reaches them, to the default tolerance's 1e-9, though the
+/// loss's curvature e^p spans the labels' range (25 to 346) and grows without bound along a
+/// line search's longer trials.
+#[test]
+fn the_smooth_solvers_reach_scipys_poisson_optima() {
+    let diabetes = load("diabetes/train.svm.gz", 10);
+    for (lambda, optimum) in DIABETES_POISSON {
+        let objective = Objective::new(&diabetes, Loss::Poisson, lambda, true);
+        for algorithm in [
+            Algorithm::Lbfgs,
+            Algorithm::Tron,
+            Algorithm::Newton,
+            Algorithm::Cd,
+        ] {
+            let solution = solve(algorithm, &objective, &Options::default());
+            assert_eq!(solution.stop, Stop::Converged, "{algorithm} λ={lambda}");
+            let error = relative(solution.objective, optimum);
+            assert!(
+                error.abs() <= 1e-9,
+                "{algorithm} λ={lambda}: {} vs {optimum} ({error:e})",
                 solution.objective
             );
         }

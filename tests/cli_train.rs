@@ -1320,6 +1320,75 @@ fn eval_reports_the_r2_of_a_regression_s_predictions() {
     assert!((report["mean"]["r2"].as_f64().unwrap() - mean_r2).abs() < 1e-12);
 }
 
+/// A Poisson model predicts the mean e^score, and eval's deviance, RMSE and R² are those of
+/// the means (recomputed here from the labels); the online learners refuse the loss.
+#[test]
+fn a_poisson_model_predicts_means_and_is_judged_by_its_deviance() {
+    let data = real_data::data_dir().join("diabetes");
+    let (train, test) = (data.join("train.svm.gz"), data.join("test.svm.gz"));
+    let (train, test) = (train.to_str().unwrap(), test.to_str().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.model");
+    let model = model.to_str().unwrap();
+    let args = [
+        "train", train, "--algo", "newton", "--loss", "poisson", "--lambda", "1e-3",
+    ];
+    cli::run(&[&args[..], &["-o", model, "--quiet"]].concat());
+    let numbers = |out: String| -> Vec<f64> { out.lines().map(|l| l.parse().unwrap()).collect() };
+    let means = numbers(cli::run(&["predict", model, test]));
+    let scores = numbers(cli::run(&["predict", "--scores", model, test]));
+    for (mean, score) in means.iter().zip(&scores) {
+        assert!(
+            (mean - score.exp()).abs() <= 1e-12 * mean,
+            "{mean} vs e^{score}"
+        );
+    }
+    let gz = std::fs::read(data.join("test.svm.gz")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
+    let labels: Vec<f64> = (text.lines())
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    let m = labels.len() as f64;
+    let deviance = 2.0 / m
+        * (labels.iter().zip(&means))
+            .map(|(y, mu)| y * (y / mu).ln() - y + mu)
+            .sum::<f64>();
+    let rmse = ((labels.iter().zip(&means))
+        .map(|(y, mu)| (y - mu).powi(2))
+        .sum::<f64>()
+        / m)
+        .sqrt();
+    let metrics: serde_json::Value =
+        serde_json::from_str(&cli::run(&["eval", model, test, "--json"])).unwrap();
+    let close = |key: &str, expected: f64| {
+        let got = metrics[key].as_f64().unwrap();
+        assert!(
+            (got - expected).abs() <= 1e-6 * expected,
+            "{key}: {got} vs {expected}"
+        );
+    };
+    close("poisson_deviance", deviance);
+    close("mean_loss", deviance / 2.0);
+    close("rmse", rmse);
+    let r2 = metrics["r2"].as_f64().unwrap();
+    assert!(
+        (0.4..0.5).contains(&r2),
+        "{r2} (squared loss: 0.4..0.5 too)"
+    );
+    let printed = cli::run(&[&args[..], &["-o", model, "--quiet", "--test", test]].concat());
+    assert!(
+        printed.contains("test objective") && printed.contains(", deviance 2"),
+        "{printed}"
+    );
+    cli::refused(
+        &[
+            "train", train, "--algo", "asgd", "--loss", "poisson", "-o", model,
+        ],
+        "asgd cannot learn poisson loss",
+    );
+}
+
 /// An online learner's model that errs on its training rows as often as always predicting the
 /// larger class is flagged: on spambase's unscaled features ASGD learns nothing usable.
 #[test]

@@ -105,6 +105,7 @@ impl CrossValidation {
             rmse: mean_of_all(|e| e.rmse),
             r2: mean_of_all(|e| e.r2),
             coverage: mean_of_all(|e| e.coverage),
+            poisson_deviance: mean_of_all(|e| e.poisson_deviance),
         }
     }
 }

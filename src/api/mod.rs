@@ -518,6 +518,49 @@ mod tests {
         }
     }
 
+    /// The Poisson loss trains with the batch solvers on counts, and its model predicts the
+    /// mean e^score; the online learners, ASGD's warm start, negative labels and labels all 0
+    /// are refused.
+    #[test]
+    fn poisson_regression_is_for_batch_solvers_and_counts() {
+        let signs = toy(120);
+        let relabelled = |label: &dyn Fn(usize) -> f64| {
+            let rows = signs.rows();
+            let (mut offsets, mut indices, mut values) = (vec![0u64], vec![], vec![]);
+            for i in 0..rows.n_rows() {
+                let row = rows.row(i);
+                indices.extend_from_slice(row.indices.as_slice());
+                values.extend((0..row.nnz()).map(|k| row.values.get(k)));
+                offsets.push(indices.len() as u64);
+            }
+            let labels = (0..rows.n_rows()).map(label).collect();
+            from_csr(labels, offsets, indices, ValueVec::F64(values), 7).unwrap()
+        };
+        let counts = relabelled(&|i| ((i * 7) % 5) as f64);
+        let poisson = |learner: &str| Trainer::new(learner.parse().unwrap()).loss(Loss::Poisson);
+        let model = poisson("newton").train(&counts).unwrap();
+        let score = scores(&model, &counts)[3];
+        let mean = predict(&model, &counts)[3];
+        assert!(
+            (mean - score.exp()).abs() <= 1e-15 * mean,
+            "{mean} vs e^{score}"
+        );
+        let err =
+            |trainer: Trainer, data: &ExampleSet| trainer.train(data).unwrap_err().to_string();
+        for learner in ["sgd", "asgd", "naive-casgd"] {
+            let e = err(poisson(learner), &counts);
+            assert!(e.contains("cannot learn poisson loss"), "{learner}: {e}");
+        }
+        let e = err(poisson("lbfgs").warm_start_epochs(2), &counts);
+        assert!(e.contains("a warm start runs ASGD"), "{e}");
+        let e = err(poisson("lbfgs"), &signs);
+        assert!(e.contains("finite and ≥ 0, but the label of row"), "{e}");
+        let e = err(poisson("lbfgs"), &relabelled(&|_| 0.0));
+        assert!(e.contains("every label is 0"), "{e}");
+        let e = err(poisson("dcd"), &counts);
+        assert!(e.contains("not poisson"), "{e}");
+    }
+
     #[test]
     fn sample_weights_weigh_the_rows_of_every_family_and_of_each_fold() {
         let data = toy(120);

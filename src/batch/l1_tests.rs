@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::objective::tests::random_matrix;
 use super::{Algorithm, Objective, Options, Progress, Solution, SolveError, Stop, solve};
-use crate::data::CsrMatrix;
 use crate::data::column_major::ColumnMajor;
+use crate::data::{CsrMatrix, Examples};
 use crate::dist::threads;
 use crate::loss::Loss;
 
@@ -17,6 +17,18 @@ fn data() -> CsrMatrix {
     random_matrix(300, 40, 11)
 }
 
+/// The data a loss is tested on: [`data`], its ±1 labels made counts 0 and 2 for the Poisson
+/// loss, which has no negative label.
+fn data_for(loss: Loss) -> CsrMatrix {
+    let x = data();
+    if loss != Loss::Poisson {
+        return x;
+    }
+    let counts = x.labels().iter().map(|y| y + 1.0).collect();
+    let (offsets, indices) = (x.offsets().to_vec(), x.indices().to_vec());
+    CsrMatrix::new(counts, offsets, indices, x.values().clone(), x.n_features()).unwrap()
+}
+
 /// Solve with `algorithm` to `tol`: the solution, ∇ of the smooth part at it, and every
 /// iteration's (J, gap).
 fn solve_l1(
@@ -24,7 +36,7 @@ fn solve_l1(
     (loss, lambda, l1): (Loss, f64, f64),
     options: Options,
 ) -> (Solution, Vec<f64>, Vec<(f64, f64)>) {
-    let x = data();
+    let x = data_for(loss);
     let objective = Objective::new(&x, loss, lambda, true).with_l1(l1);
     let mut seen = Vec::new();
     let solution = solve(algorithm, &objective, &options, &mut |p: &Progress<'_>| {
@@ -56,6 +68,7 @@ fn the_solution_meets_the_l1_optimality_conditions() {
             (Loss::SmoothHinge, 1e-4, 0.02),
             (Loss::ModifiedHuber, 1e-4, 0.02),
             (Loss::Huber(0.5), 1e-4, 0.02),
+            (Loss::Poisson, 1e-4, 0.02),
         ] {
             let (solution, gradient, seen) = solve_l1(algorithm, (loss, lambda, l1), to(1e-10));
             let what = format!("{algorithm} {loss} λ={lambda}");
@@ -111,6 +124,7 @@ fn cd_agrees_with_lbfgs_without_an_l1_term_and_certifies_its_own_solution() {
         Loss::Squared,
         Loss::SquaredHinge,
         Loss::SmoothHinge,
+        Loss::Poisson,
     ] {
         let problem = (loss, 1e-2, 0.0);
         let (cd, _, _) = solve_l1(Algorithm::Cd, problem, to(1e-12));

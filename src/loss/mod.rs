@@ -46,6 +46,13 @@ pub enum Loss {
     /// squared hinge continued linearly, so that a badly misclassified row pulls with a bounded
     /// force.
     ModifiedHuber,
+    /// e^p − y·p + y·ln y − y for a count or rate y ≥ 0: half the Poisson deviance of the
+    /// mean e^p (Poisson regression with the log link; scikit-learn's `PoissonRegressor`
+    /// minimizes its mean, glmnet's `family = "poisson"` and Vowpal Wabbit's
+    /// `--loss_function poisson` fit the same model). The terms in y alone make it 0 at the
+    /// best score ln y, so that the objective reads as a deviance. Smooth, but of unbounded
+    /// curvature e^p: batch solvers only.
+    Poisson,
 }
 
 impl Loss {
@@ -122,6 +129,7 @@ impl Loss {
                     -4.0 * z
                 }
             }
+            Loss::Poisson => math::exp(p) - y * p + (x_ln_x(y) - y),
         }
     }
 
@@ -188,6 +196,7 @@ impl Loss {
                     -4.0 * y
                 }
             }
+            Loss::Poisson => math::exp(p) - y,
         }
     }
 
@@ -298,6 +307,7 @@ impl Loss {
             Loss::SquaredEpsilonInsensitive(eps) if (p - y).abs() > eps => 2.0,
             Loss::Huber(delta) if (p - y).abs() <= delta => 1.0,
             Loss::ModifiedHuber if (-1.0..1.0).contains(&(y * p)) => 2.0 * y * y,
+            Loss::Poisson => math::exp(p),
             _ => 0.0,
         }
     }
@@ -321,11 +331,17 @@ impl Loss {
             Loss::Huber(delta) if v.abs() <= delta => v * y + 0.5 * v * v,
             // The squared hinge's conjugate, on the range [−4, 0] of this loss's derivative.
             Loss::ModifiedHuber if (-4.0..=0.0).contains(&t) => t + 0.25 * t * t,
+            // sup_p (v + y)·p − e^p = s·ln s − s at s = v + y ≥ 0, less the loss's terms in y.
+            Loss::Poisson if v + y >= 0.0 => {
+                let s = v + y;
+                (x_ln_x(s) - s) - (x_ln_x(y) - y)
+            }
             Loss::Log
             | Loss::SquaredHinge
             | Loss::SmoothHinge
             | Loss::Huber(_)
-            | Loss::ModifiedHuber => f64::INFINITY,
+            | Loss::ModifiedHuber
+            | Loss::Poisson => f64::INFINITY,
             _ => return None,
         };
         Some(value)
@@ -360,6 +376,23 @@ impl Loss {
         )
     }
 
+    /// Whether the online learners' step sizes η_t = 1/(λ(t + t₀)) can be set for this loss
+    /// from the rows alone: all but the Poisson loss, whose curvature e^p is bounded by nothing
+    /// the rows say (a first step from w = 0 toward a label of 300 overshoots to e^300).
+    pub fn has_stochastic_steps(self) -> bool {
+        self != Loss::Poisson
+    }
+
+    /// What a model of this loss predicts from a score p = w·x + b, where it predicts a value:
+    /// the mean e^p under the Poisson loss, the score itself for every other regression loss.
+    /// (A classification loss predicts a class: [`crate::model::Model::prediction`].)
+    pub fn predicted_value(self, p: f64) -> f64 {
+        match self {
+            Loss::Poisson => math::exp(p),
+            _ => p,
+        }
+    }
+
     /// Whether ℓ is differentiable everywhere (L-BFGS applies) or piecewise linear.
     pub fn is_smooth(self) -> bool {
         matches!(
@@ -371,6 +404,7 @@ impl Loss {
                 | Loss::SquaredEpsilonInsensitive(_)
                 | Loss::Huber(_)
                 | Loss::ModifiedHuber
+                | Loss::Poisson
         )
     }
 }
@@ -390,6 +424,18 @@ pub fn logistic(s: f64) -> f64 {
 #[inline(never)]
 fn softplus(t: f64) -> f64 {
     math::softplus(t)
+}
+
+/// x·ln x for x ≥ 0, with 0·ln 0 = 0 (NaN below 0, where no count lies): the Poisson loss's
+/// terms in the label.
+fn x_ln_x(x: f64) -> f64 {
+    if x > 0.0 {
+        x * x.ln()
+    } else if x == 0.0 {
+        0.0
+    } else {
+        f64::NAN
+    }
 }
 
 /// out_i = −y_i·p_i, the log loss's argument (as [`Loss::value`] forms it).
@@ -425,6 +471,7 @@ impl fmt::Display for Loss {
             Loss::Quantile(tau) => write!(f, "quantile:{tau}"),
             Loss::Huber(delta) => write!(f, "huber:{delta}"),
             Loss::ModifiedHuber => f.write_str("modified-huber"),
+            Loss::Poisson => f.write_str("poisson"),
         }
     }
 }
@@ -449,6 +496,7 @@ impl FromStr for Loss {
             "squared-hinge" => Loss::SquaredHinge,
             "smooth-hinge" => Loss::SmoothHinge,
             "modified-huber" => Loss::ModifiedHuber,
+            "poisson" => Loss::Poisson,
             "huber" => {
                 let delta = match parameter {
                     None => 1.0,
@@ -477,7 +525,7 @@ impl FromStr for Loss {
             }
             _ => {
                 return Err(format!(
-                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, modified-huber, epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε], quantile[:τ], huber[:δ])"
+                    "unknown loss '{s}' (squared, absolute, hinge, log, squared-hinge, smooth-hinge, modified-huber, epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε], quantile[:τ], huber[:δ], poisson)"
                 ));
             }
         };
@@ -504,7 +552,7 @@ fn epsilon(parameter: Option<&str>) -> Result<f64, String> {
 mod tests {
     use super::*;
 
-    const ALL: [Loss; 12] = [
+    const ALL: [Loss; 13] = [
         Loss::Squared,
         Loss::Absolute,
         Loss::Hinge,
@@ -517,7 +565,23 @@ mod tests {
         Loss::Quantile(0.2),
         Loss::Huber(0.8),
         Loss::ModifiedHuber,
+        Loss::Poisson,
     ];
+
+    /// Labels to test a loss at: classes, and a value between, or counts for the Poisson loss
+    /// (which has no negative label).
+    fn labels(loss: Loss) -> &'static [f64] {
+        match loss {
+            Loss::Poisson => &[0.0, 1.0, 0.3, 7.0],
+            _ => &[-1.0, 1.0, 0.3],
+        }
+    }
+
+    /// The tolerance of a check on a value of magnitude `magnitude`: absolute up to 1, relative
+    /// beyond (the Poisson loss's e^p at p = 40 is 2·10¹⁷).
+    fn within(magnitude: f64, tolerance: f64) -> f64 {
+        tolerance * magnitude.abs().max(1.0)
+    }
 
     /// The slice forms are the row-by-row functions, bit for bit, on every loss: arguments
     /// from the tails of the log loss (±800, where e^−|z| underflows) to 0, NaN included.
@@ -610,7 +674,7 @@ mod tests {
     #[test]
     fn derivative_matches_finite_differences_away_from_kinks() {
         for loss in ALL {
-            for &y in &[-1.0, 1.0, 0.3] {
+            for &y in labels(loss) {
                 for &p in &[-2.7, -0.55, 0.45, 0.77, 1.9, 3.3] {
                     let h = 1e-6;
                     let numeric = (loss.value(p + h, y) - loss.value(p - h, y)) / (2.0 * h);
@@ -627,14 +691,14 @@ mod tests {
     #[test]
     fn second_derivative_matches_finite_differences_away_from_kinks() {
         for loss in ALL {
-            for &y in &[-1.0, 1.0, 0.3] {
+            for &y in labels(loss) {
                 for &p in &[-2.7, -0.55, 0.45, 0.77, 1.9, 3.3, 40.0] {
                     let h = 1e-6;
                     let numeric =
                         (loss.derivative(p + h, y) - loss.derivative(p - h, y)) / (2.0 * h);
                     let analytic = loss.second_derivative(p, y);
                     assert!(
-                        (numeric - analytic).abs() < 1e-5,
+                        (numeric - analytic).abs() < within(analytic, 1e-5),
                         "{loss} p={p} y={y}: {numeric} vs {analytic}"
                     );
                 }
@@ -655,17 +719,26 @@ mod tests {
                 assert!(!loss.is_smooth(), "{loss}");
                 continue;
             };
-            for &y in &[-1.0, 1.0] {
+            // Classes ±1; counts for the Poisson loss, whose e^40 asks for a relative bound.
+            let (ys, scale): (&[f64], fn(f64) -> f64) = match loss {
+                Loss::Poisson => (labels(loss), |x| x),
+                _ => (&[-1.0, 1.0], |_| 1.0),
+            };
+            for &y in ys {
                 for &p in &[-30.0, -2.7, -0.55, 0.0, 0.45, 0.99, 1.9, 40.0] {
                     let v = loss.derivative(p, y);
                     let conjugate = loss.conjugate(v, y).unwrap();
                     let equality = loss.value(p, y) + conjugate - p * v;
-                    assert!(equality.abs() <= 1e-12, "{loss} p={p} y={y}: {equality:e}");
+                    let tolerance = within(scale(p * v), 1e-12);
+                    assert!(
+                        equality.abs() <= tolerance,
+                        "{loss} p={p} y={y}: {equality:e}"
+                    );
                     let best = grid
                         .iter()
                         .map(|&q| v * q - loss.value(q, y))
                         .fold(f64::NEG_INFINITY, f64::max);
-                    assert!(best <= conjugate + 1e-12, "{loss} p={p} y={y}");
+                    assert!(best <= conjugate + tolerance, "{loss} p={p} y={y}");
                 }
             }
         }
@@ -717,6 +790,41 @@ mod tests {
             );
         }
         assert!(!q.is_classification() && !q.is_smooth());
+    }
+
+    /// The Poisson loss is half the deviance: 0 at the score ln y, e^p for a count of 0, its
+    /// derivative the residual of the mean e^p; its models predict that mean.
+    #[test]
+    fn the_poisson_loss_is_half_the_deviance_of_the_mean() {
+        let poisson = Loss::Poisson;
+        for y in [0.5f64, 1.0, 7.0, 300.0] {
+            let best = y.ln();
+            assert!(poisson.value(best, y).abs() <= 1e-12 * y, "y={y}");
+            assert!(poisson.derivative(best, y).abs() <= 1e-12 * y, "y={y}");
+            // The deviance 2(y·ln(y/μ) − y + μ) of the mean μ = e^p.
+            let (p, mu) = (best + 0.75, (best + 0.75).exp());
+            let deviance = 2.0 * (y * (y / mu).ln() - y + mu);
+            assert!((2.0 * poisson.value(p, y) - deviance).abs() <= 1e-12 * deviance);
+        }
+        assert_eq!(poisson.value(1.5, 0.0), math::exp(1.5));
+        assert_eq!(poisson.derivative(0.0, 4.0), -3.0);
+        assert!(poisson.value(0.0, -1.0).is_nan(), "no negative count");
+        assert_eq!(poisson.predicted_value(2.0f64.ln()), 2.0);
+        assert_eq!(Loss::Squared.predicted_value(-3.5), -3.5);
+        // ℓ* at s = v + y = 0 is y − y·ln y; below it +∞.
+        let at_zero = poisson.conjugate(-7.0, 7.0).unwrap();
+        assert!((at_zero - (7.0 - 7.0 * 7.0f64.ln())).abs() <= 1e-12 * 7.0);
+        assert_eq!(poisson.conjugate(-7.5, 7.0), Some(f64::INFINITY));
+        assert!(poisson.is_smooth() && !poisson.is_classification());
+        assert!(!poisson.has_stochastic_steps() && Loss::Log.has_stochastic_steps());
+        assert_eq!("poisson".parse::<Loss>(), Ok(Loss::Poisson));
+        assert!(
+            "poisson:1"
+                .parse::<Loss>()
+                .unwrap_err()
+                .contains("no parameter")
+        );
+        assert_eq!(poisson.to_string(), "poisson");
     }
 
     /// Huber's loss is the squared loss within δ of the label and δ-sloped beyond, continuous

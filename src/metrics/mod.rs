@@ -341,11 +341,12 @@ pub struct Evaluation {
     /// Log loss (only for models trained with it: other scores are not log-odds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_loss: Option<f64>,
-    /// Regression: RMSE.
+    /// Regression: RMSE of the values predicted ([`Loss::predicted_value`]: the mean e^p of a
+    /// Poisson model, the score of the others).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rmse: Option<f64>,
     /// Regression, quantile regression aside (its model predicts no mean, which R² judges):
-    /// R² ([`r2`]; absent where the labels do not vary).
+    /// R² of the values predicted ([`r2`]; absent where the labels do not vary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub r2: Option<f64>,
     /// Quantile regression: the fraction of labels at or below their prediction, which is τ
@@ -353,15 +354,25 @@ pub struct Evaluation {
     /// loss).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
+    /// Poisson regression: the mean Poisson deviance 2·(1/m)Σ(y·ln(y/μ) − y + μ) of the means
+    /// μ = e^p predicted (scikit-learn's `mean_poisson_deviance`), every row once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poisson_deviance: Option<f64>,
 }
 
 impl Evaluation {
     /// The held-out score a search over a grid minimizes: the error rate of a classifier, the
     /// mean pinball loss of a quantile model (RMSE would judge a mean it does not predict),
-    /// the RMSE of other regressions.
+    /// the mean deviance of a Poisson model (as scikit-learn scores one), the RMSE of other
+    /// regressions.
     pub fn search_score(&self) -> f64 {
         let pinball = self.coverage.map(|_| self.mean_loss);
-        (self.error_rate.or(pinball).or(self.rmse)).unwrap_or(self.mean_loss)
+        let scores = [self.error_rate, pinball, self.poisson_deviance, self.rmse];
+        scores
+            .into_iter()
+            .flatten()
+            .next()
+            .unwrap_or(self.mean_loss)
     }
 }
 
@@ -428,6 +439,10 @@ fn evaluation(
 ) -> Evaluation {
     let loss = weighted.loss();
     let mean = weighted_mean_loss(weighted, p, y, sample_weights);
+    let predicted: std::borrow::Cow<[f64]> = match loss {
+        Loss::Poisson => p.iter().map(|&p| loss.predicted_value(p)).collect(),
+        _ => p.into(),
+    };
     let classification = loss.is_classification();
     let [precision, recall, f1] = if classification {
         precision_recall_f1(p, y)
@@ -451,13 +466,18 @@ fn evaluation(
                 log_loss(p, y)
             }
         }),
-        rmse: (!classification).then(|| rmse(p, y)),
+        rmse: (!classification).then(|| rmse(&predicted, y)),
         r2: match loss {
             Loss::Quantile(_) => None,
             _ if classification => None,
-            _ => r2(p, y),
+            _ => r2(&predicted, y),
         },
         coverage: matches!(loss, Loss::Quantile(_)).then(|| coverage(p, y)),
+        // The mean loss is half this metric unweighted (a regression has no class weights).
+        poisson_deviance: (loss == Loss::Poisson).then(|| match sample_weights {
+            None => 2.0 * mean,
+            Some(_) => 2.0 * mean_loss(Loss::Poisson, p, y),
+        }),
     }
 }
 

@@ -306,8 +306,9 @@ impl Model {
 
     /// What the model predicts for a score: the class ±1 for classification losses
     /// ([`metrics::predicts_plus_one`](crate::metrics::predicts_plus_one): +1 for a score > 0),
-    /// the score itself for regression. A NaN score (weights a program built by hand; saved
-    /// models cannot hold NaN) predicts NaN, not a class.
+    /// the value the loss predicts from it for regression ([`Loss::predicted_value`]: the
+    /// score itself, or the mean e^score of a Poisson model). A NaN score (weights a program
+    /// built by hand; saved models cannot hold NaN) predicts NaN, not a class.
     pub fn prediction(&self, score: f64) -> f64 {
         if self.loss.is_classification() && !score.is_nan() {
             if crate::metrics::predicts_plus_one(score) {
@@ -316,7 +317,7 @@ impl Model {
                 -1.0
             }
         } else {
-            score
+            self.loss.predicted_value(score)
         }
     }
 

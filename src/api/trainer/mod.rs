@@ -649,6 +649,17 @@ impl Trainer {
             Loss::Huber(delta) if !(delta > 0.0 && delta.is_finite()) => Err(Error::Config(
                 format!("the δ of Huber's loss must be a positive number, got {delta}"),
             )),
+            loss if !loss.has_stochastic_steps() => match self.learner {
+                Learner::Batch(_) if self.warm_start.is_none() => Ok(()),
+                Learner::Batch(_) => Err(Error::Config(format!(
+                    "a warm start runs ASGD, which cannot step on {loss} loss: start {loss} \
+                     loss's solver from zero or from an initial model"
+                ))),
+                learner => Err(Error::Config(format!(
+                    "{learner} cannot learn {loss} loss: its curvature e^p has no bound the \
+                     step sizes could be set from; use a batch solver (lbfgs, tron, newton or cd)"
+                ))),
+            },
             _ => Ok(()),
         }
     }
@@ -785,6 +796,9 @@ impl Trainer {
         } else {
             None
         };
+        if loss == Loss::Poisson {
+            check_counts(data, reducer)?;
+        }
         let class_weights = match (&self.class_weighting, classes) {
             (None, _) => Ok(ClassWeights::UNIT),
             (Some(_), None) => Err(ClassWeightError::Regression(loss)),
@@ -965,6 +979,38 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
         .num_threads(threads)
         .build()
         .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))
+}
+
+/// An error unless every label over all ranks is a count or rate (finite, ≥ 0) and some label
+/// is above 0, as the Poisson loss needs: below 0 its deviance is undefined, and with every
+/// label 0 the best mean is 0, a score of −∞.
+fn check_counts(data: &ExampleSet, reducer: &dyn Reducer) -> Result<(), Error> {
+    let labels = crate::metrics::labels(data);
+    let bad = labels.iter().position(|y| !(*y >= 0.0 && y.is_finite()));
+    let positive = labels.iter().any(|&y| y > 0.0);
+    // One collective for every rank, whatever this rank found.
+    let mut counts = [
+        f64::from(u8::from(bad.is_some())),
+        f64::from(u8::from(positive)),
+        labels.len() as f64,
+    ];
+    reducer.sum(&mut counts);
+    if counts[0] > 0.0 {
+        let at = bad.map_or("on another rank".to_string(), |i| {
+            format!("the label of row {} is {}", i + 1, labels[i])
+        });
+        return Err(Error::Config(format!(
+            "poisson loss needs labels that are counts or rates, finite and ≥ 0, but {at}"
+        )));
+    }
+    if counts[1] == 0.0 && counts[2] > 0.0 {
+        return Err(Error::Config(
+            "poisson loss needs a label above 0, but every label is 0 (the best mean would be \
+             0, a score of −∞)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The rows of the classes +1 and −1 over all ranks. Classification losses read a label > 0

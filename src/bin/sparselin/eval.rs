@@ -155,6 +155,7 @@ pub fn describe(e: &Evaluation) -> String {
         ("rmse", e.rmse),
         ("r2", e.r2),
         ("coverage", e.coverage),
+        ("poisson_deviance", e.poisson_deviance),
     ];
     for (name, value) in optional {
         if let Some(v) = value {

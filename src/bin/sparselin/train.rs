@@ -103,7 +103,8 @@ pub struct Args {
     /// (scikit-learn's), epsilon-insensitive[:ε], squared-epsilon-insensitive[:ε] (liblinear's
     /// L2-loss SVR, `-s 11 -p ε`; ε defaults to 0.1 as `-p` does), quantile[:τ] (the pinball
     /// loss; its model predicts the τ-quantile, default 0.5), huber[:δ] (squared within δ of
-    /// the label, linear of slope δ beyond; default 1).
+    /// the label, linear of slope δ beyond; default 1), poisson (Poisson regression of counts
+    /// or rates ≥ 0, log link: its model predicts the mean e^(w·x + b); batch solvers only).
     /// The classification losses (hinge, log, squared-hinge, smooth-hinge, modified-huber) read
     /// a label > 0 as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print
     /// ±1), and need both classes; labels of more than two values train a model per class.
@@ -1117,7 +1118,7 @@ fn renumber(weights: &[f64], from: &ExampleSet, to: &ExampleSet) -> Vec<f64> {
 }
 
 /// "error 0.0123", "pinball 0.31, coverage 0.897" (quantile regression) or "rmse 0.45, r2
-/// 0.61" (R² where the labels vary).
+/// 0.61" (R² where the labels vary; led by "deviance 2.1, " for Poisson regression).
 fn headline(e: &Evaluation) -> String {
     match (e.error_rate, e.coverage, e.rmse) {
         (Some(err), _, _) => format!("error {err:.5}"),
@@ -1126,10 +1127,14 @@ fn headline(e: &Evaluation) -> String {
             decimal(e.mean_loss, 5),
             decimal(coverage, 4)
         ),
-        (None, None, Some(rmse)) => match e.r2 {
-            Some(r2) => format!("rmse {}, r2 {}", decimal(rmse, 5), decimal(r2, 5)),
-            None => format!("rmse {}", decimal(rmse, 5)),
-        },
+        (None, None, Some(rmse)) => {
+            let deviance = (e.poisson_deviance).map(|d| format!("deviance {}, ", decimal(d, 5)));
+            let fit = match e.r2 {
+                Some(r2) => format!("rmse {}, r2 {}", decimal(rmse, 5), decimal(r2, 5)),
+                None => format!("rmse {}", decimal(rmse, 5)),
+            };
+            deviance.unwrap_or_default() + &fit
+        }
         _ => String::new(),
     }
 }

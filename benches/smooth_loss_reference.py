@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The optima of Huber's loss and the modified Huber loss that `tests/batch_solvers.rs` checks
-every smooth batch solver against, by SciPy's L-BFGS-B on the same objective:
+"""The optima of Huber's loss, the modified Huber loss and the Poisson loss that
+`tests/batch_solvers.rs` checks every smooth batch solver against, by SciPy's L-BFGS-B on the
+same objective:
 
     J(w, b) = (1/m) Σ ℓ(w·x_i + b, y_i) + (λ/2)(‖w‖² + b²)
 
@@ -8,7 +9,10 @@ with the values read in double precision (as the test reads them) and the bias r
 Prints J at SciPy's solution and its certificate ‖∇J‖²/(2λ) ≥ J − J*.
 
     python3 benches/huber_reference.py ../shared/data/diabetes/train.svm.gz huber:20 1e-3
-    python3 benches/huber_reference.py ../shared/data/mnist_3v5/train.svm.gz modified-huber 1e-3
+    python3 benches/smooth_loss_reference.py ../shared/data/mnist_3v5/train.svm.gz modified-huber 1e-3
+    python3 benches/smooth_loss_reference.py ../shared/data/diabetes/train.svm.gz poisson 1e-3
+
+The Poisson loss is e^p − y·p + y·ln y − y (half the deviance; MATH.md).
 """
 import gzip
 import sys
@@ -40,14 +44,18 @@ def main():
     m, n = x.shape
     if loss == "modified-huber":
         y = np.where(y > 0, 1.0, -1.0)
-        delta = None
-    else:
+    elif loss != "poisson":
         delta = float(loss.split(":")[1])
+    y_ln_y = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0)), 0.0)
 
     def objective(theta):
         w, b = theta[:n], theta[n]
         p = x @ w + b
-        if delta is not None:
+        if loss == "poisson":
+            mean = np.exp(p)
+            value = mean - y * p + y_ln_y - y
+            derivative = mean - y
+        elif loss.startswith("huber"):
             r = p - y
             value = np.where(np.abs(r) <= delta, 0.5 * r * r, delta * (np.abs(r) - 0.5 * delta))
             derivative = np.clip(r, -delta, delta)
