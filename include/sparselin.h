@@ -246,6 +246,12 @@ typedef struct SlTrainConfig {
    * given (0: any lower loss improves); [`sl_train_config_default`] sets 1e-3.
    */
   double early_stop_tolerance;
+  /**
+   * `dcd` with `hinge` loss in [`sl_train_one_vs_rest`]: non-zero fits the classes' models
+   * together by Crammer and Singer's multiclass SVM (liblinear's `-s 4`) instead of each
+   * against the rest.
+   */
+  uint8_t crammer_singer;
 } SlTrainConfig;
 
 #ifdef __cplusplus

@@ -201,6 +201,10 @@ pub struct SlTrainConfig {
     /// With `early_stop`: the relative improvement an epoch must make, at least 0, taken as
     /// given (0: any lower loss improves); [`sl_train_config_default`] sets 1e-3.
     pub early_stop_tolerance: f64,
+    /// `dcd` with `hinge` loss in [`sl_train_one_vs_rest`]: non-zero fits the classes' models
+    /// together by Crammer and Singer's multiclass SVM (liblinear's `-s 4`) instead of each
+    /// against the rest.
+    pub crammer_singer: u8,
 }
 
 thread_local! {
@@ -575,6 +579,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         early_stop: 0,
         holdout: 0.0,
         early_stop_tolerance: EarlyStopping::DEFAULT_TOLERANCE,
+        crammer_singer: 0,
     }
 }
 
@@ -641,6 +646,9 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
     }
     if c.multinomial != 0 {
         t = t.multinomial(true);
+    }
+    if c.crammer_singer != 0 {
+        t = t.crammer_singer(true);
     }
     if c.separate_class_passes != 0 {
         t = t.classes_in_one_pass(false);

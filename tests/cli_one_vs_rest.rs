@@ -262,6 +262,76 @@ fn multinomial_fits_the_classes_together_and_predicts_softmax_probabilities() {
     assert_clean_failure(&out, "fits more than two classes together");
 }
 
+/// `--crammer-singer` fits the classes together by dcd (liblinear's `-s 4`): one objective,
+/// one stop, shown and cross-validated as such, and refused where it cannot apply.
+#[test]
+fn crammer_singer_fits_the_classes_together_by_dcd() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_classes(Path::new(&p("train.svm")), 300, false);
+    let (train, model) = (p("train.svm"), p("m.model"));
+    let args = ["train", &train, "--algo", "dcd", "--crammer-singer"];
+    let out = sparselin(&[&args[..], &["--lambda", "1", "-o", &model, "--json"]].concat());
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let details = &summary["details"][0];
+    assert_eq!(details["crammer_singer"], true, "{summary}");
+    assert_eq!(details["stop"], "converged", "{summary}");
+    assert!(
+        summary["train"]["error_rate"].as_f64().unwrap() < 0.2,
+        "{summary}"
+    );
+    let text = stdout(&sparselin(
+        &[&args[..], &["--lambda", "1", "-o", &model]].concat(),
+    ));
+    assert!(
+        text.contains("dcd (hinge, λ = 1e0), crammer-singer over 4 classes"),
+        "{text}"
+    );
+    assert!(text.contains("\ntrain objective "), "{text}");
+    let show = stdout(&sparselin(&["show", &model]));
+    assert!(
+        show.contains("crammer-singer   4 classes: -1 0 2 7"),
+        "{show}"
+    );
+    let eval = stdout(&sparselin(&["eval", &model, &train]));
+    assert!(!eval.contains("objective"), "{eval}");
+    let cv = stdout(&sparselin(&[&args[..], &["--cv", "3"]].concat()));
+    assert!(
+        cv.contains("3-fold cross-validation of 300 rows, crammer-singer"),
+        "{cv}"
+    );
+    let refused = |extra: &[&str], message: &str| {
+        let out = sparselin(&[&["train", &train, "-o", &p("x")][..], extra].concat());
+        assert_clean_failure(&out, message);
+    };
+    refused(
+        &["--algo", "lbfgs", "--crammer-singer"],
+        "--crammer-singer does not apply to --algo lbfgs",
+    );
+    refused(
+        &[
+            "--algo",
+            "dcd",
+            "--loss",
+            "squared-hinge",
+            "--crammer-singer",
+        ],
+        "does not take a loss other than hinge",
+    );
+    std::fs::write(p("binary.svm"), "1 1:1\n-1 2:1\n1 1:0.5\n").unwrap();
+    let binary = p("binary.svm");
+    let out = sparselin(&[
+        "train",
+        &binary,
+        "--algo",
+        "dcd",
+        "--crammer-singer",
+        "-o",
+        &p("x"),
+    ]);
+    assert_clean_failure(&out, "fits more than two classes together");
+}
+
 #[test]
 fn a_renumbered_dataset_trains_the_classifier_of_its_text() {
     let dir = tempfile::tempdir().unwrap();

@@ -31,6 +31,7 @@
 //! descent certifies by its duality gap instead, which bounds J(w) − J* as well.
 
 pub mod cd;
+pub mod crammer_singer;
 pub mod dcd;
 #[cfg(test)]
 mod distributed_tests;

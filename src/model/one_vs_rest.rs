@@ -15,7 +15,9 @@
 //!
 //! A multinomial classifier ([`crate::api::Trainer::multinomial`]) is the same container,
 //! each class's model recording `"multinomial": true` in its details
-//! ([`OneVsRest::is_multinomial`]): its probabilities are the softmax of the scores.
+//! ([`OneVsRest::is_multinomial`]): its probabilities are the softmax of the scores. So is a
+//! Crammer–Singer multiclass SVM ([`crate::api::Trainer::crammer_singer`], `"crammer_singer":
+//! true`), which predicts the class of highest score as the others do.
 
 use std::path::Path;
 
@@ -159,11 +161,25 @@ impl OneVsRest {
         self.models[0].info.details.get("multinomial") == Some(&serde_json::Value::Bool(true))
     }
 
-    /// "multinomial" or "one-vs-rest": how the models were fitted, as summaries name it.
+    /// Whether the models were fitted together by Crammer and Singer's multiclass SVM
+    /// ([`crate::api::Trainer::crammer_singer`]; their details say so).
+    pub fn is_crammer_singer(&self) -> bool {
+        self.models[0].info.details.get("crammer_singer") == Some(&serde_json::Value::Bool(true))
+    }
+
+    /// Whether the models were fitted together, minimizing one objective, multinomial or
+    /// Crammer–Singer, rather than one objective each against the rest.
+    pub fn is_joint(&self) -> bool {
+        self.is_multinomial() || self.is_crammer_singer()
+    }
+
+    /// "multinomial", "crammer-singer" or "one-vs-rest": how the models were fitted, as
+    /// summaries name it.
     pub fn kind(&self) -> &'static str {
-        match self.is_multinomial() {
-            true => "multinomial",
-            false => "one-vs-rest",
+        match (self.is_multinomial(), self.is_crammer_singer()) {
+            (true, _) => "multinomial",
+            (_, true) => "crammer-singer",
+            _ => "one-vs-rest",
         }
     }
 

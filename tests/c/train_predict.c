@@ -265,6 +265,19 @@ static void multiclass(const char *binary_model_path, const char *path) {
   CHECK(sl_train_one_vs_rest(data, &softmax, &refused) == SL_STATUS_CONFIG,
         "multinomial is for lbfgs");
   sl_classifier_free(multinomial);
+  /* Crammer and Singer's multiclass SVM (liblinear's -s 4): dcd with hinge loss. */
+  SlTrainConfig cs = sl_train_config_default();
+  cs.learner = "dcd";
+  cs.loss = "hinge";
+  cs.lambda = 1e-1;
+  cs.crammer_singer = 1;
+  SlClassifier *crammer_singer = NULL;
+  CHECK(sl_train_one_vs_rest(data, &cs, &crammer_singer) == SL_STATUS_OK,
+        "Crammer-Singer multiclass SVM");
+  sl_classifier_free(crammer_singer);
+  cs.learner = "lbfgs";
+  CHECK(sl_train_one_vs_rest(data, &cs, &refused) == SL_STATUS_CONFIG,
+        "crammer_singer is for dcd");
   /* ASGD trains the classes in one pass, or each in passes of its own: the same steps. */
   SlTrainConfig online = sl_train_config_default();
   online.learner = "asgd";

@@ -23,7 +23,7 @@ use crate::online::{self, Sampling, Stop};
 mod attribute_efficient;
 mod batch_solve;
 mod early_stopping;
-mod multinomial;
+mod joint;
 mod one_pass;
 mod one_vs_rest;
 mod online_run;
@@ -92,6 +92,7 @@ pub struct Trainer {
     /// several runs share the process, as one-vs-rest's classes do.
     pin_workers: bool,
     multinomial: bool,
+    crammer_singer: bool,
     classes_in_one_pass: bool,
     early_stopping: Option<EarlyStopping>,
 }
@@ -177,6 +178,7 @@ impl Trainer {
             save_resume: false,
             pin_workers: true,
             multinomial: false,
+            crammer_singer: false,
             classes_in_one_pass: true,
             early_stopping: None,
         }
@@ -444,6 +446,15 @@ impl Trainer {
         self
     }
 
+    /// Dual coordinate descent with hinge loss on more than two classes
+    /// ([`Trainer::train_one_vs_rest`]): fit the classes' models together, by Crammer and
+    /// Singer's multiclass SVM (liblinear's `-s 4`; [`batch::crammer_singer`]), each row's own
+    /// class to outscore every other by a margin of 1, instead of each class against the rest.
+    pub fn crammer_singer(mut self, yes: bool) -> Self {
+        self.crammer_singer = yes;
+        self
+    }
+
     /// Attribute-efficient learners: k ≥ 1 attributes read per example (default
     /// [`lao::DEFAULT_ATTRIBUTES`], or d if the data have fewer features).
     pub fn attributes(mut self, k: usize) -> Self {
@@ -582,6 +593,13 @@ impl Trainer {
             return Err(Error::Config(
                 "multinomial logistic regression fits more than two classes together: train \
                  them with Trainer::train_one_vs_rest (binary data is plain logistic regression)"
+                    .into(),
+            ));
+        }
+        if self.crammer_singer {
+            return Err(Error::Config(
+                "the Crammer–Singer multiclass SVM fits more than two classes together: train \
+                 them with Trainer::train_one_vs_rest (binary data is a plain SVM)"
                     .into(),
             ));
         }
@@ -876,6 +894,11 @@ impl Trainer {
                 "multinomial",
                 self.multinomial,
                 self.learner == Learner::Batch(batch::Algorithm::Lbfgs),
+            ),
+            (
+                "crammer_singer",
+                self.crammer_singer,
+                self.learner == Learner::Batch(batch::Algorithm::Dcd),
             ),
             (
                 "an L1 term",

@@ -164,6 +164,9 @@ impl Trainer {
         if self.multinomial {
             return self.train_multinomial(data, &classes, &weights, reducer, monitor, start);
         }
+        if self.crammer_singer {
+            return self.train_crammer_singer(data, &classes, &weights, reducer, monitor);
+        }
         if let Some(algorithm) = self.one_pass_algorithm(classes.len()) {
             return self
                 .train_classes_in_one_pass(data, algorithm, &classes, &weights, reducer, monitor);

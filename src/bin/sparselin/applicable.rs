@@ -30,6 +30,8 @@ enum Users {
     SubLbfgs,
     /// lbfgs.
     Lbfgs,
+    /// dcd.
+    Dcd,
     /// What takes an L1 term: lbfgs, cd, sgd and naive-sgd.
     L1,
     /// The online learners and the batch solvers (those with λ and a bias).
@@ -56,6 +58,7 @@ impl Users {
             Users::WithMemory => matches!(algo, Lbfgs | Sublbfgs | Bfgs),
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Lbfgs => algo == Lbfgs,
+            Users::Dcd => algo == Dcd,
             Users::L1 => matches!(algo, Lbfgs | Cd | Sgd | NaiveSgd),
             Users::Regularized => online || batch,
             Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
@@ -78,6 +81,7 @@ impl Users {
             Users::WithMemory => "the solvers with an L-BFGS memory (lbfgs, sublbfgs, bfgs)",
             Users::SubLbfgs => "sublbfgs",
             Users::Lbfgs => "lbfgs",
+            Users::Dcd => "dcd",
             Users::L1 => "lbfgs, cd, sgd and naive-sgd",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
@@ -108,6 +112,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
     ("multinomial", Users::Lbfgs),
+    ("crammer_singer", Users::Dcd),
     ("l1", Users::L1),
     ("separate_class_passes", Users::Online),
     ("early_stop", Users::Online),

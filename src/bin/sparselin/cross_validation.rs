@@ -114,6 +114,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         data.n_rows(),
         match (one_vs_rest, loss.is_classification()) {
             (true, _) if args.multinomial => ", multinomial, folds stratified by class",
+            (true, _) if args.crammer_singer => ", crammer-singer, folds stratified by class",
             (true, _) => ", one-vs-rest, folds stratified by class",
             (false, true) => ", folds stratified by class",
             (false, false) => "",

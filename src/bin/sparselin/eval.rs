@@ -72,8 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 outln!(
                     "{}",
-                    describe_classes(&evaluation, classifier.is_multinomial())
-                        .trim_end_matches('\n')
+                    describe_classes(&evaluation, classifier.is_joint()).trim_end_matches('\n')
                 )?;
             }
             return Ok(());
@@ -106,8 +105,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// A one-vs-rest classifier's metrics as `name value` lines, then a line per class: its
 /// rows, precision, recall and F1, and its model's objective on the class against the rest
-/// (not for a multinomial classifier, whose models minimized no such objective each).
-fn describe_classes(e: &MulticlassEvaluation, multinomial: bool) -> String {
+/// (not for a classifier fitted jointly, whose models minimized no such objective each).
+fn describe_classes(e: &MulticlassEvaluation, joint: bool) -> String {
     let mut out = format!("rows {}\nerror_rate {}\n", e.rows, decimal(e.error_rate, 6));
     if let Some(f1) = e.macro_f1 {
         out.push_str(&format!("macro_f1 {}\n", decimal(f1, 6)));
@@ -120,7 +119,7 @@ fn describe_classes(e: &MulticlassEvaluation, multinomial: bool) -> String {
             Some(v) => format!(" {name} {}", decimal(v, 6)),
             None => format!(" {name} -"),
         };
-        let objective = match multinomial {
+        let objective = match joint {
             true => String::new(),
             false => format!(" objective {}", decimal(c.one_vs_rest.objective, 10)),
         };

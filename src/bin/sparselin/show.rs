@@ -181,6 +181,7 @@ fn show_classes(args: &Args, classifier: &OneVsRest) -> anyhow::Result<()> {
             "model": args.model,
             "one_vs_rest": true,
             "multinomial": classifier.is_multinomial(),
+            "crammer_singer": classifier.is_crammer_singer(),
             "loss": first.loss.to_string(),
             "algorithm": info.algorithm,
             "lambda": info.lambda,

@@ -253,6 +253,11 @@ pub struct Args {
     /// softmax of the scores.
     #[arg(long)]
     pub multinomial: bool,
+    /// dcd with --loss hinge on labels of more than two values: fit the classes' models
+    /// together by Crammer and Singer's multiclass SVM (liblinear's `-s 4`: each row's own
+    /// class to outscore every other by a margin of 1) instead of each against the rest.
+    #[arg(long)]
+    pub crammer_singer: bool,
     /// One-vs-rest with sgd, asgd or casgd: train each class in passes of its own over the data,
     /// instead of every class in one pass (the default, as Vowpal Wabbit's --oaa); each
     /// class's model then equals, bit for bit, the binary model of its relabelled rows.
@@ -856,7 +861,8 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
                 true => trainer.memory(args.memory),
                 false => trainer,
             };
-            let trainer = trainer.multinomial(args.multinomial);
+            let trainer =
+                (trainer.multinomial(args.multinomial)).crammer_singer(args.crammer_singer);
             match algorithm.is_primal() {
                 true => trainer.exact_direction(args.exact_direction),
                 false => trainer,

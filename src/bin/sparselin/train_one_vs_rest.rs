@@ -78,15 +78,16 @@ pub fn run(
         training.seconds,
         per_second
     )?;
-    // A multinomial classifier's models minimized one objective together, not one each.
-    let multinomial = classifier.is_multinomial();
-    if multinomial {
+    // A multinomial or Crammer–Singer classifier's models minimized one objective together,
+    // not one each.
+    let joint = classifier.is_joint();
+    if joint {
         let objective = model.info.details["objective"].as_f64().unwrap_or(f64::NAN);
         outln!("train objective {}", decimal(objective, 10))?;
     }
     for (class, model) in train.classes.iter().zip(classifier.models()) {
         let e = &class.one_vs_rest;
-        match multinomial {
+        match joint {
             true => outln!(
                 "class {}: {} rows{}",
                 class.class,
@@ -160,9 +161,13 @@ pub fn write_classifier(args: &Args, mut classifier: OneVsRest) -> anyhow::Resul
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let scaled = args.column_scales.is_some();
-    match classifier.is_multinomial() {
+    match classifier.is_joint() {
         // One solve fitted every class: its models record the same stop.
-        true => warn_if_unconverged(&classifier.models()[0], "multinomial ", scaled),
+        true => warn_if_unconverged(
+            &classifier.models()[0],
+            &format!("{} ", classifier.kind()),
+            scaled,
+        ),
         false => {
             for (class, model) in classifier.classes().iter().zip(classifier.models()) {
                 warn_if_unconverged(model, &format!("class {class}: "), scaled);
@@ -185,7 +190,7 @@ fn f1_tail(class: &ClassMetrics) -> String {
 }
 
 /// "asgd (hinge, λ = 1e-4, class weights …), one-vs-rest over K classes": what trained
-/// (multinomial instead of one-vs-rest for a multinomial classifier).
+/// (multinomial or crammer-singer instead of one-vs-rest for a classifier fitted jointly).
 pub fn title(args: &Args, classifier: &OneVsRest) -> String {
     let model = &classifier.models()[0];
     format!(
