@@ -800,8 +800,8 @@ pub unsafe extern "C" fn sl_train(
 }
 
 /// Write one value per row of `data` into `out[0..rows]` (`out_len` ≥ rows): the raw score
-/// w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses; NaN
-/// for a NaN score).
+/// w·x + b if `raw` is non-zero, else the prediction (±1 for classification losses, the mean
+/// e^(w·x + b) for Poisson loss, the score for the other regressions; NaN for a NaN score).
 ///
 /// # Safety
 /// `model` and `data` are live handles; `out` holds `out_len` writable doubles.
@@ -908,7 +908,7 @@ pub unsafe extern "C" fn sl_cross_validate(
 /// variables, the other solvers from the weights) unless `cold` is non-zero, which starts
 /// each from zero. Writes into `scores[i]` (NULL: not written; else `n_values` doubles) the
 /// mean held-out score of `values[i]` — the error rate of a classifier, the mean pinball loss
-/// of a quantile model, else the RMSE — and into `*best` (NULL: not written) the value of the
+/// of a quantile model, the mean deviance of a Poisson model, else the RMSE — and into `*best` (NULL: not written) the value of the
 /// lowest, the one that regularizes most of a tie. Binary classification and regression (for
 /// more classes, the command line's `train --cv K --cost-grid ...`).
 ///
@@ -1112,8 +1112,8 @@ pub unsafe extern "C" fn sl_model_weights(
 
 /// Score one row, given as `nnz` parallel `indices` (0-based, any order) and `values` (NULL:
 /// every value 1), into `*out`: the raw score w·x + b if `raw` is non-zero, else the
-/// prediction (±1 for classification losses; NaN for a NaN score). An index the model has
-/// no weight for weighs 0. Indices in increasing order are summed as `sl_predict` sums a
+/// prediction (±1 for classification losses, e^score for Poisson loss; NaN for a NaN score).
+/// An index the model has no weight for weighs 0. Indices in increasing order are summed as `sl_predict` sums a
 /// dataset's row, so the two agree bit for bit on the same `double` values; in any other
 /// order the sum may differ from it by rounding.
 /// This is liblinear's `predict_values` for one `feature_node` array: no dataset to build.

@@ -1387,6 +1387,12 @@ fn a_poisson_model_predicts_means_and_is_judged_by_its_deviance() {
         ],
         "asgd cannot learn poisson loss",
     );
+    let negative = dir.path().join("negative.svm");
+    std::fs::write(&negative, "3 1:0.01\n-2 2:0.02\n").unwrap();
+    cli::refused(
+        &["eval", model, negative.to_str().unwrap()],
+        "row 2 of the labels is -2, but a Poisson model scores counts or rates",
+    );
 }
 
 /// An online learner's model that errs on its training rows as often as always predicting the

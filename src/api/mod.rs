@@ -518,9 +518,9 @@ mod tests {
         }
     }
 
-    /// The Poisson loss trains with the batch solvers on counts, and its model predicts the
-    /// mean e^score; the online learners, ASGD's warm start, negative labels and labels all 0
-    /// are refused.
+    /// The Poisson loss trains with the batch solvers on counts (all 0 too), and its model
+    /// predicts the mean e^score; the online learners and subgd, ASGD's warm start and negative
+    /// labels are refused.
     #[test]
     fn poisson_regression_is_for_batch_solvers_and_counts() {
         let signs = toy(120);
@@ -555,8 +555,20 @@ mod tests {
         assert!(e.contains("a warm start runs ASGD"), "{e}");
         let e = err(poisson("lbfgs"), &signs);
         assert!(e.contains("finite and ≥ 0, but the label of row"), "{e}");
-        let e = err(poisson("lbfgs"), &relabelled(&|_| 0.0));
-        assert!(e.contains("every label is 0"), "{e}");
+        // Labels all 0: λ keeps the optimum finite, a mean near 0.
+        let zeros = poisson("lbfgs").train(&relabelled(&|_| 0.0)).unwrap();
+        assert!(
+            zeros.bias < -3.0 && zeros.bias.is_finite(),
+            "{}",
+            zeros.bias
+        );
+        let e = err(poisson("subgd"), &counts);
+        assert!(e.contains("subgd cannot learn poisson loss"), "{e}");
+        let e = err(poisson("aerr"), &counts);
+        assert!(
+            e.contains("aerr learns with squared loss, not poisson"),
+            "{e}"
+        );
         let e = err(poisson("dcd"), &counts);
         assert!(e.contains("not poisson"), "{e}");
     }

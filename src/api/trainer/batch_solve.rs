@@ -12,6 +12,7 @@ use crate::data::Examples;
 use crate::data::column_major::ColumnMajor;
 use crate::dist::online as dist_online;
 use crate::dist::{self, Reducer};
+use crate::loss::Loss;
 use crate::loss::WeightedLoss;
 use crate::online::{self, Sampling, Stop};
 
@@ -99,11 +100,8 @@ impl Trainer {
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
-        refuse_untrained(
-            algorithm,
-            &solution,
-            options.w0.is_some() || options.dual0.is_some(),
-        )?;
+        let started_at = options.w0.is_some() || options.dual0.is_some();
+        refuse_untrained(algorithm, weighted.loss(), &solution, started_at)?;
         let n = data.n_features();
         let mut details = self.solver_details(&solution, passes, &options);
         // The certificate of the returned w: J(w) − J* ≤ gap.
@@ -185,6 +183,7 @@ impl Trainer {
 /// (`started`: the solve began at a given point, where no step may be the right answer.)
 fn refuse_untrained(
     algorithm: batch::Algorithm,
+    loss: Loss,
     solution: &batch::Solution,
     started: bool,
 ) -> Result<(), Error> {
@@ -196,7 +195,15 @@ fn refuse_untrained(
         // The weights' own check names that ([`Error::Diverged`]).
         return Ok(());
     }
-    let why = if !solution.objective.is_finite() {
+    let why = if !solution.objective.is_finite() && started && loss == Loss::Poisson {
+        // The mean e^p of a score above about 709 is beyond f64, whatever the data.
+        return Err(Error::Config(format!(
+            "{algorithm} cannot start there: its objective is {} at the initial model, whose \
+             scores reach past 709, where poisson loss's mean e^score overflows; start from \
+             zero or from a model of scores in range",
+            solution.objective
+        )));
+    } else if !solution.objective.is_finite() {
         format!("its objective is {}", solution.objective)
     } else if solution.iterations == 0 && stuck && !started {
         let stop = json!(solution.stop);

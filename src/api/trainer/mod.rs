@@ -668,15 +668,19 @@ impl Trainer {
                 format!("the δ of Huber's loss must be a positive number, got {delta}"),
             )),
             loss if !loss.has_stochastic_steps() => match self.learner {
-                Learner::Batch(_) if self.warm_start.is_none() => Ok(()),
-                Learner::Batch(_) => Err(Error::Config(format!(
+                Learner::Batch(batch::Algorithm::SubGd) | Learner::Online(_) => {
+                    Err(Error::Config(format!(
+                        "{} cannot learn {loss} loss: its curvature e^p has no bound the step \
+                         sizes could be set from; use lbfgs, tron, newton or cd",
+                        self.learner
+                    )))
+                }
+                Learner::Batch(_) if self.warm_start.is_some() => Err(Error::Config(format!(
                     "a warm start runs ASGD, which cannot step on {loss} loss: start {loss} \
                      loss's solver from zero or from an initial model"
                 ))),
-                learner => Err(Error::Config(format!(
-                    "{learner} cannot learn {loss} loss: its curvature e^p has no bound the \
-                     step sizes could be set from; use a batch solver (lbfgs, tron, newton or cd)"
-                ))),
+                // The attribute-efficient learners name the loss they learn themselves.
+                Learner::Batch(_) | Learner::AttributeEfficient(_) => Ok(()),
             },
             _ => Ok(()),
         }
@@ -1004,34 +1008,22 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
         .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))
 }
 
-/// An error unless every label over all ranks is a count or rate (finite, ≥ 0) and some label
-/// is above 0, as the Poisson loss needs: below 0 its deviance is undefined, and with every
-/// label 0 the best mean is 0, a score of −∞.
+/// An error unless every label over all ranks is a count or rate (finite, ≥ 0), as the
+/// Poisson loss needs: below 0 its deviance is undefined (on a row of sample weight 0 too,
+/// whose term would be 0·NaN).
 fn check_counts(data: &ExampleSet, reducer: &dyn Reducer) -> Result<(), Error> {
     let labels = crate::metrics::labels(data);
     let bad = labels.iter().position(|y| !(*y >= 0.0 && y.is_finite()));
-    let positive = labels.iter().any(|&y| y > 0.0);
     // One collective for every rank, whatever this rank found.
-    let mut counts = [
-        f64::from(u8::from(bad.is_some())),
-        f64::from(u8::from(positive)),
-        labels.len() as f64,
-    ];
-    reducer.sum(&mut counts);
-    if counts[0] > 0.0 {
+    let mut found = [f64::from(u8::from(bad.is_some()))];
+    reducer.sum(&mut found);
+    if found[0] > 0.0 {
         let at = bad.map_or("on another rank".to_string(), |i| {
             format!("the label of row {} is {}", i + 1, labels[i])
         });
         return Err(Error::Config(format!(
             "poisson loss needs labels that are counts or rates, finite and ≥ 0, but {at}"
         )));
-    }
-    if counts[1] == 0.0 && counts[2] > 0.0 {
-        return Err(Error::Config(
-            "poisson loss needs a label above 0, but every label is 0 (the best mean would be \
-             0, a score of −∞)"
-                .into(),
-        ));
     }
     Ok(())
 }

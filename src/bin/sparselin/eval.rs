@@ -9,7 +9,7 @@ use sparselin::metrics::{Evaluation, MulticlassEvaluation, evaluate_with_penalty
 use sparselin::model::SavedModel;
 
 use crate::input::{
-    Input, RowWeights, TextArgs, read_examples, refuse_multiclass, refuse_other_vw_features,
+    Input, RowWeights, TextArgs, read_examples, refuse_other_vw_features, refuse_unscorable_labels,
     row_weights,
 };
 use crate::number::decimal;
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    refuse_multiclass(model.loss, &data, &args.data, "labels")?;
+    refuse_unscorable_labels(model.loss, &data, &args.data, "labels")?;
     let weights = model.weights_for(data.n_features(), data.feature_permutation());
     let loss = model.weighted_loss()?;
     // The regularization of the weights trained (of the scaled columns, if they were).

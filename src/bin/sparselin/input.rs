@@ -327,22 +327,35 @@ fn declared_features(meta: &Path) -> Result<Option<usize>, String> {
     }
 }
 
-/// An error naming `path` when a binary classifier (`loss`) would be scored on `data` whose
-/// labels (`which`: "labels", "test labels") take more than two values: labels 2 and 3 would
-/// both count as +1.
-pub fn refuse_multiclass(
+/// An error naming `path` when a model of `loss` would be scored on `data` whose labels
+/// (`which`: "labels", "test labels") it cannot score: a binary classifier's taking more than
+/// two values (labels 2 and 3 would both count as +1), a Poisson model's below 0 or not finite
+/// (its deviance is undefined there).
+pub fn refuse_unscorable_labels(
     loss: Loss,
     data: &ExampleSet,
     path: &Path,
     which: &str,
 ) -> anyhow::Result<()> {
+    let labels = metrics::labels(data);
     if loss.is_classification()
-        && let Some([a, b, c]) = metrics::more_than_two_values(&metrics::labels(data))
+        && let Some([a, b, c]) = metrics::more_than_two_values(&labels)
     {
         anyhow::bail!(
             "{}: the {which} take more than two values ({a}, {b}, {c}, …), but {loss} loss is \
              binary classification: label one class > 0 and the other ≤ 0 (e.g. ±1)",
             path.display()
+        );
+    }
+    if loss == Loss::Poisson
+        && let Some(i) = labels.iter().position(|y| !(*y >= 0.0 && y.is_finite()))
+    {
+        anyhow::bail!(
+            "{}: row {} of the {which} is {}, but a Poisson model scores counts or rates, \
+             finite and ≥ 0",
+            path.display(),
+            i + 1,
+            labels[i]
         );
     }
     Ok(())

@@ -80,7 +80,7 @@ pub(crate) enum Command {
     /// Print a model's predictions (labels or values, or raw scores) for every row of a file.
     Predict(predict::Args),
     /// Evaluate a model on labeled data: objective, error rate, AUC, precision/recall/F1, log
-    /// loss, RMSE, R².
+    /// loss, RMSE, R², coverage, Poisson deviance.
     Eval(eval::Args),
     /// Show what a model holds: its settings, size, norms and largest weights (named with
     /// --names).

@@ -25,7 +25,7 @@ use sparselin::online::{self, EpochEnd, Observer, Sampling};
 use sparselin::output::OutputFile;
 
 use crate::input::{
-    Input, RowWeights, TextArgs, VW_FEATURES, read_examples, refuse_multiclass, row_weights,
+    Input, RowWeights, TextArgs, VW_FEATURES, read_examples, refuse_unscorable_labels, row_weights,
     vw_features,
 };
 use crate::number::decimal;
@@ -143,8 +143,8 @@ pub struct Args {
     )]
     pub cost: Option<f64>,
     /// With --cv: cross-validate each of these C (`--cost`) on the same folds (e.g.
-    /// 0.01,0.1,1,10) and name the one of lowest mean held-out error (the smaller C of a
-    /// tie), as liblinear's `-C` searches its C.
+    /// 0.01,0.1,1,10) and name the one of lowest mean held-out error (as --lambda-grid judges
+    /// it; the smaller C of a tie), as liblinear's `-C` searches its C.
     #[arg(
         long,
         value_name = "C1,C2,...",
@@ -177,8 +177,9 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "HOW")]
     pub scale: Option<crate::scaling::Scaling>,
     /// With --cv: cross-validate each of these λ on the same folds (comma-separated, e.g.
-    /// 1e-2,1e-3,1e-4) and name the one of lowest mean held-out error (RMSE for regression;
-    /// the larger λ of a tie), as liblinear's `-C` searches its C.
+    /// 1e-2,1e-3,1e-4) and name the one of lowest mean held-out error (RMSE for regression,
+    /// the pinball loss for quantile and the deviance for Poisson regression; the larger λ of a
+    /// tie), as liblinear's `-C` searches its C.
     #[arg(
         long,
         value_name = "L1,L2,...",
@@ -670,7 +671,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return crate::train_one_vs_rest::run(&args, &trainer, data, test.as_ref());
     }
     if let (Some(test), Some(path), true) = (&test, &args.test, classifies(&args)) {
-        refuse_multiclass(args.loss, test, path, "test labels")?;
+        refuse_unscorable_labels(args.loss, test, path, "test labels")?;
     }
     // The weights the epochs' objectives need; without --class-weight there is nothing to
     // compute (and the classes are counted once, by the training).
