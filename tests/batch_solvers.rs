@@ -253,21 +253,27 @@ fn the_smooth_solvers_reach_scipys_huber_and_modified_huber_optima() {
     let mnist = load("mnist_3v5/train.svm.gz", 784);
     let modified = Objective::new(&mnist, Loss::ModifiedHuber, lambda_mnist, true);
     for (objective, optimum) in [(huber, huber_optimum), (modified, modified_optimum)] {
-        for algorithm in [
-            Algorithm::Lbfgs,
-            Algorithm::Tron,
-            Algorithm::Newton,
-            Algorithm::Cd,
-        ] {
-            let solution = solve(algorithm, &objective, &Options::default());
-            assert_eq!(solution.stop, Stop::Converged, "{algorithm}");
-            let error = relative(solution.objective, optimum);
-            assert!(
-                error.abs() <= 1e-9,
-                "{algorithm}: {} vs {optimum} ({error:e})",
-                solution.objective
-            );
-        }
+        assert_smooth_solvers_reach(&objective, optimum, "");
+    }
+}
+
+/// lbfgs, tron, newton and cd each converge on `objective` to within the default tolerance's
+/// 1e-9 of `optimum` (`what` names the case in a failure).
+fn assert_smooth_solvers_reach(objective: &Objective<'_, CsrMatrix>, optimum: f64, what: &str) {
+    for algorithm in [
+        Algorithm::Lbfgs,
+        Algorithm::Tron,
+        Algorithm::Newton,
+        Algorithm::Cd,
+    ] {
+        let solution = solve(algorithm, objective, &Options::default());
+        assert_eq!(solution.stop, Stop::Converged, "{algorithm}{what}");
+        let error = relative(solution.objective, optimum);
+        assert!(
+            error.abs() <= 1e-9,
+            "{algorithm}{what}: {} vs {optimum} ({error:e})",
+            solution.objective
+        );
     }
 }
 
@@ -284,21 +290,7 @@ fn the_smooth_solvers_reach_scipys_poisson_optima() {
     let diabetes = load("diabetes/train.svm.gz", 10);
     for (lambda, optimum) in DIABETES_POISSON {
         let objective = Objective::new(&diabetes, Loss::Poisson, lambda, true);
-        for algorithm in [
-            Algorithm::Lbfgs,
-            Algorithm::Tron,
-            Algorithm::Newton,
-            Algorithm::Cd,
-        ] {
-            let solution = solve(algorithm, &objective, &Options::default());
-            assert_eq!(solution.stop, Stop::Converged, "{algorithm} λ={lambda}");
-            let error = relative(solution.objective, optimum);
-            assert!(
-                error.abs() <= 1e-9,
-                "{algorithm} λ={lambda}: {} vs {optimum} ({error:e})",
-                solution.objective
-            );
-        }
+        assert_smooth_solvers_reach(&objective, optimum, &format!(" λ={lambda}"));
     }
 }
 

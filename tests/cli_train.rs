@@ -1264,6 +1264,16 @@ fn cv_over_an_l1_grid_names_the_best_l1() {
     assert_refused(&out, "add --cv K");
 }
 
+/// The labels of a gzipped LIBSVM file, row by row.
+fn gz_labels(path: &Path) -> Vec<f64> {
+    let gz = std::fs::read(path).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
+    (text.lines())
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect()
+}
+
 /// Regression models are judged by R² too (scikit-learn's `score`): `eval` prints the R² of
 /// the scores `predict` prints, and cross-validation averages it over the folds.
 #[test]
@@ -1287,14 +1297,7 @@ fn eval_reports_the_r2_of_a_regression_s_predictions() {
         .lines()
         .map(|l| l.parse().unwrap())
         .collect();
-    let gz = std::fs::read(data.join("test.svm.gz")).unwrap();
-    let mut labels_text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut labels_text)
-        .unwrap();
-    let labels: Vec<f64> = labels_text
-        .lines()
-        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
-        .collect();
+    let labels = gz_labels(&data.join("test.svm.gz"));
     let mean = labels.iter().sum::<f64>() / labels.len() as f64;
     let total: f64 = labels.iter().map(|y| (y - mean).powi(2)).sum();
     let residual: f64 = scores
@@ -1343,12 +1346,7 @@ fn a_poisson_model_predicts_means_and_is_judged_by_its_deviance() {
             "{mean} vs e^{score}"
         );
     }
-    let gz = std::fs::read(data.join("test.svm.gz")).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
-    let labels: Vec<f64> = (text.lines())
-        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
-        .collect();
+    let labels = gz_labels(&data.join("test.svm.gz"));
     let m = labels.len() as f64;
     let deviance = 2.0 / m
         * (labels.iter().zip(&means))

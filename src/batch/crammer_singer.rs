@@ -78,15 +78,7 @@ impl<'a, E: Examples> CrammerSinger<'a, E> {
         lambda: f64,
         bias: bool,
     ) -> Self {
-        assert!(classes >= 2, "at least two classes");
-        assert_eq!(labels.len(), data.n_rows(), "one label per row");
-        assert!(
-            labels.iter().all(|&y| y < classes),
-            "labels below the classes"
-        );
-        if let Some(weights) = &row_weights {
-            assert_eq!(weights.len(), data.n_rows(), "one weight per row");
-        }
+        super::assert_class_rows(data.n_rows(), &labels, classes, row_weights.as_deref());
         CrammerSinger {
             data: data.rows(),
             classes,

@@ -525,6 +525,21 @@ pub fn solve<E: Examples>(
     }
 }
 
+/// Panics unless `rows` rows have a class each in `labels`, below `classes` (at least two),
+/// and `row_weights`, if given, a weight each: what a joint fit of the classes
+/// ([`multinomial`], [`crammer_singer`]) is built from.
+fn assert_class_rows(rows: usize, labels: &[usize], classes: usize, row_weights: Option<&[f64]>) {
+    assert!(classes >= 2, "at least two classes");
+    assert_eq!(labels.len(), rows, "one label per row");
+    assert!(
+        labels.iter().all(|&y| y < classes),
+        "labels below the classes"
+    );
+    if let Some(weights) = row_weights {
+        assert_eq!(weights.len(), rows, "one weight per row");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Options, Stop, certificate};

@@ -67,15 +67,7 @@ impl<'a, E: Examples> Multinomial<'a, E> {
         lambda: f64,
         reducer: &'a dyn Reducer,
     ) -> Self {
-        assert!(classes >= 2, "at least two classes");
-        assert_eq!(labels.len(), data.n_rows(), "one label per row");
-        assert!(
-            labels.iter().all(|&y| y < classes),
-            "labels below the classes"
-        );
-        if let Some(weights) = &row_weights {
-            assert_eq!(weights.len(), data.n_rows(), "one weight per row");
-        }
+        super::assert_class_rows(data.n_rows(), &labels, classes, row_weights.as_deref());
         Multinomial {
             data: data.rows(),
             classes,

@@ -27,17 +27,9 @@ impl Trainer {
             (self.training_loss() != Loss::Log, "a loss other than log"),
             (self.warm_start.is_some(), "an ASGD warm start"),
         ];
-        if let Some((_, what)) = refused.iter().find(|(set, _)| *set) {
-            return Err(Error::Config(format!(
-                "multinomial logistic regression does not take {what}"
-            )));
-        }
-        if let Some(weights) = &self.sample_weights {
-            crate::data::sample_weights::check(weights, data.n_rows())
-                .map_err(|e| Error::Config(e.to_string()))?;
-        }
+        refuse_first("multinomial logistic regression", &refused)?;
         let started = std::time::Instant::now();
-        let (labels, row_weights) = self.class_indices_and_row_weights(data, classes, weights);
+        let (labels, row_weights) = self.class_rows(data, classes, weights)?;
         let objective = Multinomial::distributed(
             data,
             labels,
@@ -121,17 +113,9 @@ impl Trainer {
             ),
             (reducer.size() > 1, "several processes"),
         ];
-        if let Some((_, what)) = refused.iter().find(|(set, _)| *set) {
-            return Err(Error::Config(format!(
-                "the Crammer–Singer multiclass SVM does not take {what}"
-            )));
-        }
-        if let Some(weights) = &self.sample_weights {
-            crate::data::sample_weights::check(weights, data.n_rows())
-                .map_err(|e| Error::Config(e.to_string()))?;
-        }
+        refuse_first("the Crammer–Singer multiclass SVM", &refused)?;
         let started = std::time::Instant::now();
-        let (labels, row_weights) = self.class_indices_and_row_weights(data, classes, weights);
+        let (labels, row_weights) = self.class_rows(data, classes, weights)?;
         let problem = CrammerSinger::new(
             data,
             labels,
@@ -166,13 +150,18 @@ impl Trainer {
     }
 
     /// Each row's class as an index into `classes` (every label is a class), and each row's
-    /// weight, its sample weight times its class's `weights[k].positive`, unless all are 1.
-    fn class_indices_and_row_weights(
+    /// weight, its sample weight times its class's `weights[k].positive`, unless all are 1; an
+    /// error for sample weights that do not fit the rows.
+    fn class_rows(
         &self,
         data: &ExampleSet,
         classes: &[f64],
         weights: &[ClassWeights],
-    ) -> (Vec<usize>, Option<Vec<f64>>) {
+    ) -> Result<(Vec<usize>, Option<Vec<f64>>), Error> {
+        if let Some(weights) = &self.sample_weights {
+            crate::data::sample_weights::check(weights, data.n_rows())
+                .map_err(|e| Error::Config(e.to_string()))?;
+        }
         let labels: Vec<usize> = (crate::metrics::labels(data).iter())
             .map(|&y| classes.partition_point(|&c| c < y))
             .collect();
@@ -185,7 +174,7 @@ impl Trainer {
                 })
                 .collect()
         });
-        (labels, row_weights)
+        Ok((labels, row_weights))
     }
 
     /// The classifier whose class k's model is block k of `blocks` (its weights, then its
@@ -220,6 +209,15 @@ impl Trainer {
             })
             .collect();
         OneVsRest::new(classes.to_vec(), models).map_err(Error::Config)
+    }
+}
+
+/// An error naming the first of `refused` that is set (`(set, what)` pairs): a setting the
+/// joint fit `fit` does not take.
+fn refuse_first(fit: &str, refused: &[(bool, &str)]) -> Result<(), Error> {
+    match refused.iter().find(|(set, _)| *set) {
+        Some((_, what)) => Err(Error::Config(format!("{fit} does not take {what}"))),
+        None => Ok(()),
     }
 }
 
