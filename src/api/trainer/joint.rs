@@ -133,6 +133,12 @@ impl Trainer {
             })
         })??;
         let seconds = started.elapsed().as_secs_f64();
+        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
+            return Err(Error::Diverged {
+                algorithm: self.learner.to_string(),
+                cure: SCALE_CURE,
+            });
+        }
         let mut details = self.solver_details(&solution, passes, &options);
         details["crammer_singer"] = json!(true);
         let blocks = ClassBlocks {

@@ -203,12 +203,12 @@ fn binary_report(
 }
 
 /// The strengths cross-validated as given (all but the one a grid searches), and for a grid of
-/// a batch solver whether it was warm-started, into the report.
+/// a batch solver whether it was warm-started (never the Crammer–Singer SVM's), into the report.
 fn settings(args: &Args, searched: Option<&Grid>, report: &mut serde_json::Value) {
     if let Some(grid) = searched
         && matches!(args.algo.learner(), Learner::Batch(_))
     {
-        report["warm_starts"] = json!(grid.starts == PathStarts::Warm);
+        report["warm_starts"] = json!(grid.starts == PathStarts::Warm && !args.crammer_singer);
     }
     let searched = searched.map(|grid| grid.strength);
     match (args.cost, searched) {

@@ -205,7 +205,7 @@ pub struct Args {
     /// The grid runs from the value that regularizes most (λ and λ₁ large, C small) to the
     /// one that regularizes least, each fold's solve starting from the last (liblinear's `-C`
     /// and scikit-learn's `LogisticRegressionCV` start theirs so): each value still solved to
-    /// --tol, in a fraction of the iterations.
+    /// --tol, in a fraction of the iterations. (--crammer-singer solves start from zero always.)
     #[arg(long)]
     pub cold_grid: bool,
     /// Batch solvers: iteration limit (dcd: passes' worth of coordinate steps, m steps each).
