@@ -591,15 +591,18 @@ impl Trainer {
     ) -> Result<Training, Error> {
         if self.multinomial {
             return Err(Error::Config(
-                "multinomial logistic regression fits more than two classes together: train \
-                 them with Trainer::train_one_vs_rest (binary data is plain logistic regression)"
+                "multinomial logistic regression fits more than two classes together, as \
+                 one-vs-rest training does (Trainer::train_one_vs_rest; the command line on \
+                 labels of more than two values): binary data is plain logistic regression, \
+                 trained without it"
                     .into(),
             ));
         }
         if self.crammer_singer {
             return Err(Error::Config(
-                "the Crammer–Singer multiclass SVM fits more than two classes together: train \
-                 them with Trainer::train_one_vs_rest (binary data is a plain SVM)"
+                "the Crammer–Singer multiclass SVM fits more than two classes together, as \
+                 one-vs-rest training does (Trainer::train_one_vs_rest; the command line on \
+                 labels of more than two values): binary data is a plain SVM, trained without it"
                     .into(),
             ));
         }
