@@ -57,20 +57,10 @@ impl Trainer {
             w0,
             ..self.batch_options()
         };
-        let mut passes = 0.0;
-        let solution = self.on_threads(|| {
-            multinomial::solve(&objective, &options, &mut |p| {
-                passes = p.passes;
-                monitor.iteration(p);
-            })
-        })??;
+        let (solution, passes) = self.solve_jointly(monitor, |progress| {
+            multinomial::solve(&objective, &options, progress)
+        })?;
         let seconds = started.elapsed().as_secs_f64();
-        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
-            return Err(Error::Diverged {
-                algorithm: self.learner.to_string(),
-                cure: SCALE_CURE,
-            });
-        }
         let mut details = self.solver_details(&solution, passes, &options);
         details["multinomial"] = json!(true);
         details["memory"] = json!(options.memory);
@@ -125,20 +115,10 @@ impl Trainer {
             self.fit_bias,
         );
         let options = self.batch_options();
-        let mut passes = 0.0;
-        let solution = self.on_threads(|| {
-            crammer_singer::solve(&problem, &options, &mut |p| {
-                passes = p.passes;
-                monitor.iteration(p);
-            })
-        })??;
+        let (solution, passes) = self.solve_jointly(monitor, |progress| {
+            crammer_singer::solve(&problem, &options, progress)
+        })?;
         let seconds = started.elapsed().as_secs_f64();
-        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
-            return Err(Error::Diverged {
-                algorithm: self.learner.to_string(),
-                cure: SCALE_CURE,
-            });
-        }
         let mut details = self.solver_details(&solution, passes, &options);
         details["crammer_singer"] = json!(true);
         let blocks = ClassBlocks {
@@ -153,6 +133,32 @@ impl Trainer {
             examples: (passes * problem.n_rows() as f64).round() as u64,
             duals: Vec::new(),
         })
+    }
+
+    /// A joint solve, `solve(progress)`, on the trainer's threads, each iteration reported to
+    /// `monitor`: its solution and the passes over the data it made; an error if it diverged.
+    fn solve_jointly<M: Monitor>(
+        &self,
+        monitor: &mut M,
+        solve: impl FnOnce(
+            &mut dyn FnMut(&batch::Progress<'_>),
+        ) -> Result<batch::Solution, batch::SolveError>
+        + Send,
+    ) -> Result<(batch::Solution, f64), Error> {
+        let mut passes = 0.0;
+        let solution = self.on_threads(|| {
+            solve(&mut |p| {
+                passes = p.passes;
+                monitor.iteration(p);
+            })
+        })??;
+        if !(solution.objective.is_finite() && solution.w.iter().all(|w| w.is_finite())) {
+            return Err(Error::Diverged {
+                algorithm: self.learner.to_string(),
+                cure: SCALE_CURE,
+            });
+        }
+        Ok((solution, passes))
     }
 
     /// Each row's class as an index into `classes` (every label is a class), and each row's
