@@ -271,10 +271,24 @@ static void multiclass(const char *binary_model_path, const char *path) {
   cs.loss = "hinge";
   cs.lambda = 1e-1;
   cs.crammer_singer = 1;
-  SlClassifier *crammer_singer = NULL;
-  CHECK(sl_train_one_vs_rest(data, &cs, &crammer_singer) == SL_STATUS_OK,
+  SlClassifier *crammer_singer = NULL, *each_against_rest = NULL;
+  double cs_scores[27], ovr_scores[27];
+  CHECK(sl_train_one_vs_rest(data, &cs, &crammer_singer) == SL_STATUS_OK &&
+            sl_classifier_scores(crammer_singer, data, cs_scores, 27) == SL_STATUS_OK,
         "Crammer-Singer multiclass SVM");
+  /* Not the classes each against the rest, which the same settings without the flag train. */
+  cs.crammer_singer = 0;
+  CHECK(sl_train_one_vs_rest(data, &cs, &each_against_rest) == SL_STATUS_OK &&
+            sl_classifier_scores(each_against_rest, data, ovr_scores, 27) == SL_STATUS_OK,
+        "dcd one-vs-rest");
+  int scores_differ = 0;
+  for (int i = 0; i < 27; i++) {
+    scores_differ |= cs_scores[i] != ovr_scores[i];
+  }
+  CHECK(scores_differ, "crammer_singer fits the classes together, not each against the rest");
   sl_classifier_free(crammer_singer);
+  sl_classifier_free(each_against_rest);
+  cs.crammer_singer = 1;
   cs.learner = "lbfgs";
   CHECK(sl_train_one_vs_rest(data, &cs, &refused) == SL_STATUS_CONFIG,
         "crammer_singer is for dcd");
