@@ -20,8 +20,8 @@ use crate::number::decimal;
 use crate::progress::{self, Unit};
 use crate::scaling;
 use crate::train::{
-    Args, eval_tail, positive, scale_name, title_notes, trainer, trains_one_vs_rest, weighted_rows,
-    with_row_weights,
+    Args, epoch_count, eval_tail, positive, scale_name, title_notes, trainer, trains_one_vs_rest,
+    weighted_rows, with_row_weights,
 };
 
 /// The values of one strength to cross-validate (none: the settings as given).
@@ -353,10 +353,9 @@ fn trained_on(fold: &Fold) -> String {
     };
     let held = report["held_out_rows"].as_u64().unwrap_or_default();
     let kept = match report["best_epoch"].as_f64() {
-        // A partial last epoch (`--steps`) is fractional.
         Some(epoch) => format!(
             "kept epoch {} of {}",
-            decimal(epoch, if epoch.fract() == 0.0 { 0 } else { 2 }),
+            epoch_count(epoch),
             report["epochs_run"]
         ),
         None => format!("no epoch of {} scored", report["epochs_run"]),

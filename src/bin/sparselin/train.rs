@@ -1399,6 +1399,11 @@ fn report(
     Ok(())
 }
 
+/// An epoch count as printed: whole, or to two places for a partial last epoch (`--steps`).
+pub(crate) fn epoch_count(epoch: f64) -> String {
+    decimal(epoch, if epoch.fract() == 0.0 { 0 } else { 2 })
+}
+
 /// What early stopping did: the epoch it kept of those run, the held-out loss there, and why
 /// the run ended.
 pub(crate) fn early_stopping_line(model: &Model) -> Option<String> {
@@ -1410,8 +1415,7 @@ pub(crate) fn early_stopping_line(model: &Model) -> Option<String> {
     let best = match report["best_epoch"].as_f64() {
         Some(epoch) => format!(
             "kept epoch {} of {} run (held-out loss {} on {})",
-            // A partial last epoch (`--steps`) is fractional.
-            decimal(epoch, if epoch.fract() == 0.0 { 0 } else { 2 }),
+            epoch_count(epoch),
             report["epochs_run"],
             decimal(report["best_held_out_loss"].as_f64()?, 6),
             count("held_out_rows", "row", "rows")
