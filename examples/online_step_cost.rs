@@ -15,7 +15,8 @@ use sparselin::data::Examples;
 use sparselin::data::{CsrMatrix, ValueVec};
 use sparselin::loss::Loss;
 use sparselin::online::{
-    Algorithm, Asgd, Casgd, Learner, Naive, NaiveKind, Sampler, Sampling, Schedule, Sgd,
+    Adagrad, AdagradRule, Algorithm, Asgd, Casgd, Learner, Naive, NaiveAdagrad, NaiveKind, Sampler,
+    Sampling, Schedule, Sgd,
 };
 
 const K: usize = 64;
@@ -54,6 +55,12 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
     };
     let (n, loss) = (data.n_features(), Loss::Hinge);
     let naive = |kind| Naive::new(data, kind, loss, schedule, true).map(|l| Box::new(l) as _);
+    let rule = AdagradRule {
+        lambda: 1e-4,
+        l1: 0.0,
+        eta: AdagradRule::DEFAULT_ETA,
+        regularize_bias: true,
+    };
     let learner: Result<Box<dyn Learner>, _> = match algorithm {
         Algorithm::Sgd => Sgd::new(n, loss, schedule, true).map(|l| Box::new(l) as _),
         Algorithm::Asgd => Asgd::new(n, loss, schedule, true).map(|l| Box::new(l) as _),
@@ -61,6 +68,8 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
         Algorithm::NaiveSgd => naive(NaiveKind::Sgd),
         Algorithm::NaiveAsgd => naive(NaiveKind::Asgd),
         Algorithm::NaiveCasgd => naive(NaiveKind::Casgd),
+        Algorithm::Adagrad => Adagrad::new(n, loss, rule).map(|l| Box::new(l) as _),
+        Algorithm::NaiveAdagrad => NaiveAdagrad::new(n, loss, rule).map(|l| Box::new(l) as _),
     };
     learner.expect("the learner's state fits in memory")
 }
@@ -121,7 +130,9 @@ fn main() {
         print!(" {a} |");
     }
     println!(" naive-asgd / asgd | asgd once-only O(n) part (ms) |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|{}---|---|", "---|".repeat(algorithms.len()));
+    let position = |a: Algorithm| algorithms.iter().position(|&b| b == a).unwrap();
+    let (asgd, naive_asgd) = (position(Algorithm::Asgd), position(Algorithm::NaiveAsgd));
     let mut curves: Vec<Vec<(f64, f64)>> = vec![Vec::new(); algorithms.len()];
     for exponent in 3..=max_exponent.clamp(3, 7) {
         let n = 10usize.pow(exponent);
@@ -155,8 +166,8 @@ fn main() {
         }
         println!(
             " {:.0}× | {:.2} |",
-            per_step[4] / per_step[1],
-            measured[1].1 * 1e3
+            per_step[naive_asgd] / per_step[asgd],
+            measured[asgd].1 * 1e3
         );
     }
     if let Some(path) = plot {
@@ -178,7 +189,16 @@ fn main() {
             .y_desc("µs per step")
             .draw()
             .unwrap();
-        let colors = [BLUE, GREEN, MAGENTA, RED, BLACK, CYAN];
+        let colors = [
+            BLUE,
+            GREEN,
+            MAGENTA,
+            YELLOW,
+            RED,
+            BLACK,
+            CYAN,
+            RGBColor(128, 128, 0),
+        ];
         for ((a, curve), color) in algorithms.iter().zip(curves).zip(colors) {
             chart
                 .draw_series(LineSeries::new(curve, color.stroke_width(2)))

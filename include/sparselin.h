@@ -109,8 +109,8 @@ typedef struct SlVwOptions {
  */
 typedef struct SlTrainConfig {
   /**
-   * Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-   * `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+   * Learner name: `sgd`, `asgd`, `casgd`, `adagrad`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`,
+   * `bfgs`, `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
    */
   const char *learner;
   /**
@@ -119,7 +119,7 @@ typedef struct SlTrainConfig {
    */
   const char *loss;
   /**
-   * λ > 0 (unused by `aerr`, `aelr` and `aesvr`, which have none).
+   * λ > 0 (λ ≥ 0 for `adagrad`; unused by `aerr`, `aelr` and `aesvr`, which have none).
    */
   double lambda;
   /**
@@ -204,7 +204,8 @@ typedef struct SlTrainConfig {
   /**
    * λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none), for a sparse model:
    * `cd` or `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the
-   * elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
+   * elastic net), `sgd` and `naive-sgd` (truncated gradient; on one thread), or `adagrad`
+   * and `naive-adagrad`.
    */
   double l1;
   /**
@@ -252,6 +253,11 @@ typedef struct SlTrainConfig {
    * against the rest.
    */
   uint8_t crammer_singer;
+  /**
+   * `adagrad` and the attribute-efficient learners: the step η > 0 (`sparselin train
+   * --eta`); 0: the learner's default.
+   */
+  double eta;
 } SlTrainConfig;
 
 #ifdef __cplusplus

@@ -115,13 +115,13 @@ pub struct SlClassifier(OneVsRest);
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SlTrainConfig {
-    /// Learner name: `sgd`, `asgd`, `casgd`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`, `bfgs`,
-    /// `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
+    /// Learner name: `sgd`, `asgd`, `casgd`, `adagrad`, `naive-*`, `lbfgs`, `sublbfgs`, `subgd`,
+    /// `bfgs`, `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`; NULL means `asgd`.
     pub learner: *const c_char,
     /// Loss name as on the command line (`hinge`, `log`, `squared`, `epsilon-insensitive:0.1`,
     /// …); NULL means the learner's default.
     pub loss: *const c_char,
-    /// λ > 0 (unused by `aerr`, `aelr` and `aesvr`, which have none).
+    /// λ > 0 (λ ≥ 0 for `adagrad`; unused by `aerr`, `aelr` and `aesvr`, which have none).
     pub lambda: f64,
     /// Seed: same seed, same data, same model.
     pub seed: u64,
@@ -172,7 +172,8 @@ pub struct SlTrainConfig {
     pub separate_class_passes: u8,
     /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) in the objective (0: none), for a sparse model:
     /// `cd` or `lbfgs` with a smooth loss (λ = 0: L1 alone, liblinear's `-s 6`; λ > 0: the
-    /// elastic net), or `sgd` and `naive-sgd` (truncated gradient; on one thread).
+    /// elastic net), `sgd` and `naive-sgd` (truncated gradient; on one thread), or `adagrad`
+    /// and `naive-adagrad`.
     pub l1: f64,
     /// Non-zero trains on the features scaled as `sparselin train --scale max-abs` scales
     /// them: each divided by the power of two at or above its largest |value| (by the
@@ -205,6 +206,9 @@ pub struct SlTrainConfig {
     /// together by Crammer and Singer's multiclass SVM (liblinear's `-s 4`) instead of each
     /// against the rest.
     pub crammer_singer: u8,
+    /// `adagrad` and the attribute-efficient learners: the step η > 0 (`sparselin train
+    /// --eta`); 0: the learner's default.
+    pub eta: f64,
 }
 
 thread_local! {
@@ -580,6 +584,7 @@ pub extern "C" fn sl_train_config_default() -> SlTrainConfig {
         holdout: 0.0,
         early_stop_tolerance: EarlyStopping::DEFAULT_TOLERANCE,
         crammer_singer: 0,
+        eta: 0.0,
     }
 }
 
@@ -632,6 +637,9 @@ unsafe fn trainer(c: &SlTrainConfig, scales: Option<&ColumnScales>) -> Result<Tr
     }
     if c.radius != 0.0 {
         t = t.radius(c.radius);
+    }
+    if c.eta != 0.0 {
+        t = t.eta(c.eta);
     }
     // SAFETY: forwarded from this function's contract.
     if let Some(spec) = unsafe { string(c.class_weights, "class_weights") }? {

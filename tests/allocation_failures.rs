@@ -147,6 +147,7 @@ fn training_and_loading_under_any_budget_finish_or_name_what_did_not_fit() {
         average_start: 10,
         regularize_bias: true,
         bias_rate: 1.0,
+        eta: None,
         sampling: Sampling::Uniform,
         seed: 5,
         stop: Stop::Epochs(2),

@@ -1548,3 +1548,72 @@ fn early_stopping_ends_the_run_at_its_best_epoch_on_the_held_out_rows() {
         "tolerance",
     );
 }
+
+/// `--algo adagrad`: its step η and L1 term are taken and recorded (η, not t₀, in the
+/// details), predictions come back from the model as written, and the schedule's settings
+/// (t₀, bias rate, resuming), several threads and η for another learner are refused with a
+/// reason.
+#[test]
+fn adagrad_trains_with_its_step_and_refuses_the_schedules_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_data(Path::new(&p("train.svm")), 300, 10);
+    let data = p("train.svm");
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", &data, "--algo", "adagrad", "--quiet"];
+        args.extend_from_slice(extra);
+        if !extra.contains(&"-o") {
+            args.extend(["-o", "/dev/null"]);
+        }
+        let out = sparselin(&args);
+        (out.status.success(), out)
+    };
+    let (ok, out) = train(&["--loss", "log", "--eta", "0.5", "--l1", "1e-3", "--json"]);
+    assert!(ok, "{}", text(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["algorithm"], "adagrad");
+    assert_eq!(summary["details"]["eta"], 0.5);
+    assert_eq!(summary["details"]["t0"], serde_json::Value::Null);
+    assert_eq!(summary["l1"], 1e-3);
+    assert!(
+        summary["train"]["error_rate"].as_f64().unwrap() < 0.1,
+        "{summary}"
+    );
+    let (ok, out) = train(&["--json"]);
+    assert!(ok, "{}", text(&out));
+    let default: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(default["details"]["eta"], 1.0);
+    let model = p("m.model");
+    let (ok, out) = train(&["--lambda", "0", "-o", &model]);
+    assert!(ok, "λ = 0 is plain AdaGrad: {}", text(&out));
+    let scores = sparselin(&["predict", &p("m.model"), &p("train.svm"), "--scores"]);
+    assert!(scores.status.success(), "{}", text(&scores));
+    let shown = sparselin(&["show", &p("m.model")]);
+    assert!(text(&shown).contains("adagrad"), "{}", text(&shown));
+    let refusals: [(&[&str], &str); 5] = [
+        (&["--t0", "5"], "--t0 does not apply to --algo adagrad"),
+        (
+            &["--free-bias", "--bias-rate", "2"],
+            "--bias-rate does not apply",
+        ),
+        (&["--save-resume"], "--save-resume does not apply"),
+        (&["--threads", "2"], "adagrad runs on one thread only"),
+        (&["--eta", "0"], "--eta must be positive"),
+    ];
+    for (extra, message) in refusals {
+        let (ok, out) = train(extra);
+        assert!(!ok, "{extra:?}");
+        assert_refused(&out, message);
+    }
+    let out = sparselin(&[
+        "train",
+        &data,
+        "--algo",
+        "sgd",
+        "--eta",
+        "1",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_refused(&out, "--eta does not apply to --algo sgd");
+}

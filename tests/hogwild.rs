@@ -101,6 +101,7 @@ fn config(
         average_start: 1,
         regularize_bias,
         bias_rate: 1.0,
+        eta: None,
         sampling,
         seed: 7,
         stop: Stop::Epochs(epochs),
@@ -155,6 +156,7 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             let config = Config {
                 average_start,
                 bias_rate,
+                eta: None,
                 class_weights,
                 ..config(loss, 1e-3, regularized, sampling, 3)
             };

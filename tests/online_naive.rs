@@ -80,6 +80,7 @@ fn config(loss: Loss, t0: f64, ta: u64, regularize_bias: bool) -> Config {
         average_start: ta,
         regularize_bias,
         bias_rate: 1.0,
+        eta: None,
         sampling: Sampling::Uniform,
         seed: 42,
         stop: Stop::Steps(3000),
@@ -103,6 +104,7 @@ fn fast_learners_match_their_baselines_step_for_step() {
                     for (regularize_bias, bias_rate) in [(true, 1.0), (false, 1.0), (false, 0.01)] {
                         let c = Config {
                             bias_rate,
+                            eta: None,
                             ..config(loss, t0, ta, regularize_bias)
                         };
                         let a = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
@@ -477,6 +479,7 @@ fn bad_configurations_are_refused() {
     for (regularize_bias, rate) in [(true, 0.01), (false, 0.0), (false, f64::NAN)] {
         let c = Config {
             bias_rate: rate,
+            eta: None,
             ..config(Loss::Hinge, 1.0, 1, regularize_bias)
         };
         let err = fit(&data, Algorithm::Asgd, &c, &mut ()).unwrap_err();
@@ -497,6 +500,7 @@ fn a_free_bias_steps_at_its_rate() {
     let one_step = |rate: f64| {
         let c = Config {
             bias_rate: rate,
+            eta: None,
             stop: Stop::Steps(1),
             ..config(Loss::Hinge, 4.0, 1, false)
         };
@@ -513,6 +517,7 @@ fn a_free_bias_steps_at_its_rate() {
     let long = |rate: f64| {
         let c = Config {
             bias_rate: rate,
+            eta: None,
             ..config(Loss::Hinge, 4.0, 1, false)
         };
         fit(&data, Algorithm::Asgd, &c, &mut ())

@@ -47,6 +47,7 @@ fn check(loss: Loss, lambda: f64, epochs: u64, optimum: f64, liblinear_test_erro
         average_start: 5 * 1554 + 1,
         regularize_bias: true,
         bias_rate: 1.0,
+        eta: None,
         sampling: Sampling::Uniform,
         seed: 1,
         stop: Stop::Epochs(epochs),

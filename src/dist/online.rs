@@ -199,6 +199,21 @@ pub fn local_config(
             steps,
         });
     }
+    // ⌈x·m_r/m⌉ in integers.
+    let scale = |x: u64| (x as u128 * rows as u128).div_ceil(total.max(1) as u128) as u64;
+    let stop = match config.stop {
+        Stop::Steps(t) => Stop::Steps(scale(t)),
+        epochs => epochs,
+    };
+    let seed = config.seed.wrapping_add(rank as u64);
+    if algorithm.is_adagrad() {
+        // No schedule: each rank's steps are sized by its own gradients.
+        return Ok(Config {
+            seed,
+            stop,
+            ..*config
+        });
+    }
     let fraction = rows as f64 / total.max(1) as f64;
     let default_t0 = whole.default_t0(config.loss, config.lambda);
     // The losses whose gradient grows with the residual raise any t₀ to the default (below),
@@ -217,15 +232,10 @@ pub fn local_config(
     } else {
         t0
     };
-    // ⌈x·m_r/m⌉ in integers.
-    let scale = |x: u64| (x as u128 * rows as u128).div_ceil(total.max(1) as u128) as u64;
     Ok(Config {
-        seed: config.seed.wrapping_add(rank as u64),
+        seed,
         t0: Some(t0),
-        stop: match config.stop {
-            Stop::Steps(t) => Stop::Steps(scale(t)),
-            epochs => epochs,
-        },
+        stop,
         average_start: scale(config.average_start).max(1),
         ..*config
     })
@@ -333,13 +343,23 @@ pub fn fit_classes<E: Examples>(
 
 /// This rank's settings for a run averaged once, after the last step ([`Averaging::End`]): a
 /// whole run on its share with its own sampler stream (the seed advanced by the rank), and by
-/// default the whole data's t₀ ([`whole_norms`]), so that every rank follows one schedule.
-pub fn end_config<E: Examples>(config: &Config, data: &E, reducer: &dyn Reducer) -> Config {
+/// default the whole data's t₀ ([`whole_norms`]), so that every rank follows one schedule
+/// (AdaGrad has none).
+pub fn end_config<E: Examples>(
+    config: &Config,
+    algorithm: Algorithm,
+    data: &E,
+    reducer: &dyn Reducer,
+) -> Config {
+    let seed = config.seed.wrapping_add(reducer.rank() as u64);
+    if algorithm.is_adagrad() {
+        return Config { seed, ..*config };
+    }
     let t0 = config.t0.unwrap_or_else(|| {
         whole_norms(reducer, data, config.loss).default_t0(config.loss, config.lambda)
     });
     Config {
-        seed: config.seed.wrapping_add(reducer.rank() as u64),
+        seed,
         t0: Some(t0),
         ..*config
     }
@@ -444,6 +464,7 @@ mod tests {
             average_start,
             regularize_bias,
             bias_rate: 1.0,
+            eta: None,
             sampling: Sampling::Uniform,
             seed: 5,
             stop: Stop::Epochs(4),
@@ -569,6 +590,7 @@ mod tests {
                 let c = Config {
                     stop: Stop::Steps(500),
                     bias_rate,
+                    eta: None,
                     ..config(Loss::Log, 1e-2, average_start, regularize_bias)
                 };
                 let runs = threads::run(3, |r| {

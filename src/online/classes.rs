@@ -424,6 +424,7 @@ mod tests {
             average_start: 1,
             regularize_bias: true,
             bias_rate: 1.0,
+            eta: None,
             sampling: Sampling::Uniform,
             seed: 7,
             stop,

@@ -9,8 +9,8 @@ use rand_core::{Rng, SeedableRng};
 use super::casgd::mean_example;
 use super::lookahead::prefetch_upcoming;
 use super::{
-    Asgd, Casgd, Iterate, Learner, Naive, NaiveKind, RunningHarmonic, Sampler, Sampling, Schedule,
-    Sgd, Snapshot,
+    Adagrad, AdagradRule, Asgd, Casgd, Iterate, Learner, Naive, NaiveAdagrad, NaiveKind,
+    RunningHarmonic, Sampler, Sampling, Schedule, Sgd, Snapshot,
 };
 
 use crate::data::Examples;
@@ -32,17 +32,24 @@ pub enum Algorithm {
     NaiveAsgd,
     /// The O(n)-per-step baseline of [`Algorithm::Casgd`].
     NaiveCasgd,
+    /// AdaGrad in its dual averaging form ([`super::Adagrad`]), O(k) per step; outputs the
+    /// last iterate.
+    Adagrad,
+    /// The O(n)-per-step baseline of [`Algorithm::Adagrad`].
+    NaiveAdagrad,
 }
 
 impl Algorithm {
     /// Every algorithm, fast ones first.
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 8] = [
         Algorithm::Sgd,
         Algorithm::Asgd,
         Algorithm::Casgd,
+        Algorithm::Adagrad,
         Algorithm::NaiveSgd,
         Algorithm::NaiveAsgd,
         Algorithm::NaiveCasgd,
+        Algorithm::NaiveAdagrad,
     ];
 
     /// The name used on the command line and in model files.
@@ -54,13 +61,32 @@ impl Algorithm {
             Algorithm::NaiveSgd => "naive-sgd",
             Algorithm::NaiveAsgd => "naive-asgd",
             Algorithm::NaiveCasgd => "naive-casgd",
+            Algorithm::Adagrad => "adagrad",
+            Algorithm::NaiveAdagrad => "naive-adagrad",
         }
     }
 
     /// Whether it averages its iterates (ASGD, CASGD and their baselines), so that an
     /// averaging start applies.
     pub fn averages(self) -> bool {
-        !matches!(self, Algorithm::Sgd | Algorithm::NaiveSgd)
+        matches!(
+            self,
+            Algorithm::Asgd | Algorithm::Casgd | Algorithm::NaiveAsgd | Algorithm::NaiveCasgd
+        )
+    }
+
+    /// Whether it steps with AdaGrad's per-feature sizes (its η, no t₀ or bias rate) rather
+    /// than the schedule η_t = 1/(λ(t + t₀)).
+    pub fn is_adagrad(self) -> bool {
+        matches!(self, Algorithm::Adagrad | Algorithm::NaiveAdagrad)
+    }
+
+    /// Whether it takes an L1 term: SGD (truncated steps), AdaGrad and their baselines.
+    pub fn has_l1(self) -> bool {
+        matches!(
+            self,
+            Algorithm::Sgd | Algorithm::NaiveSgd | Algorithm::Adagrad | Algorithm::NaiveAdagrad
+        )
     }
 
     /// Whether it runs on Hogwild workers ([`crate::online::hogwild`]): the O(k) learners;
@@ -104,13 +130,17 @@ pub struct Config {
     /// The weights of the classes' losses (unit for none; only a classification loss takes
     /// others).
     pub class_weights: ClassWeights,
-    /// λ > 0.
+    /// λ > 0 (λ ≥ 0 for AdaGrad).
     pub lambda: f64,
-    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) (0: none; SGD and its baseline only): after each
-    /// step the weights are soft-thresholded by η_t·λ₁ (truncated gradient), lazily in O(k).
+    /// λ₁ ≥ 0 of an L1 term λ₁(‖w‖₁ + |b|) (0: none; SGD, AdaGrad and their baselines only).
+    /// SGD soft-thresholds the weights by η_t·λ₁ after each step (truncated gradient), lazily
+    /// in O(k); AdaGrad's iterate minimizes a model with the term itself.
     pub l1: f64,
-    /// Step-size offset t₀ ≥ 0; `None` picks [`default_t0`].
+    /// Step-size offset t₀ ≥ 0; `None` picks [`default_t0`] (AdaGrad: `None`, it has none).
     pub t0: Option<f64>,
+    /// AdaGrad's step η > 0; `None` picks [`super::AdagradRule::DEFAULT_ETA`] (the other
+    /// learners: `None`, they step by the schedule).
+    pub eta: Option<f64>,
     /// First averaged step t_a ≥ 1.
     pub average_start: u64,
     /// Whether (λ/2)b² is in the objective (the seed's objective has it).
@@ -129,9 +159,29 @@ pub struct Config {
 /// A configuration that cannot be run on the given data.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
-    /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite.
+    /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite; for
+    /// AdaGrad, which never divides by λ alone, 0 or such a number.
     #[error("λ (lambda) must be a positive finite number of at least 2.2e-308, not {0:e}")]
     Lambda(f64),
+    /// AdaGrad's step must be positive and finite.
+    #[error("AdaGrad's step η (eta) must be a positive finite number, got {0}")]
+    Eta(f64),
+    /// A setting of the schedule's learners given to AdaGrad, or AdaGrad's step given to
+    /// another learner.
+    #[error("{setting} does not apply to {algorithm}")]
+    NotFor {
+        /// The setting.
+        setting: &'static str,
+        /// The learner.
+        algorithm: Algorithm,
+    },
+    /// A resumed AdaGrad run: a model holds the weights, not the gradients' squares that set
+    /// the steps.
+    #[error(
+        "AdaGrad resumes from no stopped run: a model holds its weights, not the squared \
+         gradients that size its steps (start from the model's weights instead)"
+    )]
+    AdagradResume,
     /// t₀ must be non-negative and finite.
     #[error("t0 must be a non-negative finite number, got {0}")]
     T0(f64),
@@ -140,8 +190,8 @@ pub enum ConfigError {
     L1(f64),
     /// An L1 term for a learner without one.
     #[error(
-        "{0} has no L1 term: it is for sgd and naive-sgd (truncated steps), and lbfgs among \
-         the batch solvers"
+        "{0} has no L1 term: it is for sgd and naive-sgd (truncated steps), adagrad and \
+         naive-adagrad, and lbfgs among the batch solvers"
     )]
     L1Algorithm(Algorithm),
     /// An L1 term where its lazy truncation cannot run: across Hogwild workers, or for
@@ -519,6 +569,12 @@ pub fn fit_mixing<E: Examples>(
         config.regularize_bias,
     );
     let (mix, per_epoch, x_bar) = Mixing::parts(mixing);
+    let rule = AdagradRule {
+        lambda: config.lambda,
+        l1: config.l1,
+        eta: config.eta.unwrap_or(AdagradRule::DEFAULT_ETA),
+        regularize_bias: reg,
+    };
     // x̄ (n entries) moves into the one learner that runs: no copy.
     let naive = |kind, x_bar| {
         Naive::around(data, kind, x_bar, loss, schedule, reg).map(|n| n.truncating(config.l1))
@@ -546,6 +602,8 @@ pub fn fit_mixing<E: Examples>(
         Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd, x_bar)?, observer),
         Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd, x_bar)?, observer),
         Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd, x_bar)?, observer),
+        Algorithm::Adagrad => run.drive(data, Adagrad::new(n, loss, rule)?, observer),
+        Algorithm::NaiveAdagrad => run.drive(data, NaiveAdagrad::new(n, loss, rule)?, observer),
     }?)
 }
 
@@ -560,16 +618,19 @@ pub(crate) fn plan<E: Examples>(
 ) -> Result<(Schedule, u64), ConfigError> {
     let m = data.n_rows();
     config.weighted_loss()?;
-    if !(config.lambda > 0.0 && config.lambda.is_normal()) {
-        return Err(ConfigError::Lambda(config.lambda));
+    let adagrad = algorithm.is_adagrad();
+    let lambda = config.lambda;
+    if !(lambda > 0.0 && lambda.is_normal() || adagrad && lambda == 0.0) {
+        return Err(ConfigError::Lambda(lambda));
     }
+    check_steps(algorithm, config)?;
     if m == 0 {
         return Err(ConfigError::NoRows);
     }
     if !(config.l1 >= 0.0 && config.l1.is_finite()) {
         return Err(ConfigError::L1(config.l1));
     }
-    if config.l1 != 0.0 && !matches!(algorithm, Algorithm::Sgd | Algorithm::NaiveSgd) {
+    if config.l1 != 0.0 && !algorithm.has_l1() {
         return Err(ConfigError::L1Algorithm(algorithm));
     }
     let rate = config.bias_rate;
@@ -582,6 +643,8 @@ pub(crate) fn plan<E: Examples>(
     let t0 = match config.t0 {
         Some(t0) if t0 >= 0.0 && t0.is_finite() => t0,
         Some(t0) => return Err(ConfigError::T0(t0)),
+        // AdaGrad has no schedule to offset.
+        None if adagrad => 0.0,
         None => match default_t0(data, config.loss, config.lambda) {
             t0 if t0.is_finite() => t0,
             _ => return Err(ConfigError::DefaultT0(config.lambda)),
@@ -612,6 +675,24 @@ pub(crate) fn plan<E: Examples>(
     Ok((schedule, steps))
 }
 
+/// Whether the step settings of `config` are those of `algorithm`: η for AdaGrad, which has no
+/// t₀ and no bias rate; neither for the others.
+fn check_steps(algorithm: Algorithm, config: &Config) -> Result<(), ConfigError> {
+    let not_for = |setting| Err(ConfigError::NotFor { setting, algorithm });
+    if !algorithm.is_adagrad() {
+        return match config.eta {
+            Some(_) => not_for("AdaGrad's step η"),
+            None => Ok(()),
+        };
+    }
+    match config.eta {
+        Some(eta) if !(eta > 0.0 && eta.is_finite()) => Err(ConfigError::Eta(eta)),
+        _ if config.t0.is_some() => not_for("the step-size offset t0"),
+        _ if config.bias_rate != 1.0 => not_for("a bias rate"),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `start` can start `algorithm` over `features` features with `schedule`: iterates as
 /// wide and finite, the averaged one there where the learner has averaged, and t + t₀ > 0
 /// (shared with [`super::hogwild`]).
@@ -640,6 +721,12 @@ pub(crate) fn check_start(
     }
     if averaged && snapshot.averaged.is_none() {
         return Err(ConfigError::StartNeedsAverage(start.steps));
+    }
+    if algorithm.is_adagrad() {
+        return match start.steps {
+            0 => Ok(()),
+            _ => Err(ConfigError::AdagradResume),
+        };
     }
     if schedule.divisor(start.steps) <= 0.0 {
         return Err(ConfigError::StartNeedsT0);

@@ -1,11 +1,12 @@
-//! Online learners (MATH.md §2–§5): SGD, ASGD and CASGD in O(k) per step, and their literal
-//! O(Tn) baselines.
+//! Online learners (MATH.md §2–§5): SGD, ASGD and CASGD in O(k) per step, AdaGrad in its dual
+//! averaging form, and their literal O(Tn) baselines.
 //!
 //! All of them share the loss, the [`Sampler`] and the [`Schedule`], so that given the same
 //! [`Config`] (seed included) they take exactly the same steps: the baselines are the oracle
 //! the fast learners are tested against, iterate for iterate. [`fit`] drives any of them;
 //! [`hogwild::fit`] runs SGD, ASGD and CASGD on several threads without locks (MATH.md §6).
 
+mod adagrad;
 mod asgd;
 mod bias;
 mod casgd;
@@ -18,6 +19,7 @@ pub mod sampling;
 pub mod schedule;
 mod sgd;
 
+pub use adagrad::{Adagrad, AdagradRule, DELTA as ADAGRAD_DELTA, NaiveAdagrad};
 pub use asgd::Asgd;
 pub use bias::BiasTerm;
 pub use casgd::{Casgd, example_sum, mean_example};
@@ -30,6 +32,8 @@ pub use naive::{Naive, NaiveKind};
 pub use sampling::{Sampler, Sampling};
 pub use schedule::{RunningHarmonic, Schedule, harmonic};
 pub use sgd::Sgd;
+
+use sparselin_kernels::Values;
 
 use crate::data::Row;
 use crate::memory::AllocError;
@@ -94,4 +98,15 @@ pub trait Learner {
     /// [`Learner::snapshot`] changes nothing but rounding; a data-parallel run restarts every
     /// rank from the ranks' average after each epoch ([`crate::dist::online`]).
     fn restart(&mut self, snapshot: &Snapshot, t: u64);
+}
+
+/// `visit(j, x_j)` for each stored entry of `x`, its value widened to f64.
+#[inline]
+fn for_each_entry(x: &Row<'_>, mut visit: impl FnMut(usize, f64)) {
+    let indices = x.indices.iter().map(|&j| j as usize);
+    match x.values {
+        Values::Ones => indices.for_each(|j| visit(j, 1.0)),
+        Values::F32(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, f64::from(a))),
+        Values::F64(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, a)),
+    }
 }

@@ -11,9 +11,9 @@
 //! per step still, exact up to rounding against the literal baseline, with one step count
 //! per feature.
 
-use sparselin_kernels::{HugeArray, Values, dense, sparse};
+use sparselin_kernels::{HugeArray, dense, sparse};
 
-use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot, soft_threshold};
+use super::{BiasTerm, Iterate, Learner, Schedule, Snapshot, for_each_entry, soft_threshold};
 use crate::data::Row;
 use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
@@ -173,16 +173,5 @@ impl Sgd {
         self.bias.update(g, self.schedule.bias_eta(t));
         self.bias.truncate(l1);
         p
-    }
-}
-
-/// `visit(j, x_j)` for each stored entry of `x`, its value widened to f64.
-#[inline]
-fn for_each_entry(x: &Row<'_>, mut visit: impl FnMut(usize, f64)) {
-    let indices = x.indices.iter().map(|&j| j as usize);
-    match x.values {
-        Values::Ones => indices.for_each(|j| visit(j, 1.0)),
-        Values::F32(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, f64::from(a))),
-        Values::F64(values) => (indices.zip(values)).for_each(|(j, &a)| visit(j, a)),
     }
 }

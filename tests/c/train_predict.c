@@ -386,8 +386,29 @@ static void l1(void) {
   CHECK(sl_model_weights(model, weights, 3, &bias) == SL_STATUS_OK, "its weights");
   CHECK(weights[0] > 0.0, "the informative feature weighs in");
   CHECK(weights[1] == 0.0 && weights[2] == 0.0, "the noise features weigh exactly 0");
-  config.learner = "asgd";
+  /* AdaGrad's dual averaging takes the L1 term too, and its step η. */
+  config.learner = "adagrad";
+  config.epochs = 20;
+  SlModel *adagrad = NULL, *shorter = NULL;
+  double adagrad_weights[3], shorter_weights[3];
+  CHECK(sl_train(data, &config, &adagrad) == SL_STATUS_OK &&
+            sl_model_weights(adagrad, adagrad_weights, 3, &bias) == SL_STATUS_OK,
+        "adagrad with an L1 term");
+  CHECK(adagrad_weights[0] > 0.0 && adagrad_weights[1] == 0.0 && adagrad_weights[2] == 0.0,
+        "adagrad: the noise features weigh exactly 0");
+  config.eta = 0.1;
+  CHECK(sl_train(data, &config, &shorter) == SL_STATUS_OK &&
+            sl_model_weights(shorter, shorter_weights, 3, &bias) == SL_STATUS_OK,
+        "adagrad with a shorter step");
+  CHECK(shorter_weights[0] != adagrad_weights[0], "eta changes the model");
+  config.eta = -1.0;
   SlModel *refused = NULL;
+  CHECK(sl_train(data, &config, &refused) == SL_STATUS_CONFIG, "a negative eta is refused");
+  config.eta = 0.0;
+  config.epochs = 0;
+  sl_model_free(adagrad);
+  sl_model_free(shorter);
+  config.learner = "asgd";
   CHECK(sl_train(data, &config, &refused) == SL_STATUS_CONFIG, "asgd refuses an L1 term");
   CHECK(strstr(sl_last_error(), "L1") != NULL, "and says so");
   sl_model_free(model);

@@ -55,6 +55,7 @@ impl Trainer {
                     average_start: 1,
                     regularize_bias: true,
                     bias_rate: 1.0,
+                    eta: None,
                     sampling: Sampling::default(),
                     seed: self.seed,
                     stop: Stop::Epochs(epochs),

@@ -844,17 +844,18 @@ impl Trainer {
             Learner::AttributeEfficient(_) => (false, false, true, "n attribute-efficient"),
         };
         let aesvr = self.learner == Learner::AttributeEfficient(lao::Algo::Aesvr);
-        let (averaging, hogwild) = match self.learner {
-            Learner::Online(a) => (a.averages(), a.has_hogwild()),
-            _ => (false, false),
+        let (averaging, hogwild, adagrad) = match self.learner {
+            Learner::Online(a) => (a.averages(), a.has_hogwild(), a.is_adagrad()),
+            _ => (false, false, false),
         };
+        let scheduled = online && !adagrad;
         let primal = matches!(self.learner, Learner::Batch(a) if a.is_primal());
         let with_memory = matches!(self.learner, Learner::Batch(a) if a.has_memory());
         // (setting, whether it is set, whether this learner uses it)
         let settings = [
             ("cost", self.cost.is_some(), online || batch),
             ("epochs/steps", self.stop.is_some(), online),
-            ("t0", self.t0.is_some(), online),
+            ("t0", self.t0.is_some(), scheduled),
             ("average_start", self.average_start.is_some(), averaging),
             ("threads", self.threads.is_some(), online || batch),
             ("scalar_sharing", self.scalars.is_some(), hogwild),
@@ -869,7 +870,7 @@ impl Trainer {
             // Batch solvers always regularize the bias; attribute-efficient ones have none.
             ("a free bias", !self.regularize_bias, online),
             ("a model without a bias", !self.fit_bias, batch),
-            ("bias_rate", self.bias_rate.is_some(), online),
+            ("bias_rate", self.bias_rate.is_some(), scheduled),
             ("max_iterations", self.max_iterations.is_some(), batch),
             ("warm_start_epochs", self.warm_start.is_some(), primal),
             (
@@ -887,15 +888,15 @@ impl Trainer {
                 self.sample_weights.is_some(),
                 online || batch,
             ),
-            ("save_resume", self.save_resume, online),
+            ("save_resume", self.save_resume, scheduled),
             ("early_stopping", self.early_stopping.is_some(), online),
-            ("resume", self.resume.is_some(), online),
+            ("resume", self.resume.is_some(), scheduled),
             ("tolerance", self.tolerance.is_some(), batch),
             ("memory", self.memory.is_some(), with_memory),
             ("exact_direction", self.exact_direction, primal),
             ("attributes", self.attributes.is_some(), lao),
             ("radius", self.radius.is_some(), lao),
-            ("eta", self.eta.is_some(), lao),
+            ("eta", self.eta.is_some(), lao || adagrad),
             ("smoothing", self.smoothing.is_some(), aesvr),
             (
                 "multinomial",
@@ -914,10 +915,7 @@ impl Trainer {
                     Learner::Batch(algorithm) => {
                         matches!(algorithm, batch::Algorithm::Lbfgs | batch::Algorithm::Cd)
                     }
-                    Learner::Online(algorithm) => matches!(
-                        algorithm,
-                        online::Algorithm::Sgd | online::Algorithm::NaiveSgd
-                    ),
+                    Learner::Online(algorithm) => algorithm.has_l1(),
                     Learner::AttributeEfficient(_) => false,
                 },
             ),

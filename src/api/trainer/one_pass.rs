@@ -167,7 +167,7 @@ impl Trainer {
             }
             Some(Averaging::End) => {
                 // Every rank a whole run on its share, averaged once at the end.
-                let config = dist::online::end_config(&config, rows, reducer);
+                let config = dist::online::end_config(&config, algorithm, rows, reducer);
                 let mut fit =
                     online::fit_classes(rows, algorithm, &config, classes, weights, monitor)?;
                 dist::online::average_at_end(reducer, rows.n_rows(), &mut fit.snapshots);

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::early_stopping::{EarlyStopping, Holdout, Watch};
 use super::{DEFAULT_EPOCHS, Monitor, Run, Trainer, iterate_in_columns};
-use crate::api::{Error, Examples, Loss, Model};
+use crate::api::{Error, Examples, Learner, Loss, Model};
 use crate::dist::online::{self as dist_online, Averaging};
 use crate::dist::{self, Reducer};
 use crate::loss::{ClassWeights, WeightedLoss};
@@ -208,7 +208,7 @@ impl Trainer {
         let averaging = (ranks > 1).then(|| self.averaging.unwrap_or_default());
         if averaging == Some(Averaging::End) {
             // Every rank a whole run on its share, averaged once below.
-            config = dist::online::end_config(&config, data, reducer);
+            config = dist::online::end_config(&config, algorithm, data, reducer);
         }
         let fit = match self.threads {
             Some(threads) if threads > 1 && averaging == Some(Averaging::Epoch) => {
@@ -287,6 +287,10 @@ impl Trainer {
             average_start: self.average_start.unwrap_or(1),
             regularize_bias: self.regularize_bias,
             bias_rate: self.bias_rate.unwrap_or(1.0),
+            eta: match self.learner {
+                Learner::Online(algorithm) if algorithm.is_adagrad() => self.eta,
+                _ => None,
+            },
             sampling: self.sampling,
             seed: self.seed,
             stop: self.stop.unwrap_or(Stop::Epochs(match self.early_stopping {
@@ -320,14 +324,23 @@ impl Trainer {
         steps: u64,
         rows: usize,
     ) -> serde_json::Value {
+        // AdaGrad steps by its η; the others by the schedule.
+        let eta = match self.learner {
+            Learner::Online(algorithm) if algorithm.is_adagrad() => {
+                Some(self.eta.unwrap_or(online::AdagradRule::DEFAULT_ETA))
+            }
+            _ => None,
+        };
+        let scheduled = |value: serde_json::Value| if eta.is_some() { json!(null) } else { value };
         json!({
             "ranks": 1,
             "averaging": null,
             "local_steps": null,
             "averages_per_epoch": null,
-            "t0": schedule.t0,
-            "bias_rate": schedule.bias_rate,
-            "average_start": schedule.average_start,
+            "eta": eta,
+            "t0": scheduled(json!(schedule.t0)),
+            "bias_rate": scheduled(json!(schedule.bias_rate)),
+            "average_start": scheduled(json!(schedule.average_start)),
             "sampling": self.sampling.to_string(),
             "seed": self.seed,
             "steps": steps,
@@ -354,6 +367,7 @@ fn single_step_rule(algorithm: online::Algorithm) -> online::Algorithm {
         Sgd | NaiveSgd => Sgd,
         Asgd | NaiveAsgd => Asgd,
         Casgd | NaiveCasgd => Casgd,
+        Adagrad | NaiveAdagrad => Adagrad,
     }
 }
 

@@ -12,8 +12,11 @@ use crate::train::{Algo, Args};
 /// The algorithms a flag is for.
 #[derive(Clone, Copy)]
 enum Users {
-    /// sgd, asgd, casgd and their naive baselines.
+    /// sgd, asgd, casgd, adagrad and their naive baselines.
     Online,
+    /// The online learners that step by the schedule η_t = 1/(λ(t + t₀)): all but adagrad
+    /// and naive-adagrad.
+    Scheduled,
     /// The online learners that average: asgd, casgd and their naive baselines.
     Averaging,
     /// The Hogwild learners: sgd, asgd, casgd.
@@ -32,12 +35,14 @@ enum Users {
     Lbfgs,
     /// dcd.
     Dcd,
-    /// What takes an L1 term: lbfgs, cd, sgd and naive-sgd.
+    /// What takes an L1 term: lbfgs, cd, sgd, adagrad and their naive baselines.
     L1,
     /// The online learners and the batch solvers (those with λ and a bias).
     Regularized,
     /// aerr, aelr, aesvr.
     AttributeEfficient,
+    /// What takes a step size η: the attribute-efficient learners, adagrad and naive-adagrad.
+    Eta,
     /// aesvr.
     Aesvr,
 }
@@ -45,11 +50,15 @@ enum Users {
 impl Users {
     fn include(self, algo: Algo) -> bool {
         use Algo::*;
-        let online = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
+        let adagrad = matches!(algo, Adagrad | NaiveAdagrad);
+        let scheduled = matches!(algo, Sgd | Asgd | Casgd | NaiveSgd | NaiveAsgd | NaiveCasgd);
+        let online = scheduled || adagrad;
+        let attribute_efficient = matches!(algo, Aerr | Aelr | Aesvr);
         let primal = matches!(algo, Lbfgs | Sublbfgs | Subgd | Bfgs | Cd | Tron | Newton);
         let batch = primal || algo == Dcd;
         match self {
             Users::Online => online,
+            Users::Scheduled => scheduled,
             Users::Averaging => matches!(algo, Asgd | Casgd | NaiveAsgd | NaiveCasgd),
             Users::Hogwild => matches!(algo, Sgd | Asgd | Casgd),
             Users::Batch => batch,
@@ -59,16 +68,23 @@ impl Users {
             Users::SubLbfgs => algo == Sublbfgs,
             Users::Lbfgs => algo == Lbfgs,
             Users::Dcd => algo == Dcd,
-            Users::L1 => matches!(algo, Lbfgs | Cd | Sgd | NaiveSgd),
+            Users::L1 => matches!(algo, Lbfgs | Cd | Sgd | NaiveSgd) || adagrad,
             Users::Regularized => online || batch,
-            Users::AttributeEfficient => matches!(algo, Aerr | Aelr | Aesvr),
+            Users::AttributeEfficient => attribute_efficient,
+            Users::Eta => attribute_efficient || adagrad,
             Users::Aesvr => algo == Aesvr,
         }
     }
 
     fn describe(self) -> &'static str {
         match self {
-            Users::Online => "the online learners (sgd, asgd, casgd and their naive baselines)",
+            Users::Online => {
+                "the online learners (sgd, asgd, casgd, adagrad and their naive baselines)"
+            }
+            Users::Scheduled => {
+                "the online learners with a step schedule (sgd, asgd, casgd and their naive \
+                 baselines; adagrad sizes its steps by the gradients)"
+            }
             Users::Averaging => "the averaging learners (asgd, casgd, naive-asgd, naive-casgd)",
             Users::Hogwild => "the Hogwild learners (sgd, asgd, casgd)",
             Users::Batch => {
@@ -82,9 +98,10 @@ impl Users {
             Users::SubLbfgs => "sublbfgs",
             Users::Lbfgs => "lbfgs",
             Users::Dcd => "dcd",
-            Users::L1 => "lbfgs, cd, sgd and naive-sgd",
+            Users::L1 => "lbfgs, cd, sgd, adagrad and their naive baselines",
             Users::Regularized => "the online learners and the batch solvers",
             Users::AttributeEfficient => "the attribute-efficient learners (aerr, aelr, aesvr)",
+            Users::Eta => "aerr, aelr, aesvr, adagrad and naive-adagrad",
             Users::Aesvr => "aesvr",
         }
     }
@@ -94,8 +111,8 @@ impl Users {
 const FOR_SOME: &[(&str, Users)] = &[
     ("epochs", Users::Online),
     ("steps", Users::Online),
-    ("t0", Users::Online),
-    ("bias_rate", Users::Online),
+    ("t0", Users::Scheduled),
+    ("bias_rate", Users::Scheduled),
     ("sampling", Users::Online),
     ("average_start", Users::Averaging),
     ("scalars", Users::Hogwild),
@@ -106,8 +123,8 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),
     ("initial_model", Users::Startable),
-    ("save_resume", Users::Online),
-    ("resume", Users::Online),
+    ("save_resume", Users::Scheduled),
+    ("resume", Users::Scheduled),
     ("tol", Users::Batch),
     ("memory", Users::WithMemory),
     ("exact_direction", Users::SubLbfgs),
@@ -135,7 +152,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("plot", Users::Regularized),
     ("attributes", Users::AttributeEfficient),
     ("radius", Users::AttributeEfficient),
-    ("eta", Users::AttributeEfficient),
+    ("eta", Users::Eta),
     ("smoothing", Users::Aesvr),
 ];
 

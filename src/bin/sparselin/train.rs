@@ -47,6 +47,12 @@ pub enum Algo {
     NaiveAsgd,
     /// CASGD written literally, O(n) per step (baseline).
     NaiveCasgd,
+    /// AdaGrad (Duchi, Hazan & Singer) in its dual averaging form: a step size per feature,
+    /// shrinking with its own gradients (no t₀ to choose), λ and --l1 exactly, O(k) per step
+    /// (last iterate; one thread)
+    Adagrad,
+    /// AdaGrad written literally, O(n) per step (baseline).
+    NaiveAdagrad,
     /// Batch L-BFGS with a strong-Wolfe line search (smooth losses).
     Lbfgs,
     /// Batch subLBFGS with the exact line search (hinge, absolute, quantile).
@@ -344,7 +350,10 @@ pub struct Args {
     /// aerr/aelr/aesvr: radius B of the constraint ball (‖w‖₂ ≤ B, or ‖w‖₁ ≤ B for aelr).
     #[arg(long, default_value_t = 1.0)]
     pub radius: f64,
-    /// aerr/aelr/aesvr: step size η (default: the theorems' step, MATH.md §8).
+    /// aerr/aelr/aesvr: step size η (default: the theorems' step, MATH.md §8). adagrad: the step
+    /// η of its rule w_j = −u_j/(tλ + (1 + √G_j)/η), u_j and G_j the sums of feature j's
+    /// gradients and of their squares (default 1: a feature's first step moves its weight by
+    /// at most η/2 for gradients up to 1).
     #[arg(long)]
     pub eta: Option<f64>,
     /// aesvr: width ε of the erf smoothing of the insensitive loss [default: 0.1].
@@ -515,6 +524,8 @@ impl Algo {
             Algo::NaiveSgd => Learner::Online(O::NaiveSgd),
             Algo::NaiveAsgd => Learner::Online(O::NaiveAsgd),
             Algo::NaiveCasgd => Learner::Online(O::NaiveCasgd),
+            Algo::Adagrad => Learner::Online(O::Adagrad),
+            Algo::NaiveAdagrad => Learner::Online(O::NaiveAdagrad),
             Algo::Lbfgs => Learner::Batch(B::Lbfgs),
             Algo::Sublbfgs => Learner::Batch(B::SubLbfgs),
             Algo::Subgd => Learner::Batch(B::SubGd),
@@ -817,6 +828,10 @@ pub fn trainer(args: &Args) -> anyhow::Result<Trainer> {
             };
             let trainer = match args.bias_rate {
                 Some(rate) => trainer.bias_rate(positive("--bias-rate", rate)?),
+                None => trainer,
+            };
+            let trainer = match args.eta {
+                Some(eta) => trainer.eta(positive("--eta", eta)?),
                 None => trainer,
             };
             let parallel = algorithm.has_hogwild();
