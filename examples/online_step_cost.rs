@@ -68,8 +68,8 @@ fn learner(data: &CsrMatrix, algorithm: Algorithm) -> Box<dyn Learner> {
         Algorithm::NaiveSgd => naive(NaiveKind::Sgd),
         Algorithm::NaiveAsgd => naive(NaiveKind::Asgd),
         Algorithm::NaiveCasgd => naive(NaiveKind::Casgd),
-        Algorithm::Adagrad => Adagrad::new(n, loss, rule).map(|l| Box::new(l) as _),
-        Algorithm::NaiveAdagrad => NaiveAdagrad::new(n, loss, rule).map(|l| Box::new(l) as _),
+        Algorithm::Adagrad => Adagrad::new(n, loss, rule, None).map(|l| Box::new(l) as _),
+        Algorithm::NaiveAdagrad => NaiveAdagrad::new(n, loss, rule, None).map(|l| Box::new(l) as _),
     };
     learner.expect("the learner's state fits in memory")
 }

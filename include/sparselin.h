@@ -254,8 +254,8 @@ typedef struct SlTrainConfig {
    */
   uint8_t crammer_singer;
   /**
-   * `adagrad` and the attribute-efficient learners: the step η > 0 (`sparselin train
-   * --eta`); 0: the learner's default.
+   * `adagrad`, `naive-adagrad` and the attribute-efficient learners: the step η > 0
+   * (`sparselin train --eta`); 0: the learner's default.
    */
   double eta;
 } SlTrainConfig;

@@ -206,8 +206,8 @@ pub struct SlTrainConfig {
     /// together by Crammer and Singer's multiclass SVM (liblinear's `-s 4`) instead of each
     /// against the rest.
     pub crammer_singer: u8,
-    /// `adagrad` and the attribute-efficient learners: the step η > 0 (`sparselin train
-    /// --eta`); 0: the learner's default.
+    /// `adagrad`, `naive-adagrad` and the attribute-efficient learners: the step η > 0
+    /// (`sparselin train --eta`); 0: the learner's default.
     pub eta: f64,
 }
 

@@ -221,6 +221,45 @@ fn adagrad_starts_from_given_weights() {
     );
 }
 
+/// The iterates are centred on the start: from the optimum, an epoch of small steps stays at
+/// it (its noise shrinks with η), where the same epoch from zero is far from it.
+#[test]
+fn a_warm_start_at_the_optimum_stays_there_with_small_steps() {
+    let data = binary_problem(300, 30, 6, 21);
+    let lambda = 0.01;
+    let optimum = Trainer::new(Learner::Batch(batch::Algorithm::Lbfgs))
+        .loss(Loss::Log)
+        .lambda(lambda)
+        .tolerance(1e-12)
+        .train(&ExampleSet::Matrix(data.clone()))
+        .unwrap();
+    let penalty = Penalty::l2(lambda, true);
+    let f_star = objective(Loss::Log, penalty, &optimum.weights, optimum.bias, &data);
+    let start = Start::warm(Iterate {
+        weights: optimum.weights.clone(),
+        bias: optimum.bias,
+    });
+    for eta in [0.01, 0.001] {
+        let c = Config {
+            eta: Some(eta),
+            stop: Stop::Epochs(1),
+            ..config(Loss::Log, lambda, 0.0, true)
+        };
+        let gap = |start| {
+            let fit = fit_from(&data, Algorithm::Adagrad, &c, start, &mut ()).unwrap();
+            let w = fit.snapshot.last;
+            objective(Loss::Log, penalty, &w.weights, w.bias, &data) / f_star - 1.0
+        };
+        let (warm, cold) = (gap(Some(&start)), gap(None));
+        println!("η = {eta}: warm {warm:e}, cold {cold:e}");
+        // Seen: 1.3e-5 warm against 5.9e-2 cold at η = 0.01.
+        assert!(
+            warm < 1e-2 * eta && cold > 1e-2,
+            "η = {eta}: {warm:e}, {cold:e}"
+        );
+    }
+}
+
 /// Restarting from its own iterates at the end of every epoch (a data-parallel run's mix that
 /// changes nothing) keeps each feature's gradient squares: the run ends where the
 /// uninterrupted one does, to rounding.

@@ -274,8 +274,8 @@ impl fmt::Display for Learner {
 impl FromStr for Learner {
     type Err = String;
 
-    /// The command line's names: `sgd`, `asgd`, `casgd`, `naive-sgd`, …, `lbfgs`, `sublbfgs`,
-    /// `subgd`, `bfgs`, `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`.
+    /// The command line's names: `sgd`, `asgd`, `casgd`, `adagrad`, `naive-sgd`, …, `lbfgs`,
+    /// `sublbfgs`, `subgd`, `bfgs`, `dcd`, `cd`, `tron`, `newton`, `aerr`, `aelr`, `aesvr`.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Ok(a) = s.parse() {
             return Ok(Learner::Online(a));
@@ -285,8 +285,9 @@ impl FromStr for Learner {
         }
         s.parse().map(Learner::AttributeEfficient).map_err(|_| {
             format!(
-                "unknown learner '{s}' (sgd, asgd, casgd, naive-sgd, naive-asgd, naive-casgd, \
-                 lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, newton, aerr, aelr, aesvr)"
+                "unknown learner '{s}' (sgd, asgd, casgd, adagrad, naive-sgd, naive-asgd, \
+                 naive-casgd, naive-adagrad, lbfgs, sublbfgs, subgd, bfgs, dcd, cd, tron, newton, \
+                 aerr, aelr, aesvr)"
             )
         })
     }

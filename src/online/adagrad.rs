@@ -3,18 +3,20 @@
 //!
 //! The learner keeps, per feature, the sum of its loss gradients u_j = Σ_{i≤t} g_i x_ij (SGD's
 //! v) and the root of the sum of their squares, r_j = √G_j, G_j = Σ_{i≤t} (g_i x_ij)² (the
-//! root, so that reading a weight takes a division and no square root). Its iterate after t steps
-//! minimizes ⟨u, w⟩ + t·(λ/2‖w‖² + λ₁‖w‖₁) + ½ Σ_j h_j w_j² with h_j = (δ + r_j)/η, the
-//! paper's RDA update with the composite term of MATH.md's objective:
+//! root, so that reading a weight takes a division and no square root). Its iterate after t
+//! steps minimizes ⟨u, w⟩ + t·(λ/2‖w‖² + λ₁‖w‖₁) + ½ Σ_j h_j (w_j − c_j)² with
+//! h_j = (δ + r_j)/η, the paper's RDA update with the composite term of MATH.md's objective,
+//! centred on the starting point c (0, or a warm start's weights):
 //!
-//! w_j = −soft(u_j, tλ₁) / (tλ + h_j).
+//! w_j = −soft(u_j − h_j c_j, tλ₁) / (tλ + h_j).
 //!
-//! This is SGD's Lemma 1, w = −v/(λt + λt₀), with the constant λt₀ replaced by h_j, which grows
-//! with the feature's own gradients: a rare feature takes long steps, a frequent one short, and
-//! no t₀ needs choosing. As t grows, tλ outweighs h_j (which grows as √t at most) and the
-//! iterate tends to MATH.md's minimizer. A weight depends on its own two sums and t only, so a
-//! step reads and writes the example's k features and nothing else; the L1 term, applied as
-//! tλ₁ to the whole sum, needs no catching up either (unlike SGD's truncation).
+//! From zero this is SGD's Lemma 1, w = −v/(λt + λt₀), with the constant λt₀ replaced by h_j,
+//! which grows with the feature's own gradients: a rare feature takes long steps, a frequent
+//! one short, and no t₀ needs choosing. As t grows, tλ outweighs h_j (which grows as √t at
+//! most) and the iterate tends to MATH.md's minimizer. A weight depends on its own sums (and
+//! centre) and t only, so a step reads and writes the example's k features and nothing else;
+//! the L1 term, applied as tλ₁ to the whole sum, needs no catching up either (unlike SGD's
+//! truncation).
 //!
 //! A regularized bias is one more feature of value 1; a free one has λ = λ₁ = 0.
 
@@ -25,7 +27,7 @@ use crate::data::Row;
 use crate::loss::WeightedLoss;
 use crate::memory::{self, AllocError};
 
-/// δ of h_j = (δ + r_j)/η: it keeps a feature's first steps, taken while G_j is small, from
+/// δ of h_j = (δ + r_j)/η: it keeps a feature's first steps, taken while r_j is small, from
 /// jumping to ±η whatever the gradient's size. 1, as McMahan et al. (2013) found usually good
 /// enough for the same role in FTRL-Proximal (their β); the gradients it is compared with are
 /// the loss derivative (at most 1 for the Lipschitz losses) times a feature value.
@@ -34,7 +36,7 @@ pub const DELTA: f64 = 1.0;
 /// The per-feature rule: λ, λ₁, η and whether the bias is regularized.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdagradRule {
-    /// λ of (λ/2)‖w‖².
+    /// λ ≥ 0 of (λ/2)‖w‖².
     pub lambda: f64,
     /// λ₁ of λ₁‖w‖₁ (0: none).
     pub l1: f64,
@@ -45,104 +47,115 @@ pub struct AdagradRule {
 }
 
 impl AdagradRule {
-    /// The default step η: a feature's first step moves its weight by up to η/2 (|g·x_j| ≤ 1
-    /// against δ = 1), which suits features of values up to about 1.
+    /// The default step η: a feature's first step moves its weight by less than η/2 (|g·x_j|
+    /// < 1 against δ = 1), which suits features of values up to about 1 and the Lipschitz
+    /// losses; a regression on targets of a larger scale needs a larger η.
     pub const DEFAULT_ETA: f64 = 1.0;
 
     /// The weights' rule after `t` steps.
     #[inline]
     fn at(&self, t: u64) -> WeightsAt {
         let t = t as f64;
-        WeightsAt {
+        let features = Terms {
             lambda_t: t * self.lambda,
             l1_t: t * self.l1,
+        };
+        let free = Terms {
+            lambda_t: 0.0,
+            l1_t: 0.0,
+        };
+        WeightsAt {
+            features,
+            bias: if self.regularize_bias { features } else { free },
             inverse_eta: 1.0 / self.eta,
-            bias_lambda_t: if self.regularize_bias {
-                t * self.lambda
-            } else {
-                0.0
-            },
-            bias_l1_t: if self.regularize_bias {
-                t * self.l1
-            } else {
-                0.0
-            },
         }
     }
 }
 
-/// [`AdagradRule`] after t steps: w_j = −soft(u_j, tλ₁)/(tλ + (δ + r_j)/η), the bias's with
-/// λ = λ₁ = 0 where it is free.
+/// tλ and tλ₁ of one kind of weight.
 #[derive(Clone, Copy)]
-struct WeightsAt {
+struct Terms {
     lambda_t: f64,
     l1_t: f64,
+}
+
+/// [`AdagradRule`] after t steps: w_j = −soft(u_j − h_j c_j, tλ₁)/(tλ + h_j) with
+/// h_j = (δ + r_j)/η, the bias's with λ = λ₁ = 0 where it is free.
+#[derive(Clone, Copy)]
+struct WeightsAt {
+    features: Terms,
+    bias: Terms,
     inverse_eta: f64,
-    bias_lambda_t: f64,
-    bias_l1_t: f64,
 }
 
 impl WeightsAt {
-    /// w_j from [u_j, r_j].
+    /// h = (δ + r)/η.
+    #[inline]
+    fn proximal(&self, root: f64) -> f64 {
+        (DELTA + root) * self.inverse_eta
+    }
+
+    /// w_j from [u_j, r_j], centred on 0.
     #[inline]
     fn weight(&self, [u, root]: [f64; 2]) -> f64 {
-        Self::of(u, root, self.lambda_t, self.l1_t, self.inverse_eta)
+        let terms = self.features;
+        -soft_threshold(u, terms.l1_t) / (terms.lambda_t + self.proximal(root))
     }
 
-    /// b from its [u, r].
+    /// w_j from [u_j, r_j] and its centre c_j (`terms` the feature's or the bias's); a centre
+    /// of 0 gives [`WeightsAt::weight`]'s bits.
     #[inline]
-    fn bias(&self, [u, root]: [f64; 2]) -> f64 {
-        Self::of(
-            u,
-            root,
-            self.bias_lambda_t,
-            self.bias_l1_t,
-            self.inverse_eta,
-        )
+    fn centred(&self, terms: Terms, [u, root]: [f64; 2], centre: f64) -> f64 {
+        let h = self.proximal(root);
+        let shifted = if centre == 0.0 { u } else { u - h * centre };
+        -soft_threshold(shifted, terms.l1_t) / (terms.lambda_t + h)
     }
 
-    #[inline]
-    fn of(u: f64, root: f64, lambda_t: f64, l1_t: f64, inverse_eta: f64) -> f64 {
-        -soft_threshold(u, l1_t) / (lambda_t + (DELTA + root) * inverse_eta)
-    }
-
-    /// The u that gives weight `w` with root r, tλ and tλ₁: the inverse of
-    /// [`WeightsAt::of`].
-    fn sum_for(w: f64, root: f64, lambda_t: f64, l1_t: f64, inverse_eta: f64) -> f64 {
-        match w {
-            0.0 => 0.0,
-            w => -w * (lambda_t + (DELTA + root) * inverse_eta) - l1_t.copysign(w),
-        }
-    }
-
-    /// [u_j, r_j] with u_j set so that the weight is `w`.
-    fn restarted(&self, sums: [f64; 2], w: f64) -> [f64; 2] {
-        Self::sum_to(sums, w, self.lambda_t, self.l1_t, self.inverse_eta)
-    }
-
-    /// The bias's [u, r] with u set so that the bias is `b`.
-    fn restarted_bias(&self, sums: [f64; 2], b: f64) -> [f64; 2] {
-        Self::sum_to(
-            sums,
-            b,
-            self.bias_lambda_t,
-            self.bias_l1_t,
-            self.inverse_eta,
-        )
-    }
-
-    /// [u, r] with u set so that the weight is `w`. Under an L1 term every |u| ≤ tλ₁ gives a
-    /// zero weight: where both `w` and the sums' own weight are 0 the sums are kept, so that
-    /// what the learner accumulated below the threshold is not lost.
-    fn sum_to([u, root]: [f64; 2], w: f64, lambda_t: f64, l1_t: f64, inverse_eta: f64) -> [f64; 2] {
-        if w == 0.0 && soft_threshold(u, l1_t) == 0.0 {
-            return [u, root];
-        }
-        [Self::sum_for(w, root, lambda_t, l1_t, inverse_eta), root]
+    /// [u, r] with u set so that the weight centred on `centre` is `w`: the inverse of
+    /// [`WeightsAt::centred`]. Under an L1 term every |u − hc| ≤ tλ₁ gives a zero weight:
+    /// where both `w` and the sums' own weight are 0 the sums are kept, so that what the
+    /// learner accumulated below the threshold is not lost.
+    fn restarted(&self, terms: Terms, [u, root]: [f64; 2], centre: f64, w: f64) -> [f64; 2] {
+        let h = self.proximal(root);
+        let u = match w {
+            0.0 if soft_threshold(u - h * centre, terms.l1_t) == 0.0 => u,
+            0.0 => h * centre,
+            w => h * centre - w * (terms.lambda_t + h) - terms.l1_t.copysign(w),
+        };
+        [u, root]
     }
 }
 
-/// AdaGrad's state: the two sums of every feature and of the bias.
+/// Where the iterates are centred: the origin, or a warm start's weights and bias.
+struct Centre {
+    weights: Option<Vec<f64>>,
+    bias: f64,
+}
+
+impl Centre {
+    /// The starting point's weights and bias, or the origin; an error if the weights' copy
+    /// cannot be allocated.
+    fn of(start: Option<&Iterate>) -> Result<Centre, AllocError> {
+        Ok(match start {
+            Some(start) => Centre {
+                weights: Some(memory::copied("weights", &start.weights)?),
+                bias: start.bias,
+            },
+            None => Centre {
+                weights: None,
+                bias: 0.0,
+            },
+        })
+    }
+
+    /// c_j.
+    #[inline]
+    fn weight(&self, j: usize) -> f64 {
+        self.weights.as_ref().map_or(0.0, |c| c[j])
+    }
+}
+
+/// AdaGrad's state: the two sums of every feature and of the bias, and the centre.
 pub struct Adagrad {
     loss: WeightedLoss,
     rule: AdagradRule,
@@ -150,34 +163,50 @@ pub struct Adagrad {
     sums: HugeArray<[f64; 2]>,
     /// The bias's [u, r].
     bias: [f64; 2],
+    centre: Centre,
 }
 
 impl Adagrad {
-    /// A fresh learner over `n_features` features (w = 0, b = 0); an error if the sums (16
-    /// bytes a feature) cannot be allocated.
+    /// A fresh learner over `n_features` features, its iterates centred on `start` (at step 0
+    /// the iterate, with the steps at their largest; the origin if `None`); an error if the
+    /// sums (16 bytes a feature) or the centre (8) cannot be allocated.
     pub fn new(
         n_features: usize,
         loss: impl Into<WeightedLoss>,
         rule: AdagradRule,
+        start: Option<&Iterate>,
     ) -> Result<Adagrad, AllocError> {
         Ok(Adagrad {
             loss: loss.into(),
             rule,
             sums: memory::zeroed("weights", n_features)?,
             bias: [0.0; 2],
+            centre: Centre::of(start)?,
         })
+    }
+
+    /// p = Σ_j x_j w_j + b with the weights after `t` steps, over the example's entries.
+    #[inline]
+    fn predict(&self, x: &Row<'_>, t: u64) -> f64 {
+        let (at, sums) = (self.rule.at(t), &self.sums);
+        let mut p = 0.0;
+        match &self.centre.weights {
+            None => for_each_entry(x, |j, value| p += value * at.weight(sums[j])),
+            Some(centre) => for_each_entry(x, |j, value| {
+                p += value * at.centred(at.features, sums[j], centre[j]);
+            }),
+        }
+        p + at.centred(at.bias, self.bias, self.centre.bias)
     }
 }
 
 impl Learner for Adagrad {
     #[inline]
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
-        let (before, sums) = (self.rule.at(t - 1), &mut self.sums);
-        let mut p = 0.0;
-        for_each_entry(&x, |j, value| p += value * before.weight(sums[j]));
-        p += before.bias(self.bias);
+        let p = self.predict(&x, t - 1);
         let g = s * self.loss.derivative(p, y);
         if g != 0.0 {
+            let sums = &mut self.sums;
             for_each_entry(&x, |j, value| add_gradient(&mut sums[j], g * value));
             add_gradient(&mut self.bias, g);
         }
@@ -185,33 +214,44 @@ impl Learner for Adagrad {
     }
 
     fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
-        let now = self.rule.at(t);
-        let weights = self.sums.iter().map(|&sums| now.weight(sums));
+        let (now, centre) = (self.rule.at(t), &self.centre);
+        let weights = (self.sums.iter().enumerate())
+            .map(|(j, &sums)| now.centred(now.features, sums, centre.weight(j)));
         let weights = memory::collected("weights", self.sums.len(), weights)?;
-        Ok(last_iterate(weights, now.bias(self.bias)))
+        Ok(last_iterate(
+            weights,
+            now.centred(now.bias, self.bias, centre.bias),
+        ))
     }
 
-    /// Keeps each feature's r_j and sets u_j so that the iterate after `t` steps is the
-    /// snapshot's last one: restarting from the learner's own snapshot changes nothing but
-    /// rounding, and a fresh learner starts at the given weights with its steps at their
-    /// largest (r = 0).
+    /// Keeps each feature's r_j and centre and sets u_j so that the iterate after `t` steps
+    /// is the snapshot's last one: restarting from the learner's own snapshot changes nothing
+    /// but rounding, and a learner centred on its start restarts there at step 0 with u = 0.
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
-        let now = self.rule.at(t);
-        for (sums, &w) in self.sums.iter_mut().zip(&snapshot.last.weights) {
-            *sums = now.restarted(*sums, w);
+        let (now, centre) = (self.rule.at(t), &self.centre);
+        let last = &snapshot.last;
+        for (j, (sums, &w)) in self.sums.iter_mut().zip(&last.weights).enumerate() {
+            *sums = now.restarted(now.features, *sums, centre.weight(j), w);
         }
-        self.bias = now.restarted_bias(self.bias, snapshot.last.bias);
+        self.bias = now.restarted(now.bias, self.bias, centre.bias, last.bias);
     }
 }
 
 /// [u, r] ← [u + c, √(r² + c²)] for the gradient component c; a zero component changes
 /// neither (the baseline adds one for every feature an example lacks, and √(r²) need not
-/// round back to r where r² underflows).
+/// round back to r where r² underflows). Where r² + c² leaves the normal range, the root is
+/// taken without squaring (`hypot`): r does not overflow to ∞ before the root does, which
+/// would freeze the weight at 0.
 #[inline]
 fn add_gradient(sums: &mut [f64; 2], c: f64) {
     if c != 0.0 {
         let [u, root] = *sums;
-        *sums = [u + c, (root * root + c * c).sqrt()];
+        let squares = root * root + c * c;
+        let root = match squares.is_normal() {
+            true => squares.sqrt(),
+            false => root.hypot(c),
+        };
+        *sums = [u + c, root];
     }
 }
 
@@ -234,6 +274,9 @@ pub struct NaiveAdagrad {
     sums: Vec<[f64; 2]>,
     /// The bias's [u, r].
     bias: [f64; 2],
+    /// c, one per feature (zeros without a start), and the bias's.
+    centre: Vec<f64>,
+    centre_bias: f64,
     /// w_{t−1}, recomputed at every step.
     w: Vec<f64>,
     /// Dense copy of the current example.
@@ -241,19 +284,26 @@ pub struct NaiveAdagrad {
 }
 
 impl NaiveAdagrad {
-    /// A fresh baseline over `n_features` features; an error if its dense vectors (n
-    /// entries each) cannot be allocated.
+    /// A fresh baseline over `n_features` features centred on `start` (see [`Adagrad::new`]);
+    /// an error if its dense vectors (n entries each) cannot be allocated.
     pub fn new(
         n_features: usize,
         loss: impl Into<WeightedLoss>,
         rule: AdagradRule,
+        start: Option<&Iterate>,
     ) -> Result<NaiveAdagrad, AllocError> {
         let zeros = || memory::filled("weights", n_features, 0.0);
+        let (centre, centre_bias) = match start {
+            Some(start) => (memory::copied("weights", &start.weights)?, start.bias),
+            None => (zeros()?, 0.0),
+        };
         Ok(NaiveAdagrad {
             loss: loss.into(),
             rule,
             sums: memory::filled("weights", n_features, [0.0; 2])?,
             bias: [0.0; 2],
+            centre,
+            centre_bias,
             w: zeros()?,
             x: zeros()?,
         })
@@ -263,15 +313,16 @@ impl NaiveAdagrad {
 impl Learner for NaiveAdagrad {
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let before = self.rule.at(t - 1);
-        for (w, &sums) in self.w.iter_mut().zip(&self.sums) {
-            *w = before.weight(sums);
+        let weights = self.w.iter_mut().zip(&self.sums).zip(&self.centre);
+        for ((w, &sums), &centre) in weights {
+            *w = before.centred(before.features, sums, centre);
         }
         let mut p = 0.0;
         for_each_entry(&x, |j, value| {
             self.x[j] = value;
             p += value * self.w[j];
         });
-        p += before.bias(self.bias);
+        p += before.centred(before.bias, self.bias, self.centre_bias);
         let g = s * self.loss.derivative(p, y);
         for (sums, &value) in self.sums.iter_mut().zip(&self.x) {
             add_gradient(sums, g * value);
@@ -283,16 +334,42 @@ impl Learner for NaiveAdagrad {
 
     fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
         let now = self.rule.at(t);
-        let weights = self.sums.iter().map(|&sums| now.weight(sums));
+        let weights = (self.sums.iter().zip(&self.centre))
+            .map(|(&sums, &centre)| now.centred(now.features, sums, centre));
         let weights = memory::collected("weights", self.sums.len(), weights)?;
-        Ok(last_iterate(weights, now.bias(self.bias)))
+        let bias = now.centred(now.bias, self.bias, self.centre_bias);
+        Ok(last_iterate(weights, bias))
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
         let now = self.rule.at(t);
-        for (sums, &w) in self.sums.iter_mut().zip(&snapshot.last.weights) {
-            *sums = now.restarted(*sums, w);
+        let last = &snapshot.last;
+        let sums = self.sums.iter_mut().zip(&self.centre).zip(&last.weights);
+        for ((sums, &centre), &w) in sums {
+            *sums = now.restarted(now.features, *sums, centre, w);
         }
-        self.bias = now.restarted_bias(self.bias, snapshot.last.bias);
+        self.bias = now.restarted(now.bias, self.bias, self.centre_bias, last.bias);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gradient components whose squares overflow or underflow still add up to their root
+    /// (a squared 1e160 is ∞, and r = ∞ would freeze the weight at 0).
+    #[test]
+    fn roots_of_huge_and_tiny_gradients_are_exact() {
+        for c in [1e160, 1e-170, 3.0] {
+            let mut sums = [0.0; 2];
+            add_gradient(&mut sums, c);
+            add_gradient(&mut sums, -c);
+            let root = (2.0f64).sqrt() * c;
+            assert_eq!(sums[0], 0.0);
+            assert!((sums[1] - root).abs() <= 1e-15 * root, "{c}: {sums:?}");
+        }
+        let mut sums = [0.5, 2.0];
+        add_gradient(&mut sums, 0.0);
+        assert_eq!(sums, [0.5, 2.0]);
     }
 }

@@ -160,11 +160,16 @@ pub struct Config {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
     /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite; for
-    /// AdaGrad, which never divides by λ alone, 0 or such a number.
-    #[error("λ (lambda) must be a positive finite number of at least 2.2e-308, not {0:e}")]
+    /// AdaGrad, which never divides by λ alone, finite and at least 0.
+    #[error(
+        "λ (lambda) must be a positive finite number of at least 2.2e-308 (or 0 for adagrad), not {0:e}"
+    )]
     Lambda(f64),
-    /// AdaGrad's step must be positive and finite.
-    #[error("AdaGrad's step η (eta) must be a positive finite number, got {0}")]
+    /// AdaGrad's step must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/η is
+    /// finite.
+    #[error(
+        "AdaGrad's step η (eta) must be a positive finite number of at least 2.2e-308, not {0:e}"
+    )]
     Eta(f64),
     /// A setting of the schedule's learners given to AdaGrad, or AdaGrad's step given to
     /// another learner.
@@ -575,6 +580,10 @@ pub fn fit_mixing<E: Examples>(
         eta: config.eta.unwrap_or(AdagradRule::DEFAULT_ETA),
         regularize_bias: reg,
     };
+    // AdaGrad's iterates are centred on a warm start (resumes are refused in `check_start`).
+    let centre = start
+        .filter(|start| start.steps == 0)
+        .map(|start| &start.snapshot.last);
     // x̄ (n entries) moves into the one learner that runs: no copy.
     let naive = |kind, x_bar| {
         Naive::around(data, kind, x_bar, loss, schedule, reg).map(|n| n.truncating(config.l1))
@@ -602,8 +611,11 @@ pub fn fit_mixing<E: Examples>(
         Algorithm::NaiveSgd => run.drive(data, naive(NaiveKind::Sgd, x_bar)?, observer),
         Algorithm::NaiveAsgd => run.drive(data, naive(NaiveKind::Asgd, x_bar)?, observer),
         Algorithm::NaiveCasgd => run.drive(data, naive(NaiveKind::Casgd, x_bar)?, observer),
-        Algorithm::Adagrad => run.drive(data, Adagrad::new(n, loss, rule)?, observer),
-        Algorithm::NaiveAdagrad => run.drive(data, NaiveAdagrad::new(n, loss, rule)?, observer),
+        Algorithm::Adagrad => run.drive(data, Adagrad::new(n, loss, rule, centre)?, observer),
+        Algorithm::NaiveAdagrad => {
+            let naive = NaiveAdagrad::new(n, loss, rule, centre)?;
+            run.drive(data, naive, observer)
+        }
     }?)
 }
 
@@ -620,7 +632,7 @@ pub(crate) fn plan<E: Examples>(
     config.weighted_loss()?;
     let adagrad = algorithm.is_adagrad();
     let lambda = config.lambda;
-    if !(lambda > 0.0 && lambda.is_normal() || adagrad && lambda == 0.0) {
+    if !(lambda > 0.0 && lambda.is_normal() || adagrad && lambda >= 0.0 && lambda.is_finite()) {
         return Err(ConfigError::Lambda(lambda));
     }
     check_steps(algorithm, config)?;
@@ -686,7 +698,7 @@ fn check_steps(algorithm: Algorithm, config: &Config) -> Result<(), ConfigError>
         };
     }
     match config.eta {
-        Some(eta) if !(eta > 0.0 && eta.is_finite()) => Err(ConfigError::Eta(eta)),
+        Some(eta) if !(eta > 0.0 && eta.is_normal()) => Err(ConfigError::Eta(eta)),
         _ if config.t0.is_some() => not_for("the step-size offset t0"),
         _ if config.bias_rate != 1.0 => not_for("a bias rate"),
         _ => Ok(()),

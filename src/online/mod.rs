@@ -1,9 +1,10 @@
 //! Online learners (MATH.md §2–§5): SGD, ASGD and CASGD in O(k) per step, AdaGrad in its dual
 //! averaging form, and their literal O(Tn) baselines.
 //!
-//! All of them share the loss, the [`Sampler`] and the [`Schedule`], so that given the same
-//! [`Config`] (seed included) they take exactly the same steps: the baselines are the oracle
-//! the fast learners are tested against, iterate for iterate. [`fit`] drives any of them;
+//! All of them share the loss and the [`Sampler`], and all but AdaGrad the [`Schedule`], so
+//! that given the same [`Config`] (seed included) a learner and its baseline take exactly the
+//! same steps: the baselines are the oracle the fast learners are tested against, iterate for
+//! iterate. [`fit`] drives any of them;
 //! [`hogwild::fit`] runs SGD, ASGD and CASGD on several threads without locks (MATH.md §6).
 
 mod adagrad;

@@ -190,7 +190,8 @@ impl Trainer {
         self
     }
 
-    /// λ > 0 of the objective (online and batch learners). Replaces a [`Trainer::cost`].
+    /// λ > 0 of the objective (online and batch learners; λ ≥ 0 for AdaGrad). Replaces a
+    /// [`Trainer::cost`].
     pub fn lambda(mut self, lambda: f64) -> Self {
         self.lambda = lambda;
         self.cost = None;
@@ -212,7 +213,8 @@ impl Trainer {
     /// L1-regularized models, sparse, as liblinear's `-s 6` (λ = 0, C = 1/(λ₁m)) and
     /// scikit-learn's `penalty='l1'` fit them, or with λ > 0 the elastic net. Batch L-BFGS
     /// (run as OWL-QN) and coordinate descent (`cd`) with a smooth loss; SGD and its baseline
-    /// (truncated gradient, λ > 0, on one thread: a thread count of 1, classes one at a time).
+    /// (truncated gradient, λ > 0, on one thread: a thread count of 1, classes one at a time);
+    /// AdaGrad and its baseline (exactly, by dual averaging).
     pub fn l1(mut self, l1: f64) -> Self {
         self.l1 = l1;
         self
@@ -468,7 +470,9 @@ impl Trainer {
         self
     }
 
-    /// Attribute-efficient learners: the step size η > 0 (default: the theorems' step).
+    /// The step size η > 0 of the attribute-efficient learners (default: the theorems' step)
+    /// and of AdaGrad (default [`crate::online::AdagradRule::DEFAULT_ETA`]; its iterates are
+    /// centred on an initial model, and a small η keeps them near it).
     pub fn eta(mut self, eta: f64) -> Self {
         self.eta = Some(eta);
         self
@@ -760,6 +764,7 @@ impl Trainer {
                 cure: match self.learner {
                     Learner::AttributeEfficient(_) => "a smaller radius B or step size η",
                     Learner::Batch(_) => SCALE_CURE,
+                    Learner::Online(a) if a.is_adagrad() => SCALE_CURE,
                     Learner::Online(_) => "a larger λ or a smaller step size",
                 },
             });
@@ -861,7 +866,7 @@ impl Trainer {
             ("scalar_sharing", self.scalars.is_some(), hogwild),
             ("hot_features", self.hot_features.is_some(), hogwild),
             ("averaging", self.averaging.is_some(), online),
-            ("local steps", self.local_steps.is_some(), online),
+            ("local steps", self.local_steps.is_some(), scheduled),
             (
                 "averages per epoch",
                 self.averages_per_epoch.is_some(),
@@ -939,6 +944,10 @@ impl Trainer {
                 "{what} does not apply to {} (a{family} learner{})",
                 self.learner,
                 match (online, averaging, hogwild) {
+                    _ if adagrad => {
+                        " that sizes its steps by its gradients: no t₀, bias rate or local \
+                         steps, and a model holds no squared gradients to resume with"
+                    }
                     (true, false, false) => " that neither averages nor runs in parallel",
                     (true, false, true) => " that does not average",
                     (true, true, false) => " that does not run in parallel",

@@ -118,7 +118,7 @@ const FOR_SOME: &[(&str, Users)] = &[
     ("scalars", Users::Hogwild),
     ("hot_features", Users::Hogwild),
     ("average_every", Users::Online),
-    ("local_steps", Users::Online),
+    ("local_steps", Users::Scheduled),
     ("averages_per_epoch", Users::Online),
     ("max_iter", Users::Batch),
     ("warm_start_epochs", Users::Primal),

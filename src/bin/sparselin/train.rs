@@ -133,7 +133,8 @@ pub struct Args {
     /// weighed by those.
     #[arg(long, value_name = "FILE")]
     pub sample_weights: Option<PathBuf>,
-    /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²).
+    /// Regularization strength λ of the objective (1/m)Σℓ + (λ/2)(‖w‖² + b²) (0 for
+    /// adagrad: plain AdaGrad; the other online learners need λ > 0).
     #[arg(long, default_value_t = 1e-4, allow_negative_numbers = true)]
     pub lambda: f64,
     /// liblinear's and scikit-learn's C instead of --lambda: λ = 1/(C·m), m the training
@@ -162,9 +163,10 @@ pub struct Args {
     /// Add an L1 term λ₁(‖w‖₁ + |b|) to the objective, for a sparse model: `--algo cd` or
     /// `lbfgs` with a smooth loss (coordinate descent, or OWL-QN; λ stays as set: `--lambda 0`
     /// for L1 alone, liblinear's `-s 6` with C = 1/(λ₁m), scikit-learn's `penalty='l1'`; λ > 0
-    /// the elastic net), or `--algo sgd|naive-sgd` (truncated gradient, as Vowpal Wabbit's
-    /// `--l1`: each step ends by moving every weight η_t·λ₁ toward 0, lazily in O(k); on one
-    /// thread, λ > 0)
+    /// the elastic net), `--algo adagrad|naive-adagrad` (exactly: the dual averaging iterate
+    /// minimizes a model with the term), or `--algo sgd|naive-sgd` (truncated gradient, as
+    /// Vowpal Wabbit's `--l1`: each step ends by moving every weight η_t·λ₁ toward 0, lazily in
+    /// O(k); on one thread, λ > 0)
     #[arg(
         long,
         value_name = "λ₁",
@@ -195,8 +197,8 @@ pub struct Args {
     )]
     pub lambda_grid: Vec<f64>,
     /// With --cv: cross-validate each of these λ₁ of the L1 term on the same folds (e.g.
-    /// 1e-3,1e-4,1e-5; cd, lbfgs, sgd and naive-sgd) and name the one of lowest mean held-out
-    /// error (the larger λ₁, the sparser model, of a tie), as scikit-learn's
+    /// 1e-3,1e-4,1e-5; cd, lbfgs, sgd, adagrad and their baselines) and name the one of lowest
+    /// mean held-out error (the larger λ₁, the sparser model, of a tie), as scikit-learn's
     /// `LogisticRegressionCV(penalty='l1')` searches its C
     #[arg(
         long,
@@ -351,9 +353,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1.0)]
     pub radius: f64,
     /// aerr/aelr/aesvr: step size η (default: the theorems' step, MATH.md §8). adagrad: the step
-    /// η of its rule w_j = −u_j/(tλ + (1 + √G_j)/η), u_j and G_j the sums of feature j's
-    /// gradients and of their squares (default 1: a feature's first step moves its weight by
-    /// at most η/2 for gradients up to 1).
+    /// η of its rule w_j = −soft(u_j, tλ₁)/(tλ + (1 + √G_j)/η), u_j and G_j the sums of feature
+    /// j's gradients and of their squares (default 1: a feature's first step moves its weight
+    /// by less than η/2 for gradients below 1; regression on targets of a larger scale needs a
+    /// larger η). From --initial-model the iterates are centred on its weights, and a small η
+    /// keeps them near: e.g. 0.01 to go on from a model close to the optimum.
     #[arg(long)]
     pub eta: Option<f64>,
     /// aesvr: width ε of the erf smoothing of the insensitive loss [default: 0.1].
@@ -420,14 +424,14 @@ pub struct Args {
     pub quiet: bool,
     /// Train across this many MPI processes (`mpirun -np N sparselin train DIR --ranks N`):
     /// each opens its share of the dataset's shards; a communicator of another size is an
-    /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; sgd, asgd and
-    /// casgd train on each share (one thread per rank) and average the models (--average-every).
+    /// error. lbfgs, sublbfgs, subgd and bfgs sum across ranks every iteration; the online
+    /// learners train on each share (one thread per rank) and average the models (--average-every).
     /// Labels of more than two values over the ranks train one class after another, each
     /// across the ranks (one-vs-rest).
     #[cfg(feature = "mpi")]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "cv")]
     pub ranks: Option<u64>,
-    /// With --ranks, sgd, asgd and casgd: average the ranks' models after every epoch and go on
+    /// With --ranks, the online learners: average the ranks' models after every epoch and go on
     /// from the average (iterative parameter mixing, one sum per epoch), or once at the end (a
     /// single sum, but further from the single-process model when the shares differ; allows
     /// --threads above 1).
