@@ -91,14 +91,20 @@ def main():
                      error_rate(x_test @ w + b, y_test)))
 
     slow_bias = ["--bias-rate", 0.01]
+    # Plain AdaGrad, as Vowpal Wabbit's adaptive updates without --l2 (its J is not comparable).
+    unregularized = ["λ = 0"]
     for algo, sampling, extra in (("asgd", "file-order", []), ("asgd", "uniform", []),
                                   ("sgd", "file-order", []), ("sgd", "uniform", []),
                                   ("asgd", "file-order", slow_bias),
                                   ("sgd", "file-order", slow_bias),
-                                  ("adagrad", "file-order", []), ("adagrad", "uniform", [])):
+                                  ("adagrad", "file-order", []), ("adagrad", "uniform", []),
+                                  ("adagrad", "file-order", unregularized)):
+        flags, rate = (extra, f", bias rate {extra[1]}") if extra == slow_bias else ([], "")
+        if extra == unregularized:
+            rate = ", λ = 0"
         train = [SPARSELIN, "train", f"{corpus}/train", "--algo", algo, "--loss", "hinge",
-                 "--lambda", lam, "--sampling", sampling, "--threads", 1, "--free-bias",
-                 "--json", "--quiet", "-o", tmp / "m.model"] + extra
+                 "--lambda", 0 if extra == unregularized else lam, "--sampling", sampling,
+                 "--threads", 1, "--free-bias", "--json", "--quiet", "-o", tmp / "m.model"] + flags
         seconds = []
         for _ in range(REPEATS):
             out, _ = child_cpu(train + ["--epochs", epochs, "--readable", tmp / "w.txt"])
@@ -107,7 +113,6 @@ def main():
                 sys.exit("sparselin could not read its CPU clock (cpu_seconds is null)")
             seconds.append(cpu)
         w, b = read_readable(tmp / "w.txt", n)
-        rate = f", bias rate {extra[1]}" if extra else ""
         add(f"sparselin {algo}, {sampling}{rate}", seconds, w, b)
 
     seconds = []
