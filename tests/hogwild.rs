@@ -156,7 +156,6 @@ fn one_thread_is_the_single_threaded_learner_bit_for_bit() {
             let config = Config {
                 average_start,
                 bias_rate,
-                eta: None,
                 class_weights,
                 ..config(loss, 1e-3, regularized, sampling, 3)
             };

@@ -3,56 +3,14 @@
 //! relative for every learner × loss × t₀ × t_a × bias regularization, CASGD's implicit bias
 //! included. Also: same seed, same model bit for bit; a different seed, a different one.
 
-use sparselin::data::{CsrMatrix, SampleWeighted, ValueVec};
+mod online_common;
+
+use online_common::{LOSSES, bits, problem};
+use sparselin::data::SampleWeighted;
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::online::{
     Algorithm, Config, ConfigError, Iterate, Sampling, Snapshot, Start, Stop, fit, fit_from,
 };
-
-/// A small random sparse problem: m rows, n features, ~k non-zeros each, values in [−1, 1]
-/// scaled so ‖x‖² ≈ 1, with a dense-ish feature 0 (so x̄ is not tiny) and real labels
-/// (classification losses read their sign).
-fn problem(m: usize, n: usize, k: usize, seed: u64) -> CsrMatrix {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let (mut labels, mut offsets, mut indices, mut values) = (vec![], vec![0u64], vec![], vec![]);
-    for _ in 0..m {
-        let mut row: Vec<u32> = (0..k).map(|_| (next() * n as f64) as u32).collect();
-        row.push(0);
-        row.sort_unstable();
-        row.dedup();
-        let scale = 1.0 / (row.len() as f64).sqrt();
-        for &j in &row {
-            indices.push(j);
-            values.push(if j == 0 {
-                0.8
-            } else {
-                (2.0 * next() - 1.0) * scale * 1.7
-            });
-        }
-        offsets.push(indices.len() as u64);
-        labels.push(4.0 * next() - 1.5);
-    }
-    CsrMatrix::new(labels, offsets, indices, ValueVec::F64(values), n).unwrap()
-}
-
-const LOSSES: [Loss; 10] = [
-    Loss::Squared,
-    Loss::Absolute,
-    Loss::Hinge,
-    Loss::Log,
-    Loss::SquaredHinge,
-    Loss::SmoothHinge,
-    Loss::EpsilonInsensitive(0.3),
-    Loss::Quantile(0.8),
-    Loss::Huber(0.5),
-    Loss::ModifiedHuber,
-];
 
 /// ‖a − b‖∞ relative to the larger of ‖b‖∞ and |b's bias|.
 fn relative_difference(fast: &Iterate, naive: &Iterate) -> f64 {
@@ -104,7 +62,6 @@ fn fast_learners_match_their_baselines_step_for_step() {
                     for (regularize_bias, bias_rate) in [(true, 1.0), (false, 1.0), (false, 0.01)] {
                         let c = Config {
                             bias_rate,
-                            eta: None,
                             ..config(loss, t0, ta, regularize_bias)
                         };
                         let a = fit(&data, fast, &c, &mut ()).unwrap().snapshot;
@@ -176,15 +133,6 @@ fn fast_learners_match_their_baselines_with_weighted_classes() {
             }
         }
     }
-}
-
-/// The bits of an iterate's weights and bias.
-fn bits(it: &Iterate) -> Vec<u64> {
-    it.weights
-        .iter()
-        .chain([&it.bias])
-        .map(|x| x.to_bits())
-        .collect()
 }
 
 /// With sample weights (0, ½, 1 and 2.5), every loss: the O(k) learners still take the
@@ -479,7 +427,6 @@ fn bad_configurations_are_refused() {
     for (regularize_bias, rate) in [(true, 0.01), (false, 0.0), (false, f64::NAN)] {
         let c = Config {
             bias_rate: rate,
-            eta: None,
             ..config(Loss::Hinge, 1.0, 1, regularize_bias)
         };
         let err = fit(&data, Algorithm::Asgd, &c, &mut ()).unwrap_err();
@@ -500,7 +447,6 @@ fn a_free_bias_steps_at_its_rate() {
     let one_step = |rate: f64| {
         let c = Config {
             bias_rate: rate,
-            eta: None,
             stop: Stop::Steps(1),
             ..config(Loss::Hinge, 4.0, 1, false)
         };
@@ -517,7 +463,6 @@ fn a_free_bias_steps_at_its_rate() {
     let long = |rate: f64| {
         let c = Config {
             bias_rate: rate,
-            eta: None,
             ..config(Loss::Hinge, 4.0, 1, false)
         };
         fit(&data, Algorithm::Asgd, &c, &mut ())

@@ -590,7 +590,6 @@ mod tests {
                 let c = Config {
                     stop: Stop::Steps(500),
                     bias_rate,
-                    eta: None,
                     ..config(Loss::Log, 1e-2, average_start, regularize_bias)
                 };
                 let runs = threads::run(3, |r| {
