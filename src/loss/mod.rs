@@ -51,7 +51,7 @@ pub enum Loss {
     /// minimizes its mean, glmnet's `family = "poisson"` and Vowpal Wabbit's
     /// `--loss_function poisson` fit the same model). The terms in y alone make it 0 at the
     /// best score ln y, so that the objective reads as a deviance. Smooth, but of unbounded
-    /// curvature e^p: batch solvers only.
+    /// curvature e^p: batch solvers and AdaGrad only.
     Poisson,
 }
 
@@ -379,6 +379,7 @@ impl Loss {
     /// Whether the online learners' step sizes η_t = 1/(λ(t + t₀)) can be set for this loss
     /// from the rows alone: all but the Poisson loss, whose curvature e^p is bounded by nothing
     /// the rows say (a first step from w = 0 toward a label of 300 overshoots to e^300).
+    /// AdaGrad, whose steps the gradients met size, needs no such bound.
     pub fn has_stochastic_steps(self) -> bool {
         self != Loss::Poisson
     }

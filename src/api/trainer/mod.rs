@@ -675,10 +675,12 @@ impl Trainer {
                 format!("the δ of Huber's loss must be a positive number, got {delta}"),
             )),
             loss if !loss.has_stochastic_steps() => match self.learner {
+                // AdaGrad sizes its steps by the gradients it meets, not by a bound on them.
+                Learner::Online(algorithm) if algorithm.is_adagrad() => Ok(()),
                 Learner::Batch(batch::Algorithm::SubGd) | Learner::Online(_) => {
                     Err(Error::Config(format!(
                         "{} cannot learn {loss} loss: its curvature e^p has no bound the step \
-                         sizes could be set from; use lbfgs, tron, newton or cd",
+                         sizes could be set from; use lbfgs, tron, newton, cd or adagrad",
                         self.learner
                     )))
                 }

@@ -110,7 +110,8 @@ pub struct Args {
     /// L2-loss SVR, `-s 11 -p ε`; ε defaults to 0.1 as `-p` does), quantile[:τ] (the pinball
     /// loss; its model predicts the τ-quantile, default 0.5), huber[:δ] (squared within δ of
     /// the label, linear of slope δ beyond; default 1), poisson (Poisson regression of counts
-    /// or rates ≥ 0, log link: its model predicts the mean e^(w·x + b); batch solvers only).
+    /// or rates ≥ 0, log link: its model predicts the mean e^(w·x + b); batch solvers and
+    /// adagrad only).
     /// The classification losses (hinge, log, squared-hinge, smooth-hinge, modified-huber) read
     /// a label > 0 as +1 and any other as −1 (±1 and 0/1 labels both work; predictions print
     /// ±1), and need both classes; labels of more than two values train a model per class.
