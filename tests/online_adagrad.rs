@@ -427,3 +427,30 @@ fn same_seed_same_model_and_another_seed_another() {
         .snapshot;
     assert_ne!(other.last, a.last);
 }
+
+/// A sum that overflows (e^p of a huge score under Poisson loss, from unscaled features and a
+/// large step) ends the run as diverged, not as a model of zero weights: NaN sums reach the
+/// weights, which the L1 term's shrinkage would otherwise round to 0.
+#[test]
+fn an_overflowing_sum_is_a_divergence_not_a_zero_model() {
+    let data = CsrMatrix::new(
+        vec![5.0, 3.0, 0.0],
+        vec![0, 1, 2, 3],
+        vec![0, 1, 0],
+        ValueVec::F64(vec![1e3, 2e3, 3e3]),
+        2,
+    )
+    .unwrap();
+    let set = ExampleSet::Matrix(data);
+    for l1 in [0.0, 1e-3] {
+        let trained = Trainer::new(Learner::Online(Algorithm::Adagrad))
+            .loss(Loss::Poisson)
+            .lambda(1e-3)
+            .l1(l1)
+            .eta(1e3)
+            .epochs(20)
+            .train(&set);
+        let error = trained.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("diverged"), "λ₁ = {l1}: {error:?}");
+    }
+}

@@ -99,7 +99,7 @@ impl WeightsAt {
     #[inline]
     fn weight(&self, [u, root]: [f64; 2]) -> f64 {
         let terms = self.features;
-        -soft_threshold(u, terms.l1_t) / (terms.lambda_t + self.proximal(root))
+        -shrunk(u, terms.l1_t) / (terms.lambda_t + self.proximal(root))
     }
 
     /// w_j from [u_j, r_j] and its centre c_j (`terms` the feature's or the bias's); a centre
@@ -108,7 +108,7 @@ impl WeightsAt {
     fn centred(&self, terms: Terms, [u, root]: [f64; 2], centre: f64) -> f64 {
         let h = self.proximal(root);
         let shifted = if centre == 0.0 { u } else { u - h * centre };
-        -soft_threshold(shifted, terms.l1_t) / (terms.lambda_t + h)
+        -shrunk(shifted, terms.l1_t) / (terms.lambda_t + h)
     }
 
     /// [u, r] with u set so that the weight centred on `centre` is `w`: the inverse of
@@ -123,6 +123,18 @@ impl WeightsAt {
             w => h * centre - w * (terms.lambda_t + h) - terms.l1_t.copysign(w),
         };
         [u, root]
+    }
+}
+
+/// soft(z, by), the L1 term's shrinkage, but NaN where z is not finite: a sum that overflowed
+/// (a gradient of e^p at a huge score, say) must reach the model as a divergence, where
+/// `soft_threshold` would round NaN to a weight of 0 and the run would end on a zero model.
+#[inline]
+fn shrunk(z: f64, by: f64) -> f64 {
+    match by {
+        0.0 => z,
+        _ if !z.is_finite() => f64::NAN,
+        by => soft_threshold(z, by),
     }
 }
 

@@ -162,7 +162,7 @@ pub enum ConfigError {
     /// λ must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/λ is finite; for
     /// AdaGrad, which never divides by λ alone, finite and at least 0.
     #[error(
-        "λ (lambda) must be a positive finite number of at least 2.2e-308 (or 0 for adagrad), not {0:e}"
+        "λ (lambda) must be a positive finite number of at least 2.2e-308 (adagrad: any finite λ ≥ 0), not {0:e}"
     )]
     Lambda(f64),
     /// AdaGrad's step must be positive, finite and normal (≥ 2.2·10⁻³⁰⁸), so that 1/η is

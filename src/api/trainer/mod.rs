@@ -766,7 +766,10 @@ impl Trainer {
                 cure: match self.learner {
                     Learner::AttributeEfficient(_) => "a smaller radius B or step size η",
                     Learner::Batch(_) => SCALE_CURE,
-                    Learner::Online(a) if a.is_adagrad() => SCALE_CURE,
+                    Learner::Online(a) if a.is_adagrad() => {
+                        "scaling the features (`--scale max-abs`, or `api::scaled`) or a smaller \
+                         step η"
+                    }
                     Learner::Online(_) => "a larger λ or a smaller step size",
                 },
             });
