@@ -562,7 +562,7 @@ fn an_l1_term_reaches_every_class_and_cross_validation() {
     ];
     let summary = stdout(&sparselin(&[&args[..], &["-o", &model]].concat()));
     assert!(
-        summary.contains("lbfgs (log, λ = 0e0, λ₁ = 1e-2), one-vs-rest over 4 classes"),
+        summary.contains("lbfgs (log, λ = 0, λ₁ = 1e-2), one-vs-rest over 4 classes"),
         "{summary}"
     );
     let shown: serde_json::Value =

@@ -1616,4 +1616,25 @@ fn adagrad_trains_with_its_step_and_refuses_the_schedules_settings() {
         "/dev/null",
     ]);
     assert_refused(&out, "--eta does not apply to --algo sgd");
+    // λ = 0 in a grid: plain AdaGrad, which the scheduled learners cannot run.
+    let grid = |algo| {
+        let args = [
+            "train",
+            &data,
+            "--algo",
+            algo,
+            "--cv",
+            "3",
+            "--lambda-grid",
+            "1e-2,0",
+        ];
+        sparselin(&args)
+    };
+    let out = grid("adagrad");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("\nλ = 0: objective"), "{}", text(&out));
+    assert_refused(
+        &grid("sgd"),
+        "--lambda-grid must be positive and finite, got 0",
+    );
 }

@@ -172,9 +172,12 @@ impl Penalty {
 }
 
 impl std::fmt::Display for Penalty {
-    /// "λ = 1e-4", with ", λ₁ = 1e-3" where there is an L1 term.
+    /// "λ = 1e-4" (or "λ = 0"), with ", λ₁ = 1e-3" where there is an L1 term.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "λ = {:e}", self.lambda)?;
+        match self.lambda {
+            0.0 => write!(f, "λ = 0")?,
+            lambda => write!(f, "λ = {lambda:e}")?,
+        }
         if self.l1 != 0.0 {
             write!(f, ", λ₁ = {:e}", self.l1)?;
         }

@@ -78,7 +78,12 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
     let grid = Grid {
         strength,
         values: (values.iter())
-            .map(|&value| positive(flag, value))
+            .map(
+                |&value| match learner_takes_no_lambda(args, strength, value) {
+                    true => Ok(value),
+                    false => positive(flag, value),
+                },
+            )
             .collect::<anyhow::Result<Vec<f64>>>()?,
         starts: match args.cold_grid {
             true => PathStarts::Cold,
@@ -97,7 +102,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
             _ if searched(Strength::Lambda) || searched(Strength::Cost) => String::new(),
             // λ = 1/(C·m) of each fold's m: the header names C (title_notes).
             _ if args.cost.is_some() => String::new(),
-            _ => format!(", λ = {:e}", args.lambda),
+            _ => format!(", λ = {}", grid_value(args.lambda)),
         },
         match args.l1 {
             0.0 => String::new(),
@@ -187,11 +192,15 @@ fn binary_report(
         bar.finish_and_clear();
         let means: Vec<Evaluation> = points.iter().map(|p| p.validation.mean()).collect();
         for (point, mean) in points.iter().zip(&means) {
-            lines.print(format!("{symbol} = {:e}: {}", point.value, summary(mean)));
+            lines.print(format!(
+                "{symbol} = {}: {}",
+                grid_value(point.value),
+                summary(mean)
+            ));
         }
         let scores = (points.iter().zip(&means)).map(|(p, mean)| (p.value, mean.search_score()));
         let best = grid.strength.best(scores).context("an empty grid")?;
-        lines.print(format!("best: {symbol} = {best:e}"));
+        lines.print(format!("best: {symbol} = {}", grid_value(best)));
         lines.written()?;
         settings(args, Some(grid), report);
         report[format!("best_{key}")] = json!(best);
@@ -269,11 +278,11 @@ fn classes_report(
     bar.finish_and_clear();
     for point in &points {
         let line = mean_line(&point.validation);
-        lines.print(format!("{symbol} = {:e}: {line}", point.value));
+        lines.print(format!("{symbol} = {}: {line}", grid_value(point.value)));
     }
     let scores = (points.iter()).map(|p| (p.value, p.validation.mean_error_rate()));
     let best = grid.strength.best(scores).context("an empty grid")?;
-    lines.print(format!("best: {symbol} = {best:e}"));
+    lines.print(format!("best: {symbol} = {}", grid_value(best)));
     lines.written()?;
     settings(args, Some(grid), report);
     report[format!("best_{key}")] = json!(best);
@@ -365,4 +374,19 @@ fn trained_on(fold: &Fold) -> String {
         fold.train_rows as u64 - held,
         fold.train_rows
     )
+}
+
+/// Whether `value` is a λ of 0 in a grid for adagrad, which takes it (plain AdaGrad), where
+/// every other value of a grid must be positive.
+fn learner_takes_no_lambda(args: &Args, strength: Strength, value: f64) -> bool {
+    let adagrad = matches!(args.algo.learner(), Learner::Online(a) if a.is_adagrad());
+    strength == Strength::Lambda && value == 0.0 && adagrad
+}
+
+/// A grid value as printed: 1e-4, and 0 as 0 (not 0e0).
+fn grid_value(value: f64) -> String {
+    match value {
+        0.0 => "0".into(),
+        value => format!("{value:e}"),
+    }
 }
