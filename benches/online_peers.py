@@ -90,21 +90,21 @@ def main():
         rows.append((name, statistics.median(seconds), objective(x @ w + b, y, w @ w, lam),
                      error_rate(x_test @ w + b, y_test)))
 
-    slow_bias = ["--bias-rate", 0.01]
-    # Plain AdaGrad, as Vowpal Wabbit's adaptive updates without --l2 (its J is not comparable).
-    unregularized = ["λ = 0"]
-    for algo, sampling, extra in (("asgd", "file-order", []), ("asgd", "uniform", []),
-                                  ("sgd", "file-order", []), ("sgd", "uniform", []),
-                                  ("asgd", "file-order", slow_bias),
-                                  ("sgd", "file-order", slow_bias),
-                                  ("adagrad", "file-order", []), ("adagrad", "uniform", []),
-                                  ("adagrad", "file-order", unregularized)):
-        flags, rate = (extra, f", bias rate {extra[1]}") if extra == slow_bias else ([], "")
-        if extra == unregularized:
-            rate = ", λ = 0"
+    # (algo, sampling, flags, the row's suffix); λ = 0 is plain AdaGrad, as Vowpal Wabbit's
+    # adaptive updates without --l2 (its J is not comparable).
+    slow_bias = (["--bias-rate", 0.01], ", bias rate 0.01")
+    unregularized = (["--lambda", 0], ", λ = 0")
+    plain = ([], "")
+    for algo, sampling, (flags, suffix) in (
+            ("asgd", "file-order", plain), ("asgd", "uniform", plain),
+            ("sgd", "file-order", plain), ("sgd", "uniform", plain),
+            ("asgd", "file-order", slow_bias), ("sgd", "file-order", slow_bias),
+            ("adagrad", "file-order", plain), ("adagrad", "uniform", plain),
+            ("adagrad", "file-order", unregularized)):
+        given_lambda = [] if "--lambda" in flags else ["--lambda", lam]
         train = [SPARSELIN, "train", f"{corpus}/train", "--algo", algo, "--loss", "hinge",
-                 "--lambda", 0 if extra == unregularized else lam, "--sampling", sampling,
-                 "--threads", 1, "--free-bias", "--json", "--quiet", "-o", tmp / "m.model"] + flags
+                 "--sampling", sampling, "--threads", 1, "--free-bias", "--json", "--quiet",
+                 "-o", tmp / "m.model"] + given_lambda + flags
         seconds = []
         for _ in range(REPEATS):
             out, _ = child_cpu(train + ["--epochs", epochs, "--readable", tmp / "w.txt"])
@@ -113,7 +113,7 @@ def main():
                 sys.exit("sparselin could not read its CPU clock (cpu_seconds is null)")
             seconds.append(cpu)
         w, b = read_readable(tmp / "w.txt", n)
-        add(f"sparselin {algo}, {sampling}{rate}", seconds, w, b)
+        add(f"sparselin {algo}, {sampling}{suffix}", seconds, w, b)
 
     seconds = []
     for _ in range(REPEATS):

@@ -1,20 +1,22 @@
 //! AdaGrad in its dual averaging form: the O(k) learner takes its literal O(Tn) baseline's
 //! steps bit for bit (every loss, λ = 0 and λ > 0, with and without an L1 term, a free or
-//! regularized bias, class and sample weights, from a start), restarts from its own iterates
-//! without changing them, reaches MATH.md's optimum (liblinear's on reuters_grain, the L1
-//! optimum of coordinate descent) and refuses the settings that are not its own.
+//! regularized bias, class and sample weights, from a start), restarts at the iterates it is
+//! given and from its own without changing them, approaches the optima of batch solvers (the
+//! L1 optimum of coordinate descent, Poisson regression's; liblinear's on reuters_grain in
+//! `online_optimum.rs`), ends an overflowing run as diverged and refuses the settings that are
+//! not its own.
 
 mod online_common;
 
 use online_common::{LOSSES, bits, labelled_problem, problem};
 use sparselin::api::{ExampleSet, Learner, Trainer};
 use sparselin::batch;
-use sparselin::data::{CsrMatrix, SampleWeighted, ValueVec};
+use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::metrics::{Penalty, objective};
 use sparselin::online::{
-    Algorithm, Config, ConfigError, Iterate, Mixing, Sampling, Snapshot, Start, Stop, fit,
-    fit_from, fit_mixing,
+    Adagrad, AdagradRule, Algorithm, Config, ConfigError, Iterate, Learner as _, Mixing, Sampling,
+    Snapshot, Start, Stop, fit, fit_from, fit_mixing,
 };
 
 /// [`problem`] with labels ±1 (their sign).
@@ -37,6 +39,24 @@ fn config(loss: Loss, lambda: f64, l1: f64, regularize_bias: bool) -> Config {
         seed: 42,
         stop: Stop::Steps(2000),
     }
+}
+
+/// The minimum of `loss` at λ (bias regularized) on `data` as L-BFGS finds it: its weights
+/// and bias, and its objective.
+fn lbfgs_optimum(data: &CsrMatrix, loss: Loss, lambda: f64) -> (Iterate, f64) {
+    let model = Trainer::new(Learner::Batch(batch::Algorithm::Lbfgs))
+        .loss(loss)
+        .lambda(lambda)
+        .tolerance(1e-12)
+        .train(&ExampleSet::Matrix(data.clone()))
+        .unwrap();
+    let penalty = Penalty::l2(lambda, true);
+    let f_star = objective(loss, penalty, &model.weights, model.bias, data);
+    let optimum = Iterate {
+        weights: model.weights,
+        bias: model.bias,
+    };
+    (optimum, f_star)
 }
 
 /// The fast learner and the baseline on `data` from `start`: the same model, bit for bit, and
@@ -170,18 +190,9 @@ fn adagrad_starts_from_given_weights() {
 fn a_warm_start_at_the_optimum_stays_there_with_small_steps() {
     let data = binary_problem(300, 30, 6, 21);
     let lambda = 0.01;
-    let optimum = Trainer::new(Learner::Batch(batch::Algorithm::Lbfgs))
-        .loss(Loss::Log)
-        .lambda(lambda)
-        .tolerance(1e-12)
-        .train(&ExampleSet::Matrix(data.clone()))
-        .unwrap();
+    let (optimum, f_star) = lbfgs_optimum(&data, Loss::Log, lambda);
     let penalty = Penalty::l2(lambda, true);
-    let f_star = objective(Loss::Log, penalty, &optimum.weights, optimum.bias, &data);
-    let start = Start::warm(Iterate {
-        weights: optimum.weights.clone(),
-        bias: optimum.bias,
-    });
+    let start = Start::warm(optimum);
     for eta in [0.01, 0.001] {
         let c = Config {
             eta: Some(eta),
@@ -238,6 +249,52 @@ fn restarting_from_its_own_iterates_changes_nothing_but_rounding() {
         // Zeros of the L1 term stay exact zeros.
         for (a, b) in whole.last.weights.iter().zip(&mixed.last.weights) {
             assert_eq!(*a == 0.0, *b == 0.0, "{loss}");
+        }
+    }
+}
+
+/// A restart at step t puts the learner at the iterate given, to rounding, whatever its sums
+/// and centre: weights moved, some to exactly 0 (which the L1 term keeps exact), the bias
+/// elsewhere; the data-parallel runs' mixes restart it so.
+#[test]
+fn a_restart_puts_the_learner_at_the_given_iterate() {
+    let data = binary_problem(100, 30, 6, 13);
+    let start = Iterate {
+        weights: (0..30).map(|j| ((j * 5 % 7) as f64 - 3.0) * 0.1).collect(),
+        bias: 0.2,
+    };
+    for (l1, centred, regularize_bias) in
+        [(0.0, false, true), (0.01, true, true), (0.01, false, false)]
+    {
+        let rule = AdagradRule {
+            lambda: 0.05,
+            l1,
+            eta: 0.7,
+            regularize_bias,
+        };
+        let mut learner = Adagrad::new(30, Loss::Log, rule, centred.then_some(&start)).unwrap();
+        let steps = 200;
+        for t in 1..=steps {
+            let i = (t as usize * 7) % data.n_rows();
+            let row = data.row(i);
+            learner.step(i, row, row.label, 1.0, t);
+        }
+        let mut target = learner.snapshot(steps).unwrap();
+        for (j, w) in target.last.weights.iter_mut().enumerate() {
+            *w = if j % 3 == 0 { 0.0 } else { 0.5 * *w + 0.1 };
+        }
+        target.last.bias = -0.3;
+        learner.restart(&target, steps);
+        let got = learner.snapshot(steps).unwrap().last;
+        let what = format!("λ₁ = {l1}, centred {centred}, bias {regularize_bias}");
+        for (a, b) in got
+            .weights
+            .iter()
+            .zip(&target.last.weights)
+            .chain([(&got.bias, &-0.3)])
+        {
+            assert!((a - b).abs() <= 1e-12, "{what}: {a} for {b}");
+            assert_eq!(*a == 0.0, *b == 0.0, "{what}");
         }
     }
 }
@@ -307,20 +364,8 @@ fn adagrad_with_an_l1_term_approaches_the_elastic_net_optimum() {
 fn adagrad_learns_poisson_regression() {
     let data = labelled_problem(300, 20, 5, 31, |y: f64| (2.0 * y.abs()).floor());
     let lambda = 0.01;
-    let optimum = Trainer::new(Learner::Batch(batch::Algorithm::Lbfgs))
-        .loss(Loss::Poisson)
-        .lambda(lambda)
-        .tolerance(1e-12)
-        .train(&ExampleSet::Matrix(data.clone()))
-        .unwrap();
+    let (_, f_star) = lbfgs_optimum(&data, Loss::Poisson, lambda);
     let penalty = Penalty::l2(lambda, true);
-    let f_star = objective(
-        Loss::Poisson,
-        penalty,
-        &optimum.weights,
-        optimum.bias,
-        &data,
-    );
     let mut gaps = vec![];
     for epochs in [10, 100, 1000] {
         let c = Config {

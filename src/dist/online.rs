@@ -297,7 +297,14 @@ fn rank_run<'r, E: Examples>(
     if options.per_epoch > 1 && matches!(config.stop, Stop::Steps(_)) {
         return Err(ConfigError::MixesNeedEpochs(options.per_epoch));
     }
-    let whole = whole_norms(reducer, data, config.loss);
+    // AdaGrad has no t₀ to take from the row norms: the ranks' row count is all it needs.
+    let whole = match algorithm.is_adagrad() {
+        true => RowNorms {
+            rows: super::total_rows(reducer, data.n_rows()) as f64,
+            ..RowNorms::default()
+        },
+        false => whole_norms(reducer, data, config.loss),
+    };
     let (rank, rows, steps) = (reducer.rank(), data.n_rows(), options.local_steps);
     let local = local_config(config, algorithm, rank, rows, &whole, steps)?;
     let share = data.n_rows() as f64 / whole.rows.max(1.0);

@@ -95,15 +95,7 @@ impl WeightsAt {
         (DELTA + root) * self.inverse_eta
     }
 
-    /// w_j from [u_j, r_j], centred on 0.
-    #[inline]
-    fn weight(&self, [u, root]: [f64; 2]) -> f64 {
-        let terms = self.features;
-        -shrunk(u, terms.l1_t) / (terms.lambda_t + self.proximal(root))
-    }
-
-    /// w_j from [u_j, r_j] and its centre c_j (`terms` the feature's or the bias's); a centre
-    /// of 0 gives [`WeightsAt::weight`]'s bits.
+    /// w_j from [u_j, r_j] and its centre c_j (`terms` the feature's or the bias's).
     #[inline]
     fn centred(&self, terms: Terms, [u, root]: [f64; 2], centre: f64) -> f64 {
         let h = self.proximal(root);
@@ -203,7 +195,9 @@ impl Adagrad {
         let (at, sums) = (self.rule.at(t), &self.sums);
         let mut p = 0.0;
         match &self.centre.weights {
-            None => for_each_entry(x, |j, value| p += value * at.weight(sums[j])),
+            None => for_each_entry(x, |j, value| {
+                p += value * at.centred(at.features, sums[j], 0.0);
+            }),
             Some(centre) => for_each_entry(x, |j, value| {
                 p += value * at.centred(at.features, sums[j], centre[j]);
             }),
@@ -226,27 +220,51 @@ impl Learner for Adagrad {
     }
 
     fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
-        let (now, centre) = (self.rule.at(t), &self.centre);
-        let weights = (self.sums.iter().enumerate())
-            .map(|(j, &sums)| now.centred(now.features, sums, centre.weight(j)));
-        let weights = memory::collected("weights", self.sums.len(), weights)?;
-        Ok(last_iterate(
-            weights,
-            now.centred(now.bias, self.bias, centre.bias),
-        ))
+        iterate_at(self.rule.at(t), &self.sums, self.bias, &self.centre)
     }
 
     /// Keeps each feature's r_j and centre and sets u_j so that the iterate after `t` steps
     /// is the snapshot's last one: restarting from the learner's own snapshot changes nothing
     /// but rounding, and a learner centred on its start restarts there at step 0 with u = 0.
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
-        let (now, centre) = (self.rule.at(t), &self.centre);
-        let last = &snapshot.last;
-        for (j, (sums, &w)) in self.sums.iter_mut().zip(&last.weights).enumerate() {
-            *sums = now.restarted(now.features, *sums, centre.weight(j), w);
-        }
-        self.bias = now.restarted(now.bias, self.bias, centre.bias, last.bias);
+        let now = self.rule.at(t);
+        restart_sums(now, &mut self.sums, &mut self.bias, &self.centre, snapshot);
     }
+}
+
+/// The iterate `now` gives of every feature's sums and the bias's.
+fn iterate_at(
+    now: WeightsAt,
+    sums: &[[f64; 2]],
+    bias: [f64; 2],
+    centre: &Centre,
+) -> Result<Snapshot, AllocError> {
+    let weights = (sums.iter().enumerate())
+        .map(|(j, &sums)| now.centred(now.features, sums, centre.weight(j)));
+    let weights = memory::collected("weights", sums.len(), weights)?;
+    Ok(Snapshot {
+        last: Iterate {
+            weights,
+            bias: now.centred(now.bias, bias, centre.bias),
+        },
+        averaged: None,
+    })
+}
+
+/// Every u_j (and the bias's) set so that the iterate `now` gives is the snapshot's last one
+/// ([`WeightsAt::restarted`]).
+fn restart_sums(
+    now: WeightsAt,
+    sums: &mut [[f64; 2]],
+    bias: &mut [f64; 2],
+    centre: &Centre,
+    snapshot: &Snapshot,
+) {
+    let last = &snapshot.last;
+    for (j, (sums, &w)) in sums.iter_mut().zip(&last.weights).enumerate() {
+        *sums = now.restarted(now.features, *sums, centre.weight(j), w);
+    }
+    *bias = now.restarted(now.bias, *bias, centre.bias, last.bias);
 }
 
 /// [u, r] ← [u + c, √(r² + c²)] for the gradient component c; a zero component changes
@@ -267,14 +285,6 @@ fn add_gradient(sums: &mut [f64; 2], c: f64) {
     }
 }
 
-/// A snapshot of a learner that outputs its last iterate.
-fn last_iterate(weights: Vec<f64>, bias: f64) -> Snapshot {
-    Snapshot {
-        last: Iterate { weights, bias },
-        averaged: None,
-    }
-}
-
 /// AdaGrad written literally: every step recomputes all n weights from the sums, copies the
 /// example into a dense vector and adds its gradient to all n sums (zero where the example
 /// has no entry). The oracle of [`Adagrad`], which takes the very same steps, and the O(Tn)
@@ -286,9 +296,7 @@ pub struct NaiveAdagrad {
     sums: Vec<[f64; 2]>,
     /// The bias's [u, r].
     bias: [f64; 2],
-    /// c, one per feature (zeros without a start), and the bias's.
-    centre: Vec<f64>,
-    centre_bias: f64,
+    centre: Centre,
     /// w_{t−1}, recomputed at every step.
     w: Vec<f64>,
     /// Dense copy of the current example.
@@ -305,17 +313,12 @@ impl NaiveAdagrad {
         start: Option<&Iterate>,
     ) -> Result<NaiveAdagrad, AllocError> {
         let zeros = || memory::filled("weights", n_features, 0.0);
-        let (centre, centre_bias) = match start {
-            Some(start) => (memory::copied("weights", &start.weights)?, start.bias),
-            None => (zeros()?, 0.0),
-        };
         Ok(NaiveAdagrad {
             loss: loss.into(),
             rule,
             sums: memory::filled("weights", n_features, [0.0; 2])?,
             bias: [0.0; 2],
-            centre,
-            centre_bias,
+            centre: Centre::of(start)?,
             w: zeros()?,
             x: zeros()?,
         })
@@ -325,16 +328,15 @@ impl NaiveAdagrad {
 impl Learner for NaiveAdagrad {
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let before = self.rule.at(t - 1);
-        let weights = self.w.iter_mut().zip(&self.sums).zip(&self.centre);
-        for ((w, &sums), &centre) in weights {
-            *w = before.centred(before.features, sums, centre);
+        for (j, (w, &sums)) in self.w.iter_mut().zip(&self.sums).enumerate() {
+            *w = before.centred(before.features, sums, self.centre.weight(j));
         }
         let mut p = 0.0;
         for_each_entry(&x, |j, value| {
             self.x[j] = value;
             p += value * self.w[j];
         });
-        p += before.centred(before.bias, self.bias, self.centre_bias);
+        p += before.centred(before.bias, self.bias, self.centre.bias);
         let g = s * self.loss.derivative(p, y);
         for (sums, &value) in self.sums.iter_mut().zip(&self.x) {
             add_gradient(sums, g * value);
@@ -345,22 +347,12 @@ impl Learner for NaiveAdagrad {
     }
 
     fn snapshot(&self, t: u64) -> Result<Snapshot, AllocError> {
-        let now = self.rule.at(t);
-        let weights = (self.sums.iter().zip(&self.centre))
-            .map(|(&sums, &centre)| now.centred(now.features, sums, centre));
-        let weights = memory::collected("weights", self.sums.len(), weights)?;
-        let bias = now.centred(now.bias, self.bias, self.centre_bias);
-        Ok(last_iterate(weights, bias))
+        iterate_at(self.rule.at(t), &self.sums, self.bias, &self.centre)
     }
 
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
         let now = self.rule.at(t);
-        let last = &snapshot.last;
-        let sums = self.sums.iter_mut().zip(&self.centre).zip(&last.weights);
-        for ((sums, &centre), &w) in sums {
-            *sums = now.restarted(now.features, *sums, centre, w);
-        }
-        self.bias = now.restarted(now.bias, self.bias, self.centre_bias, last.bias);
+        restart_sums(now, &mut self.sums, &mut self.bias, &self.centre, snapshot);
     }
 }
 

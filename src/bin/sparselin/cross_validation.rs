@@ -79,7 +79,7 @@ pub fn run(args: Args, format: TextFormat, folds: usize) -> anyhow::Result<()> {
         strength,
         values: (values.iter())
             .map(
-                |&value| match learner_takes_no_lambda(args, strength, value) {
+                |&value| match unregularized_adagrad(args, strength, value) {
                     true => Ok(value),
                     false => positive(flag, value),
                 },
@@ -378,7 +378,7 @@ fn trained_on(fold: &Fold) -> String {
 
 /// Whether `value` is a λ of 0 in a grid for adagrad, which takes it (plain AdaGrad), where
 /// every other value of a grid must be positive.
-fn learner_takes_no_lambda(args: &Args, strength: Strength, value: f64) -> bool {
+fn unregularized_adagrad(args: &Args, strength: Strength, value: f64) -> bool {
     let adagrad = matches!(args.algo.learner(), Learner::Online(a) if a.is_adagrad());
     strength == Strength::Lambda && value == 0.0 && adagrad
 }
