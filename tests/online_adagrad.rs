@@ -1,6 +1,7 @@
 //! AdaGrad in its dual averaging form: the O(k) learner takes its literal O(Tn) baseline's
-//! steps bit for bit (every loss, λ = 0 and λ > 0, with and without an L1 term, a free or
-//! regularized bias, class and sample weights, from a start), restarts at the iterates it is
+//! steps (bit for bit on the scalar kernels, to rounding on a vector path; every loss, λ = 0
+//! and λ > 0, with and without an L1 term, a free or regularized bias, class and sample
+//! weights, from a start), restarts at the iterates it is
 //! given and from its own without changing them, approaches the optima of batch solvers (the
 //! L1 optimum of coordinate descent, Poisson regression's; liblinear's on reuters_grain in
 //! `online_optimum.rs`), ends an overflowing run as diverged and refuses the settings that are
@@ -8,10 +9,11 @@
 
 mod online_common;
 
-use online_common::{LOSSES, bits, labelled_problem, problem};
+use online_common::{LOSSES, bits, labelled_problem, problem, relative_difference};
 use sparselin::api::{ExampleSet, Learner, Trainer};
 use sparselin::batch;
 use sparselin::data::{CsrMatrix, Examples, SampleWeighted, ValueVec};
+use sparselin::kernels::dispatch::{self, Isa};
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::metrics::{Penalty, objective};
 use sparselin::online::{
@@ -59,8 +61,11 @@ fn lbfgs_optimum(data: &CsrMatrix, loss: Loss, lambda: f64) -> (Iterate, f64) {
     (optimum, f_star)
 }
 
-/// The fast learner and the baseline on `data` from `start`: the same model, bit for bit, and
-/// not zero.
+/// The fast learner and the baseline on `data` from `start`: the same model, and not zero.
+/// Bit for bit on the scalar kernels, which sum a prediction in the baseline's order; a vector
+/// path sums it in another (its weights and updated sums are the scalar ones bit for bit,
+/// `sparselin_kernels::adagrad`), so there the models agree to 1e-12 relative (1e-15 seen) (`SPARSELIN_ISA=scalar`
+/// runs the bit-for-bit check: CI does).
 fn assert_same_steps<E: sparselin::data::Examples>(
     data: &E,
     c: &Config,
@@ -70,17 +75,26 @@ fn assert_same_steps<E: sparselin::data::Examples>(
     let fast = fit_from(data, Algorithm::Adagrad, c, start, &mut ()).unwrap();
     let naive = fit_from(data, Algorithm::NaiveAdagrad, c, start, &mut ()).unwrap();
     assert_eq!(fast.snapshot.averaged, None, "{what}");
-    assert!(
-        bits(&fast.snapshot.last) == bits(&naive.snapshot.last),
-        "{what}: the fast learner left its baseline"
-    );
+    let (fast_last, naive_last) = (&fast.snapshot.last, &naive.snapshot.last);
+    if dispatch::isa() == Isa::Scalar {
+        assert!(
+            bits(fast_last) == bits(naive_last),
+            "{what}: the fast learner left its baseline"
+        );
+    } else {
+        let difference = relative_difference(fast_last, naive_last);
+        assert!(
+            difference <= 1e-12,
+            "{what}: the fast learner left its baseline by {difference:e}"
+        );
+    }
     let nonzero = fast.snapshot.last.weights.iter().filter(|&&w| w != 0.0);
     assert!(nonzero.count() > 5, "{what}: w = 0");
     fast.snapshot
 }
 
 #[test]
-fn adagrad_takes_its_baselines_steps_bit_for_bit() {
+fn adagrad_takes_its_baselines_steps() {
     let data = problem(150, 40, 6, 1);
     let mut cases = 0;
     let losses = LOSSES

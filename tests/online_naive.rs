@@ -5,28 +5,12 @@
 
 mod online_common;
 
-use online_common::{LOSSES, bits, problem};
+use online_common::{LOSSES, bits, problem, relative_difference};
 use sparselin::data::SampleWeighted;
 use sparselin::loss::{ClassWeights, Loss};
 use sparselin::online::{
     Algorithm, Config, ConfigError, Iterate, Sampling, Snapshot, Start, Stop, fit, fit_from,
 };
-
-/// ‖a − b‖∞ relative to the larger of ‖b‖∞ and |b's bias|.
-fn relative_difference(fast: &Iterate, naive: &Iterate) -> f64 {
-    let scale = naive
-        .weights
-        .iter()
-        .fold(naive.bias.abs(), |s, w| s.max(w.abs()));
-    let diff = fast
-        .weights
-        .iter()
-        .zip(&naive.weights)
-        .fold((fast.bias - naive.bias).abs(), |d, (a, b)| {
-            d.max((a - b).abs())
-        });
-    diff / scale
-}
 
 fn config(loss: Loss, t0: f64, ta: u64, regularize_bias: bool) -> Config {
     Config {

@@ -5,6 +5,7 @@
 //! the raw kernel runs. The free functions in [`crate::sparse`] and [`crate::dense`] call the
 //! set chosen by [`crate::dispatch`]; tests and benchmarks call a particular set directly.
 
+use crate::adagrad::Weights;
 use crate::dispatch::{Isa, IsaError};
 use crate::math::Elementwise;
 use crate::row_block::StreamAhead;
@@ -12,6 +13,12 @@ use crate::{BoundedIndices, RowBlock, Values};
 
 /// Raw fused pair update: (a, b, idx, val, vu).
 type Axpy2Fn = unsafe fn(f64, f64, &[u32], Values<'_>, &mut [[f64; 2]]);
+
+/// Raw AdaGrad prediction: (weights, sums, centre, idx, val).
+type AdagradDotFn = unsafe fn(Weights, &[[f64; 2]], Option<&[f64]>, &[u32], Values<'_>) -> f64;
+
+/// Raw AdaGrad state update: (g, idx, val, sums).
+type AdagradAccumulateFn = unsafe fn(f64, &[u32], Values<'_>, &mut [[f64; 2]]);
 
 /// Raw averaged-iterate recovery: (alpha, h, vu, beta, xbar, out).
 type RescaleFn = unsafe fn(f64, f64, &[[f64; 2]], f64, Option<&[f64]>, &mut [f64]);
@@ -38,6 +45,9 @@ pub(crate) struct Raw {
     pub axpy: unsafe fn(f64, &[u32], Values<'_>, &mut [f64]),
     pub dot_first: unsafe fn(&[[f64; 2]], &[u32], Values<'_>) -> f64,
     pub axpy2: Axpy2Fn,
+    /// Also: `centre`, where given, is as long as the pairs.
+    pub adagrad_dot: AdagradDotFn,
+    pub adagrad_accumulate: AdagradAccumulateFn,
     pub scale: unsafe fn(f64, &mut [f64]),
     pub axpby: unsafe fn(f64, &[f64], f64, &mut [f64]),
     pub dense_dot: unsafe fn(&[f64], &[f64]) -> f64,
@@ -164,6 +174,46 @@ impl KernelSet {
         // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
         // that every index is below the weight length.
         unsafe { (self.raw.axpy2)(a, b, idx, val, vu) }
+    }
+
+    /// `Σ_k val[k]·weights.weight(sums[idx[k]], centre[idx[k]])`. See
+    /// [`crate::adagrad::dot`].
+    #[inline]
+    pub fn adagrad_dot<'a>(
+        &self,
+        weights: Weights,
+        sums: &[[f64; 2]],
+        centre: Option<&[f64]>,
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+    ) -> f64 {
+        if let Some(c) = centre {
+            assert_eq!(
+                c.len(),
+                sums.len(),
+                "adagrad_dot: centre and sums differ in length"
+            );
+        }
+        let idx = check_row(idx.into(), val, sums.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the number of pairs, and the centre is as long.
+        unsafe { (self.raw.adagrad_dot)(weights, sums, centre, idx, val) }
+    }
+
+    /// `add_gradient(&mut sums[idx[k]], g·val[k])` for every k. See
+    /// [`crate::adagrad::accumulate`].
+    #[inline]
+    pub fn adagrad_accumulate<'a>(
+        &self,
+        g: f64,
+        idx: impl Into<BoundedIndices<'a>>,
+        val: Values<'_>,
+        sums: &mut [[f64; 2]],
+    ) {
+        let idx = check_row(idx.into(), val, sums.len());
+        // SAFETY: the CPU has the ISA (`for_isa`); `check_row` established the lengths and
+        // that every index is below the number of pairs.
+        unsafe { (self.raw.adagrad_accumulate)(g, idx, val, sums) }
     }
 
     /// x ← a·x. See [`crate::dense::scale`].

@@ -49,6 +49,7 @@
 #[cfg(not(target_pointer_width = "64"))]
 compile_error!("sparselin-kernels needs a 64-bit target");
 
+pub mod adagrad;
 mod atomic;
 pub mod bounded;
 pub mod dense;

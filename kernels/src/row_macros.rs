@@ -17,6 +17,8 @@ macro_rules! kernel_set {
                 axpy,
                 dot_first,
                 axpy2,
+                adagrad_dot,
+                adagrad_accumulate,
                 scale,
                 axpby,
                 dense_dot,
@@ -116,6 +118,9 @@ pub(crate) use rows_one_at_a_time;
 /// - `axpy_body(a: f64, idx: &[u32], val: R, w: *mut f64)`: `w[idx[k]] += a·val[k]`;
 /// - `axpy2_body(a: f64, b: f64, idx: &[u32], val: R, vu: &mut [[f64; 2]])`:
 ///   `vu[idx[k]] += [a, b]·val[k]`;
+/// - `adagrad_dot_body(weights: Weights, sums: *const [f64; 2], centre: Option<*const f64>,
+///   idx: &[u32], val: R) -> f64` and `adagrad_accumulate_body(g: f64, idx: &[u32], val: R,
+///   sums: *mut [f64; 2])`: [`crate::adagrad::dot`] and [`crate::adagrad::accumulate`];
 /// - `axpy_rows_body(coef: &[f64], offsets: &[u64], idx: &[u32], val: R, w: &mut [f64],
 ///   ahead: &mut StreamAhead)`: `w += Σ_r coef[r]·x_r` over a block's rows, each row updated
 ///   as `axpy_body` updates it and rows of coefficient 0 skipped;
@@ -154,6 +159,25 @@ macro_rules! isa_path {
             /// Fused sparse update of interleaved pairs.
             fn axpy2_kinds(a: f64, b: f64, idx: &[u32], vu: &mut [[f64; 2]]),
             |v| axpy2_body(a, b, idx, v, vu)
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Prediction over AdaGrad's weights.
+            fn adagrad_dot_kinds(
+                weights: $crate::adagrad::Weights,
+                sums: &[[f64; 2]],
+                centre: Option<&[f64]>,
+                idx: &[u32]
+            ) -> f64,
+            |v| adagrad_dot_body(weights, sums.as_ptr(), centre.map(<[f64]>::as_ptr), idx, v)
+        );
+
+        $crate::row_macros::per_value_kind!(
+            $feat,
+            /// Update of AdaGrad's state.
+            fn adagrad_accumulate_kinds(g: f64, idx: &[u32], sums: &mut [[f64; 2]]),
+            |v| adagrad_accumulate_body(g, idx, v, sums.as_mut_ptr())
         );
 
         $crate::row_macros::per_value_kind!(
@@ -208,6 +232,29 @@ macro_rules! isa_path {
         ) {
             // SAFETY: same contract.
             unsafe { axpy2_kinds(a, b, idx, vu, val) }
+        }
+
+        /// Raw-table signature for the AdaGrad prediction.
+        unsafe fn adagrad_dot(
+            weights: $crate::adagrad::Weights,
+            sums: &[[f64; 2]],
+            centre: Option<&[f64]>,
+            idx: &[u32],
+            val: $crate::Values<'_>,
+        ) -> f64 {
+            // SAFETY: same contract.
+            unsafe { adagrad_dot_kinds(weights, sums, centre, idx, val) }
+        }
+
+        /// Raw-table signature for the AdaGrad update.
+        unsafe fn adagrad_accumulate(
+            g: f64,
+            idx: &[u32],
+            val: $crate::Values<'_>,
+            sums: &mut [[f64; 2]],
+        ) {
+            // SAFETY: same contract.
+            unsafe { adagrad_accumulate_kinds(g, idx, sums, val) }
         }
 
         $crate::row_macros::isa_path!(

@@ -3,6 +3,7 @@
 //! These define the results every vectorized path must reproduce (up to summation order).
 
 use crate::Values;
+use crate::adagrad::{Weights, add_gradient};
 // The index maximum is the generic body as it stands, compiled without target features.
 use crate::generic::max_index;
 use crate::kernel_set::KernelSet;
@@ -58,6 +59,32 @@ pub fn axpy2(a: f64, b: f64, idx: &[u32], val: Values<'_>, vu: &mut [[f64; 2]]) 
         let pair = &mut vu[i as usize];
         pair[0] += a * x;
         pair[1] += b * x;
+    }
+}
+
+/// See [`crate::adagrad::dot`]: the terms in row order, each product rounded and then added.
+pub fn adagrad_dot(
+    weights: Weights,
+    sums: &[[f64; 2]],
+    centre: Option<&[f64]>,
+    idx: &[u32],
+    val: Values<'_>,
+) -> f64 {
+    check_len(idx, val);
+    let centre_of = |i: usize| centre.map_or(0.0, |c| c[i]);
+    let mut p = 0.0;
+    for (k, &i) in idx.iter().enumerate() {
+        let i = i as usize;
+        p += val.get(k) * weights.weight(sums[i], centre_of(i));
+    }
+    p
+}
+
+/// See [`crate::adagrad::accumulate`].
+pub fn adagrad_accumulate(g: f64, idx: &[u32], val: Values<'_>, sums: &mut [[f64; 2]]) {
+    check_len(idx, val);
+    for (k, &i) in idx.iter().enumerate() {
+        add_gradient(&mut sums[i as usize], g * val.get(k));
     }
 }
 

@@ -13,7 +13,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use common::dense_checks::{check_axpy_dot, check_elementwise, check_map, check_reductions};
 use common::row_block_checks::{block_cases, check_every_path};
 use common::sparse_checks::{
-    check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
+    check_adagrad_accumulate, check_adagrad_dot, check_axpy, check_axpy2, check_block_axpy,
+    check_block_dot, check_dot, check_dot_first,
 };
 use common::{Pattern, build, cases};
 use proptest::prelude::any;
@@ -40,11 +41,18 @@ fn main() {
         }
     };
     type Check = fn(&common::Case, u8) -> Result<(), proptest::test_runner::TestCaseError>;
-    let checks: [(&str, Check); 4] = [
+    let checks: [(&str, Check); 7] = [
         ("dot", check_dot),
         ("dot_first", check_dot_first),
         ("axpy", check_axpy),
         ("axpy2", check_axpy2),
+        ("adagrad_accumulate", check_adagrad_accumulate),
+        ("adagrad_dot", |case, kind| {
+            check_adagrad_dot(case, kind, kind)
+        }),
+        ("adagrad_dot, L1 and centre", |case, kind| {
+            check_adagrad_dot(case, kind, 3 - kind)
+        }),
     ];
     for (name, check) in checks {
         let mut runner = TestRunner::new(config.clone());

@@ -6,7 +6,8 @@
 mod common;
 
 use common::sparse_checks::{
-    check_axpy, check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
+    check_adagrad_accumulate, check_adagrad_dot, check_axpy, check_axpy2, check_block_axpy,
+    check_block_dot, check_dot, check_dot_first,
 };
 use common::{abs_dot, cases, scalar, sum_bound, vector_paths};
 use proptest::prelude::*;
@@ -33,6 +34,16 @@ proptest! {
     }
 
     #[test]
+    fn adagrad_dot_matches_scalar(case in cases(), kind in 0u8..3, variant in 0u8..4) {
+        check_adagrad_dot(&case, kind, variant)?;
+    }
+
+    #[test]
+    fn adagrad_accumulate_matches_scalar(case in cases(), kind in 0u8..3) {
+        check_adagrad_accumulate(&case, kind)?;
+    }
+
+    #[test]
     fn block_dot_matches_scalar(case in cases(), kind in 0u8..3, width in 1usize..24) {
         check_block_dot(&case, kind, width)?;
     }
@@ -54,9 +65,49 @@ fn every_short_length() {
             check_dot_first(&case, kind).unwrap();
             check_axpy(&case, kind).unwrap();
             check_axpy2(&case, kind).unwrap();
+            check_adagrad_accumulate(&case, kind).unwrap();
+            for variant in 0..4 {
+                check_adagrad_dot(&case, kind, variant).unwrap();
+            }
             for width in [1, 2, 3, 8, 10, 17] {
                 check_block_dot(&case, kind, width).unwrap();
                 check_block_axpy(&case, kind, width).unwrap();
+            }
+        }
+    }
+}
+
+/// One entry of a vector whose r² + c² leaves the normal range (r² overflows, or c² is
+/// subnormal with r = 0) takes `add_gradient`'s `hypot` case on every path, the others in its
+/// vector theirs, with the same bits as scalar; and a zero value leaves its pair as it was.
+#[test]
+fn adagrad_accumulate_takes_the_hypot_case_within_a_vector() {
+    for (odd, g) in [
+        ([0.5, 1e200], 0.25),
+        ([0.5, 0.0], 1e-170),
+        ([-0.0, 2.0], 1.0),
+    ] {
+        for at in 0..11 {
+            let idx: Vec<u32> = (0..11).map(|k| 3 * k + 1).collect();
+            let mut sums: Vec<[f64; 2]> = (0..40).map(|i| [i as f64 * 0.1 - 2.0, 0.3]).collect();
+            sums[idx[at] as usize] = odd;
+            let mut val: Vec<f64> = (0..11).map(|k| 0.25 * k as f64 - 1.0).collect();
+            val[at] = if odd[0] == -0.0 { 0.0 } else { 1.0 };
+            let val = sparselin_kernels::Values::F64(&val);
+            let mut want = sums.clone();
+            scalar().adagrad_accumulate(g, &idx, val, &mut want);
+            let i = idx[at] as usize;
+            match odd {
+                [_, 1e200] => assert_eq!(want[i][1], 1e200),
+                [_, 0.0] => assert_eq!(want[i][1], 1e-170),
+                _ => assert_eq!(want[i].map(f64::to_bits), odd.map(f64::to_bits)),
+            }
+            for set in vector_paths() {
+                let mut got = sums.clone();
+                set.adagrad_accumulate(g, &idx, val, &mut got);
+                let bits =
+                    |s: &[[f64; 2]]| s.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{} at {at}: {odd:?}", set.isa());
             }
         }
     }

@@ -21,6 +21,7 @@
 //! A regularized bias is one more feature of value 1; a free one has λ = λ₁ = 0.
 
 use sparselin_kernels::HugeArray;
+use sparselin_kernels::adagrad::{self, Weights, add_gradient};
 
 use super::{Iterate, Learner, Snapshot, for_each_entry, soft_threshold};
 use crate::data::Row;
@@ -55,79 +56,45 @@ impl AdagradRule {
     /// The weights' rule after `t` steps.
     #[inline]
     fn at(&self, t: u64) -> WeightsAt {
-        let t = t as f64;
-        let features = Terms {
-            lambda_t: t * self.lambda,
-            l1_t: t * self.l1,
+        let features = Weights {
+            lambda_t: t as f64 * self.lambda,
+            l1_t: t as f64 * self.l1,
+            delta: DELTA,
+            inverse_eta: 1.0 / self.eta,
         };
-        let free = Terms {
+        let free = Weights {
             lambda_t: 0.0,
             l1_t: 0.0,
+            ..features
         };
         WeightsAt {
             features,
             bias: if self.regularize_bias { features } else { free },
-            inverse_eta: 1.0 / self.eta,
         }
     }
 }
 
-/// tλ and tλ₁ of one kind of weight.
-#[derive(Clone, Copy)]
-struct Terms {
-    lambda_t: f64,
-    l1_t: f64,
-}
-
-/// [`AdagradRule`] after t steps: w_j = −soft(u_j − h_j c_j, tλ₁)/(tλ + h_j) with
-/// h_j = (δ + r_j)/η, the bias's with λ = λ₁ = 0 where it is free.
+/// [`AdagradRule`] after t steps: the features' weights and the bias's (λ = λ₁ = 0 where it is
+/// free), w_j = −soft(u_j − h_j c_j, tλ₁)/(tλ + h_j) with h_j = (δ + r_j)/η
+/// ([`Weights::weight`]).
 #[derive(Clone, Copy)]
 struct WeightsAt {
-    features: Terms,
-    bias: Terms,
-    inverse_eta: f64,
+    features: Weights,
+    bias: Weights,
 }
 
-impl WeightsAt {
-    /// h = (δ + r)/η.
-    #[inline]
-    fn proximal(&self, root: f64) -> f64 {
-        (DELTA + root) * self.inverse_eta
-    }
-
-    /// w_j from [u_j, r_j] and its centre c_j (`terms` the feature's or the bias's).
-    #[inline]
-    fn centred(&self, terms: Terms, [u, root]: [f64; 2], centre: f64) -> f64 {
-        let h = self.proximal(root);
-        let shifted = if centre == 0.0 { u } else { u - h * centre };
-        -shrunk(shifted, terms.l1_t) / (terms.lambda_t + h)
-    }
-
-    /// [u, r] with u set so that the weight centred on `centre` is `w`: the inverse of
-    /// [`WeightsAt::centred`]. Under an L1 term every |u − hc| ≤ tλ₁ gives a zero weight:
-    /// where both `w` and the sums' own weight are 0 the sums are kept, so that what the
-    /// learner accumulated below the threshold is not lost.
-    fn restarted(&self, terms: Terms, [u, root]: [f64; 2], centre: f64, w: f64) -> [f64; 2] {
-        let h = self.proximal(root);
-        let u = match w {
-            0.0 if soft_threshold(u - h * centre, terms.l1_t) == 0.0 => u,
-            0.0 => h * centre,
-            w => h * centre - w * (terms.lambda_t + h) - terms.l1_t.copysign(w),
-        };
-        [u, root]
-    }
-}
-
-/// soft(z, by), the L1 term's shrinkage, but NaN where z is not finite: a sum that overflowed
-/// (a gradient of e^p at a huge score, say) must reach the model as a divergence, where
-/// `soft_threshold` would round NaN to a weight of 0 and the run would end on a zero model.
-#[inline]
-fn shrunk(z: f64, by: f64) -> f64 {
-    match by {
-        0.0 => z,
-        _ if !z.is_finite() => f64::NAN,
-        by => soft_threshold(z, by),
-    }
+/// [u, r] with u set so that the weight `rule` gives, centred on `centre`, is `w`: the
+/// inverse of [`Weights::weight`]. Under an L1 term every |u − hc| ≤ tλ₁ gives a zero weight:
+/// where both `w` and the sums' own weight are 0 the sums are kept, so that what the learner
+/// accumulated below the threshold is not lost.
+fn restarted(rule: Weights, [u, root]: [f64; 2], centre: f64, w: f64) -> [f64; 2] {
+    let h = rule.proximal(root);
+    let u = match w {
+        0.0 if soft_threshold(u - h * centre, rule.l1_t) == 0.0 => u,
+        0.0 => h * centre,
+        w => h * centre - w * (rule.lambda_t + h) - rule.l1_t.copysign(w),
+    };
+    [u, root]
 }
 
 /// Where the iterates are centred: the origin, or a warm start's weights and bias.
@@ -192,17 +159,10 @@ impl Adagrad {
     /// p = Σ_j x_j w_j + b with the weights after `t` steps, over the example's entries.
     #[inline]
     fn predict(&self, x: &Row<'_>, t: u64) -> f64 {
-        let (at, sums) = (self.rule.at(t), &self.sums);
-        let mut p = 0.0;
-        match &self.centre.weights {
-            None => for_each_entry(x, |j, value| {
-                p += value * at.centred(at.features, sums[j], 0.0);
-            }),
-            Some(centre) => for_each_entry(x, |j, value| {
-                p += value * at.centred(at.features, sums[j], centre[j]);
-            }),
-        }
-        p + at.centred(at.bias, self.bias, self.centre.bias)
+        let at = self.rule.at(t);
+        let centre = self.centre.weights.as_deref();
+        let p = adagrad::dot(at.features, &self.sums, centre, x.indices, x.values);
+        p + at.bias.weight(self.bias, self.centre.bias)
     }
 }
 
@@ -212,8 +172,7 @@ impl Learner for Adagrad {
         let p = self.predict(&x, t - 1);
         let g = s * self.loss.derivative(p, y);
         if g != 0.0 {
-            let sums = &mut self.sums;
-            for_each_entry(&x, |j, value| add_gradient(&mut sums[j], g * value));
+            adagrad::accumulate(g, x.indices, x.values, &mut self.sums);
             add_gradient(&mut self.bias, g);
         }
         p
@@ -239,20 +198,20 @@ fn iterate_at(
     bias: [f64; 2],
     centre: &Centre,
 ) -> Result<Snapshot, AllocError> {
-    let weights = (sums.iter().enumerate())
-        .map(|(j, &sums)| now.centred(now.features, sums, centre.weight(j)));
+    let weights =
+        (sums.iter().enumerate()).map(|(j, &sums)| now.features.weight(sums, centre.weight(j)));
     let weights = memory::collected("weights", sums.len(), weights)?;
     Ok(Snapshot {
         last: Iterate {
             weights,
-            bias: now.centred(now.bias, bias, centre.bias),
+            bias: now.bias.weight(bias, centre.bias),
         },
         averaged: None,
     })
 }
 
 /// Every u_j (and the bias's) set so that the iterate `now` gives is the snapshot's last one
-/// ([`WeightsAt::restarted`]).
+/// ([`restarted`]).
 fn restart_sums(
     now: WeightsAt,
     sums: &mut [[f64; 2]],
@@ -262,27 +221,9 @@ fn restart_sums(
 ) {
     let last = &snapshot.last;
     for (j, (sums, &w)) in sums.iter_mut().zip(&last.weights).enumerate() {
-        *sums = now.restarted(now.features, *sums, centre.weight(j), w);
+        *sums = restarted(now.features, *sums, centre.weight(j), w);
     }
-    *bias = now.restarted(now.bias, *bias, centre.bias, last.bias);
-}
-
-/// [u, r] ← [u + c, √(r² + c²)] for the gradient component c; a zero component changes
-/// neither (the baseline adds one for every feature an example lacks, and √(r²) need not
-/// round back to r where r² underflows). Where r² + c² leaves the normal range, the root is
-/// taken without squaring (`hypot`): r does not overflow to ∞ before the root does, which
-/// would freeze the weight at 0.
-#[inline]
-fn add_gradient(sums: &mut [f64; 2], c: f64) {
-    if c != 0.0 {
-        let [u, root] = *sums;
-        let squares = root * root + c * c;
-        let root = match squares.is_normal() {
-            true => squares.sqrt(),
-            false => root.hypot(c),
-        };
-        *sums = [u + c, root];
-    }
+    *bias = restarted(now.bias, *bias, centre.bias, last.bias);
 }
 
 /// AdaGrad written literally: every step recomputes all n weights from the sums, copies the
@@ -329,14 +270,14 @@ impl Learner for NaiveAdagrad {
     fn step(&mut self, _i: usize, x: Row<'_>, y: f64, s: f64, t: u64) -> f64 {
         let before = self.rule.at(t - 1);
         for (j, (w, &sums)) in self.w.iter_mut().zip(&self.sums).enumerate() {
-            *w = before.centred(before.features, sums, self.centre.weight(j));
+            *w = before.features.weight(sums, self.centre.weight(j));
         }
         let mut p = 0.0;
         for_each_entry(&x, |j, value| {
             self.x[j] = value;
             p += value * self.w[j];
         });
-        p += before.centred(before.bias, self.bias, self.centre.bias);
+        p += before.bias.weight(self.bias, self.centre.bias);
         let g = s * self.loss.derivative(p, y);
         for (sums, &value) in self.sums.iter_mut().zip(&self.x) {
             add_gradient(sums, g * value);
@@ -353,27 +294,5 @@ impl Learner for NaiveAdagrad {
     fn restart(&mut self, snapshot: &Snapshot, t: u64) {
         let now = self.rule.at(t);
         restart_sums(now, &mut self.sums, &mut self.bias, &self.centre, snapshot);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Gradient components whose squares overflow or underflow still add up to their root
-    /// (a squared 1e160 is ∞, and r = ∞ would freeze the weight at 0).
-    #[test]
-    fn roots_of_huge_and_tiny_gradients_are_exact() {
-        for c in [1e160, 1e-170, 3.0] {
-            let mut sums = [0.0; 2];
-            add_gradient(&mut sums, c);
-            add_gradient(&mut sums, -c);
-            let root = (2.0f64).sqrt() * c;
-            assert_eq!(sums[0], 0.0);
-            assert!((sums[1] - root).abs() <= 1e-15 * root, "{c}: {sums:?}");
-        }
-        let mut sums = [0.5, 2.0];
-        add_gradient(&mut sums, 0.0);
-        assert_eq!(sums, [0.5, 2.0]);
     }
 }

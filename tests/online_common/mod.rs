@@ -70,3 +70,19 @@ pub fn bits(it: &Iterate) -> Vec<u64> {
         .map(|x| x.to_bits())
         .collect()
 }
+
+/// ‖a − b‖∞ relative to the larger of ‖b‖∞ and |b's bias|.
+pub fn relative_difference(fast: &Iterate, naive: &Iterate) -> f64 {
+    let scale = naive
+        .weights
+        .iter()
+        .fold(naive.bias.abs(), |s, w| s.max(w.abs()));
+    let diff = fast
+        .weights
+        .iter()
+        .zip(&naive.weights)
+        .fold((fast.bias - naive.bias).abs(), |d, (a, b)| {
+            d.max((a - b).abs())
+        });
+    diff / scale
+}

@@ -9,6 +9,7 @@
 
 use core::arch::aarch64::*;
 
+use crate::adagrad::{Weights, add_gradient};
 use crate::row_block::StreamAhead;
 use crate::row_macros::isa_path;
 
@@ -178,4 +179,146 @@ unsafe fn axpy_rows_body<R: RowValues>(
     ahead: &mut StreamAhead,
 ) {
     crate::row_macros::rows_one_at_a_time!(coef, offsets, idx, val, w, ahead);
+}
+
+/// The weights of two `[u, r]` states and their centres (`None`: 0): [`Weights::weight`]
+/// lane by lane, none of its operations fused, so that each equals the scalar weight bit for
+/// bit.
+///
+/// Contract: NEON present.
+#[inline(always)]
+unsafe fn adagrad_weights(
+    weights: Weights,
+    u: float64x2_t,
+    r: float64x2_t,
+    centre: Option<float64x2_t>,
+) -> float64x2_t {
+    // SAFETY: NEON is present (contract); register operations only.
+    unsafe {
+        let h = vmulq_f64(
+            vaddq_f64(vdupq_n_f64(weights.delta), r),
+            vdupq_n_f64(weights.inverse_eta),
+        );
+        let shifted = match centre {
+            None => u,
+            Some(c) => vbslq_f64(vceqzq_f64(c), u, vsubq_f64(u, vmulq_f64(h, c))),
+        };
+        let shrunk = if weights.l1_t == 0.0 {
+            shifted
+        } else {
+            let magnitude = vabsq_f64(shifted);
+            let kept = vmaxq_f64(
+                vsubq_f64(magnitude, vdupq_n_f64(weights.l1_t)),
+                vdupq_n_f64(0.0),
+            );
+            let signed = vbslq_f64(vdupq_n_u64(1 << 63), shifted, kept);
+            let finite = vcltq_f64(magnitude, vdupq_n_f64(f64::INFINITY));
+            vbslq_f64(finite, signed, vdupq_n_f64(f64::NAN))
+        };
+        vdivq_f64(
+            vnegq_f64(shrunk),
+            vaddq_f64(vdupq_n_f64(weights.lambda_t), h),
+        )
+    }
+}
+
+/// [`crate::adagrad::dot`]: two weights at a time ([`adagrad_weights`]) into two
+/// accumulators, a last odd entry alone.
+///
+/// Contract: NEON present; `val` has `idx.len()` values; every index is below the number of
+/// pairs `sums` points to, and `centre`, where given, has as many entries.
+#[inline(always)]
+unsafe fn adagrad_dot_body<R: RowValues>(
+    weights: Weights,
+    sums: *const [f64; 2],
+    centre: Option<*const f64>,
+    idx: &[u32],
+    val: R,
+) -> f64 {
+    let n = idx.len();
+    let ip = idx.as_ptr();
+    // SAFETY: NEON is present (contract); index and value reads are at positions below n,
+    // inside the row; each pair (one 16-byte load) and centre read is at an index of the row,
+    // in bounds by contract.
+    unsafe {
+        let index = |k: usize| *ip.add(k) as usize;
+        let add_two = |k: usize, acc: float64x2_t| {
+            let (i0, i1) = (index(k), index(k + 1));
+            let p0 = vld1q_f64(sums.add(i0).cast::<f64>());
+            let p1 = vld1q_f64(sums.add(i1).cast::<f64>());
+            let c = centre.map(|c| vsetq_lane_f64::<1>(*c.add(i1), vdupq_n_f64(*c.add(i0))));
+            let w = adagrad_weights(weights, vzip1q_f64(p0, p1), vzip2q_f64(p0, p1), c);
+            vfmaq_f64(acc, w, val.load2(k))
+        };
+        let mut acc = [vdupq_n_f64(0.0); 2];
+        let mut k = 0;
+        while k + 4 <= n {
+            acc[0] = add_two(k, acc[0]);
+            acc[1] = add_two(k + 2, acc[1]);
+            k += 4;
+        }
+        if k + 2 <= n {
+            acc[0] = add_two(k, acc[0]);
+            k += 2;
+        }
+        let mut p = vaddvq_f64(vaddq_f64(acc[0], acc[1]));
+        if k < n {
+            let i = index(k);
+            let c = centre.map_or(0.0, |c| *c.add(i));
+            p = weights.weight(*sums.add(i), c).mul_add(val.get(k), p);
+        }
+        p
+    }
+}
+
+/// [`crate::adagrad::accumulate`]: two pairs at a time, each updated as [`add_gradient`]
+/// updates it; two in which a live component's r² + c² leaves the normal range (its `hypot`
+/// case), and a last odd entry, by `add_gradient` itself.
+///
+/// Contract: NEON present; `val` has `idx.len()` values; every index is below the number of
+/// pairs `sums` points to.
+#[inline(always)]
+unsafe fn adagrad_accumulate_body<R: RowValues>(g: f64, idx: &[u32], val: R, sums: *mut [f64; 2]) {
+    let n = idx.len();
+    let ip = idx.as_ptr();
+    // SAFETY: NEON is present (contract); index and value reads are at positions below n,
+    // inside the row; each pair accessed (one 16-byte load or store, or `add_gradient`'s
+    // reference) is at an index of the row, in bounds by contract, and the two of a step are
+    // distinct pairs (a row's indices are distinct), so no reference aliases another.
+    unsafe {
+        let by_entry = |k: usize| {
+            add_gradient(&mut *sums.add(*ip.add(k) as usize), g * val.get(k));
+        };
+        let mut k = 0;
+        while k + 2 <= n {
+            let (p0, p1) = (
+                sums.add(*ip.add(k) as usize).cast::<f64>(),
+                sums.add(*ip.add(k + 1) as usize).cast::<f64>(),
+            );
+            let (a, b) = (vld1q_f64(p0), vld1q_f64(p1));
+            let (u, r) = (vzip1q_f64(a, b), vzip2q_f64(a, b));
+            let c = vmulq_f64(vdupq_n_f64(g), val.load2(k));
+            let squares = vaddq_f64(vmulq_f64(r, r), vmulq_f64(c, c));
+            // All ones where c = 0 (not NaN): such a pair is left as it is.
+            let still = vceqzq_f64(c);
+            let normal = vandq_u64(
+                vcgeq_f64(squares, vdupq_n_f64(f64::MIN_POSITIVE)),
+                vcltq_f64(squares, vdupq_n_f64(f64::INFINITY)),
+            );
+            let fine = vorrq_u64(still, normal);
+            if vgetq_lane_u64::<0>(fine) & vgetq_lane_u64::<1>(fine) != u64::MAX {
+                by_entry(k);
+                by_entry(k + 1);
+            } else {
+                let u = vbslq_f64(still, u, vaddq_f64(u, c));
+                let r = vbslq_f64(still, r, vsqrtq_f64(squares));
+                vst1q_f64(p0, vzip1q_f64(u, r));
+                vst1q_f64(p1, vzip2q_f64(u, r));
+            }
+            k += 2;
+        }
+        if k < n {
+            by_entry(k);
+        }
+    }
 }

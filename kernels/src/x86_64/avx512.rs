@@ -7,6 +7,7 @@
 
 use core::arch::x86_64::*;
 
+use super::adagrad::{adagrad_accumulate_body, adagrad_dot_body};
 use super::{F32, F64, Ones, RowValues, axpy_body, axpy_rows_body, axpy2_body};
 use crate::row_macros::isa_path;
 

@@ -5,6 +5,7 @@ use core::arch::x86_64::*;
 
 use crate::row_block::StreamAhead;
 
+mod adagrad;
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 

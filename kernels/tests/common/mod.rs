@@ -142,6 +142,30 @@ impl Case {
     }
 }
 
+impl Case {
+    /// An AdaGrad state per weight: `[u, r]` with u = w_i and r ≥ 0 of an independent size
+    /// (0 for every fifth), and centres with every third 0.
+    pub fn adagrad_state(&self) -> (Vec<[f64; 2]>, Vec<f64>) {
+        let sums = (self.pairs().into_iter().enumerate())
+            .map(|(i, [u, r])| [u, if i % 5 == 0 { 0.0 } else { r.abs() }])
+            .collect();
+        let centre = (self.w().iter().enumerate())
+            .map(|(i, &w)| if i % 3 == 0 { 0.0 } else { -0.5 * w })
+            .collect();
+        (sums, centre)
+    }
+    /// The weights' rule of AdaGrad after some steps: tλ = |a|, tλ₁ = |b| (0 unless `l1`),
+    /// δ = 1, η = 1/|a + b|.
+    pub fn adagrad_weights(&self, l1: bool) -> sparselin_kernels::adagrad::Weights {
+        sparselin_kernels::adagrad::Weights {
+            lambda_t: self.a.abs(),
+            l1_t: if l1 { self.b.abs() } else { 0.0 },
+            delta: 1.0,
+            inverse_eta: (self.a + self.b).abs(),
+        }
+    }
+}
+
 /// Distinct indices below `n`, `nnz` of them at most (fewer if drawing repeats for Zipf).
 fn draw_indices(rng: &mut Rng, pattern: Pattern, nnz: usize, n: usize) -> Vec<u32> {
     let mut seen = std::collections::HashSet::new();

@@ -1,7 +1,8 @@
 //! The sparse property checks: each vectorized path and the dispatched one against scalar.
 
 use proptest::prelude::*;
-use sparselin_kernels::{KernelSet, dispatch, sparse};
+use sparselin_kernels::dispatch::Isa;
+use sparselin_kernels::{KernelSet, Values, adagrad, dispatch, sparse};
 
 use super::{Case, abs_dot, check_update, scalar, sum_bound, vector_paths};
 
@@ -204,6 +205,89 @@ pub fn check_block_axpy(case: &Case, kind: u8, width: usize) -> Result<(), TestC
             prop_assert!(
                 same,
                 "{isa} lane {c} of {width} differs from the lane alone"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether two results are the same: equal bits, or both NaN (whose payloads may differ).
+fn same(got: f64, want: f64) -> bool {
+    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan()
+}
+
+/// `adagrad::dot` on each path against scalar: within the dot's bound where Σ|val·w| is
+/// finite (a sum past the largest double may round to ∞ in one order and not in another);
+/// and each of the first nine entries' weights bit for bit, read as the dot of a row of
+/// eight copies of its index (a dot allows repeats) and values 1: 8·w, exact, from the
+/// weights of the vector paths' lanes. `variant`'s bit 0 adds an L1 term, bit 1 a centre.
+pub fn check_adagrad_dot(case: &Case, kind: u8, variant: u8) -> Result<(), TestCaseError> {
+    let (idx, val) = (case.idx(), case.values(kind));
+    let (sums, centre) = case.adagrad_state();
+    let weights = case.adagrad_weights(variant & 1 != 0);
+    let centre = (variant & 2 != 0).then_some(&centre[..]);
+    let weight = |i: u32| weights.weight(sums[i as usize], centre.map_or(0.0, |c| c[i as usize]));
+    let dot = |path: Option<&KernelSet>, idx: &[u32], val: Values<'_>| match path {
+        Some(set) => set.adagrad_dot(weights, &sums, centre, idx, val),
+        None => adagrad::dot(weights, &sums, centre, idx, val),
+    };
+    let want = scalar().adagrad_dot(weights, &sums, centre, idx, val);
+    let abs: f64 = (idx.iter().enumerate())
+        .map(|(k, &i)| (val.get(k) * weight(i)).abs())
+        .sum();
+    let bound = sum_bound(idx.len(), abs);
+    for path in paths() {
+        let isa = path.map_or(dispatch::isa(), |s| s.isa());
+        if abs.is_finite() {
+            let got = dot(path, idx, val);
+            prop_assert!(
+                (got - want).abs() <= bound,
+                "{isa}: {got:e} vs {want:e}, bound {bound:e}"
+            );
+        }
+        // The scalar kernel sums the copies one by one, rounding 3w, 5w, ...
+        if isa == Isa::Scalar {
+            continue;
+        }
+        for &i in idx.iter().take(9) {
+            let got = dot(path, &[i; 8], Values::Ones);
+            let w = weight(i);
+            let (two, want) = (w + w, 8.0 * w);
+            // A sum from +0 turns −0 into +0; where 8w overflows the lanes' partial sums
+            // make ∞ (or NaN from ∞ − ∞, which 8w does not).
+            let want = match (two + two).is_finite() {
+                true => want + 0.0,
+                false => (two + two) + (two + two),
+            };
+            prop_assert!(
+                same(got, want),
+                "{isa}, state {:?}: {got:e} vs {want:e}",
+                sums[i as usize]
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `adagrad::accumulate` on each path against scalar: every pair bit for bit (NaN for NaN),
+/// with g = a (extreme cases square beyond the normal range: the `hypot` case).
+pub fn check_adagrad_accumulate(case: &Case, kind: u8) -> Result<(), TestCaseError> {
+    let (idx, val) = (case.idx(), case.values(kind));
+    let (before, _) = case.adagrad_state();
+    let mut want = before.clone();
+    scalar().adagrad_accumulate(case.a, idx, val, &mut want);
+    for path in paths() {
+        let isa = path.map_or(dispatch::isa(), |s| s.isa());
+        let mut got = before.clone();
+        match path {
+            Some(set) => set.adagrad_accumulate(case.a, idx, val, &mut got),
+            None => adagrad::accumulate(case.a, idx, val, &mut got),
+        }
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            prop_assert!(
+                same(g[0], w[0]) && same(g[1], w[1]),
+                "{isa} at {i}: {g:?} vs {w:?} (from {:?})",
+                before[i]
             );
         }
     }
