@@ -7,6 +7,9 @@
 //! shard's and a `CsrMatrix`'s do, so no kernel scans its row; `bounds_check` times that scan,
 //! which a plain `&[u32]` row costs on top.
 //!
+//! AdaGrad's kernels (`adagrad_dot`, `adagrad_accumulate`) run over the same rows, against
+//! the `dot_first` and `axpy2` of the same bytes (interleaved pairs).
+//!
 //! The block kernels of one-vs-rest in one pass (`block/...`) are timed against the per-class
 //! kernels over the same rows: K classes of ASGD, one pass (a block dot of the K v's and a
 //! block update of the 2K sums per row) against K passes (a `dot_first` and an `axpy2` per
@@ -26,7 +29,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sparselin_kernels::math::Elementwise;
-use sparselin_kernels::{BoundedIndices, HugeArray, IndexVec, KernelSet, RowBlock, Values, sparse};
+use sparselin_kernels::{
+    BoundedIndices, HugeArray, IndexVec, KernelSet, RowBlock, Values, adagrad, sparse,
+};
 
 /// Non-zeros per row (a typical text row) and per benchmark iteration.
 const ROW_NNZ: usize = 32;
@@ -164,11 +169,20 @@ fn sparse_kernels(c: &mut Criterion) {
         let mut w = HugeArray::<f64>::zeroed(n);
         let mut vu = HugeArray::<[f64; 2]>::zeroed(n);
         let aw = HugeArray::<AtomicU64>::zeroed(n);
+        // AdaGrad's [u, r] per feature (r ≥ 0).
+        let mut sums = HugeArray::<[f64; 2]>::zeroed(n);
         for (i, ((x, pair), a)) in w.iter_mut().zip(vu.iter_mut()).zip(&aw[..]).enumerate() {
             *x = (i % 7) as f64 * 0.1;
             *pair = [*x, -*x];
             a.store(x.to_bits(), std::sync::atomic::Ordering::Relaxed);
+            sums[i] = [-*x, *x];
         }
+        let rule = adagrad::Weights {
+            lambda_t: 1.0,
+            l1_t: 0.0,
+            delta: 1.0,
+            inverse_eta: 1.0,
+        };
         for pattern in Pattern::ALL {
             let rows = Rows::new(pattern, n, u64::from(log_n));
             let first_members = rows.doubled();
@@ -218,6 +232,22 @@ fn sparse_kernels(c: &mut Criterion) {
                         }
                     })
                 });
+                // AdaGrad's step: the prediction over the weights its [u, r] pairs give (a
+                // division per entry), and the pairs' update (a square root per entry).
+                g.bench_function(BenchmarkId::new("adagrad_dot", isa), |b| {
+                    b.iter(|| {
+                        rows.rows()
+                            .map(|(i, v)| set.adagrad_dot(rule, &sums, None, i, v))
+                            .sum::<f64>()
+                    })
+                });
+                g.bench_function(BenchmarkId::new("adagrad_accumulate", isa), |b| {
+                    b.iter(|| {
+                        for (i, v) in rows.rows() {
+                            set.adagrad_accumulate(1e-9, i, v, &mut sums);
+                        }
+                    })
+                });
                 g.bench_function(BenchmarkId::new("bounds_check", isa), |b| {
                     b.iter(|| rows.rows().map(|(i, _)| set.max_index(&i)).max())
                 });
@@ -258,7 +288,7 @@ fn sparse_kernels(c: &mut Criterion) {
             }
             g.finish();
         }
-        black_box((&w[..], &vu[..]));
+        black_box((&w[..], &vu[..], &sums[..]));
     }
 }
 

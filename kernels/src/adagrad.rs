@@ -15,8 +15,9 @@
 //! Every path computes each weight and each updated pair with the same operations in the same
 //! order as the scalar definitions here ([`Weights::weight`], [`add_gradient`]), none fused,
 //! and IEEE division and square root are correctly rounded: the weights and the updated
-//! state agree bit for bit across paths. Only the dot's sum of value × weight differs, within
-//! the crate's error bound for a dot of k terms.
+//! state agree bit for bit across paths, for any input, except for the sign and payload of a
+//! NaN (NaN where scalar gives NaN). Only the dot's sum of value × weight differs, within the
+//! crate's error bound for a dot of k terms.
 
 use crate::dispatch::selected;
 use crate::{BoundedIndices, Values};
@@ -96,7 +97,8 @@ pub fn dot<'a>(
 }
 
 /// `add_gradient(&mut sums[idx[k]], g·val[k])` for every k. Panics where an index is past
-/// `sums`.
+/// `sums`. The indices must be distinct, as in a CSR row: with repeats the vector paths stay
+/// memory-safe but may keep one of the repeated updates (as [`crate::sparse::axpy`] may).
 #[inline]
 pub fn accumulate<'a>(
     g: f64,

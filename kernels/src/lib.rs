@@ -8,7 +8,8 @@
 //!
 //! Layout: [`sparse`] and [`dense`] are the safe API, [`bounded`] the proven index slices,
 //! [`RowBlock`] the runs of rows the row-block kernels take, [`math`] the log loss's `exp` and
-//! `softplus`; `kernel_set.rs` checks arguments and
+//! `softplus`, [`adagrad`] AdaGrad's weights and its two sparse kernels (their x86 bodies in
+//! `x86_64/adagrad.rs`); `kernel_set.rs` checks arguments and
 //! calls a path's raw kernels; `scalar.rs`, `x86_64/{avx2,avx512}.rs`, `aarch64/neon.rs` are
 //! the paths; `generic.rs` holds the bodies written once and compiled per path;
 //! `row_macros.rs` stamps out the rest of each vector path around its row-kernel bodies (one
@@ -24,7 +25,10 @@
 //! `axpy`-type updates touch each weight once per row: a fused path rounds w + a·x once,
 //! scalar rounds the product and then the sum, so the two differ by at most
 //! `|Δ_i| ≤ 2ε·|w_i + a·x_i| + ε(1 + ε)·|a·x_i| ≤ 3.01ε·(|w_i| + |a·x_i|)` (values widened from
-//! `f32` exactly). The property tests check these bounds (the update's with 4ε).
+//! `f32` exactly). The property tests check these bounds (the update's with 4ε). AdaGrad's
+//! kernels ([`adagrad`]) compute each weight and each updated `[u, r]` pair with the scalar
+//! definition's own operations, unfused: those agree bit for bit on every path (NaN for NaN),
+//! and only the prediction's sum carries the dot's bound.
 //!
 //! The bounds assume no intermediate result overflows or falls below the normal range. Where
 //! a partial sum overflows, orderings may disagree outright (one path's `+∞` can be another's

@@ -13,8 +13,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use common::dense_checks::{check_axpy_dot, check_elementwise, check_map, check_reductions};
 use common::row_block_checks::{block_cases, check_every_path};
 use common::sparse_checks::{
-    check_adagrad_accumulate, check_adagrad_dot, check_axpy, check_axpy2, check_block_axpy,
-    check_block_dot, check_dot, check_dot_first,
+    check_adagrad_accumulate, check_adagrad_dot, check_adagrad_special_values, check_axpy,
+    check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
 };
 use common::{Pattern, build, cases};
 use proptest::prelude::any;
@@ -66,6 +66,7 @@ fn main() {
         });
         report(&format!("{name} short lengths"), short);
     }
+    report("adagrad special values", check_adagrad_special_values());
     type BlockCheck =
         fn(&common::Case, u8, usize) -> Result<(), proptest::test_runner::TestCaseError>;
     let block_checks: [(&str, BlockCheck); 2] = [

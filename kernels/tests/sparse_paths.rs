@@ -6,8 +6,8 @@
 mod common;
 
 use common::sparse_checks::{
-    check_adagrad_accumulate, check_adagrad_dot, check_axpy, check_axpy2, check_block_axpy,
-    check_block_dot, check_dot, check_dot_first,
+    check_adagrad_accumulate, check_adagrad_dot, check_adagrad_special_values, check_axpy,
+    check_axpy2, check_block_axpy, check_block_dot, check_dot, check_dot_first,
 };
 use common::{abs_dot, cases, scalar, sum_bound, vector_paths};
 use proptest::prelude::*;
@@ -75,6 +75,13 @@ fn every_short_length() {
             }
         }
     }
+}
+
+/// AdaGrad's kernels give the scalar definitions' results on special values (zeros, subnormals,
+/// huge, infinite, NaN) in every input, on every path.
+#[test]
+fn adagrad_special_values_give_the_scalar_results() {
+    check_adagrad_special_values().unwrap();
 }
 
 /// One entry of a vector whose r² + c² leaves the normal range (r² overflows, or c² is

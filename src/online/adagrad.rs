@@ -228,7 +228,8 @@ fn restart_sums(
 
 /// AdaGrad written literally: every step recomputes all n weights from the sums, copies the
 /// example into a dense vector and adds its gradient to all n sums (zero where the example
-/// has no entry). The oracle of [`Adagrad`], which takes the very same steps, and the O(Tn)
+/// has no entry). The oracle of [`Adagrad`], which takes the very same steps (bit for bit on
+/// the scalar kernels; a vector path sums the prediction in another order), and the O(Tn)
 /// baseline of its cost.
 pub struct NaiveAdagrad {
     loss: WeightedLoss,

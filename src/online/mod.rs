@@ -2,9 +2,9 @@
 //! averaging form, and their literal O(Tn) baselines.
 //!
 //! All of them share the loss and the [`Sampler`], and all but AdaGrad the [`Schedule`], so
-//! that given the same [`Config`] (seed included) a learner and its baseline take exactly the
-//! same steps: the baselines are the oracle the fast learners are tested against, iterate for
-//! iterate. [`fit`] drives any of them;
+//! that given the same [`Config`] (seed included) a learner and its baseline take the same
+//! steps, up to the rounding of the SIMD kernels' summation order: the baselines are the oracle
+//! the fast learners are tested against, iterate for iterate. [`fit`] drives any of them;
 //! [`hogwild::fit`] runs SGD, ASGD and CASGD on several threads without locks (MATH.md §6).
 
 mod adagrad;

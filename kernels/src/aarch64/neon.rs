@@ -207,7 +207,9 @@ unsafe fn adagrad_weights(
             shifted
         } else {
             let magnitude = vabsq_f64(shifted);
-            let kept = vmaxq_f64(
+            // FMAXNM, not FMAX: like `f64::max` it returns the number where one operand is NaN
+            // (a NaN tλ₁, say), where FMAX returns the NaN.
+            let kept = vmaxnmq_f64(
                 vsubq_f64(magnitude, vdupq_n_f64(weights.l1_t)),
                 vdupq_n_f64(0.0),
             );
@@ -283,8 +285,9 @@ unsafe fn adagrad_accumulate_body<R: RowValues>(g: f64, idx: &[u32], val: R, sum
     let ip = idx.as_ptr();
     // SAFETY: NEON is present (contract); index and value reads are at positions below n,
     // inside the row; each pair accessed (one 16-byte load or store, or `add_gradient`'s
-    // reference) is at an index of the row, in bounds by contract, and the two of a step are
-    // distinct pairs (a row's indices are distinct), so no reference aliases another.
+    // reference) is at an index of the row, in bounds by contract; `add_gradient`'s
+    // references are made one at a time and dropped before the next access, so none aliases
+    // another (repeated indices included).
     unsafe {
         let by_entry = |k: usize| {
             add_gradient(&mut *sums.add(*ip.add(k) as usize), g * val.get(k));

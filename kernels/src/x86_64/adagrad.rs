@@ -4,7 +4,8 @@
 //! the update are one `vdivpd` and one `vsqrtpd` each.
 //!
 //! Each lane repeats the scalar definition's operations in its order, none fused, so that
-//! weights and updated pairs are those of the scalar kernels bit for bit.
+//! weights and updated pairs are those of the scalar kernels bit for bit (a NaN's sign and
+//! payload aside).
 
 use core::arch::x86_64::*;
 

@@ -217,10 +217,9 @@ fn same(got: f64, want: f64) -> bool {
 }
 
 /// `adagrad::dot` on each path against scalar: within the dot's bound where Σ|val·w| is
-/// finite (a sum past the largest double may round to ∞ in one order and not in another);
-/// and each of the first nine entries' weights bit for bit, read as the dot of a row of
-/// eight copies of its index (a dot allows repeats) and values 1: 8·w, exact, from the
-/// weights of the vector paths' lanes. `variant`'s bit 0 adds an L1 term, bit 1 a centre.
+/// finite (a sum past the largest double may round to ∞ in one order and not in another; about
+/// a third of the extreme cases); and each of the first nine entries' weights, read through
+/// [`probe`]. `variant`'s bit 0 adds an L1 term, bit 1 a centre.
 pub fn check_adagrad_dot(case: &Case, kind: u8, variant: u8) -> Result<(), TestCaseError> {
     let (idx, val) = (case.idx(), case.values(kind));
     let (sums, centre) = case.adagrad_state();
@@ -250,20 +249,134 @@ pub fn check_adagrad_dot(case: &Case, kind: u8, variant: u8) -> Result<(), TestC
             continue;
         }
         for &i in idx.iter().take(9) {
-            let got = dot(path, &[i; 8], Values::Ones);
-            let w = weight(i);
-            let (two, want) = (w + w, 8.0 * w);
-            // A sum from +0 turns −0 into +0; where 8w overflows the lanes' partial sums
-            // make ∞ (or NaN from ∞ − ∞, which 8w does not).
-            let want = match (two + two).is_finite() {
-                true => want + 0.0,
-                false => (two + two) + (two + two),
-            };
+            let (got, want) = probe(path, weights, &sums, centre, i);
             prop_assert!(
                 same(got, want),
                 "{isa}, state {:?}: {got:e} vs {want:e}",
                 sums[i as usize]
             );
+        }
+    }
+    Ok(())
+}
+
+/// The weight of pair `i` as a vector path computes it, and the scalar definition's, both
+/// read as the dot of a row of eight copies of `i` (a dot allows repeats) and values 1: 8·w,
+/// exact, from weights computed in the path's vector lanes (not its scalar tail). The same
+/// bits where the weights are, except that a sum from +0 turns −0 into +0, and NaN for NaN.
+fn probe(
+    path: Option<&KernelSet>,
+    weights: adagrad::Weights,
+    sums: &[[f64; 2]],
+    centre: Option<&[f64]>,
+    i: u32,
+) -> (f64, f64) {
+    let got = match path {
+        Some(set) => set.adagrad_dot(weights, sums, centre, &[i; 8], Values::Ones),
+        None => adagrad::dot(weights, sums, centre, &[i; 8], Values::Ones),
+    };
+    let w = weights.weight(sums[i as usize], centre.map_or(0.0, |c| c[i as usize]));
+    let four = (w + w) + (w + w);
+    // Where 4w overflows, the lanes' partial sums make ∞ (or NaN from ∞ − ∞, which 8w does
+    // not).
+    let want = match four.is_finite() {
+        true => 8.0 * w + 0.0,
+        false => four + four,
+    };
+    (got, want)
+}
+
+/// Zeros of both signs, the smallest subnormal, tiny, ordinary, huge and the largest
+/// magnitudes, infinities and NaN.
+const SPECIALS: [f64; 11] = [
+    0.0,
+    -0.0,
+    5e-324,
+    1e-200,
+    0.7,
+    -1.3,
+    1e200,
+    f64::MAX,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+];
+
+/// AdaGrad's kernels on each vector path against scalar over special values: the weights of
+/// every state [u, r] ∈ SPECIALS², with no centre or a centre of 0, −0, 0.7, ∞ or NaN, under
+/// rules whose tλ₁, tλ, δ and 1/η take special values too ([`probe`]); and the update of every
+/// state by every gradient component g·x, g and x ∈ SPECIALS, the pairs bit for bit (NaN for
+/// NaN). The kernels are for the learner's finite, non-negative sums, but the public
+/// [`adagrad::Weights`] and the sums take any value: outside the learner's range too, each
+/// path must give what the scalar definition gives (x86's `max` and ARM's differ on NaN,
+/// for one).
+pub fn check_adagrad_special_values() -> Result<(), String> {
+    let states: Vec<[f64; 2]> = (SPECIALS.iter())
+        .flat_map(|&u| SPECIALS.map(|r| [u, r]))
+        .collect();
+    let n = states.len() as u32;
+    let mut paths = paths();
+    paths.retain(|p| p.map_or(dispatch::isa(), |s| s.isa()) != Isa::Scalar);
+    for l1_t in [0.0, 0.5, 1e200, f64::INFINITY, f64::NAN] {
+        for lambda_t in [0.0, 0.25, f64::INFINITY, f64::NAN] {
+            for (delta, inverse_eta) in [(1.0, 1.0), (0.0, 1e300), (1.0, f64::NAN)] {
+                let weights = adagrad::Weights {
+                    lambda_t,
+                    l1_t,
+                    delta,
+                    inverse_eta,
+                };
+                for c in [
+                    None,
+                    Some(0.0),
+                    Some(-0.0),
+                    Some(0.7),
+                    Some(f64::INFINITY),
+                    Some(f64::NAN),
+                ] {
+                    let centre = c.map(|c| vec![c; states.len()]);
+                    for &path in &paths {
+                        for i in 0..n {
+                            let (got, want) = probe(path, weights, &states, centre.as_deref(), i);
+                            if !same(got, want) {
+                                let isa = path.map_or(dispatch::isa(), |s| s.isa());
+                                let state = states[i as usize];
+                                return Err(format!(
+                                    "{isa}: weight of {state:?}, centre {c:?}, {weights:?}: \
+                                     {got:e} for {want:e}"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let idx: Vec<u32> = (0..n).collect();
+    for g in SPECIALS {
+        for shift in 0..SPECIALS.len() {
+            // Every state meets every value over the shifts.
+            let val: Vec<f64> = (0..states.len())
+                .map(|k| SPECIALS[(k / SPECIALS.len() + k + shift) % SPECIALS.len()])
+                .collect();
+            let mut want = states.clone();
+            scalar().adagrad_accumulate(g, &idx, Values::F64(&val), &mut want);
+            for &path in &paths {
+                let mut got = states.clone();
+                match path {
+                    Some(set) => set.adagrad_accumulate(g, &idx, Values::F64(&val), &mut got),
+                    None => adagrad::accumulate(g, &idx, Values::F64(&val), &mut got),
+                }
+                for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                    if !(same(a[0], b[0]) && same(a[1], b[1])) {
+                        let isa = path.map_or(dispatch::isa(), |s| s.isa());
+                        return Err(format!(
+                            "{isa}: {:?} + {g:e}·{:e} gave {a:?}, scalar {b:?}",
+                            states[k], val[k]
+                        ));
+                    }
+                }
+            }
         }
     }
     Ok(())
