@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{RowValues, four_indices};
+use super::{RowValues, four_indices, hsum};
 use crate::adagrad::{Weights, add_gradient};
 
 /// [`Weights`] broadcast to four lanes, with the constants the weight's lanes need.
@@ -98,18 +98,29 @@ impl Lanes {
         unsafe {
             let i = four_indices(ip, k);
             let [u, r] = load_pairs(sums, i);
-            // Not `Option::map`: its closure would not inherit the target features.
-            #[allow(clippy::manual_map)]
-            let c = match centre {
-                None => None,
-                Some(c) => Some(_mm256_setr_pd(
-                    *c.add(i[0]),
-                    *c.add(i[1]),
-                    *c.add(i[2]),
-                    *c.add(i[3]),
-                )),
-            };
+            let c = centres(centre, i);
             _mm256_fmadd_pd(self.weights::<SHRINK>(u, r, c), val.load4(k), acc)
+        }
+    }
+}
+
+/// The centres of the pairs `i[0..4]`, where there are centres.
+///
+/// Contract: AVX2 present; `centre + i[j]` in bounds.
+#[inline(always)]
+unsafe fn centres(centre: Option<*const f64>, i: [usize; 4]) -> Option<__m256d> {
+    // SAFETY: AVX2 is present and the four reads are in bounds (contract).
+    unsafe {
+        // Not `Option::map`: its closure would not inherit the target features.
+        #[allow(clippy::manual_map)]
+        match centre {
+            None => None,
+            Some(c) => Some(_mm256_setr_pd(
+                *c.add(i[0]),
+                *c.add(i[1]),
+                *c.add(i[2]),
+                *c.add(i[3]),
+            )),
         }
     }
 }
@@ -149,20 +160,9 @@ unsafe fn store_pairs(sums: *mut [f64; 2], i: [usize; 4], [u, r]: [__m256d; 2]) 
     }
 }
 
-/// Sum of the four lanes.
-///
-/// Contract: AVX2 present.
-#[inline(always)]
-unsafe fn hsum(v: __m256d) -> f64 {
-    // SAFETY: AVX2 is present (contract); register operations only.
-    unsafe {
-        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
-        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
-    }
-}
-
 /// [`crate::adagrad::dot`]: four weights at a time into two accumulators (fused
-/// multiply-adds), the last `len mod 4` entries one at a time.
+/// multiply-adds), the last `len mod 4` entries one at a time (as one more vector, masked,
+/// they measured no faster: PERF.md `### AdaGrad's SIMD kernels`).
 ///
 /// Contract: AVX2 and FMA present; `val` has `idx.len()` values; every index is below the
 /// number of pairs `sums` points to, and `centre`, where given, has as many entries.

@@ -10,7 +10,7 @@
 use core::arch::x86_64::*;
 
 use super::adagrad::{adagrad_accumulate_body, adagrad_dot_body};
-use super::{F32, F64, Ones, RowValues, axpy_body, axpy_rows_body, axpy2_body};
+use super::{F32, F64, Ones, RowValues, axpy_body, axpy_rows_body, axpy2_body, hsum};
 use crate::row_macros::isa_path;
 
 isa_path!(
@@ -18,16 +18,6 @@ isa_path!(
     Avx2,
     "avx2,fma"
 );
-
-/// Sum of the four lanes.
-#[inline(always)]
-unsafe fn hsum(v: __m256d) -> f64 {
-    // SAFETY: the caller runs on a CPU with AVX2; register operations only.
-    unsafe {
-        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
-        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
-    }
-}
 
 /// Σ_k w[idx[k] << SHIFT]·val[k]: SHIFT = 0 reads a weight vector, SHIFT = 1 reads the first
 /// member of interleaved pairs. The last `len mod 4` entries go in as one vector, not one at

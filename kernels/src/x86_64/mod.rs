@@ -129,6 +129,18 @@ impl RowValues for F64 {
     }
 }
 
+/// Sum of the four lanes.
+///
+/// Contract: AVX2 present.
+#[inline(always)]
+unsafe fn hsum(v: __m256d) -> f64 {
+    // SAFETY: AVX2 is present (contract); register operations only.
+    unsafe {
+        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
+        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
+    }
+}
+
 /// Positions k..k+4 of a row as two 8-byte loads instead of four 4-byte ones, leaving the load
 /// ports to the weights (x86_64 is little-endian: the low half of each load is the first).
 ///
