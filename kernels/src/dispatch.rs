@@ -22,7 +22,7 @@ pub enum Isa {
     /// x86_64 AVX2 with FMA: 4-lane vectors built from scalar loads.
     Avx2,
     /// x86_64 AVX-512F and AVX-512VL (with AVX2 and FMA): 8-lane gathers for the dots; the
-    /// updates are AVX2's (a scatter measured slower).
+    /// updates and AdaGrad's kernels are AVX2's (a scatter measured slower).
     Avx512,
     /// aarch64 Advanced SIMD (no gather: lanes are loaded one by one).
     Neon,

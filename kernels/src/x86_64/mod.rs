@@ -1,5 +1,6 @@
 //! x86_64 kernel paths: AVX2 + FMA and AVX-512 (F and VL), each in its own module, plus the
-//! pieces they share (reading a row's values, stamping a kernel out per value kind).
+//! pieces they share (reading a row's values, stamping a kernel out per value kind, the updates,
+//! and AdaGrad's kernels in `adagrad`).
 
 use core::arch::x86_64::*;
 
