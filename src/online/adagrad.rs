@@ -16,7 +16,8 @@
 //! most) and the iterate tends to MATH.md's minimizer. A weight depends on its own sums (and
 //! centre) and t only, so a step reads and writes the example's k features and nothing else;
 //! the L1 term, applied as tλ₁ to the whole sum, needs no catching up either (unlike SGD's
-//! truncation).
+//! truncation). Those k entries are read and written by `sparselin_kernels::adagrad`, whose
+//! vector paths take a weight's division and a root's square root four entries at a time.
 //!
 //! A regularized bias is one more feature of value 1; a free one has λ = λ₁ = 0.
 
