@@ -64,8 +64,8 @@ fn lbfgs_optimum(data: &CsrMatrix, loss: Loss, lambda: f64) -> (Iterate, f64) {
 /// The fast learner and the baseline on `data` from `start`: the same model, and not zero.
 /// Bit for bit on the scalar kernels, which sum a prediction in the baseline's order; a vector
 /// path sums it in another (its weights and updated sums are the scalar ones bit for bit,
-/// `sparselin_kernels::adagrad`), so there the models agree to 1e-12 relative (1e-15 seen) (`SPARSELIN_ISA=scalar`
-/// runs the bit-for-bit check: CI does).
+/// `sparselin_kernels::adagrad`), so there the models agree to 1e-12 relative (1e-15 seen).
+/// `SPARSELIN_ISA=scalar` runs the bit-for-bit check (CI does).
 fn assert_same_steps<E: sparselin::data::Examples>(
     data: &E,
     c: &Config,

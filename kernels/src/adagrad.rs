@@ -57,7 +57,7 @@ impl Weights {
 /// soft(z, by) = sign(z)·max(|z| − by, 0), the L1 term's shrinkage, with z itself where by is
 /// 0 and NaN where z is not finite and by is not 0 ([`Weights::weight`]).
 #[inline]
-pub fn shrunk(z: f64, by: f64) -> f64 {
+fn shrunk(z: f64, by: f64) -> f64 {
     match by {
         0.0 => z,
         _ if !z.is_finite() => f64::NAN,

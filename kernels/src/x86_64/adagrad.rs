@@ -74,9 +74,7 @@ impl Lanes {
             _mm256_div_pd(negated, _mm256_add_pd(self.lambda_t, h))
         }
     }
-}
 
-impl Lanes {
     /// acc + the weights of positions k..k+4 times their values.
     ///
     /// Contract: AVX2 and FMA present; positions k..k+4 in the row `ip` and `val` read; the
